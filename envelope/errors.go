@@ -1,0 +1,186 @@
+package envelope
+
+import (
+	"errors"
+	"slices"
+)
+
+// Sentinel errors, one per code except InternalError (an error nobody
+// classified is internal by definition). Handlers wrap them with %w:
+//
+//	return nil, fmt.Errorf("card %s: %w", id, envelope.ErrNotFound)
+//
+// Any coded error also matches the sentinel of its code under [errors.Is], so
+// errors.Is(envelope.New(envelope.NotFound, "no such card"), envelope.ErrNotFound)
+// is true.
+var (
+	ErrAuthenticationFailed = &Error{code: AuthenticationFailed, msg: "authentication failed", sentinel: true}
+	ErrAccessDenied         = &Error{code: AccessDenied, msg: "access denied", sentinel: true}
+	ErrNotFound             = &Error{code: NotFound, msg: "not found", sentinel: true}
+	ErrConfiguration        = &Error{code: ConfigurationError, msg: "server misconfigured", sentinel: true}
+	ErrValidation           = &Error{code: ValidationError, msg: "invalid arguments", sentinel: true}
+	ErrExecutionFailed      = &Error{code: ExecutionFailed, msg: "execution failed", sentinel: true}
+)
+
+// Error is an error with a [Code]. Build one with [New] or [Wrap]; its
+// message is what the agent reads, after redaction, unless the code is
+// InternalError, whose message never leaves the server.
+type Error struct {
+	code     Code
+	msg      string
+	err      error
+	sentinel bool
+}
+
+// New returns an error with the given code and message. An invalid code is
+// treated as InternalError, so a typo can never invent a new error type.
+func New(code Code, message string) error {
+	return &Error{code: normalize(code), msg: message}
+}
+
+// Wrap gives err a code, keeping err reachable through [errors.Is] and
+// [errors.As]. Its message is err's. Wrap returns nil when err is nil.
+func Wrap(code Code, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{code: normalize(code), err: err}
+}
+
+func normalize(c Code) Code {
+	if c.Valid() {
+		return c
+	}
+	return InternalError
+}
+
+// Code returns the error's code.
+func (e *Error) Code() Code { return e.code }
+
+// Message returns the message without the wrapped error's chain.
+func (e *Error) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return string(e.code)
+}
+
+// Unwrap returns the wrapped error, if any.
+func (e *Error) Unwrap() error { return e.err }
+
+// Is makes every coded error match the package sentinel of its code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.sentinel && t.code == e.code
+}
+
+// CodeOf returns the code of the first [Error] in err's chain, or
+// InternalError when there is none. CodeOf(nil) returns the empty Code.
+// It does not apply a [Middleware]'s mappings; see [Classify] for that.
+func CodeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return InternalError
+}
+
+// detail decorates an error with what an envelope carries besides its code.
+// It is invisible to the error's message and chain.
+type detail struct {
+	err          error
+	nextSteps    []string
+	replaceSteps bool
+	fields       []FieldError
+	retryable    *bool
+}
+
+func (d *detail) Error() string { return d.err.Error() }
+func (d *detail) Unwrap() error { return d.err }
+
+// WithNextSteps attaches next steps to err. They come before the code's
+// defaults in the envelope; decorations further out come first. The error's
+// message and chain are unchanged. It returns nil when err is nil.
+func WithNextSteps(err error, steps ...string) error {
+	if err == nil {
+		return nil
+	}
+	return &detail{err: err, nextSteps: slices.Clone(steps)}
+}
+
+// ReplaceNextSteps attaches next steps to err that replace the code's
+// defaults, for a tool whose situation the generic advice would mislead.
+func ReplaceNextSteps(err error, steps ...string) error {
+	if err == nil {
+		return nil
+	}
+	return &detail{err: err, nextSteps: slices.Clone(steps), replaceSteps: true}
+}
+
+// WithFields attaches field-level validation details to err. They appear in
+// the envelope's "fields" member.
+func WithFields(err error, fields ...FieldError) error {
+	if err == nil {
+		return nil
+	}
+	return &detail{err: err, fields: slices.Clone(fields)}
+}
+
+// WithRetryable overrides the envelope's "retryable" member for err.
+func WithRetryable(err error, retryable bool) error {
+	if err == nil {
+		return nil
+	}
+	return &detail{err: err, retryable: &retryable}
+}
+
+// details is what walking an error chain collects.
+type details struct {
+	nextSteps    []string
+	replaceSteps bool
+	fields       []FieldError
+	retryable    *bool
+}
+
+// collect walks err's whole tree (including errors.Join branches), outermost
+// first, gathering decorations. Depth and breadth are bounded so a cyclic or
+// absurd chain cannot hang the call.
+func collect(err error) details {
+	var d details
+	budget := 256
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil && budget > 0 {
+			budget--
+			if dd, ok := e.(*detail); ok {
+				d.nextSteps = append(d.nextSteps, dd.nextSteps...)
+				if dd.replaceSteps {
+					d.replaceSteps = true
+				}
+				d.fields = append(d.fields, dd.fields...)
+				if d.retryable == nil && dd.retryable != nil {
+					d.retryable = dd.retryable
+				}
+			}
+			switch u := e.(type) {
+			case interface{ Unwrap() error }:
+				e = u.Unwrap()
+			case interface{ Unwrap() []error }:
+				for _, x := range u.Unwrap() {
+					walk(x)
+				}
+				return
+			default:
+				return
+			}
+		}
+	}
+	walk(err)
+	return d
+}

@@ -1,0 +1,79 @@
+package envelope
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// aliases maps error codes other servers and frameworks use (gRPC, HTTP,
+// the seed articles' INVALID_ARGUMENT) onto the taxonomy, so a handler that
+// already returns a coded JSON error keeps its meaning.
+var aliases = map[string]Code{
+	"invalid_argument":      ValidationError,
+	"invalid_arguments":     ValidationError,
+	"invalid_params":        ValidationError,
+	"bad_request":           ValidationError,
+	"validation":            ValidationError,
+	"validation_failed":     ValidationError,
+	"unauthenticated":       AuthenticationFailed,
+	"unauthorized":          AuthenticationFailed,
+	"authentication_error":  AuthenticationFailed,
+	"permission_denied":     AccessDenied,
+	"forbidden":             AccessDenied,
+	"access_forbidden":      AccessDenied,
+	"notfound":              NotFound,
+	"unknown_tool":          NotFound,
+	"failed_precondition":   ExecutionFailed,
+	"execution_error":       ExecutionFailed,
+	"deadline_exceeded":     ExecutionFailed,
+	"unavailable":           ExecutionFailed,
+	"internal":              InternalError,
+	"unknown":               InternalError,
+	"misconfigured":         ConfigurationError,
+	"configuration":         ConfigurationError,
+	"config_error":          ConfigurationError,
+	"configuration_invalid": ConfigurationError,
+}
+
+func codeFromString(s string) (Code, bool) {
+	k := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + ('a' - 'A')
+		default:
+			return '_'
+		}
+	}, strings.TrimSpace(s))
+	if c := Code(k); c.Valid() {
+		return c, true
+	}
+	c, ok := aliases[k]
+	return c, ok
+}
+
+// guess reads the text of an error result that a handler built itself. A
+// JSON object with a recognisable code ("error_type", "error", "code") and
+// "message" keeps both; anything else is an execution failure whose message
+// is the text.
+func guess(text string) (Code, string) {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "{") {
+		var m map[string]any
+		if json.Unmarshal([]byte(t), &m) == nil {
+			msg, _ := m["message"].(string)
+			for _, key := range []string{"error_type", "error", "code"} {
+				if s, ok := m[key].(string); ok {
+					if c, ok := codeFromString(s); ok {
+						if msg == "" {
+							msg = t
+						}
+						return c, msg
+					}
+				}
+			}
+		}
+	}
+	return ExecutionFailed, t
+}

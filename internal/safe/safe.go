@@ -1,0 +1,82 @@
+// Package safe holds the defensive helpers every mcpguard layer uses to touch
+// values it does not control: errors whose Error method panics, panic values
+// of any type, and loggers whose handlers may themselves fail.
+package safe
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// maxLen bounds what is logged of one value, so a runaway error message
+// cannot flood the logs.
+const maxLen = 64 << 10
+
+// Error returns err.Error(), or a description of the failure when the Error
+// method panics.
+func Error(err error) (s string) {
+	if err == nil {
+		return "<nil>"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s = fmt.Sprintf("<%T: Error method panicked>", err)
+		}
+	}()
+	return truncate(err.Error())
+}
+
+// Value formats any value, typically a panic value, with %v; a String,
+// Error or Format method that panics yields a description instead of a
+// second panic.
+func Value(v any) (s string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s = fmt.Sprintf("<%T: formatting panicked>", v)
+		}
+	}()
+	if v == nil {
+		return "<nil>"
+	}
+	return truncate(fmt.Sprintf("%v", v))
+}
+
+func truncate(s string) string {
+	if len(s) > maxLen {
+		return s[:maxLen] + "…(truncated)"
+	}
+	return s
+}
+
+// Log writes one record and survives a handler that panics: logging must
+// never turn a handled failure into a new one.
+func Log(ctx context.Context, l *slog.Logger, level slog.Level, msg string, attrs ...slog.Attr) {
+	if l == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	l.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// Call runs fn and reports the value it panicked with, if it did. A
+// panic(nil) is reported as a non-nil value so it is never mistaken for
+// success.
+func Call(fn func()) (panicked any) {
+	done := false
+	defer func() {
+		if !done {
+			panicked = recover()
+			if panicked == nil {
+				panicked = nilPanic{}
+			}
+		}
+	}()
+	fn()
+	done = true
+	return nil
+}
+
+type nilPanic struct{}
+
+func (nilPanic) String() string { return "panic(nil) or runtime.Goexit" }

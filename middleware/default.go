@@ -1,0 +1,87 @@
+package middleware
+
+import (
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/recover"
+	"github.com/mcpguard/mcpguard/redact"
+)
+
+// Option configures [Default].
+type Option func(*defaultOptions)
+
+type defaultOptions struct {
+	logger   *slog.Logger
+	logOpts  []LogOption
+	envOpts  []envelope.Option
+	recOpts  []recover.Option
+	redOpts  []redact.Option
+	loggerOn bool
+}
+
+// WithLogger turns on the [Logging] layer with logger and sends the
+// recover and envelope layers' incident records there too.
+func WithLogger(l *slog.Logger, opts ...LogOption) Option {
+	return func(o *defaultOptions) { o.logger, o.logOpts, o.loggerOn = l, opts, l != nil }
+}
+
+// WithEnvelopeOptions configures the envelope layer: mappings, mappers,
+// default next steps.
+func WithEnvelopeOptions(opts ...envelope.Option) Option {
+	return func(o *defaultOptions) { o.envOpts = append(o.envOpts, opts...) }
+}
+
+// WithRecoverOptions configures the recover layer.
+func WithRecoverOptions(opts ...recover.Option) Option {
+	return func(o *defaultOptions) { o.recOpts = append(o.recOpts, opts...) }
+}
+
+// WithRedactOptions configures the redact layer. Pass the same rules to the
+// envelope layer with envelope.WithRedactor if you extend them.
+func WithRedactOptions(opts ...redact.Option) Option {
+	return func(o *defaultOptions) { o.redOpts = append(o.redOpts, opts...) }
+}
+
+// Default returns the recommended chain, outermost first, for
+//
+//	s.Use(middleware.Default()...)
+//
+// The order is:
+//
+//	Logging   (only with WithLogger) records what the client finally saw
+//	recover   turns a panic anywhere below into an internal_error envelope
+//	redact    scrubs every error result on its way out
+//	envelope  turns (nil, err) and ad-hoc error results into envelopes
+//	… your layers (hints, validate) and the handler
+//
+// recover sits outside everything that can fail, so a panic in any layer
+// below it, or in a callback a layer calls, still ends as an envelope.
+// redact sits outside envelope so that it also sees error results a layer
+// between them, or the handler, built by itself. Logging is outermost so
+// that a recovered panic is logged as the call the client saw; it guards
+// itself.
+func Default(opts ...Option) []server.ToolHandlerMiddleware {
+	var o defaultOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	var chain []server.ToolHandlerMiddleware
+	rec := o.recOpts
+	env := o.envOpts
+	if o.loggerOn {
+		chain = append(chain, Logging(o.logger, o.logOpts...))
+		rec = append([]recover.Option{recover.WithLogger(o.logger)}, rec...)
+		env = append([]envelope.Option{envelope.WithLogger(o.logger)}, env...)
+	}
+	chain = append(chain,
+		recover.Middleware(rec...),
+		redact.Middleware(o.redOpts...),
+		envelope.Middleware(env...),
+	)
+	return chain
+}

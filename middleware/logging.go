@@ -1,0 +1,129 @@
+package middleware
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/safe"
+	"github.com/mcpguard/mcpguard/redact"
+)
+
+// LogOption configures [Logging].
+type LogOption func(*logOptions)
+
+type logOptions struct {
+	args         bool
+	successLevel slog.Level
+	errorLevel   slog.Level
+}
+
+// WithArguments adds the call's arguments to each record, as JSON with the
+// values of secret-looking keys ("password", "api_key", "token", …) masked
+// and secret-shaped values redacted. Arguments are not logged by default:
+// they are user data.
+func WithArguments() LogOption { return func(o *logOptions) { o.args = true } }
+
+// WithLevels sets the level of successful calls and of tool errors.
+// Internal errors and protocol errors are always logged at Error. The
+// defaults are Info and Warn.
+func WithLevels(success, toolError slog.Level) LogOption {
+	return func(o *logOptions) { o.successLevel, o.errorLevel = success, toolError }
+}
+
+// Logging writes one record per tool call to logger: the tool, the
+// duration, the outcome ("success", "tool_error" or "protocol_error"), and
+// for failures the error_type and incident_id the client received. It
+// never changes what the client receives, and a failing log handler cannot
+// fail the call.
+//
+// Put it outermost, as [Default] does, so it records what the client
+// finally sees, panics included.
+func Logging(logger *slog.Logger, opts ...LogOption) server.ToolHandlerMiddleware {
+	if logger == nil {
+		panic("middleware: Logging needs a logger")
+	}
+	o := logOptions{successLevel: slog.LevelInfo, errorLevel: slog.LevelWarn}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			start := time.Now()
+			res, err := next(ctx, req)
+			o.record(ctx, logger, req, res, err, time.Since(start))
+			return res, err
+		}
+	}
+}
+
+func (o *logOptions) record(ctx context.Context, l *slog.Logger, req mcp.CallToolRequest, res *mcp.CallToolResult, err error, d time.Duration) {
+	_ = safe.Call(func() {
+		level := o.successLevel
+		outcome := "success"
+		var env *envelope.Envelope
+		switch {
+		case err != nil:
+			level, outcome = slog.LevelError, "protocol_error"
+		case res == nil:
+			level, outcome = slog.LevelError, "protocol_error"
+		case res.IsError:
+			level, outcome = o.errorLevel, "tool_error"
+			if e, ok := envelope.FromResult(res); ok {
+				env = e
+				if e.ErrorType == envelope.InternalError {
+					level = slog.LevelError
+				}
+			}
+		}
+		if !l.Enabled(ctx, level) {
+			return
+		}
+		attrs := make([]slog.Attr, 0, 8)
+		attrs = append(attrs,
+			slog.String("tool", req.Params.Name),
+			slog.Duration("duration", d),
+			slog.String("outcome", outcome),
+		)
+		if env != nil {
+			attrs = append(attrs, slog.String("error_type", string(env.ErrorType)))
+			if env.IncidentID != "" {
+				attrs = append(attrs, slog.String("incident_id", env.IncidentID))
+			}
+		}
+		if err != nil {
+			attrs = append(attrs, slog.String("error", safe.Error(err)))
+		}
+		if o.args {
+			attrs = append(attrs, slog.String("arguments", maskedArguments(req)))
+		}
+		l.LogAttrs(ctx, level, "mcpguard: tool call", attrs...)
+	})
+}
+
+func maskedArguments(req mcp.CallToolRequest) string {
+	var raw []byte
+	if len(req.Params.RawArguments) > 0 {
+		raw = req.Params.RawArguments
+	} else if req.Params.Arguments != nil {
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return "<unencodable>"
+		}
+		raw = b
+	} else {
+		return "{}"
+	}
+	out, ok := redact.Default().JSON(string(raw))
+	if !ok {
+		return redact.String(string(raw))
+	}
+	return out
+}

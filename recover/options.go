@@ -1,0 +1,55 @@
+package recover
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Option configures [Middleware].
+type Option func(*options)
+
+// Panic describes one recovered panic, for [WithOnPanic].
+type Panic struct {
+	// IncidentID is the ID the client received.
+	IncidentID string
+	// Tool is the name of the tool whose call panicked.
+	Tool string
+	// Value is what was passed to panic: for panic(nil), a
+	// *runtime.PanicNilError (or nil under GODEBUG=panicnil=1).
+	Value any
+	// Stack is the panicking goroutine's stack.
+	Stack []byte
+}
+
+type options struct {
+	logger  *slog.Logger
+	onPanic func(context.Context, mcp.CallToolRequest, Panic)
+	stack   bool
+}
+
+func evaluate(opts []Option) options {
+	o := options{stack: true}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
+// WithLogger sets where panics are logged. The default is [slog.Default] at
+// the time of the panic.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithoutStack leaves the stack out of the log record, for loggers that
+// cannot take multi-kilobyte attributes.
+func WithoutStack() Option { return func(o *options) { o.stack = false } }
+
+// WithOnPanic calls fn after each recovered panic has been logged, to feed
+// an error tracker or a metric. fn runs on the handler's goroutine; a panic
+// inside it is recovered and logged too.
+func WithOnPanic(fn func(ctx context.Context, req mcp.CallToolRequest, p Panic)) Option {
+	return func(o *options) { o.onPanic = fn }
+}

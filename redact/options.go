@@ -1,0 +1,37 @@
+package redact
+
+// Option configures [Middleware].
+type Option func(*options)
+
+type options struct {
+	redactor  *Redactor
+	successes bool
+}
+
+func evaluate(opts []Option) options {
+	o := options{redactor: defaultRedactor}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.redactor == nil {
+		o.redactor = defaultRedactor
+	}
+	return o
+}
+
+// WithRedactor replaces the default rules with r's.
+func WithRedactor(r *Redactor) Option { return func(o *options) { o.redactor = r } }
+
+// WithRules adds rules after the ones already configured (the defaults,
+// unless [WithRedactor] came first).
+func WithRules(rules ...Rule) Option {
+	return func(o *options) { o.redactor = o.redactor.With(rules...) }
+}
+
+// WithSuccessResults redacts successful results too. By default only error
+// results are redacted: a successful result is the tool's intended output,
+// which may legitimately hold paths (a file tool) or even a key (a tool that
+// issues them), and leaving it alone keeps the success path free.
+func WithSuccessResults() Option { return func(o *options) { o.successes = true } }

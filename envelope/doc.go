@@ -1,0 +1,52 @@
+// Package envelope gives every tool failure one machine-readable shape, so
+// that an agent can branch on what went wrong and knows what to do next.
+//
+// # The problem
+//
+// An mcp-go handler that returns (nil, err) produces a JSON-RPC error. Hosts
+// treat that as a transport fault and the model never sees it, so the agent
+// stalls. MCP wants tool failures inside a normal result with isError: true,
+// and agents want more than an English sentence there.
+//
+// # The taxonomy
+//
+// Seven codes, closed like connect-go's: there are no user-defined codes, so
+// an agent that understands these seven understands every server.
+//
+//	authentication_failed  re-authenticate
+//	access_denied          do not retry; ask for access
+//	not_found              verify the identifier
+//	configuration_error    report to the operator
+//	validation_error       fix the arguments
+//	execution_failed       the tool ran; its work failed
+//	internal_error         unexpected; logged under an incident ID
+//
+// Handlers say which one applies by wrapping a sentinel with %w, by building
+// a coded error with [New] or [Wrap], or not at all: [WithMapping] and
+// [WithMapper] teach the layer about the errors a handler already returns,
+// such as sql.ErrNoRows. Whatever remains unclassified is internal_error,
+// whose message never reaches the client.
+//
+// # The wire contract
+//
+// [Middleware] answers every failure with a JSON-RPC result, never an error
+// member:
+//
+//	{
+//	  "isError": true,
+//	  "content": [{"type": "text", "text": "<the envelope as JSON>"}],
+//	  "structuredContent": <the envelope>   // omitted if the tool declares an outputSchema
+//	}
+//
+// The envelope has success (false), error_type, tool, message (redacted),
+// next_steps, retryable, incident_id (internal errors) and fields
+// (validation errors). structuredContent is left out for tools with an
+// output schema because strict clients validate it against that schema even
+// on errors.
+//
+// # Where it sits
+//
+// Inside recover and redact, outside the tool-specific layers:
+// middleware.Default puts it there. It is also safe alone, for adopting it
+// one tool at a time.
+package envelope

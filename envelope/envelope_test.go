@@ -1,0 +1,409 @@
+package envelope_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/wiretest"
+)
+
+func failing(err error) server.ToolHandlerFunc {
+	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, err }
+}
+
+func returning(res *mcp.CallToolResult) server.ToolHandlerFunc {
+	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
+}
+
+func serve(t *testing.T, h server.ToolHandlerFunc, opts ...envelope.Option) *server.MCPServer {
+	t.Helper()
+	s := wiretest.NewServer(envelope.Middleware(opts...))
+	s.AddTool(mcp.NewTool("shop_tool"), h)
+	return s
+}
+
+func TestSentinelsMapToTheirCodeOnTheWire(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		sentinel error
+		code     envelope.Code
+	}{
+		{envelope.ErrAuthenticationFailed, envelope.AuthenticationFailed},
+		{envelope.ErrAccessDenied, envelope.AccessDenied},
+		{envelope.ErrNotFound, envelope.NotFound},
+		{envelope.ErrConfiguration, envelope.ConfigurationError},
+		{envelope.ErrValidation, envelope.ValidationError},
+		{envelope.ErrExecutionFailed, envelope.ExecutionFailed},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.code), func(t *testing.T) {
+			t.Parallel()
+			err := fmt.Errorf("card ATC-2026-000001: %w", tc.sentinel)
+			r := wiretest.Call(t, serve(t, failing(err)), "shop_tool", map[string]any{})
+			env := r.Envelope(t)
+			assert.Equal(t, tc.code, env.ErrorType)
+			assert.Equal(t, "shop_tool", env.Tool)
+			assert.Equal(t, err.Error(), env.Message)
+			assert.Equal(t, envelope.DefaultNextSteps(tc.code), env.NextSteps)
+			assert.False(t, env.Retryable)
+			assert.Empty(t, env.IncidentID)
+			assert.NotEmpty(t, r.Result.StructuredContent, "structuredContent mirrors the envelope for tools without an output schema")
+		})
+	}
+}
+
+func TestEveryCodeHasADefaultNextStep(t *testing.T) {
+	t.Parallel()
+	require.Len(t, envelope.Codes(), 7)
+	for _, c := range envelope.Codes() {
+		assert.True(t, c.Valid())
+		steps := envelope.DefaultNextSteps(c)
+		require.NotEmpty(t, steps, c)
+		for _, s := range steps {
+			assert.NotContains(t, strings.ToLower(s), "try again", "a next step must say more than try again")
+		}
+	}
+	assert.False(t, envelope.Code("teapot").Valid())
+}
+
+func TestNewAndWrapKeepTheChain(t *testing.T) {
+	t.Parallel()
+	base := errors.New("disk quota")
+	w := envelope.Wrap(envelope.ExecutionFailed, base)
+	assert.ErrorIs(t, w, base)
+	assert.ErrorIs(t, w, envelope.ErrExecutionFailed, "a coded error matches its code's sentinel")
+	assert.NotErrorIs(t, w, envelope.ErrNotFound)
+	var coded *envelope.Error
+	require.ErrorAs(t, fmt.Errorf("outer: %w", w), &coded)
+	assert.Equal(t, envelope.ExecutionFailed, coded.Code())
+	assert.Equal(t, "disk quota", w.Error())
+
+	assert.NoError(t, envelope.Wrap(envelope.NotFound, nil))
+	assert.Equal(t, envelope.InternalError, envelope.CodeOf(envelope.New("bogus", "x")), "an invalid code never invents a new type")
+	assert.Equal(t, envelope.NotFound, envelope.CodeOf(fmt.Errorf("a: %w", envelope.New(envelope.NotFound, "no card"))))
+	assert.Equal(t, envelope.InternalError, envelope.CodeOf(errors.New("plain")))
+	assert.Equal(t, envelope.Code(""), envelope.CodeOf(nil))
+	assert.ErrorIs(t, envelope.New(envelope.NotFound, "no card"), envelope.ErrNotFound)
+}
+
+func TestCodeTextRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, c := range envelope.Codes() {
+		b, err := c.MarshalText()
+		require.NoError(t, err)
+		var back envelope.Code
+		require.NoError(t, back.UnmarshalText(b))
+		assert.Equal(t, c, back)
+	}
+	_, err := envelope.Code("INVALID_ARGUMENT").MarshalText()
+	assert.Error(t, err)
+	var c envelope.Code
+	assert.Error(t, c.UnmarshalText([]byte("nope")))
+}
+
+func TestUserSentinelMapping(t *testing.T) {
+	t.Parallel()
+	s := serve(t, failing(fmt.Errorf("load card: %w", sql.ErrNoRows)), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
+	env := wiretest.Call(t, s, "shop_tool", nil).Envelope(t)
+	assert.Equal(t, envelope.NotFound, env.ErrorType)
+	assert.Equal(t, "load card: sql: no rows in result set", env.Message)
+}
+
+type pgError struct{ Code, Msg string }
+
+func (e *pgError) Error() string { return "pq: " + e.Msg }
+
+func TestMapperForErrorTypes(t *testing.T) {
+	t.Parallel()
+	mapper := envelope.WithMapper(func(err error) (envelope.Code, bool) {
+		var pg *pgError
+		if errors.As(err, &pg) && pg.Code == "42P01" {
+			return envelope.ExecutionFailed, true
+		}
+		return "", false
+	})
+	s := serve(t, failing(fmt.Errorf("query: %w", &pgError{"42P01", `relation "users" does not exist`})), mapper)
+	env := wiretest.Call(t, s, "shop_tool", nil).Envelope(t)
+	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+	assert.Equal(t, `query: pq: relation "users" does not exist`, env.Message, "the agent needs the database's words to fix its SQL")
+}
+
+func TestExplicitCodeWinsOverMappings(t *testing.T) {
+	t.Parallel()
+	err := envelope.Wrap(envelope.AccessDenied, sql.ErrNoRows)
+	s := serve(t, failing(err), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
+	assert.Equal(t, envelope.AccessDenied, wiretest.Call(t, s, "shop_tool", nil).Envelope(t).ErrorType)
+}
+
+func TestPanickingMapperBecomesAnIncident(t *testing.T) {
+	t.Parallel()
+	var logs wiretest.Logs
+	s := serve(t, failing(errors.New("boom")),
+		envelope.WithLogger(logs.Logger()),
+		envelope.WithMapper(func(error) (envelope.Code, bool) { panic("mapper bug at /srv/app/map.go:12") }))
+	r := wiretest.Call(t, s, "shop_tool", nil)
+	env := r.Envelope(t)
+	assert.Equal(t, envelope.InternalError, env.ErrorType)
+	assert.Empty(t, wiretest.Leaks(r.Raw, "mapper bug", "boom"))
+	rec := logs.Find("incident_id", env.IncidentID)
+	require.NotNil(t, rec, "the incident is logged under the ID the client got")
+	assert.Contains(t, rec["panic"], "mapper bug")
+}
+
+func TestTimeoutsAreRetryableExecutionFailures(t *testing.T) {
+	t.Parallel()
+	for _, cause := range []error{context.DeadlineExceeded, context.Canceled} {
+		s := serve(t, failing(fmt.Errorf("query orders: %w", cause)))
+		env := wiretest.Call(t, s, "shop_tool", nil).Envelope(t)
+		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+		assert.True(t, env.Retryable)
+		assert.Contains(t, env.NextSteps[0], "timed out")
+	}
+}
+
+func TestUnknownErrorIsAnIncidentWithNothingLeaked(t *testing.T) {
+	t.Parallel()
+	var logs wiretest.Logs
+	secret := "postgres://app:hunter2@db.internal:5432/shop"
+	s := serve(t, failing(fmt.Errorf("connect %s: refused", secret)), envelope.WithLogger(logs.Logger()))
+	r := wiretest.Call(t, s, "shop_tool", nil)
+	env := r.Envelope(t)
+	assert.Equal(t, envelope.InternalError, env.ErrorType)
+	assert.True(t, env.Retryable)
+	assert.Regexp(t, `^inc_[0-9a-f]{16}$`, env.IncidentID)
+	assert.Contains(t, env.Message, env.IncidentID)
+	assert.Contains(t, strings.Join(env.NextSteps, " "), env.IncidentID)
+	assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "db.internal", "refused"))
+	rec := logs.Find("incident_id", env.IncidentID)
+	require.NotNil(t, rec)
+	assert.Contains(t, rec["error"], "hunter2", "the server log keeps the full detail")
+	assert.Equal(t, "shop_tool", rec["tool"])
+}
+
+func TestCodedMessagesAreRedactedButReadable(t *testing.T) {
+	t.Parallel()
+	err := envelope.Wrap(envelope.ExecutionFailed, errors.New(`dial postgres://app:hunter2@db:5432/shop: relation "users" does not exist at /srv/shop/db.go:88`))
+	r := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil)
+	env := r.Envelope(t)
+	assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "/srv/shop"))
+	assert.Contains(t, env.Message, `relation "users" does not exist`)
+	assert.Contains(t, env.Message, "postgres://app:[REDACTED]@db:5432")
+}
+
+func TestHandBuiltErrorResultsAreNormalized(t *testing.T) {
+	t.Parallel()
+	t.Run("plain text", func(t *testing.T) {
+		t.Parallel()
+		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError("relation \"users\" does not exist"))), "shop_tool", nil)
+		env := r.Envelope(t)
+		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+		assert.Equal(t, `relation "users" does not exist`, env.Message)
+		assert.Equal(t, envelope.DefaultNextSteps(envelope.ExecutionFailed), env.NextSteps)
+	})
+	t.Run("seed-style coded JSON", func(t *testing.T) {
+		t.Parallel()
+		text := `{"success":false,"error":"INVALID_ARGUMENT","tool":"search_skills","message":"Invalid card_id"}`
+		env := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError(text))), "shop_tool", nil).Envelope(t)
+		assert.Equal(t, envelope.ValidationError, env.ErrorType)
+		assert.Equal(t, "Invalid card_id", env.Message)
+	})
+	t.Run("secret in text", func(t *testing.T) {
+		t.Parallel()
+		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError("auth with Bearer abcdefghijklmnopqrstuvwxyz failed"))), "shop_tool", nil)
+		assert.Empty(t, wiretest.Leaks(r.Raw, "abcdefghijklmnopqrstuvwxyz"))
+	})
+	t.Run("handler says internal", func(t *testing.T) {
+		t.Parallel()
+		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError(`{"error":"INTERNAL","message":"nil deref in cache.go"}`))), "shop_tool", nil)
+		env := r.Envelope(t)
+		assert.Equal(t, envelope.InternalError, env.ErrorType)
+		assert.NotEmpty(t, env.IncidentID)
+		assert.Empty(t, wiretest.Leaks(r.Raw, "nil deref"))
+	})
+	t.Run("opt out", func(t *testing.T) {
+		t.Parallel()
+		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError("raw")), envelope.WithoutNormalization()), "shop_tool", nil)
+		assert.Equal(t, "raw", r.Text(t))
+	})
+}
+
+func TestNilResultAndNilErrorIsAnInternalError(t *testing.T) {
+	t.Parallel()
+	r := wiretest.Call(t, serve(t, returning(nil)), "shop_tool", nil)
+	assert.Equal(t, envelope.InternalError, r.Envelope(t).ErrorType)
+}
+
+func TestSuccessPassesThroughUntouched(t *testing.T) {
+	want := mcp.NewToolResultText("ok")
+	h := envelope.Middleware()(returning(want))
+	got, err := h(context.Background(), mcp.CallToolRequest{})
+	require.NoError(t, err)
+	assert.Same(t, want, got)
+	allocs := testing.AllocsPerRun(1000, func() { _, _ = h(context.Background(), mcp.CallToolRequest{}) })
+	assert.Zero(t, allocs, "the success path must not allocate")
+}
+
+type out struct {
+	Total int `json:"total"`
+}
+
+func TestToolWithOutputSchemaGetsNoStructuredContent(t *testing.T) {
+	t.Parallel()
+	s := wiretest.NewServer(envelope.Middleware())
+	s.AddTool(mcp.NewTool("shop_count", mcp.WithOutputSchema[out]()), failing(envelope.ErrNotFound))
+	s.AddTool(mcp.NewTool("shop_plain"), failing(envelope.ErrNotFound))
+	r := wiretest.Call(t, s, "shop_count", nil)
+	assert.Equal(t, envelope.NotFound, r.Envelope(t).ErrorType)
+	assert.Empty(t, r.Result.StructuredContent, "strict clients would validate it against the output schema")
+	assert.NotEmpty(t, wiretest.Call(t, s, "shop_plain", nil).Result.StructuredContent)
+
+	// mcp-go's own output validation accepts the error result too.
+	strict := server.NewMCPServer("strict", "1", server.WithToolCapabilities(false), server.WithOutputSchemaValidation())
+	strict.Use(envelope.Middleware())
+	strict.AddTool(mcp.NewTool("shop_count", mcp.WithOutputSchema[out]()), failing(envelope.ErrNotFound))
+	assert.Equal(t, envelope.NotFound, wiretest.Call(t, strict, "shop_count", nil).Envelope(t).ErrorType)
+}
+
+func TestProtocolErrorsStayProtocolErrors(t *testing.T) {
+	t.Parallel()
+	s := serve(t, failing(errors.New("x")))
+	r := wiretest.Call(t, s, "no_such_tool", nil)
+	require.NotNil(t, r.Error, "an unknown tool is a protocol error")
+	assert.Equal(t, mcp.INVALID_PARAMS, r.Error.Code)
+
+	r = wiretest.Send(t, s, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`))
+	require.NotNil(t, r.Error, "a malformed request is a protocol error")
+
+	elicit := mcp.URLElicitationRequiredError{Elicitations: []mcp.ElicitationParams{}}
+	s2 := serve(t, failing(elicit))
+	r = wiretest.Call(t, s2, "shop_tool", nil)
+	require.NotNil(t, r.Error, "URL elicitation belongs to the protocol and passes through")
+}
+
+func TestDecorations(t *testing.T) {
+	t.Parallel()
+	base := fmt.Errorf("session expired: %w", envelope.ErrAuthenticationFailed)
+	t.Run("next steps come first and are de-duplicated", func(t *testing.T) {
+		t.Parallel()
+		err := envelope.WithNextSteps(
+			envelope.WithNextSteps(base, "Call shop_authenticate with your API key, then retry.", envelope.DefaultNextSteps(envelope.AuthenticationFailed)[0]),
+			"Outer step first.")
+		env := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil).Envelope(t)
+		assert.Equal(t, []string{
+			"Outer step first.",
+			"Call shop_authenticate with your API key, then retry.",
+			envelope.DefaultNextSteps(envelope.AuthenticationFailed)[0],
+		}, env.NextSteps)
+		assert.Equal(t, "session expired: authentication failed", env.Message, "decorations do not change the message")
+	})
+	t.Run("replace", func(t *testing.T) {
+		t.Parallel()
+		env := wiretest.Call(t, serve(t, failing(envelope.ReplaceNextSteps(base, "Only this."))), "shop_tool", nil).Envelope(t)
+		assert.Equal(t, []string{"Only this."}, env.NextSteps)
+	})
+	t.Run("fields and retryable", func(t *testing.T) {
+		t.Parallel()
+		err := envelope.WithRetryable(envelope.WithFields(envelope.New(envelope.ValidationError, "1 argument is invalid"),
+			envelope.FieldError{Field: "limit", Rule: "max", Param: "50", Message: "limit must be at most 50"}), true)
+		env := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil).Envelope(t)
+		require.Len(t, env.Fields, 1)
+		assert.Equal(t, "limit", env.Fields[0].Field)
+		assert.True(t, env.Retryable)
+		assert.ErrorIs(t, err, envelope.ErrValidation)
+	})
+	t.Run("joined errors", func(t *testing.T) {
+		t.Parallel()
+		err := errors.Join(envelope.WithNextSteps(envelope.ErrNotFound, "Call shop_search first."), errors.New("second"))
+		env := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil).Envelope(t)
+		assert.Equal(t, envelope.NotFound, env.ErrorType)
+		assert.Equal(t, "Call shop_search first.", env.NextSteps[0])
+	})
+	t.Run("nil", func(t *testing.T) {
+		t.Parallel()
+		assert.NoError(t, envelope.WithNextSteps(nil, "x"))
+		assert.NoError(t, envelope.ReplaceNextSteps(nil, "x"))
+		assert.NoError(t, envelope.WithFields(nil))
+		assert.NoError(t, envelope.WithRetryable(nil, true))
+	})
+}
+
+func TestDefaultNextStepsOverride(t *testing.T) {
+	t.Parallel()
+	s := serve(t, failing(envelope.ErrNotFound), envelope.WithDefaultNextSteps(envelope.NotFound, "Call shop_search to find valid product IDs."))
+	assert.Equal(t, []string{"Call shop_search to find valid product IDs."}, wiretest.Call(t, s, "shop_tool", nil).Envelope(t).NextSteps)
+}
+
+func TestInvalidConfigurationPanicsAtConstruction(t *testing.T) {
+	t.Parallel()
+	assert.Panics(t, func() { envelope.WithMapping(nil, envelope.NotFound) })
+	assert.Panics(t, func() { envelope.WithMapping(sql.ErrNoRows, "nope") })
+	assert.Panics(t, func() { envelope.WithMapper(nil) })
+	assert.Panics(t, func() { envelope.WithDefaultNextSteps("nope") })
+}
+
+func TestFromResult(t *testing.T) {
+	t.Parallel()
+	res := envelope.ErrorResult(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_tool"}}, envelope.ErrNotFound)
+	env, ok := envelope.FromResult(res)
+	require.True(t, ok)
+	assert.Equal(t, envelope.NotFound, env.ErrorType)
+	assert.Equal(t, "shop_tool", env.Tool)
+
+	res.StructuredContent = nil // as a client decodes it: from the text
+	env, ok = envelope.FromResult(res)
+	require.True(t, ok)
+	assert.Equal(t, envelope.NotFound, env.ErrorType)
+
+	for _, bad := range []*mcp.CallToolResult{nil, mcp.NewToolResultText("ok"), mcp.NewToolResultError("plain"), mcp.NewToolResultError(`{"success":true,"error_type":"not_found"}`), mcp.NewToolResultError(`{"success":false,"error_type":"teapot"}`)} {
+		_, ok := envelope.FromResult(bad)
+		assert.False(t, ok)
+	}
+}
+
+func TestErrorResultWithoutServerInContext(t *testing.T) {
+	t.Parallel()
+	res := envelope.ErrorResult(context.Background(), mcp.CallToolRequest{}, nil)
+	env, ok := envelope.FromResult(res)
+	require.True(t, ok)
+	assert.Equal(t, envelope.InternalError, env.ErrorType)
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	s := wiretest.NewServer(envelope.Middleware(envelope.WithLogger(new(wiretest.Logs).Logger())))
+	s.AddTool(mcp.NewTool("shop_nf"), failing(envelope.ErrNotFound))
+	s.AddTool(mcp.NewTool("shop_raw"), failing(errors.New("raw")))
+	s.AddTool(mcp.NewTool("shop_ok"), returning(mcp.NewToolResultText("ok")))
+	names := []string{"shop_nf", "shop_raw", "shop_ok"}
+	errs := make(chan error, 1200)
+	for i := 0; i < 1200; i++ {
+		go func(i int) {
+			name := names[i%3]
+			out := s.HandleMessage(context.Background(), wiretest.Message(name, map[string]any{"i": i}))
+			resp, ok := out.(mcp.JSONRPCResponse)
+			if !ok {
+				errs <- fmt.Errorf("%s: got %T", name, out)
+				return
+			}
+			res, _ := resp.Result.(*mcp.CallToolResult)
+			if res == nil || res.IsError != (name != "shop_ok") {
+				errs <- fmt.Errorf("%s: unexpected result %#v", name, resp.Result)
+				return
+			}
+			errs <- nil
+		}(i)
+	}
+	for i := 0; i < 1200; i++ {
+		require.NoError(t, <-errs)
+	}
+}

@@ -144,7 +144,7 @@ func (s *Server) decode(tool string, raw []byte) *Result {
 	s.tb.Helper()
 	r := &Result{tb: s.tb, Tool: tool, Raw: raw}
 	var resp struct {
-		Result json.RawMessage           `json:"result"`
+		Result json.RawMessage          `json:"result"`
 		Error  *mcp.JSONRPCErrorDetails `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &resp); err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
-	"github.com/mcpguard/mcpguard/recover"
 )
 
 // recorder captures the failures the harness reports, to prove its checks
@@ -234,7 +233,7 @@ func TestConcurrentCalls(t *testing.T) {
 		}
 		panic("boom at /srv/x.go:1")
 	}
-	srv := middlewaretest.New(t, mcp.NewTool("t_mixed", mcp.WithNumber("n")), h, recover.Middleware(), middleware.Default()[1], middleware.Default()[2])
+	srv := middlewaretest.New(t, mcp.NewTool("t_mixed", mcp.WithNumber("n")), h, middleware.Default()...)
 	var wg sync.WaitGroup
 	for i := range 300 {
 		wg.Add(1)

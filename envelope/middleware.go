@@ -81,6 +81,8 @@ func isProtocolError(err error) bool {
 func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err error) *mcp.CallToolResult {
 	tool := req.Params.Name
 	code, retryable, mapperPanic := o.classify(err)
+	// Steps functions see the error as the handler returned it, with its code.
+	stepsErr := o.resolveSteps(ctx, req, code, err)
 	if code == InternalError {
 		id := incident.New()
 		attrs := []slog.Attr{
@@ -96,10 +98,10 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 		}
 		safe.Log(ctx, o.logger_(), slog.LevelError, msg, attrs...)
 		env := o.internal(tool, id)
-		env.NextSteps = o.steps_(collect(err), InternalError, id)
+		env.NextSteps = o.steps_(collect(stepsErr), InternalError, id)
 		return env.Result(ctx)
 	}
-	d := collect(err)
+	d := collect(stepsErr)
 	if d.retryable != nil {
 		retryable = *d.retryable
 	}

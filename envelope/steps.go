@@ -1,0 +1,115 @@
+package envelope
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// StepsFunc computes next steps for an error once the envelope layer has
+// classified it, so that they can depend on the code that the layer's own
+// mappings give (an error the handler returned bare may become not_found
+// only there). It returns the steps to put first and whether they replace
+// the code's defaults. err is the error as the handler returned it, so
+// [errors.Is] sees its sentinels.
+//
+// A StepsFunc that panics is recovered and logged; the envelope goes out
+// without its steps.
+type StepsFunc func(ctx context.Context, req mcp.CallToolRequest, code Code, err error) (steps []string, replace bool)
+
+// WithStepsFunc attaches fn to err: the envelope layer that renders err
+// calls fn with the code it classified err as, and puts the steps fn
+// returns where [WithNextSteps] would. A layer inside the envelope layer
+// uses it when its steps depend on the code. It returns nil when err is nil
+// and err itself when fn is nil.
+func WithStepsFunc(err error, fn StepsFunc) error {
+	if err == nil || fn == nil {
+		return err
+	}
+	return &lazySteps{err: err, fn: fn}
+}
+
+// lazySteps carries a StepsFunc in an error chain. It is invisible to the
+// error's message and chain.
+type lazySteps struct {
+	err error
+	fn  StepsFunc
+}
+
+func (l *lazySteps) Error() string { return l.err.Error() }
+func (l *lazySteps) Unwrap() error { return l.err }
+
+type stepsKey struct{}
+
+type stepsHook struct {
+	fn   StepsFunc
+	next *stepsHook
+}
+
+// ContextWithStepsFunc returns a copy of ctx under which [Middleware] and
+// [ErrorResult] call fn for every Go error they render, after classifying
+// it. A layer that runs outside the envelope layer, and so only ever sees
+// rendered envelopes, uses it to key steps on the Go error: the hints layer
+// does, so that its sentinel-keyed hints work wherever it sits in the
+// chain. Functions installed further in (later) come first.
+func ContextWithStepsFunc(ctx context.Context, fn StepsFunc) context.Context {
+	if fn == nil {
+		return ctx
+	}
+	prev, _ := ctx.Value(stepsKey{}).(*stepsHook)
+	return context.WithValue(ctx, stepsKey{}, &stepsHook{fn: fn, next: prev})
+}
+
+// resolveSteps runs the step functions that err carries and that ctx holds,
+// and returns err decorated with their steps. Errors without any are
+// returned as they are.
+func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, code Code, err error) error {
+	var fns []StepsFunc
+	budget := 256
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil && budget > 0 {
+			budget--
+			if l, ok := e.(*lazySteps); ok {
+				fns = append(fns, l.fn)
+			}
+			switch u := e.(type) {
+			case interface{ Unwrap() error }:
+				e = u.Unwrap()
+			case interface{ Unwrap() []error }:
+				for _, x := range u.Unwrap() {
+					walk(x)
+				}
+				return
+			default:
+				return
+			}
+		}
+	}
+	walk(err)
+	if ctx != nil {
+		h, _ := ctx.Value(stepsKey{}).(*stepsHook)
+		for ; h != nil; h = h.next {
+			fns = append(fns, h.fn)
+		}
+	}
+	// Apply the last first, so that the first function's steps end up
+	// outermost and so first in the envelope.
+	raw := err
+	for i := len(fns) - 1; i >= 0; i-- {
+		var steps []string
+		var replace bool
+		if p := safe.Call(func() { steps, replace = fns[i](ctx, req, code, raw) }); p != nil {
+			safe.Log(ctx, o.logger_(), slog.LevelError, "mcpguard: next-steps function panicked",
+				slog.String("tool", req.Params.Name), slog.String("panic", safe.Value(p)))
+			continue
+		}
+		if len(steps) > 0 || replace {
+			err = &detail{err: err, nextSteps: steps, replaceSteps: replace}
+		}
+	}
+	return err
+}

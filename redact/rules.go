@@ -79,7 +79,7 @@ var defaultRules = []Rule{
 	// their quotes so JSON stays JSON.
 	NewRule("quoted-secret-pair", `(?i)("(?:`+secretKeys+`)"\s*:\s*")(?:[^"\\]|\\.)*(")`, "${1}"+Placeholder+"${2}", secretTriggers...),
 	NewRule("secret-pair", `(?i)\b(`+secretKeys+`)(\s*=\s*)(\[REDACTED\]|'[^']*'|"[^"]*"|[^\s,;&"'}\])]+)`, "${1}${2}"+Placeholder, secretTriggers...),
-	NewRule("secret-colon-pair", `(?i)\b(password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey)(:\s*)(\[REDACTED\]|[^\s,;&"'}\])]+)`, "${1}${2}"+Placeholder, "pass", "pwd", "secret", "key"),
+	NewRule("secret-colon-pair", `(?i)\b(password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey)(:\s*)(\[REDACTED\]|"[^"\n]*"|'[^'\n]*'|[^\s,;&"'}\])]+)`, "${1}${2}"+Placeholder, "pass", "pwd", "secret", "key"),
 	// Absolute file paths: they reveal layout, users and versions.
 	NewRule("unix-path", `(^|[\s"'(=\[,])/(?:[\w.@+-]+/)+[\w.@+-]*`, "${1}[path]", "/"),
 	NewRule("windows-path", `\b[A-Za-z]:\\(?:[^\\\s"':*?<>|]+\\)*[^\\\s"':*?<>|]*`, "[path]", ":\\"),

@@ -23,6 +23,14 @@ func (r *Redactor) JSON(text string) (string, bool) {
 	if trimmed == "" || (trimmed[0] != '{' && trimmed[0] != '[') {
 		return text, false
 	}
+	if !r.triggered(trimmed) {
+		// No rule can match anywhere, and every secret-named key contains
+		// a trigger too: nothing to rewrite. Only validity is left to check.
+		return text, json.Valid([]byte(trimmed))
+	}
+	if trimmed == "" || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return text, false
+	}
 	dec := json.NewDecoder(strings.NewReader(trimmed))
 	dec.UseNumber()
 	var buf bytes.Buffer

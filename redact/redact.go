@@ -63,7 +63,31 @@ func (r *Redactor) String(s string) string {
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
+		if len(sub) > 1 && sub[0] == '^' {
+			if strings.HasPrefix(s, sub[1:]) {
+				return true
+			}
+			continue
+		}
 		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// triggered reports whether any rule could match s: false means String(s)
+// would return s unchanged, which lets callers skip work on clean text.
+func (r *Redactor) triggered(s string) bool {
+	if r == nil || s == "" {
+		return false
+	}
+	lower := strings.ToLower(s)
+	for i := range r.rules {
+		if r.rules[i].Pattern == nil {
+			continue
+		}
+		if len(r.rules[i].Triggers) == 0 || containsAny(lower, r.rules[i].Triggers) {
 			return true
 		}
 	}

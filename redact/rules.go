@@ -24,7 +24,7 @@ type Rule struct {
 	// Replacement is what a match becomes; "$1" and "${name}" expand.
 	Replacement string
 	// Triggers are lower-case fixed strings, one of which every match
-	// contains.
+	// contains. A trigger that starts with "^" must start the text.
 	Triggers []string
 }
 
@@ -81,6 +81,6 @@ var defaultRules = []Rule{
 	NewRule("secret-pair", `(?i)\b(`+secretKeys+`)(\s*=\s*)(\[REDACTED\]|'[^']*'|"[^"]*"|[^\s,;&"'}\])]+)`, "${1}${2}"+Placeholder, secretTriggers...),
 	NewRule("secret-colon-pair", `(?i)\b(password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey)(:\s*)(\[REDACTED\]|"[^"\n]*"|'[^'\n]*'|[^\s,;&"'}\])]+)`, "${1}${2}"+Placeholder, "pass", "pwd", "secret", "key"),
 	// Absolute file paths: they reveal layout, users and versions.
-	NewRule("unix-path", `(^|[\s"'(=\[,])/(?:[\w.@+-]+/)+[\w.@+-]*`, "${1}[path]", "/"),
+	NewRule("unix-path", `(^|[\s"'(=\[,])/(?:[\w.@+-]+/)+[\w.@+-]*`, "${1}[path]", "^/", " /", "\t/", "\n/", "\"/", "'/", "(/", "=/", "[/", ",/"),
 	NewRule("windows-path", `\b[A-Za-z]:\\(?:[^\\\s"':*?<>|]+\\)*[^\\\s"':*?<>|]*`, "[path]", ":\\"),
 }

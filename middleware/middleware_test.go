@@ -1,0 +1,292 @@
+package middleware_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/wiretest"
+	"github.com/mcpguard/mcpguard/middleware"
+	mcprecover "github.com/mcpguard/mcpguard/recover"
+)
+
+// tracer records the order layers run in.
+type tracer struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (tr *tracer) layer(name string) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			tr.mu.Lock()
+			tr.log = append(tr.log, name+">")
+			tr.mu.Unlock()
+			res, err := next(ctx, req)
+			tr.mu.Lock()
+			tr.log = append(tr.log, "<"+name)
+			tr.mu.Unlock()
+			return res, err
+		}
+	}
+}
+
+func ok(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return mcp.NewToolResultText("ok"), nil
+}
+
+func TestChainRunsOutermostFirstLikeUse(t *testing.T) {
+	t.Parallel()
+	var viaChain, viaUse tracer
+	s := wiretest.NewServer(middleware.Chain(viaChain.layer("a"), nil, viaChain.layer("b")))
+	s.AddTool(mcp.NewTool("t"), ok)
+	wiretest.Call(t, s, "t", nil)
+
+	s2 := wiretest.NewServer(viaUse.layer("a"), viaUse.layer("b"))
+	s2.AddTool(mcp.NewTool("t"), ok)
+	wiretest.Call(t, s2, "t", nil)
+
+	assert.Equal(t, []string{"a>", "b>", "<b", "<a"}, viaChain.log)
+	assert.Equal(t, viaUse.log, viaChain.log)
+}
+
+func TestWrapOneTool(t *testing.T) {
+	t.Parallel()
+	s := wiretest.NewServer()
+	boom := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") }
+	s.AddTool(mcp.NewTool("shop_guarded"), middleware.Wrap(boom, mcprecover.Middleware(mcprecover.WithLogger(slog.New(slog.DiscardHandler)))))
+	s.AddTool(mcp.NewTool("shop_plain"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("plain mcp-go")
+	})
+	assert.Equal(t, envelope.InternalError, wiretest.Call(t, s, "shop_guarded", nil).Envelope(t).ErrorType)
+	r := wiretest.Call(t, s, "shop_plain", nil)
+	require.NotNil(t, r.Error, "a tool without layers keeps mcp-go's behaviour")
+	assert.Equal(t, mcp.INTERNAL_ERROR, r.Error.Code)
+}
+
+func TestSelection(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		mw      func(server.ToolHandlerMiddleware) server.ToolHandlerMiddleware
+		wrapped map[string]bool
+	}{
+		{"ForTools", func(m server.ToolHandlerMiddleware) server.ToolHandlerMiddleware {
+			return middleware.ForTools(m, "shop_a", "shop_c")
+		}, map[string]bool{"shop_a": true, "shop_b": false, "shop_c": true}},
+		{"ExceptTools", func(m server.ToolHandlerMiddleware) server.ToolHandlerMiddleware {
+			return middleware.ExceptTools(m, "shop_a")
+		}, map[string]bool{"shop_a": false, "shop_b": true, "shop_c": true}},
+		{"When", func(m server.ToolHandlerMiddleware) server.ToolHandlerMiddleware {
+			return middleware.When(m, func(_ context.Context, req mcp.CallToolRequest) bool { return strings.HasSuffix(req.Params.Name, "_b") })
+		}, map[string]bool{"shop_a": false, "shop_b": true, "shop_c": false}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := wiretest.NewServer(tc.mw(envelope.Middleware()))
+			for name := range tc.wrapped {
+				s.AddTool(mcp.NewTool(name), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return nil, envelope.ErrNotFound
+				})
+			}
+			for name, wrapped := range tc.wrapped {
+				r := wiretest.Call(t, s, name, nil)
+				if wrapped {
+					assert.Equal(t, envelope.NotFound, r.Envelope(t).ErrorType, name)
+				} else {
+					assert.NotNil(t, r.Error, "%s is not selected, so mcp-go answers as usual", name)
+				}
+			}
+		})
+	}
+	assert.Panics(t, func() { middleware.ForTools(envelope.Middleware()) }, "an empty selection is a configuration error")
+	assert.Panics(t, func() { middleware.When(nil, nil) })
+}
+
+func TestDefaultOnTheWire(t *testing.T) {
+	t.Parallel()
+	var logs wiretest.Logs
+	s := wiretest.NewServer(middleware.Default(
+		middleware.WithLogger(logs.Logger()),
+		middleware.WithEnvelopeOptions(envelope.WithMapping(errNoRows, envelope.NotFound)),
+	)...)
+	add := func(name string, h server.ToolHandlerFunc) { s.AddTool(mcp.NewTool(name), h) }
+	add("shop_ok", ok)
+	add("shop_sentinel", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, fmt.Errorf("product P-1: %w", envelope.ErrNotFound)
+	})
+	add("shop_mapped", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, fmt.Errorf("scan: %w", errNoRows)
+	})
+	add("shop_dsn", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("connect postgres://shop:hunter2@db.internal/shop: timeout")
+	})
+	add("shop_panic", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var m map[string]int
+		m["x"]++
+		return nil, nil
+	})
+	add("shop_legacy", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError("open /srv/shop/data.db: token=abc123 rejected"), nil
+	})
+
+	assert.Equal(t, "ok", wiretest.Call(t, s, "shop_ok", nil).Text(t))
+	assert.Equal(t, envelope.NotFound, wiretest.Call(t, s, "shop_sentinel", nil).Envelope(t).ErrorType)
+	assert.Equal(t, envelope.NotFound, wiretest.Call(t, s, "shop_mapped", nil).Envelope(t).ErrorType)
+	for _, name := range []string{"shop_dsn", "shop_panic"} {
+		r := wiretest.Call(t, s, name, nil)
+		env := r.Envelope(t)
+		assert.Equal(t, envelope.InternalError, env.ErrorType, name)
+		assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "db.internal", "nil map"), name)
+		rec := logs.Find("incident_id", env.IncidentID)
+		require.NotNil(t, rec, "%s: incident logged", name)
+	}
+	r := wiretest.Call(t, s, "shop_legacy", nil)
+	env := r.Envelope(t)
+	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+	assert.Empty(t, wiretest.Leaks(r.Raw, "abc123", "/srv/shop"))
+	assert.Contains(t, env.Message, "rejected")
+
+	// One Logging record per call, with outcome and error_type.
+	var calls []map[string]any
+	for _, rec := range logs.Records() {
+		if rec["msg"] == "mcpguard: tool call" {
+			calls = append(calls, rec)
+		}
+	}
+	require.Len(t, calls, 6)
+	byTool := map[string]map[string]any{}
+	for _, c := range calls {
+		byTool[c["tool"].(string)] = c
+	}
+	assert.Equal(t, "success", byTool["shop_ok"]["outcome"])
+	assert.Equal(t, "INFO", byTool["shop_ok"]["level"])
+	assert.Equal(t, "tool_error", byTool["shop_sentinel"]["outcome"])
+	assert.Equal(t, "not_found", byTool["shop_sentinel"]["error_type"])
+	assert.Equal(t, "WARN", byTool["shop_sentinel"]["level"])
+	assert.Equal(t, "internal_error", byTool["shop_panic"]["error_type"])
+	assert.Equal(t, "ERROR", byTool["shop_panic"]["level"])
+	assert.NotEmpty(t, byTool["shop_panic"]["incident_id"])
+	assert.Contains(t, byTool["shop_ok"], "duration")
+	assert.NotContains(t, byTool["shop_ok"], "arguments", "arguments are not logged unless asked")
+}
+
+var errNoRows = errors.New("sql: no rows in result set")
+
+func TestLoggingArgumentsAreMasked(t *testing.T) {
+	t.Parallel()
+	var logs wiretest.Logs
+	s := wiretest.NewServer(middleware.Logging(logs.Logger(), middleware.WithArguments()))
+	s.AddTool(mcp.NewTool("shop_login"), ok)
+	wiretest.Call(t, s, "shop_login", map[string]any{"user": "bob", "api_key": "live-123", "nested": map[string]any{"password": "hunter2"}, "note": "Bearer abcdefghijklmnopqrstu"})
+	recs := logs.Records()
+	require.Len(t, recs, 1)
+	args := recs[0]["arguments"].(string)
+	assert.Contains(t, args, `"user":"bob"`)
+	for _, s := range []string{"live-123", "hunter2", "abcdefghijklmnopqrstu"} {
+		assert.NotContains(t, args, s)
+	}
+}
+
+type panicHandler struct{ slog.Handler }
+
+func (panicHandler) Enabled(context.Context, slog.Level) bool  { return true }
+func (panicHandler) Handle(context.Context, slog.Record) error { panic("log backend down") }
+
+func TestPanickingLogHandlerNeverFailsTheCall(t *testing.T) {
+	t.Parallel()
+	s := wiretest.NewServer(middleware.Default(middleware.WithLogger(slog.New(panicHandler{}), middleware.WithArguments()))...)
+	s.AddTool(mcp.NewTool("shop_ok"), ok)
+	s.AddTool(mcp.NewTool("shop_panic"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("x") })
+	s.AddTool(mcp.NewTool("shop_raw"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, errors.New("x") })
+	assert.Equal(t, "ok", wiretest.Call(t, s, "shop_ok", nil).Text(t))
+	assert.Equal(t, envelope.InternalError, wiretest.Call(t, s, "shop_panic", nil).Envelope(t).ErrorType)
+	assert.Equal(t, envelope.InternalError, wiretest.Call(t, s, "shop_raw", nil).Envelope(t).ErrorType)
+}
+
+func TestLoggingWithoutEnvelopeLogsProtocolErrors(t *testing.T) {
+	t.Parallel()
+	var logs wiretest.Logs
+	s := wiretest.NewServer(middleware.Logging(logs.Logger()))
+	s.AddTool(mcp.NewTool("shop_raw"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, errors.New("raw") })
+	r := wiretest.Call(t, s, "shop_raw", nil)
+	require.NotNil(t, r.Error, "Logging never changes the answer")
+	recs := logs.Records()
+	require.Len(t, recs, 1)
+	assert.Equal(t, "protocol_error", recs[0]["outcome"])
+	assert.Panics(t, func() { middleware.Logging(nil) })
+}
+
+func TestDefaultPassThroughAllocatesNothing(t *testing.T) {
+	want := mcp.NewToolResultText("ok")
+	h := middleware.Wrap(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return want, nil }, middleware.Default()...)
+	got, err := h(context.Background(), mcp.CallToolRequest{})
+	require.NoError(t, err)
+	assert.Same(t, want, got)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = h(context.Background(), mcp.CallToolRequest{}) }))
+
+	sel := middleware.Wrap(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return want, nil }, middleware.ForTools(envelope.Middleware(), "other"))
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "mine"}}
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = sel(context.Background(), req) }), "a skipped layer costs a lookup")
+}
+
+func TestManyConcurrentCallsThroughDefault(t *testing.T) {
+	t.Parallel()
+	s := wiretest.NewServer(middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))...)
+	s.AddTool(mcp.NewTool("shop_mixed"), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		switch req.GetInt("i", 0) % 4 {
+		case 0:
+			return mcp.NewToolResultText("ok"), nil
+		case 1:
+			return nil, envelope.ErrNotFound
+		case 2:
+			panic("p")
+		default:
+			return nil, errors.New("password=hunter2")
+		}
+	})
+	const n = 2000
+	var wg sync.WaitGroup
+	failures := make(chan string, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			out := s.HandleMessage(context.Background(), wiretest.Message("shop_mixed", map[string]any{"i": i}))
+			resp, isResp := out.(mcp.JSONRPCResponse)
+			if !isResp {
+				failures <- fmt.Sprintf("call %d: %T", i, out)
+				return
+			}
+			res := resp.Result.(*mcp.CallToolResult)
+			if res.IsError != (i%4 != 0) {
+				failures <- fmt.Sprintf("call %d: isError %v", i, res.IsError)
+				return
+			}
+			if res.IsError {
+				env, ok := envelope.FromResult(res)
+				if !ok {
+					failures <- fmt.Sprintf("call %d: no envelope", i)
+				} else if strings.Contains(env.Message, "hunter2") {
+					failures <- fmt.Sprintf("call %d: leak", i)
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Error(f)
+	}
+}

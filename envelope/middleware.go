@@ -89,7 +89,7 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 			slog.String("tool", tool),
 			slog.String("incident_id", id),
 			slog.String("error", safe.Error(err)),
-			slog.String("error_go_type", fmt.Sprintf("%T", err)),
+			slog.String("error_go_type", fmt.Sprintf("%T", withoutStepsFunc(err))),
 		}
 		msg := "mcpguard: tool failed with an unclassified error"
 		if mapperPanic != nil {

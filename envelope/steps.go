@@ -113,3 +113,15 @@ func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, cod
 	}
 	return err
 }
+
+// withoutStepsFunc returns err without the WithStepsFunc layers on top of
+// it, so that logs name the handler's error type.
+func withoutStepsFunc(err error) error {
+	for {
+		l, ok := err.(*lazySteps)
+		if !ok {
+			return err
+		}
+		err = l.err
+	}
+}

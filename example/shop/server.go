@@ -1,0 +1,188 @@
+package shop
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/hints"
+	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/validate"
+)
+
+// Option configures [NewServer].
+type Option func(*options)
+
+type options struct {
+	logger    *slog.Logger
+	plain     bool
+	panicTool bool
+	now       func() time.Time
+}
+
+// WithLogger sends the chain's records (one per call, and the detail of
+// every internal error under its incident ID) to l.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithoutGuard serves the same tools as plain mcp-go would: no mcpguard
+// chain and no hints (validation, being per tool, stays). It exists to
+// compare, as the demo and the load test do; never serve it.
+func WithoutGuard() Option { return func(o *options) { o.plain = true } }
+
+// WithPanicTool registers shop_debug_panic, a tool that panics, for
+// fault-injection tests.
+func WithPanicTool() Option { return func(o *options) { o.panicTool = true } }
+
+// WithClock sets the clock sessions expire by.
+func WithClock(now func() time.Time) Option {
+	if now == nil {
+		panic("shop: WithClock with a nil clock")
+	}
+	return func(o *options) { o.now = now }
+}
+
+type handlers struct {
+	store    *Store
+	sessions *sessions
+}
+
+// NewServer returns the shop's MCP server over store. It shows mcpguard
+// adopted the way a real codebase adopts it:
+//
+//   - s.Use(middleware.Default(...)...) for every tool, with the
+//     database's own errors mapped: sql.ErrNoRows to not_found, SQLite
+//     errors to execution_failed;
+//   - s.Use(hints.Middleware(...)) with per-tool next steps, on errors and
+//     on successes (shop_query's three-way pagination hint);
+//   - validate.Args[T] on shop_search and shop_query, whose handlers stay
+//     plain mcp-go handlers;
+//   - validate.Handler[T] on shop_get_product, shop_authenticate and
+//     shop_sales_report, typed handlers;
+//   - shop_store_hours, a legacy tool left exactly as it was written.
+func NewServer(store *Store, opts ...Option) *server.MCPServer {
+	if store == nil {
+		panic("shop: NewServer with a nil store")
+	}
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	h := &handlers{store: store, sessions: newSessions(o.now)}
+	v := newValidator()
+	vopt := validate.WithValidator(v)
+
+	s := server.NewMCPServer("mcpguard-shop", "1.0.0",
+		server.WithToolCapabilities(false),
+		server.WithInstructions("A shop catalog. Find products with shop_search, inspect one with shop_get_product, "+
+			"and answer other questions with shop_get_schema then shop_query. Sales figures need shop_authenticate first."),
+	)
+	if !o.plain {
+		var chainOpts []middleware.Option
+		if o.logger != nil {
+			chainOpts = append(chainOpts, middleware.WithLogger(o.logger))
+		}
+		chainOpts = append(chainOpts, middleware.WithEnvelopeOptions(
+			envelope.WithMapping(sql.ErrNoRows, envelope.NotFound),
+			envelope.WithMapper(func(err error) (envelope.Code, bool) {
+				if IsSQLError(err) {
+					return envelope.ExecutionFailed, true
+				}
+				return "", false
+			}),
+		))
+		s.Use(middleware.Default(chainOpts...)...)
+		s.Use(hints.Middleware(Hints()...))
+	}
+
+	s.AddTool(searchTool(v), middleware.Wrap(h.search, validate.Args[SearchArgs](vopt)))
+	s.AddTool(getProductTool(v), validate.Handler(h.getProduct, vopt))
+	s.AddTool(getSchemaTool(), h.getSchema)
+	s.AddTool(queryTool(v), middleware.Wrap(h.query, validate.Args[QueryArgs](vopt)))
+	s.AddTool(authenticateTool(v), validate.Handler(h.authenticate, vopt))
+	s.AddTool(salesReportTool(v), validate.Handler(h.salesReport, vopt))
+	s.AddTool(storeHoursTool(), storeHours)
+	if o.panicTool {
+		s.AddTool(debugPanicTool(), debugPanic)
+	}
+	return s
+}
+
+// Hints returns the shop's next steps, per tool. They name tools with
+// hints.Call, so a test can prove every tool they name exists.
+func Hints() []hints.Rule {
+	return []hints.Rule{
+		hints.For(ToolSearch,
+			hints.OnSuccessFunc(func(_ context.Context, _ mcp.CallToolRequest, res *mcp.CallToolResult) []hints.Step {
+				var out struct {
+					Count int `json:"count"`
+				}
+				if decodeText(res, &out) && out.Count == 0 {
+					return []hints.Step{
+						hints.Call(ToolSearch, "again with fewer words, without category, or a higher max_price_cents"),
+						hints.Call(ToolQuery, "for questions a text search cannot answer"),
+					}
+				}
+				return []hints.Step{hints.Call(ToolGetProduct, "with one of these IDs for its full record and stock")}
+			}),
+		),
+		hints.For(ToolGetProduct,
+			hints.OnError(envelope.NotFound, hints.Call(ToolSearch, "to find the product's current ID, then call shop_get_product with it")),
+		),
+		hints.For(ToolQuery,
+			hints.OnError(envelope.ExecutionFailed, hints.Call(ToolGetSchema, "to check table and column names, then fix the SQL")),
+			// The seed's three-way pattern: what to do next depends on
+			// what the query returned.
+			hints.OnSuccessFunc(func(_ context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) []hints.Step {
+				var p Page
+				if !decodeText(res, &p) {
+					return nil
+				}
+				return QueryNextSteps(p)
+			}),
+		),
+		hints.For(ToolSalesReport,
+			hints.OnErrorIs(ErrSessionExpired, hints.Call(ToolAuthenticate, "with your username and API key to get a new session_token, then retry")),
+			hints.OnErrorIs(ErrNotManager, hints.Text("Ask the user to sign in with a manager account; a clerk's session cannot see sales.")),
+		),
+		hints.For(ToolAuthenticate,
+			hints.OnError(envelope.AuthenticationFailed, hints.Text("Ask the user for the correct username and API key; do not guess them.")),
+			hints.OnSuccess(hints.Call(ToolSalesReport, "with this session_token")),
+		),
+	}
+}
+
+// QueryNextSteps are shop_query's success hints, the seed's pattern:
+// no rows, more rows, or all rows returned.
+func QueryNextSteps(p Page) []hints.Step {
+	switch {
+	case p.Total == 0:
+		return []hints.Step{
+			hints.Text("No rows returned: try the question with different filters."),
+			hints.Call(ToolGetSchema, "to verify table and column names"),
+		}
+	case p.HasMore:
+		return []hints.Step{
+			hints.Call(ToolQuery, "with page=%d to continue (%d of %d rows returned so far)", p.Page+1, (p.Page-1)*p.PageSize+len(p.Rows), p.Total),
+		}
+	default:
+		return []hints.Step{
+			hints.Text("These are all the rows. Ask a follow-up question to drill into a row, or summarise them for the user."),
+		}
+	}
+}
+
+func decodeText(res *mcp.CallToolResult, v any) bool {
+	if res == nil || len(res.Content) == 0 {
+		return false
+	}
+	t, ok := mcp.AsTextContent(res.Content[0])
+	return ok && json.Unmarshal([]byte(t.Text), v) == nil
+}

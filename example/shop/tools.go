@@ -1,0 +1,271 @@
+package shop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/validate"
+)
+
+// Tool names. Every tool carries the shop_ prefix, so an agent with many
+// servers loaded can tell them apart.
+const (
+	ToolSearch       = "shop_search"
+	ToolGetProduct   = "shop_get_product"
+	ToolGetSchema    = "shop_get_schema"
+	ToolQuery        = "shop_query"
+	ToolAuthenticate = "shop_authenticate"
+	ToolSalesReport  = "shop_sales_report"
+	ToolStoreHours   = "shop_store_hours"
+	ToolDebugPanic   = "shop_debug_panic"
+)
+
+// SearchArgs are shop_search's arguments. The tags are the single source of
+// both the advertised schema and the runtime check.
+type SearchArgs struct {
+	Query         string `json:"query,omitempty" jsonschema:"Words to look for in product names and descriptions; empty matches every product" validate:"omitempty,max=100"`
+	Category      string `json:"category,omitempty" jsonschema:"Only products of this category" validate:"omitempty,oneof=books electronics garden kitchen toys"`
+	MaxPriceCents int    `json:"max_price_cents,omitempty" jsonschema:"Only products costing at most this many cents" validate:"omitempty,min=1,max=10000000"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"How many products to return; default 10" validate:"omitempty,min=1,max=50"`
+}
+
+// GetProductArgs are shop_get_product's arguments.
+type GetProductArgs struct {
+	ID string `json:"id" jsonschema:"Product ID as shop_search returns it, e.g. p-1001" validate:"required,product_id"`
+}
+
+// QueryArgs are shop_query's arguments.
+type QueryArgs struct {
+	SQL      string `json:"sql" jsonschema:"One read-only SQLite SELECT statement over the tables shop_get_schema lists" validate:"required,max=2000"`
+	Page     int    `json:"page,omitempty" jsonschema:"Page of results to return, from 1; default 1" validate:"omitempty,min=1,max=1000"`
+	PageSize int    `json:"page_size,omitempty" jsonschema:"Rows per page; default 20" validate:"omitempty,min=1,max=100"`
+}
+
+// AuthenticateArgs are shop_authenticate's arguments.
+type AuthenticateArgs struct {
+	Username string `json:"username" jsonschema:"The shop account's username" validate:"required,max=64"`
+	APIKey   string `json:"api_key" jsonschema:"The account's API key" validate:"required,max=128"`
+}
+
+// SalesReportArgs are shop_sales_report's arguments.
+type SalesReportArgs struct {
+	SessionToken string `json:"session_token" jsonschema:"The session_token shop_authenticate returned" validate:"required,max=128"`
+	Month        string `json:"month" jsonschema:"Month to report on, as YYYY-MM, e.g. 2025-03" validate:"required,month"`
+}
+
+// SalesReport is shop_sales_report's structured output.
+type SalesReport struct {
+	Month        string `json:"month"`
+	Orders       int    `json:"orders"`
+	Units        int    `json:"units"`
+	RevenueCents int    `json:"revenue_cents"`
+	TopProduct   string `json:"top_product,omitempty"`
+}
+
+// newValidator returns the shop's validator with its named patterns. Each
+// server gets its own, so patterns are registered exactly once per server.
+func newValidator() *validate.Validator {
+	v := validate.New(nil)
+	v.RegisterPattern("product_id", `p-[0-9]{4}`)
+	v.RegisterPattern("month", `20[0-9]{2}-(0[1-9]|1[0-2])`)
+	return v
+}
+
+func searchTool(v *validate.Validator) mcp.Tool {
+	return mcp.NewTool(ToolSearch,
+		mcp.WithDescription("Find products in the shop's catalog by words, category and price. "+
+			"Call this first when the user names or describes a product, and to find valid product IDs. "+
+			"Returns products with their IDs; call shop_get_product with one of them for the full record."),
+		validate.InputSchema[SearchArgs](validate.WithValidator(v)),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)
+}
+
+func (h *handlers) search(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, _ := validate.ArgsFrom[SearchArgs](ctx)
+	if args.Limit == 0 {
+		args.Limit = 10
+	}
+	products, err := h.store.Search(ctx, args.Query, args.Category, args.MaxPriceCents, args.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(map[string]any{"products": products, "count": len(products)})
+}
+
+func getProductTool(v *validate.Validator) mcp.Tool {
+	return mcp.NewTool(ToolGetProduct,
+		mcp.WithDescription("Get one product's full record: price, stock and description. "+
+			"Use it after shop_search, with an ID from its results, when the user asks about a specific product. "+
+			"A stock of 0 means sold out; suggest similar products with shop_search."),
+		validate.InputSchema[GetProductArgs](validate.WithValidator(v)),
+		mcp.WithOutputSchema[Product](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)
+}
+
+func (h *handlers) getProduct(ctx context.Context, _ mcp.CallToolRequest, args GetProductArgs) (*mcp.CallToolResult, error) {
+	p, err := h.store.Product(ctx, args.ID)
+	if err != nil {
+		// sql.ErrNoRows, returned as is: the server maps it to not_found.
+		return nil, fmt.Errorf("product %s: %w", args.ID, err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultStructured(p, string(b)), nil
+}
+
+func getSchemaTool() mcp.Tool {
+	return mcp.NewTool(ToolGetSchema,
+		mcp.WithDescription("List the catalog database's tables and their columns. "+
+			"Call this before writing SQL for shop_query, and whenever shop_query reports an unknown table or column or returns no rows."),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)
+}
+
+func (h *handlers) getSchema(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	tables, err := h.store.Schema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(map[string]any{"tables": tables, "dialect": "SQLite"})
+}
+
+func queryTool(v *validate.Validator) mcp.Tool {
+	return mcp.NewTool(ToolQuery,
+		mcp.WithDescription("Run one read-only SQL SELECT against the catalog database (SQLite) and get one page of rows. "+
+			"Use it for questions shop_search cannot answer: totals, joins, orders per customer. "+
+			"Call shop_get_schema first for table and column names. Writes are refused by the database. "+
+			"When has_more is true, call again with page+1."),
+		validate.InputSchema[QueryArgs](validate.WithValidator(v)),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)
+}
+
+func (h *handlers) query(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, _ := validate.ArgsFrom[QueryArgs](ctx)
+	if args.Page == 0 {
+		args.Page = 1
+	}
+	if args.PageSize == 0 {
+		args.PageSize = 20
+	}
+	p, err := h.store.Query(ctx, args.SQL, args.Page, args.PageSize)
+	if IsReadOnly(err) {
+		return nil, envelope.ReplaceNextSteps(envelope.Wrap(envelope.AccessDenied, err),
+			"shop_query only reads: rewrite the statement as a single SELECT. The catalog cannot be changed through this server.")
+	}
+	if err != nil {
+		// A database error, e.g. "no such table: users", returned as is:
+		// the server's mapper makes it execution_failed, and redaction
+		// keeps its message readable.
+		return nil, err
+	}
+	return jsonResult(p)
+}
+
+func authenticateTool(v *validate.Validator) mcp.Tool {
+	return mcp.NewTool(ToolAuthenticate,
+		mcp.WithDescription("Log in to the shop with a username and API key and get a session_token, valid for 30 minutes. "+
+			"Call this before shop_sales_report, and again whenever a tool reports authentication_failed."),
+		validate.InputSchema[AuthenticateArgs](validate.WithValidator(v)),
+	)
+}
+
+func (h *handlers) authenticate(_ context.Context, _ mcp.CallToolRequest, args AuthenticateArgs) (*mcp.CallToolResult, error) {
+	token, expires, err := h.sessions.login(args.Username, args.APIKey)
+	if err != nil {
+		return nil, err
+	}
+	return jsonResult(map[string]any{
+		"session_token": token,
+		"expires_at":    expires.UTC().Format(time.RFC3339),
+	})
+}
+
+func salesReportTool(v *validate.Validator) mcp.Tool {
+	return mcp.NewTool(ToolSalesReport,
+		mcp.WithDescription("Get one month's sales totals: orders, units, revenue and the best-selling product. "+
+			"Needs a session_token from shop_authenticate for an account with the manager role. "+
+			"For other figures, use shop_query."),
+		validate.InputSchema[SalesReportArgs](validate.WithValidator(v)),
+		mcp.WithOutputSchema[SalesReport](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)
+}
+
+func (h *handlers) salesReport(ctx context.Context, _ mcp.CallToolRequest, args SalesReportArgs) (*mcp.CallToolResult, error) {
+	sess, err := h.sessions.lookup(args.SessionToken)
+	if err != nil {
+		return nil, err
+	}
+	if sess.role != "manager" {
+		return nil, ErrNotManager
+	}
+	r, err := h.store.SalesReport(ctx, args.Month)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultStructured(r, string(b)), nil
+}
+
+// storeHoursTool is the legacy tool: written before the team adopted
+// mcpguard, with a hand-made schema and hand-made error results. It is
+// left as it was. The server-wide chain still turns its ad-hoc error
+// result into an envelope, which is the point of gradual adoption.
+func storeHoursTool() mcp.Tool {
+	return mcp.NewTool(ToolStoreHours,
+		mcp.WithDescription("Get the shop's customer-service hours for a day of the week."),
+		mcp.WithString("day", mcp.Required(), mcp.Description("Day of the week, e.g. monday")),
+	)
+}
+
+var hours = map[string]string{
+	"monday": "09:00-18:00", "tuesday": "09:00-18:00", "wednesday": "09:00-18:00",
+	"thursday": "09:00-20:00", "friday": "09:00-18:00", "saturday": "10:00-14:00", "sunday": "closed",
+}
+
+func storeHours(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	day := strings.ToLower(req.GetString("day", ""))
+	h, ok := hours[day]
+	if !ok {
+		return mcp.NewToolResultError("unknown day: use monday to sunday"), nil
+	}
+	return mcp.NewToolResultText(day + ": " + h), nil
+}
+
+// debugPanicTool exists only when the server is started with the panic
+// tool enabled, for fault-injection tests.
+func debugPanicTool() mcp.Tool {
+	return mcp.NewTool(ToolDebugPanic,
+		mcp.WithDescription("Test-only: panics, to show that a crash in a tool reaches the agent as an internal_error with an incident ID and nothing else."),
+	)
+}
+
+// PanicSecret is the password the panic tool's panic value holds. Tests
+// check that it never reaches a client.
+const PanicSecret = "s3cr3t-db-pass"
+
+func debugPanic(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	panic(fmt.Sprintf("pool exhausted: postgres://shop:%s@db.internal:5432/shop at /srv/shop/pool.go:88", PanicSecret))
+}
+
+func jsonResult(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultText(string(b)), nil
+}

@@ -1,0 +1,636 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/redact"
+)
+
+// rawArguments returns the call's arguments as JSON text. Missing or null
+// arguments are an empty object, as for a tool that takes none.
+func rawArguments(req mcp.CallToolRequest) ([]byte, error) {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments, nil
+	}
+	switch a := req.Params.Arguments.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return a, nil
+	case []byte:
+		return a, nil
+	default:
+		return json.Marshal(a)
+	}
+}
+
+// scanner makes one linear pass over the arguments before anything is
+// decoded. It enforces the size and depth bounds, and it spots what
+// encoding/json would let through but the schema forbids: members that
+// match a field only case-insensitively, unknown members, nulls for
+// non-pointer fields, values of the wrong JSON type. Any of those sends the
+// call down the slow path, which explains every problem at once; a clean
+// scan lets the fast path decode with json.Unmarshal alone.
+type scanner struct {
+	b         []byte
+	i         int
+	maxDepth  int
+	slow      bool
+	tooDeep   bool
+	malformed bool
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) bad() bool {
+	s.malformed = true
+	return false
+}
+
+// str scans a string starting at its opening quote, reporting whether it
+// contains escapes.
+func (s *scanner) str() (escaped, ok bool) {
+	s.i++
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return escaped, true
+		case c == '\\':
+			escaped = true
+			s.i += 2
+		case c < 0x20:
+			return escaped, s.bad()
+		default:
+			s.i++
+		}
+	}
+	return escaped, s.bad()
+}
+
+func (s *scanner) literal(word string) bool {
+	if !bytes.HasPrefix(s.b[s.i:], []byte(word)) {
+		return s.bad()
+	}
+	s.i += len(word)
+	return true
+}
+
+// value scans one value that binds to ti; a nil ti accepts anything.
+func (s *scanner) value(ti *typeInfo, depth int) bool {
+	s.ws()
+	if s.i >= len(s.b) {
+		return s.bad()
+	}
+	switch c := s.b[s.i]; {
+	case c == '{':
+		if depth >= s.maxDepth {
+			s.tooDeep = true
+			return false
+		}
+		if ti != nil && ti.kind != kStruct && ti.kind != kMap && ti.kind != kAny {
+			s.slow, ti = true, nil
+		}
+		s.i++
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == '}' {
+			s.i++
+			return true
+		}
+		for {
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != '"' {
+				return s.bad()
+			}
+			start := s.i + 1
+			esc, ok := s.str()
+			if !ok {
+				return false
+			}
+			var child *typeInfo
+			if ti != nil {
+				switch ti.kind {
+				case kStruct:
+					if f := ti.byJSON[string(s.b[start:s.i-1])]; f != nil && !esc {
+						child = f.typ
+					} else {
+						s.slow = true
+					}
+				case kMap:
+					child = ti.elem
+				}
+			}
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != ':' {
+				return s.bad()
+			}
+			s.i++
+			if !s.value(child, depth+1) {
+				return false
+			}
+			s.ws()
+			if s.i >= len(s.b) {
+				return s.bad()
+			}
+			switch s.b[s.i] {
+			case ',':
+				s.i++
+			case '}':
+				s.i++
+				return true
+			default:
+				return s.bad()
+			}
+		}
+	case c == '[':
+		if depth >= s.maxDepth {
+			s.tooDeep = true
+			return false
+		}
+		var child *typeInfo
+		if ti != nil {
+			if ti.kind == kSlice {
+				child = ti.elem
+			} else if ti.kind != kAny {
+				s.slow = true
+			}
+		}
+		s.i++
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == ']' {
+			s.i++
+			return true
+		}
+		for {
+			if !s.value(child, depth+1) {
+				return false
+			}
+			s.ws()
+			if s.i >= len(s.b) {
+				return s.bad()
+			}
+			switch s.b[s.i] {
+			case ',':
+				s.i++
+			case ']':
+				s.i++
+				return true
+			default:
+				return s.bad()
+			}
+		}
+	case c == '"':
+		if ti != nil && ti.kind != kString && ti.kind != kTime && ti.kind != kAny {
+			s.slow = true
+		}
+		if ti != nil && ti.kind == kTime {
+			// Let encoding/json's time parsing be the judge on the slow
+			// path only if it objects.
+		}
+		_, ok := s.str()
+		return ok
+	case c == 't' || c == 'f':
+		if ti != nil && ti.kind != kBool && ti.kind != kAny {
+			s.slow = true
+		}
+		if c == 't' {
+			return s.literal("true")
+		}
+		return s.literal("false")
+	case c == 'n':
+		if ti != nil && !ti.nullable {
+			s.slow = true
+		}
+		return s.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		integer := true
+		for s.i < len(s.b) {
+			d := s.b[s.i]
+			if d >= '0' && d <= '9' || d == '-' || d == '+' {
+				s.i++
+				continue
+			}
+			if d == '.' || d == 'e' || d == 'E' {
+				integer = false
+				s.i++
+				continue
+			}
+			break
+		}
+		if ti != nil {
+			switch ti.kind {
+			case kInt, kUint:
+				if !integer {
+					s.slow = true // 1.0 and 1e2 are integers to JSON Schema, not to encoding/json
+				}
+			case kFloat, kAny:
+			default:
+				s.slow = true
+			}
+		}
+		return true
+	default:
+		return s.bad()
+	}
+}
+
+// bindResult is what binding found wrong, if anything.
+type bindResult struct {
+	fields []envelope.FieldError
+	bad    []string // paths whose values were dropped
+	fatal  bool     // nothing could be bound; skip validation
+}
+
+// bind decodes raw into dst, a pointer to a zero T. It allocates nothing
+// beyond what json.Unmarshal does when the arguments are well-formed.
+func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
+	if len(raw) > o.maxBytes {
+		return fatal("", "size", strconv.Itoa(o.maxBytes),
+			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this server accepts", len(raw), o.maxBytes))
+	}
+	s := scanner{b: raw, maxDepth: o.maxDepth}
+	s.ws()
+	if s.i == len(raw) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return bindResult{}
+	}
+	if raw[s.i] != '{' {
+		return fatal("", "type", "object", "the arguments must be a JSON object, not "+jsonKindOfByte(raw[s.i]))
+	}
+	ok := s.value(p.root, 0)
+	if s.tooDeep {
+		return fatal("", "depth", strconv.Itoa(o.maxDepth),
+			fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", o.maxDepth))
+	}
+	if ok {
+		s.ws()
+		if s.i != len(raw) {
+			s.malformed = true
+		}
+	}
+	if !s.malformed && !s.slow {
+		if json.Unmarshal(raw, dst) == nil {
+			return bindResult{}
+		}
+	}
+	reflect.ValueOf(dst).Elem().SetZero()
+	return p.slowBind(raw, dst, o)
+}
+
+func fatal(field, rule, param, msg string) bindResult {
+	return bindResult{fatal: true, fields: []envelope.FieldError{{Field: field, Rule: rule, Param: param, Message: msg}}}
+}
+
+func jsonKindOfByte(c byte) string {
+	switch {
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a number"
+	}
+	return "valid JSON"
+}
+
+// slowBind explains everything wrong with the arguments' shape at once,
+// then binds what is left so that validation can report the rest.
+func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, terr := dec.Token(); terr == nil {
+			err = errors.New("unexpected data after the arguments object")
+		}
+	}
+	if err != nil {
+		msg := err.Error()
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			msg = fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+		}
+		return fatal("", "json", "", "the arguments are not valid JSON: "+redact.String(msg))
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fatal("", "type", "object", "the arguments must be a JSON object")
+	}
+	w := walker{o: o}
+	clean := w.walk(m, p.root, "", 0)
+	res := bindResult{fields: w.fields, bad: w.bad, fatal: w.tooDeep}
+	if w.tooDeep {
+		return res
+	}
+	b, err := json.Marshal(clean)
+	if err == nil {
+		err = json.Unmarshal(b, dst)
+	}
+	if err != nil {
+		// The walker should have caught whatever encoding/json objects to;
+		// if it did not, still refuse rather than guess.
+		res.fields = append(res.fields, envelope.FieldError{Rule: "type", Message: "the arguments do not match this tool's input schema"})
+		res.fatal = true
+	}
+	return res
+}
+
+// walker checks a decoded JSON value against a type, collecting every
+// mismatch and building a copy without the mismatched parts.
+type walker struct {
+	o       *options
+	fields  []envelope.FieldError
+	bad     []string
+	tooDeep bool
+}
+
+func (w *walker) fail(path, rule, param, msg string) {
+	w.fields = append(w.fields, envelope.FieldError{Field: path, Rule: rule, Param: param, Message: msg})
+	w.bad = append(w.bad, path)
+}
+
+// drop is returned for a value that cannot be bound.
+type dropped struct{}
+
+func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
+	if depth > w.o.maxDepth {
+		w.tooDeep = true
+		w.fail("", "depth", strconv.Itoa(w.o.maxDepth), fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", w.o.maxDepth))
+		return dropped{}
+	}
+	if ti == nil || ti.kind == kAny {
+		return v
+	}
+	if v == nil {
+		if ti.nullable {
+			return nil
+		}
+		w.typeError(path, ti, v)
+		return dropped{}
+	}
+	switch ti.kind {
+	case kStruct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			w.typeError(path, ti, v)
+			return dropped{}
+		}
+		out := make(map[string]any, len(m))
+		for _, k := range sortedKeys(m) {
+			f := ti.byJSON[k]
+			if f == nil {
+				name := pathKey(path, k)
+				msg := fmt.Sprintf("%s is not an argument of this tool", name)
+				fe := envelope.FieldError{Field: name, Rule: "unknown", Message: msg, Allowed: slices.Clone(ti.names)}
+				if s := suggest(k, ti.names); s != "" {
+					fe.Suggestion = s
+					fe.Message += fmt.Sprintf("; did you mean %q?", s)
+				}
+				w.fields = append(w.fields, fe)
+				w.bad = append(w.bad, name)
+				continue
+			}
+			if c := w.walk(m[k], f.typ, join(path, k), depth+1); c != (dropped{}) {
+				out[k] = c
+			}
+		}
+		return out
+	case kMap:
+		m, ok := v.(map[string]any)
+		if !ok {
+			w.typeError(path, ti, v)
+			return dropped{}
+		}
+		out := make(map[string]any, len(m))
+		for _, k := range sortedKeys(m) {
+			if c := w.walk(m[k], ti.elem, pathKey(path, k), depth+1); c != (dropped{}) {
+				out[k] = c
+			}
+		}
+		return out
+	case kSlice:
+		a, ok := v.([]any)
+		if !ok {
+			w.typeError(path, ti, v)
+			return dropped{}
+		}
+		out := make([]any, 0, len(a))
+		for i, e := range a {
+			c := w.walk(e, ti.elem, path+"["+strconv.Itoa(i)+"]", depth+1)
+			if c == (dropped{}) {
+				// Keep the index positions of later elements stable.
+				c = nil
+				if !ti.elem.nullable {
+					c = zeroJSON(ti.elem)
+					if ti.elem.kind == kStruct || ti.elem.kind == kMap {
+						c = map[string]any{}
+					} else if ti.elem.kind == kSlice {
+						c = []any{}
+					}
+				}
+			}
+			out = append(out, c)
+		}
+		return out
+	case kString:
+		if _, ok := v.(string); !ok {
+			w.typeError(path, ti, v)
+			return dropped{}
+		}
+		return v
+	case kTime:
+		s, ok := v.(string)
+		var t time.Time
+		if !ok || t.UnmarshalText([]byte(s)) != nil {
+			w.fail(path, "format", "date-time", fmt.Sprintf("%s must be an RFC 3339 date-time string such as \"2006-01-02T15:04:05Z\"", orArgs(path)))
+			return dropped{}
+		}
+		return v
+	case kBool:
+		if _, ok := v.(bool); !ok {
+			w.typeError(path, ti, v)
+			return dropped{}
+		}
+		return v
+	case kInt, kUint:
+		n, ok := v.(json.Number)
+		if !ok {
+			w.typeError(path, ti, v)
+			return dropped{}
+		}
+		canon, rule, param, msg := integer(n, ti)
+		if rule != "" {
+			w.fail(path, rule, param, orArgs(path)+" "+msg)
+			return dropped{}
+		}
+		return json.Number(canon)
+	case kFloat:
+		n, ok := v.(json.Number)
+		if !ok {
+			w.typeError(path, ti, v)
+			return dropped{}
+		}
+		if _, err := strconv.ParseFloat(string(n), ti.bits); err != nil {
+			w.fail(path, "type", "number", orArgs(path)+" is out of range for a number")
+			return dropped{}
+		}
+		return n
+	}
+	return v
+}
+
+// integer checks that n is an integer within ti's range, as JSON Schema
+// would (1.0 and 1e2 are integers), and returns its canonical form.
+func integer(n json.Number, ti *typeInfo) (canon, rule, param, msg string) {
+	lo, hi := intRange(ti)
+	s := string(n)
+	if ti.kind == kInt {
+		if v, err := strconv.ParseInt(s, 10, ti.bits); err == nil {
+			return strconv.FormatInt(v, 10), "", "", ""
+		}
+	} else if v, err := strconv.ParseUint(s, 10, ti.bits); err == nil {
+		return strconv.FormatUint(v, 10), "", "", ""
+	}
+	// Exponents are bounded before big.Rat sees them: 1e999999999 must
+	// not cost a billion-digit number.
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if hasExp {
+		e, err := strconv.Atoi(exp)
+		if err != nil || e > 400 || e < -400 {
+			if strings.Trim(mant, "-+0.") == "" {
+				return "0", "", "", ""
+			}
+			if err == nil && e < 0 {
+				return "", "type", "integer", "must be an integer"
+			}
+			if strings.HasPrefix(mant, "-") {
+				return "", "min", string(lo), "must be at least " + string(lo)
+			}
+			return "", "max", string(hi), "must be at most " + string(hi)
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return "", "type", "integer", "must be an integer"
+	}
+	if !r.IsInt() {
+		return "", "type", "integer", "must be an integer"
+	}
+	l, _ := new(big.Rat).SetString(string(lo))
+	h, _ := new(big.Rat).SetString(string(hi))
+	if r.Cmp(l) < 0 {
+		return "", "min", string(lo), "must be at least " + string(lo)
+	}
+	if r.Cmp(h) > 0 {
+		return "", "max", string(hi), "must be at most " + string(hi)
+	}
+	return r.Num().String(), "", "", ""
+}
+
+func (w *walker) typeError(path string, ti *typeInfo, v any) {
+	want := expected(ti)
+	w.fail(path, "type", jsonTypeName(ti), fmt.Sprintf("%s must be %s, not %s", orArgs(path), want, kindOf(v)))
+}
+
+func orArgs(path string) string {
+	if path == "" {
+		return "the arguments"
+	}
+	return path
+}
+
+func pathKey(path, key string) string {
+	var b strings.Builder
+	b.WriteString(path)
+	writeKey(&b, redact.String(clip(key, 64)))
+	return b.String()
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func jsonTypeName(ti *typeInfo) string {
+	switch ti.kind {
+	case kString, kTime:
+		return "string"
+	case kBool:
+		return "boolean"
+	case kInt, kUint:
+		return "integer"
+	case kFloat:
+		return "number"
+	case kSlice:
+		return "array"
+	case kMap, kStruct:
+		return "object"
+	}
+	return ""
+}
+
+func expected(ti *typeInfo) string {
+	switch ti.kind {
+	case kString:
+		return "a string"
+	case kTime:
+		return "an RFC 3339 date-time string"
+	case kBool:
+		return "a boolean"
+	case kInt, kUint:
+		return "an integer"
+	case kFloat:
+		return "a number"
+	case kSlice:
+		return "an array"
+	}
+	return "an object"
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "another type"
+}

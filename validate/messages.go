@@ -1,0 +1,175 @@
+package validate
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/redact"
+)
+
+// fieldErrors turns validator/v10's errors into field errors an agent can
+// act on: JSON paths, the schema's terms, every violation. Errors under a
+// path that binding already reported are left out: their value was never
+// bound, so validator/v10 only saw a zero.
+func (p *plan) fieldErrors(err error, bad []string) []envelope.FieldError {
+	ve := validationErrors(err)
+	if len(ve) == 0 {
+		return nil
+	}
+	out := make([]envelope.FieldError, 0, len(ve))
+	for _, fe := range ve {
+		r := resolve(p.root, fe.StructNamespace())
+		if under(r.path, bad) {
+			continue
+		}
+		out = append(out, p.describe(fe, r))
+	}
+	return out
+}
+
+func under(path string, bad []string) bool {
+	for _, b := range bad {
+		if path == b || b == "" || strings.HasPrefix(path, b) && (path[len(b)] == '.' || path[len(b)] == '[') {
+			return true
+		}
+	}
+	return false
+}
+
+// describe explains one violation. Values are previewed only when short
+// enough to be useful, after redaction, and never for a secret-named field.
+func (p *plan) describe(fe validator.FieldError, r resolved) envelope.FieldError {
+	name := orArgs(r.path)
+	tag, param := fe.Tag(), fe.Param()
+	out := envelope.FieldError{Field: r.path, Rule: tag, Param: param}
+	unit := units(fe.Kind())
+	secret := r.field != nil && r.field.secret
+	showValue := true
+	var msg string
+	switch tag {
+	case "required":
+		msg = name + " is required"
+		if fe.Kind() == reflect.String {
+			msg += " and must not be empty"
+		}
+		showValue = false
+	case "min", "gte":
+		if unit == "" {
+			msg = fmt.Sprintf("%s must be at least %s", name, param)
+		} else {
+			msg = fmt.Sprintf("%s must %s at least %s %s", name, verb(unit), param, unit)
+		}
+	case "max", "lte":
+		if unit == "" {
+			msg = fmt.Sprintf("%s must be at most %s", name, param)
+		} else {
+			msg = fmt.Sprintf("%s must %s at most %s %s", name, verb(unit), param, unit)
+		}
+	case "gt":
+		if unit == "" {
+			msg = fmt.Sprintf("%s must be greater than %s", name, param)
+		} else {
+			msg = fmt.Sprintf("%s must %s more than %s %s", name, verb(unit), param, unit)
+		}
+	case "lt":
+		if unit == "" {
+			msg = fmt.Sprintf("%s must be less than %s", name, param)
+		} else {
+			msg = fmt.Sprintf("%s must %s fewer than %s %s", name, verb(unit), param, unit)
+		}
+	case "len":
+		if unit == "" {
+			msg = fmt.Sprintf("%s must equal %s", name, param)
+		} else {
+			msg = fmt.Sprintf("%s must %s exactly %s %s", name, verb(unit), param, unit)
+		}
+	case "eq":
+		msg = fmt.Sprintf("%s must equal %s", name, strconv.Quote(param))
+	case "ne":
+		msg = fmt.Sprintf("%s must not equal %s", name, strconv.Quote(param))
+	case "oneof":
+		out.Param = ""
+		out.Allowed = oneofValues(param)
+		msg = fmt.Sprintf("%s must be one of: %s", name, strings.Join(out.Allowed, ", "))
+		if s, ok := fe.Value().(string); ok && !secret {
+			out.Suggestion = suggest(s, out.Allowed)
+		}
+	case "unique":
+		msg = name + " must not contain duplicate items"
+		showValue = false
+	case "email":
+		msg = name + " must be an email address"
+	case "uuid":
+		msg = name + " must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"
+		out.Param = bakedPatterns["uuid"]
+	case "url":
+		msg = name + " must be an absolute URL such as https://example.com/"
+	case "datetime":
+		msg = fmt.Sprintf("%s must be a date/time in the Go layout %s", name, param)
+	case "alpha", "alphanum", "numeric", "number", "hexadecimal":
+		out.Param = bakedPatterns[tag]
+		msg = fmt.Sprintf("%s must match the pattern %s", name, out.Param)
+	default:
+		if np := p.v.pattern(fe.ActualTag()); np != nil {
+			out.Rule, out.Param = "pattern", np.expr
+			msg = fmt.Sprintf("%s must match the pattern %s", name, np.expr)
+		} else if param != "" {
+			msg = fmt.Sprintf("%s failed the %s=%s check", name, tag, param)
+		} else {
+			msg = fmt.Sprintf("%s failed the %s check", name, tag)
+		}
+	}
+	if showValue && !secret {
+		if v := preview(fe.Value()); v != "" {
+			msg += " (got " + v + ")"
+		}
+	}
+	if out.Suggestion != "" {
+		msg += fmt.Sprintf("; did you mean %q?", out.Suggestion)
+	}
+	out.Message = msg
+	return out
+}
+
+func units(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "characters"
+	case reflect.Slice, reflect.Array:
+		return "items"
+	case reflect.Map:
+		return "entries"
+	}
+	return ""
+}
+
+func verb(unit string) string {
+	if unit == "characters" {
+		return "be"
+	}
+	return "have"
+}
+
+// preview renders a short, redacted form of a scalar value: enough for
+// the agent to recognise what it sent, never a way to read back a long or
+// secret input. Strings are redacted before they are cut, so a cut cannot
+// hide a secret from the redactor.
+func preview(v any) string {
+	switch x := v.(type) {
+	case string:
+		if len(x) > 256 {
+			x = x[:256]
+		}
+		return strconv.Quote(clip(redact.String(x), 32))
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, bool:
+		return fmt.Sprint(x)
+	case float32, float64:
+		return clip(fmt.Sprint(x), 32)
+	}
+	return ""
+}

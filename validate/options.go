@@ -1,0 +1,71 @@
+package validate
+
+import (
+	"github.com/mcpguard/mcpguard/envelope"
+)
+
+// Option configures [Args], [Handler] and [InputSchema].
+type Option func(*options)
+
+type options struct {
+	validator *Validator
+	maxDepth  int
+	maxBytes  int
+	envelope  []envelope.Option
+}
+
+// Defaults, chosen so that any argument object a tool can sensibly take
+// passes, and so that what does not costs linear time to refuse.
+const (
+	// DefaultMaxDepth bounds the nesting of objects and arrays in arguments.
+	DefaultMaxDepth = 32
+	// DefaultMaxBytes bounds the size of the arguments' JSON text.
+	DefaultMaxBytes = 1 << 20
+)
+
+func evaluate(opts []Option) options {
+	o := options{validator: defaultValidator, maxDepth: DefaultMaxDepth, maxBytes: DefaultMaxBytes}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
+// WithValidator validates with v, a [Validator] wrapping a
+// *validator.Validate that may carry custom tags, instead of the shared
+// default. It panics on a nil v.
+func WithValidator(v *Validator) Option {
+	if v == nil {
+		panic("validate: WithValidator(nil)")
+	}
+	return func(o *options) { o.validator = v }
+}
+
+// WithMaxDepth bounds how deeply objects and arrays may nest in the
+// arguments (default [DefaultMaxDepth]); deeper input is refused before it
+// is decoded. It panics unless n is positive.
+func WithMaxDepth(n int) Option {
+	if n < 1 {
+		panic("validate: WithMaxDepth needs a positive depth")
+	}
+	return func(o *options) { o.maxDepth = n }
+}
+
+// WithMaxBytes bounds the size of the arguments' JSON text (default
+// [DefaultMaxBytes]); larger input is refused before it is decoded. It
+// panics unless n is positive.
+func WithMaxBytes(n int) Option {
+	if n < 1 {
+		panic("validate: WithMaxBytes needs a positive size")
+	}
+	return func(o *options) { o.maxBytes = n }
+}
+
+// WithEnvelopeOptions renders validation failures with these envelope
+// options, e.g. a custom redactor or next steps for validation errors, so
+// that they match the envelope layer's configuration.
+func WithEnvelopeOptions(opts ...envelope.Option) Option {
+	return func(o *options) { o.envelope = append(o.envelope, opts...) }
+}

@@ -1,0 +1,151 @@
+package audit
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// triggerWords mark a description that says when to call the tool: a
+// trigger ("use this when", "before") or a precondition ("after",
+// "requires", "once").
+var triggerWords = regexp.MustCompile(`(?i)\b(use (this|it)|call (this|it)|when(ever)?|before|after|once|if|unless|requires?|prerequisite|first|only after|in order to)\b`)
+
+// nextWords mark a description that says what comes next.
+var nextWords = regexp.MustCompile(`(?i)\b(then|next|afterwards|followed by|follow (it )?(up )?with|pass (it|them|the \w+|its \w+) to|feed (it|them)|use the (result|returned|output))\b`)
+
+// identifier matches tool-name-like words: two or more segments joined by
+// "_", "." or "-".
+var identifier = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+`)
+
+func (a *auditor) checkDescription(t tool) {
+	a.item(RuleDescriptions, t.name, "description")
+	d := strings.TrimSpace(t.description)
+	f := func(check string, sev Severity, msg, fix string) {
+		a.add(Finding{Rule: RuleDescriptions, Check: check, Severity: sev, Tool: t.name, Path: "description", Message: msg, Fix: fix})
+	}
+	if d == "" {
+		f(CheckDescMissing, Error, "the tool has no description; the model chooses tools by their descriptions and will skip or misuse this one",
+			"describe when to call it (a trigger or precondition), what it returns, and which tool comes next")
+		return
+	}
+	n := utf8.RuneCountInString(d)
+	if n < a.o.minDesc {
+		f(CheckDescShort, Warning, fmt.Sprintf("the description is %d characters; too short to tell the model when to call this tool rather than another", n),
+			fmt.Sprintf("write at least %d characters: when to use it, what it returns, what to call next", a.o.minDesc))
+	}
+	if n > a.o.maxDesc {
+		f(CheckDescLong, Warning, fmt.Sprintf("the description is %d characters; every loaded tool's description costs context on every turn, and clients may truncate it", n),
+			fmt.Sprintf("cut it to at most %d characters; move reference material into property descriptions or a resource", a.o.maxDesc))
+	}
+	if !triggerWords.MatchString(d) {
+		f(CheckDescWhen, Warning, "the description says what the tool does but not when to use it; the model cannot tell which step of a task this tool is for",
+			`add a trigger or precondition, e.g. "Use this when …" or "Call this after …"`)
+	}
+	if !nextWords.MatchString(d) && !a.namesOtherTool(t, d) {
+		f(CheckDescNext, Info, "the description does not say what comes next; the model has to discover the follow-up step itself",
+			"name the natural successor tool, if there is one, e.g. \"Then call <prefix>_get_x with the returned id.\"")
+	}
+	a.checkNamedTools(t, d)
+}
+
+// namesOtherTool reports whether d mentions another tool of the server.
+func (a *auditor) namesOtherTool(t tool, d string) bool {
+	for _, w := range identifier.FindAllString(d, -1) {
+		if w != t.name && a.names[w] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNamedTools flags tool names in d that the server does not have: a
+// name with the server's prefix, or a tool's old unprefixed name.
+func (a *auditor) checkNamedTools(t tool, d string) {
+	props := map[string]bool{}
+	if p, ok := t.schema["properties"].(map[string]any); ok {
+		for k := range p {
+			props[k] = true
+		}
+	}
+	seen := map[string]bool{}
+	words := identifier.FindAllString(d, -1)
+	sort.Strings(words)
+	for _, w := range words {
+		w = strings.TrimRight(w, ".-")
+		if seen[w] || w == t.name || a.names[w] > 0 || props[w] {
+			continue
+		}
+		seen[w] = true
+		switch {
+		case a.prefix != "" && strings.HasPrefix(w, a.prefix) && len(w) > len(a.prefix):
+			a.add(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description",
+				Message: fmt.Sprintf("the description names %q, which this server does not have; the model will call it and fail", w),
+				Fix:     "name an existing tool, or add the missing one"})
+		case a.prefix != "" && a.names[a.prefix+w] > 0:
+			a.add(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description",
+				Message: fmt.Sprintf("the description names %q, an unprefixed name this server does not have; the model will call it and fail", w),
+				Fix:     fmt.Sprintf("name the tool as the server lists it: %q", a.prefix+w)})
+		case strings.Contains(w, "_"):
+			if near := a.nearestTool(w); near != "" {
+				a.add(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description",
+					Message: fmt.Sprintf("the description names %q, which this server does not have (did you mean %q?); the model will call it and fail", w, near),
+					Fix:     fmt.Sprintf("name the tool as the server lists it: %q", near)})
+			}
+		}
+	}
+}
+
+// nearestTool returns the tool whose name is within two edits of w, for
+// names long enough that two edits are a typo or a rename rather than
+// another word.
+func (a *auditor) nearestTool(w string) string {
+	if len(w) < 6 {
+		return ""
+	}
+	best, bestD := "", 3
+	for name := range a.names {
+		if len(name) < 6 {
+			continue
+		}
+		if d := editDistance(w, name, 3); d < bestD || (d == bestD && d < 3 && name < best) {
+			best, bestD = name, d
+		}
+	}
+	if bestD > 2 {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit once it
+// reaches limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
+}

@@ -1,0 +1,97 @@
+// Package audit checks an MCP server's tools against the four
+// agent-readiness rules — namespaced names (A), intent-oriented
+// descriptions (B), strict schemas (C) and structured error envelopes (D) —
+// and scores each rule. It works on any server, in any language: a tool
+// list, an in-process mcp-go server, or any server a connected mcp-go
+// client reaches over stdio or streamable HTTP. The mcpguard-audit command
+// (cmd/mcpguard-audit) is its command-line front end.
+//
+// # What it guarantees
+//
+// Every [Finding] names its rule, a stable check ID, a severity, the tool,
+// the JSON path of what it is about, a message saying why it hurts an
+// agent, and a concrete fix. The checks are:
+//
+//	A.name          error    name outside the MCP spec's 1-128 chars of A-Z a-z 0-9 _ - .
+//	A.namespace     error    name lacks the server's shared namespace prefix, or no prefix is shared
+//	A.snake_case    warning  name (after the prefix) is not snake_case
+//	A.duplicate     error    two tools share a name
+//	B.missing       error    no description
+//	B.short         warning  description under 40 characters (WithDescriptionLength)
+//	B.long          warning  description over 1024 characters
+//	B.when          warning  no trigger or precondition ("Use this when", "after", "before" ...)
+//	B.next          info     no successor named (another tool, "then", "next" ...)
+//	B.unknown_tool  error    description names a tool the server lacks: a prefixed name,
+//	                         an old unprefixed name, or a near-miss of a real tool's name
+//	C.root_type     error    input schema is not "type": "object" (no-argument tools included)
+//	C.type          error    a property, or an array's items, has no concrete type
+//	C.enum          error    description lists the values ("one of: ...") but no enum;
+//	                warning  a categorical name (category, status, sort_by ...) without enum
+//	C.pattern       warning  an ID-like string (id, *_id, *Id, sku, slug ...) without pattern
+//	C.bounds        error    a number's description states a bound the schema lacks;
+//	                warning  a number or integer without minimum and maximum
+//	C.max_length    error    a string's description states a length limit the schema lacks;
+//	                warning  a free string (no enum, pattern or bounded format) without maxLength
+//	C.max_items     warning  an array without maxItems
+//	C.additional    warning  an object without additionalProperties: false
+//	D.not_probeable info     no invalid call exists for the tool; it is never called
+//	D.jsonrpc_error error    an invalid call was answered with a JSON-RPC error
+//	D.no_answer     error    an invalid call got no answer (transport failure, timeout)
+//	D.accepted_invalid error an invalid call was answered with success
+//	D.envelope      error    isError: true, but plain text or JSON without a taxonomy error_type
+//	D.next_steps    warning  the envelope has no next_steps
+//	D.error_type    warning  invalid arguments answered with internal_error;
+//	                info     answered with execution_failed or not_found
+//	D.leak          error    the answer carries a stack trace, file path or panic value
+//
+// The namespace prefix is the one given with [WithPrefix], or the leading
+// word ("shop_" in "shop_search") that more than half of the tools, and at
+// least two, share. Common verbs ("get_", "list_", "search_") never count
+// as a namespace.
+//
+// # Scores
+//
+// Each rule scores the share of its items that have no error or warning:
+// for A each tool name, for B each description, for C each schema node
+// (the input schema and every property, nested ones included), for D each
+// probed tool. Infos never lower a score. Overall is the mean of the rules
+// checked; D counts only when probed. A report with no error or warning
+// scores 100% everywhere ([Report.Perfect]).
+//
+// # The probe never sends a valid call
+//
+// Rule D is opt-in ([WithProbe], --probe) because it calls the server. For
+// each tool it builds at most three calls: all required fields missing, a
+// wrong type for one property, and one number just past its bound. Before
+// sending a call it validates the arguments against the tool's own input
+// schema (JSON Schema, external $refs never loaded) and drops any call the
+// schema accepts; a tool that admits no invalid call is reported as not
+// probeable and never called. A call to a tool with required fields always
+// omits all of them, so even a server that ignores its schema lacks the
+// input it needs to act. A tool whose fields are all optional is probed
+// only with a wrong type or an out-of-range number; a server that ignores
+// its own schema could act on such a call, which is exactly the defect
+// D.accepted_invalid reports. Use [WithSkip] (--skip) for tools that must
+// never be called at all.
+//
+// # Where it sits
+//
+// Outside the chain: the audit is a client of the server. From a Go test,
+// [RequireServer] audits an in-process *server.MCPServer through its full
+// middleware chain (HandleMessage), so a server built with
+// s.Use(middleware.Default()...) and validation can assert full marks:
+//
+//	audit.RequireServer(t, s, audit.WithProbe(), audit.WithFailOn(audit.Warning))
+//
+// [Require] does the same for a bare tool list; [Client] takes any
+// connected mcp-go client.
+//
+// # Why
+//
+// Agents do not read a server's README; they read tools/list. A name
+// without a namespace collides with another server's tool, a description
+// that does not say when to call a tool gets it called at the wrong step, a
+// free-form schema gets "ai-ml" where "AI/ML" was meant and 99999 where 50
+// was the ceiling, and an error the model cannot parse stalls the agent
+// loop. These rules can be checked mechanically, so they belong in CI.
+package audit

@@ -1,0 +1,395 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/redact"
+)
+
+// probeCall is one invalid call.
+type probeCall struct {
+	what string         // e.g. `missing required field "query"`
+	args map[string]any // the arguments sent
+}
+
+// noLoader refuses every external $ref, so compiling a server's schema
+// never reads a file or the network.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("audit: external $ref %q not loaded", url)
+}
+
+// compile compiles a tool's input schema for checking probe arguments.
+func compile(t tool) (*jsonschema.Schema, error) {
+	b, err := json.Marshal(t.schema)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	const url = "mem:///mcpguard-audit/input-schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// rejects reports whether the schema rejects args.
+func rejects(s *jsonschema.Schema, args map[string]any) bool {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return false
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	return s.Validate(v) != nil
+}
+
+// probeCalls builds the invalid calls for a tool, each checked against the
+// tool's own schema: a call the schema would accept is never returned.
+// Every call to a tool with required fields omits all of them, so a server
+// that does not validate still lacks the input it needs to act.
+func probeCalls(t tool) ([]probeCall, error) {
+	s, err := compile(t)
+	if err != nil {
+		return nil, err
+	}
+	w := walker{tool: t}
+	props, _ := t.schema["properties"].(map[string]any)
+	var required []string
+	if rs, ok := t.schema["required"].([]any); ok {
+		for _, r := range rs {
+			if s, ok := r.(string); ok {
+				required = append(required, s)
+			}
+		}
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// Required properties first: a handler is likeliest to read those.
+	isReq := map[string]bool{}
+	for _, r := range required {
+		isReq[r] = true
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return isReq[keys[i]] && !isReq[keys[j]] })
+
+	var calls []probeCall
+	if len(required) > 0 {
+		calls = append(calls, probeCall{what: fmt.Sprintf("missing required %s", quoteList(required)), args: map[string]any{}})
+	}
+	prop := func(k string) map[string]any {
+		m, _ := props[k].(map[string]any)
+		if ref, ok := m["$ref"].(string); ok {
+			if r, ok := w.resolve(ref); ok {
+				return r
+			}
+		}
+		return m
+	}
+	for _, k := range keys {
+		types := typesOf(prop(k))
+		if len(types) == 0 {
+			continue
+		}
+		if v, ok := wrongType(types); ok {
+			calls = append(calls, probeCall{what: fmt.Sprintf("wrong type for %q (%s)", k, kindOf(v)), args: map[string]any{k: v}})
+			break
+		}
+	}
+	for _, k := range keys {
+		if v, ok := outOfRange(prop(k)); ok {
+			calls = append(calls, probeCall{what: fmt.Sprintf("out-of-range %q (%v)", k, v), args: map[string]any{k: v}})
+			break
+		}
+	}
+	var out []probeCall
+	for _, c := range calls {
+		if rejects(s, c.args) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	word := "field"
+	if len(names) > 1 {
+		word = "fields"
+	}
+	return word + " " + strings.Join(q, ", ")
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "a number"
+}
+
+// wrongType returns a value of none of the given JSON types.
+func wrongType(types []string) (any, bool) {
+	allowed := map[string]bool{}
+	for _, t := range types {
+		allowed[t] = true
+	}
+	for _, c := range []struct {
+		kinds []string
+		v     any
+	}{
+		{[]string{"number", "integer"}, 12345},
+		{[]string{"string"}, "mcpguard-audit-probe"},
+		{[]string{"boolean"}, true},
+		{[]string{"array"}, []any{}},
+		{[]string{"object"}, map[string]any{}},
+	} {
+		ok := true
+		for _, k := range c.kinds {
+			if allowed[k] {
+				ok = false
+			}
+		}
+		if ok {
+			return c.v, true
+		}
+	}
+	return nil, false
+}
+
+// outOfRange returns a number just past a numeric property's bound.
+func outOfRange(m map[string]any) (any, bool) {
+	types := typesOf(m)
+	integer, numeric := false, false
+	for _, t := range types {
+		switch t {
+		case "integer":
+			integer, numeric = true, true
+		case "number":
+			numeric = true
+		}
+	}
+	if !numeric {
+		return nil, false
+	}
+	num := func(k string) (float64, bool) { f, ok := m[k].(float64); return f, ok }
+	if v, ok := num("maximum"); ok {
+		if integer {
+			return math.Floor(v) + 1, true
+		}
+		return v + 1, true
+	}
+	if v, ok := num("exclusiveMaximum"); ok {
+		return v, true
+	}
+	if v, ok := num("minimum"); ok {
+		if integer {
+			return math.Ceil(v) - 1, true
+		}
+		return v - 1, true
+	}
+	if v, ok := num("exclusiveMinimum"); ok {
+		return v, true
+	}
+	return nil, false
+}
+
+var leaks = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`goroutine \d+ \[`), "a goroutine dump"},
+	{regexp.MustCompile(`\.go:\d+`), "a Go source position (file.go:NN)"},
+	{regexp.MustCompile(`(?m)^\s*at .+:\d+:\d+\)?\s*$`), "a JavaScript stack trace"},
+	{regexp.MustCompile(`Traceback \(most recent call last\)`), "a Python traceback"},
+	{regexp.MustCompile(`(?i)\bpanic(ked|s)?\b|runtime error:|nil pointer dereference`), "a panic value"},
+	{regexp.MustCompile(`(?:^|[\s"'(=:\[])/(?:home|Users|root|usr|var|opt|srv|tmp|etc|app|go|src|workspace|builds?|private|mnt)/[^\s"']+`), "an absolute file path"},
+	{regexp.MustCompile(`\b[A-Za-z]:\\[^\s"']+`), "a Windows file path"},
+}
+
+// leaked lists what text exposes of the server's internals.
+func leaked(text string) []string {
+	var out []string
+	for _, l := range leaks {
+		if l.re.MatchString(text) {
+			out = append(out, l.what)
+		}
+	}
+	if len(out) == 0 && redact.String(text) != text {
+		out = append(out, "text the redactor removes (a path, stack frame or secret)")
+	}
+	return out
+}
+
+// snippet shortens and redacts text for a message: the report may end up
+// in a CI log, so it never repeats what it flags.
+func snippet(text string) string {
+	s := strings.Join(strings.Fields(redact.String(text)), " ")
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:100]) + "…"
+	}
+	return s
+}
+
+// probe calls every probeable tool (rule D).
+func (a *auditor) probe(ctx context.Context, c Caller) {
+	a.probed = true
+	for _, t := range a.tools {
+		if a.o.skip[t.name] || t.schema == nil || a.names[t.name] > 1 {
+			continue
+		}
+		calls, err := probeCalls(t)
+		if err != nil {
+			a.add(Finding{Rule: RuleErrors, Check: CheckNotProbeable, Severity: Info, Tool: t.name, Path: "inputSchema",
+				Message: "not probed: the input schema does not compile, so no call can be proven invalid (" + snippet(err.Error()) + ")",
+				Fix:     "make the input schema valid JSON Schema"})
+			continue
+		}
+		if len(calls) == 0 {
+			a.add(Finding{Rule: RuleErrors, Check: CheckNotProbeable, Severity: Info, Tool: t.name,
+				Message: "not probed: the schema admits no invalid call (no required field, no typed or bounded property), and the probe never sends a valid one",
+				Fix:     "nothing to do; rule D is checked on the tools that take arguments"})
+			continue
+		}
+		a.item(RuleErrors, t.name, "")
+		a.probeTool(ctx, c, t, calls)
+	}
+}
+
+type problem struct {
+	sev      Severity
+	msg, fix string
+	probes   []string
+}
+
+func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probeCall) {
+	problems := map[string]*problem{}
+	var order []string
+	note := func(check string, sev Severity, what, msg, fix string) {
+		p, ok := problems[check]
+		if !ok {
+			p = &problem{sev: sev, msg: msg, fix: fix}
+			problems[check] = p
+			order = append(order, check)
+		}
+		p.probes = append(p.probes, what)
+	}
+	for _, call := range calls {
+		cctx, cancel := context.WithTimeout(ctx, a.o.timeout)
+		var req mcp.CallToolRequest
+		req.Params.Name = t.name
+		req.Params.Arguments = call.args
+		res, err := c.CallTool(cctx, req)
+		cancel()
+		a.judge(call.what, res, err, note)
+	}
+	for _, check := range order {
+		p := problems[check]
+		a.add(Finding{Rule: RuleErrors, Check: check, Severity: p.sev, Tool: t.name,
+			Message: fmt.Sprintf("probe (%s): %s", strings.Join(p.probes, "; "), p.msg), Fix: p.fix})
+	}
+}
+
+const envelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"
+
+func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note func(check string, sev Severity, what, msg, fix string)) {
+	if err != nil {
+		var rpc *rpcError
+		var te *transport.Error
+		switch {
+		case errors.As(err, &rpc):
+			note(CheckJSONRPC, Error, what, fmt.Sprintf("answered with JSON-RPC error %d instead of a tool result; the model never sees it and the agent stalls", rpc.Code), envelopeFix)
+			if l := leaked(rpc.Message); len(l) > 0 {
+				note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "),
+					"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")
+			}
+		case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+			note(CheckNoAnswer, Error, what, "no answer: "+snippet(err.Error()), "answer every call, valid or not, with a result")
+		default:
+			note(CheckJSONRPC, Error, what, "answered with a JSON-RPC error ("+snippet(err.Error())+") instead of a tool result; the model never sees it and the agent stalls", envelopeFix)
+		}
+		return
+	}
+	if res == nil {
+		note(CheckNoAnswer, Error, what, "no result", "answer every call with a result")
+		return
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			texts = append(texts, string(b))
+		}
+	}
+	all := strings.Join(texts, "\n")
+	if l := leaked(all); len(l) > 0 {
+		note(CheckLeak, Error, what, "the answer leaks "+strings.Join(l, ", "),
+			"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")
+	}
+	if !res.IsError {
+		note(CheckAccepted, Error, what, "the tool answered success to arguments its own schema rejects, so it acts on input it declared invalid",
+			"validate arguments against the schema before acting (mcpguard's validate layer, or mcp-go's server.WithInputSchemaValidation)")
+		return
+	}
+	env, ok := envelope.FromResult(res)
+	if !ok {
+		first := ""
+		if len(texts) > 0 {
+			first = strings.TrimSpace(texts[0])
+		}
+		kind := "plain text"
+		if strings.HasPrefix(first, "{") {
+			kind = "JSON without an error_type from the taxonomy"
+		}
+		note(CheckEnvelope, Error, what, fmt.Sprintf("isError: true, but the error is %s (%q); the agent has to parse prose and has no code to branch on", kind, snippet(first)), envelopeFix)
+		return
+	}
+	if len(env.NextSteps) == 0 {
+		note(CheckNextSteps, Warning, what, "the envelope has no next_steps, so the agent is not told how to recover",
+			"add next_steps (mcpguard fills per-code defaults)")
+	}
+	switch env.ErrorType {
+	case envelope.InternalError:
+		note(CheckErrorType, Warning, what, "invalid arguments are answered with internal_error, so the agent retries the same mistake instead of fixing its arguments",
+			"validate arguments before use and return validation_error (envelope.ErrValidation, or mcpguard's validate layer)")
+	case envelope.ExecutionFailed, envelope.NotFound:
+		note(CheckErrorType, Info, what, fmt.Sprintf("invalid arguments are answered with %s rather than validation_error", env.ErrorType),
+			"validate arguments against the schema first and return validation_error")
+	}
+}

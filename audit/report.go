@@ -1,0 +1,262 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Report is the result of an audit.
+type Report struct {
+	// Server is the name given with [WithServerName], if any.
+	Server string `json:"server,omitempty"`
+	// Tools lists the audited tools' names, sorted.
+	Tools []string `json:"tools"`
+	// Prefix is the namespace prefix the names were checked against: the
+	// one given with [WithPrefix] or the one detected. Empty if none.
+	Prefix string `json:"prefix,omitempty"`
+	// PrefixDetected reports whether Prefix was detected rather than given.
+	PrefixDetected bool `json:"prefix_detected,omitempty"`
+	// Probed reports whether rule D was checked.
+	Probed bool `json:"probed"`
+	// FailOn is the threshold [Report.Failed] applies by default.
+	FailOn Severity `json:"fail_on"`
+	// Scores holds the score of each rule and the overall score.
+	Scores Scores `json:"scores"`
+	// Findings lists every finding, sorted by tool, rule and path.
+	Findings []Finding `json:"findings"`
+}
+
+// Scores holds a [Score] per rule and their mean. D is nil unless the
+// server was probed and had at least one probeable tool.
+type Scores struct {
+	A *Score `json:"A,omitempty"`
+	B *Score `json:"B,omitempty"`
+	C *Score `json:"C,omitempty"`
+	D *Score `json:"D,omitempty"`
+	// Overall is the mean of the rules' percentages.
+	Overall float64 `json:"overall"`
+}
+
+// Score counts, for one rule, the items it checked and those that passed.
+// The items are: for A each tool name, for B each description, for C each
+// schema node (the input schema and every property, nested ones included),
+// for D each probed tool. An item passes when no error or warning is
+// reported against it; infos do not count.
+type Score struct {
+	Checked int     `json:"checked"`
+	Passed  int     `json:"passed"`
+	Percent float64 `json:"percent"`
+}
+
+// Rule returns the score of one rule, or nil.
+func (s Scores) Rule(r Rule) *Score {
+	switch r {
+	case RuleNames:
+		return s.A
+	case RuleDescriptions:
+		return s.B
+	case RuleSchemas:
+		return s.C
+	case RuleErrors:
+		return s.D
+	}
+	return nil
+}
+
+func (a *auditor) scores() Scores {
+	var s Scores
+	var sum float64
+	var n int
+	for _, r := range Rules() {
+		items := a.items[r]
+		if len(items) == 0 {
+			if r == RuleErrors || len(a.tools) == 0 {
+				continue
+			}
+		}
+		sc := &Score{Checked: len(items)}
+		for _, ok := range items {
+			if ok {
+				sc.Passed++
+			}
+		}
+		sc.Percent = 100
+		if sc.Checked > 0 {
+			sc.Percent = math.Round(1000*float64(sc.Passed)/float64(sc.Checked)) / 10
+		}
+		sum += sc.Percent
+		n++
+		switch r {
+		case RuleNames:
+			s.A = sc
+		case RuleDescriptions:
+			s.B = sc
+		case RuleSchemas:
+			s.C = sc
+		case RuleErrors:
+			s.D = sc
+		}
+	}
+	if n > 0 {
+		s.Overall = math.Round(10*sum/float64(n)) / 10
+	}
+	return s
+}
+
+// percent renders a percentage for people: rounded down, so that 99.6
+// never shows as a perfect 100%.
+func percent(p float64) string {
+	return fmt.Sprintf("%d%%", int(math.Floor(p+1e-9)))
+}
+
+// Summary renders the scores on one line, e.g.
+// "A 100%, B 80%, C 95%, D 100%, overall 93%", for a badge or a CI log.
+func (r *Report) Summary() string {
+	var parts []string
+	for _, rule := range Rules() {
+		if sc := r.Scores.Rule(rule); sc != nil {
+			parts = append(parts, string(rule)+" "+percent(sc.Percent))
+		}
+	}
+	parts = append(parts, "overall "+percent(r.Scores.Overall))
+	return strings.Join(parts, ", ")
+}
+
+// Count returns how many findings have severity s.
+func (r *Report) Count(s Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// AtLeast returns the findings of severity s or higher.
+func (r *Report) AtLeast(s Severity) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Severity >= s {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Failed reports whether any finding is at or above threshold. With no
+// argument it uses the report's FailOn.
+func (r *Report) Failed(threshold ...Severity) bool {
+	t := r.FailOn
+	if len(threshold) > 0 {
+		t = threshold[0]
+	}
+	if t == 0 {
+		t = Error
+	}
+	return len(r.AtLeast(t)) > 0
+}
+
+// WithCheck returns the findings of one check, e.g. [CheckEnum].
+func (r *Report) WithCheck(check string) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Check == check {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Check < b.Check
+	})
+}
+
+// WriteText writes the human report: the scores, then the findings grouped
+// by tool, each with its fix, then the totals.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	name := r.Server
+	if name == "" {
+		name = "server"
+	}
+	fmt.Fprintf(&b, "mcpguard-audit: %s, %d tool(s)", name, len(r.Tools))
+	switch {
+	case r.Prefix != "" && r.PrefixDetected:
+		fmt.Fprintf(&b, ", namespace prefix %q (detected)", r.Prefix)
+	case r.Prefix != "":
+		fmt.Fprintf(&b, ", namespace prefix %q", r.Prefix)
+	default:
+		b.WriteString(", no namespace prefix")
+	}
+	if !r.Probed {
+		b.WriteString(", rule D not probed (use --probe)")
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "score: %s\n", r.Summary())
+
+	byTool := map[string][]Finding{}
+	for _, f := range r.Findings {
+		byTool[f.Tool] = append(byTool[f.Tool], f)
+	}
+	order := append([]string(nil), r.Tools...)
+	if _, ok := byTool[""]; ok {
+		order = append([]string{""}, order...)
+	}
+	seen := map[string]bool{}
+	for _, t := range order {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		fs := byTool[t]
+		title := t
+		if t == "" {
+			title = "(server)"
+		}
+		if len(fs) == 0 {
+			fmt.Fprintf(&b, "\n%s: ok\n", title)
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s:\n", title)
+		for _, f := range fs {
+			fmt.Fprintf(&b, "  %-7s %s", f.Severity, f.Check)
+			if f.Path != "" {
+				fmt.Fprintf(&b, " at %s", f.Path)
+			}
+			fmt.Fprintf(&b, "\n          %s\n", f.Message)
+			if f.Fix != "" {
+				fmt.Fprintf(&b, "          fix: %s\n", f.Fix)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\n%d error(s), %d warning(s), %d info(s)", r.Count(Error), r.Count(Warning), r.Count(Info))
+	if r.Failed() {
+		fmt.Fprintf(&b, ": FAIL (fail-on %s)\n", r.FailOn)
+	} else {
+		fmt.Fprintf(&b, ": PASS (fail-on %s)\n", r.FailOn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Perfect reports whether every rule that was checked scores 100%. It is
+// true exactly when the report has no error or warning.
+func (r *Report) Perfect() bool {
+	return len(r.AtLeast(Warning)) == 0
+}

@@ -18,6 +18,7 @@ func ExampleMiddleware() {
 	logger := slog.New(slog.DiscardHandler) // your server's logger
 	h := middleware.Wrap(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var cache map[string]string
+		//lint:ignore SA5000 the nil map write is the panic this example recovers
 		cache["postgres://app:hunter2@db/shop"] = "x" // nil map write
 		return nil, nil
 	}, mcprecover.Middleware(mcprecover.WithLogger(logger)))

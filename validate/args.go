@@ -65,7 +65,7 @@ func (b *binder[T]) bind(ctx context.Context, req mcp.CallToolRequest) (*T, *mcp
 			return nil, envelope.ErrorResult(ctx, req, panicked, b.o.envelope...)
 		}
 		if verr != nil {
-			fe := p.fieldErrors(verr, br.bad)
+			fe := p.fieldErrors(verr, br.bad, raw)
 			if fe == nil && validationErrors(verr) == nil {
 				// Not a field error: validator/v10 refused the value itself.
 				return nil, envelope.ErrorResult(ctx, req, fmt.Errorf("validate: %w", verr), b.o.envelope...)
@@ -172,4 +172,3 @@ func Handler[T any](fn func(ctx context.Context, req mcp.CallToolRequest, args T
 		return fn(ctx, req, *args)
 	}
 }
-

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -16,14 +17,23 @@ import (
 // act on: JSON paths, the schema's terms, every violation. Errors under a
 // path that binding already reported are left out: their value was never
 // bound, so validator/v10 only saw a zero.
-func (p *plan) fieldErrors(err error, bad []string) []envelope.FieldError {
+func (p *plan) fieldErrors(err error, bad []string, raw []byte) []envelope.FieldError {
 	ve := validationErrors(err)
 	if len(ve) == 0 {
 		return nil
 	}
+	// Decoded again, on this failure path only, to tell a member that was
+	// sent from one that was left out.
+	var doc any = map[string]any{}
+	if len(raw) > 0 {
+		var d any
+		if json.Unmarshal(raw, &d) == nil && d != nil {
+			doc = d
+		}
+	}
 	out := make([]envelope.FieldError, 0, len(ve))
 	for _, fe := range ve {
-		r := resolve(p.root, fe.StructNamespace())
+		r := resolveIn(p.root, fe.StructNamespace(), doc)
 		if under(r.path, bad) {
 			continue
 		}
@@ -123,6 +133,11 @@ func (p *plan) describe(fe validator.FieldError, r resolved) envelope.FieldError
 		} else {
 			msg = fmt.Sprintf("%s failed the %s check", name, tag)
 		}
+	}
+	if r.absent && tag != "required" && r.path != "" {
+		// The agent left the member out; validator/v10 saw its zero.
+		msg = fmt.Sprintf("%s is required and %s", name, strings.TrimPrefix(msg, name+" "))
+		showValue = false
 	}
 	if showValue && !secret {
 		if v := preview(fe.Value()); v != "" {

@@ -24,6 +24,9 @@ type resolved struct {
 	field *fieldInfo // the innermost named field on the way, if any
 	first *fieldInfo // the outermost one
 	typ   *typeInfo  // the type at the end of the path
+	// absent reports that the arguments had no member at the path, so
+	// validator/v10 saw the zero value of a member the agent left out.
+	absent bool
 }
 
 // resolve turns a validator/v10 struct namespace such as
@@ -31,7 +34,14 @@ type resolved struct {
 // Embedded structs, which encoding/json flattens, leave no trace in the
 // path.
 func resolve(root *typeInfo, ns string) resolved {
+	return resolveIn(root, ns, nil)
+}
+
+// resolveIn is resolve that also follows the decoded arguments doc, when
+// given, to tell whether the member at the path was present.
+func resolveIn(root *typeInfo, ns string, doc any) resolved {
 	var r resolved
+	track := doc != nil
 	// Drop the top-level type's name.
 	if i := strings.IndexByte(ns, '.'); i >= 0 {
 		ns = ns[i+1:]
@@ -62,6 +72,14 @@ func resolve(root *typeInfo, ns string) resolved {
 				b.WriteByte('.')
 			}
 			b.WriteString(f.jsonName)
+			if track {
+				m, _ := doc.(map[string]any)
+				var ok bool
+				if doc, ok = m[f.jsonName]; !ok {
+					r.absent = true
+					track = false
+				}
+			}
 			r.field = f
 			if r.first == nil {
 				r.first = f
@@ -77,6 +95,15 @@ func resolve(root *typeInfo, ns string) resolved {
 					break
 				}
 				b.WriteString(ns[:j+1])
+				if track {
+					a, _ := doc.([]any)
+					i, err := strconv.Atoi(ns[1:j])
+					if err != nil || i < 0 || i >= len(a) {
+						r.absent, track = true, false
+					} else {
+						doc = a[i]
+					}
+				}
 				ns = ns[j+1:]
 			} else {
 				// A map key may itself contain brackets and dots: it
@@ -84,6 +111,13 @@ func resolve(root *typeInfo, ns string) resolved {
 				// the end.
 				j := keyEnd(ns)
 				writeKey(&b, ns[1:j])
+				if track {
+					m, _ := doc.(map[string]any)
+					var ok bool
+					if doc, ok = m[ns[1:j]]; !ok {
+						r.absent, track = true, false
+					}
+				}
 				ns = ns[j+1:]
 			}
 			cur = cur.elem

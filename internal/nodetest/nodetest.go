@@ -7,6 +7,7 @@ package nodetest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,23 +97,44 @@ func setup() {
 	}
 }
 
-// installed reports whether node_modules matches the lock file, using the
-// marker npm writes on every install.
+// installed reports whether node_modules holds exactly the versions the
+// lock file pins, comparing it with the record npm keeps of each install.
 func installed() bool {
-	lockInfo, err := os.Stat(filepath.Join(dir, "package-lock.json"))
+	want, err := lockedVersions(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		return false
 	}
-	marker, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	have, err := lockedVersions(filepath.Join(dir, "node_modules", ".package-lock.json"))
 	if err != nil {
 		return false
 	}
-	return !marker.ModTime().Before(lockInfo.ModTime()) || sameDeps()
+	for path, v := range want {
+		if have[path] != v {
+			return false
+		}
+	}
+	return true
 }
 
-// sameDeps is the fallback when a fresh clone gives package-lock.json a newer
-// mtime than an existing install: the SDK must be present.
-func sameDeps() bool {
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-	return err == nil
+func lockedVersions(file string) (map[string]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var lock struct {
+		Packages map[string]struct {
+			Version string `json:"version"`
+			Dev     bool   `json:"dev"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(b, &lock); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(lock.Packages))
+	for path, p := range lock.Packages {
+		if path != "" {
+			out[path] = p.Version
+		}
+	}
+	return out, nil
 }

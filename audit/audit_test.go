@@ -310,11 +310,11 @@ func TestReportJSON(t *testing.T) {
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
 	var m struct {
-		Server   string                    `json:"server"`
-		Probed   bool                      `json:"probed"`
-		FailOn   string                    `json:"fail_on"`
+		Server   string                     `json:"server"`
+		Probed   bool                       `json:"probed"`
+		FailOn   string                     `json:"fail_on"`
 		Scores   map[string]json.RawMessage `json:"scores"`
-		Findings []map[string]any          `json:"findings"`
+		Findings []map[string]any           `json:"findings"`
 	}
 	require.NoError(t, json.Unmarshal(b, &m))
 	assert.Equal(t, "marketnow 1.7.0", m.Server)

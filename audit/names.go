@@ -93,7 +93,7 @@ func (a *auditor) checkNames() {
 		case a.prefix != "":
 			how := "the namespace prefix"
 			if a.detected {
-				how = fmt.Sprintf("the namespace prefix most of this server's tools share")
+				how = "the namespace prefix most of this server's tools share"
 			}
 			a.add(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name",
 				Message: fmt.Sprintf("the name lacks %s %q, so it can collide with another server's tool and the model cannot tell whose it is", how, a.prefix),

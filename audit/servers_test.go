@@ -71,6 +71,7 @@ func badServer(rec *calls) *server.MCPServer {
 		mcp.WithString("order_id", mcp.Required(), mcp.Pattern("^ord_[0-9]{6}$")),
 	), h(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var m map[string]string
+		//lint:ignore SA5000 the nil map write is the panic under test
 		m["x"] = req.GetString("order_id", "") // nil map: a real panic
 		return nil, nil
 	}))
@@ -146,3 +147,5 @@ func goodServer(rec *calls) *server.MCPServer {
 	})
 	return s
 }
+
+func goodServerChain() []server.ToolHandlerMiddleware { return middleware.Default() }

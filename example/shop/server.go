@@ -135,6 +135,7 @@ func Hints() []hints.Rule {
 		),
 		hints.For(ToolGetProduct,
 			hints.OnError(envelope.NotFound, hints.Call(ToolSearch, "to find the product's current ID, then call shop_get_product with it")),
+			hints.OnSuccess(hints.Call(ToolSearch, "with this product's category to suggest alternatives if it is sold out")),
 		),
 		hints.For(ToolQuery,
 			hints.OnError(envelope.ExecutionFailed, hints.Call(ToolGetSchema, "to check table and column names, then fix the SQL")),

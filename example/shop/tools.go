@@ -29,10 +29,10 @@ const (
 // SearchArgs are shop_search's arguments. The tags are the single source of
 // both the advertised schema and the runtime check.
 type SearchArgs struct {
-	Query         string `json:"query,omitempty" jsonschema:"Words to look for in product names and descriptions; empty matches every product" validate:"omitempty,max=100"`
-	Category      string `json:"category,omitempty" jsonschema:"Only products of this category" validate:"omitempty,oneof=books electronics garden kitchen toys"`
-	MaxPriceCents int    `json:"max_price_cents,omitempty" jsonschema:"Only products costing at most this many cents" validate:"omitempty,min=1,max=10000000"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"How many products to return; default 10" validate:"omitempty,min=1,max=50"`
+	Query         *string `json:"query,omitempty" jsonschema:"Words to look for in product names and descriptions; omit to match every product" validate:"omitempty,max=100"`
+	Category      *string `json:"category,omitempty" jsonschema:"Only products of this category" validate:"omitempty,oneof=books electronics garden kitchen toys"`
+	MaxPriceCents *int    `json:"max_price_cents,omitempty" jsonschema:"Only products costing at most this many cents" validate:"omitempty,min=1,max=10000000"`
+	Limit         *int    `json:"limit,omitempty" jsonschema:"How many products to return; default 10" validate:"omitempty,min=1,max=50"`
 }
 
 // GetProductArgs are shop_get_product's arguments.
@@ -43,8 +43,8 @@ type GetProductArgs struct {
 // QueryArgs are shop_query's arguments.
 type QueryArgs struct {
 	SQL      string `json:"sql" jsonschema:"One read-only SQLite SELECT statement over the tables shop_get_schema lists" validate:"required,max=2000"`
-	Page     int    `json:"page,omitempty" jsonschema:"Page of results to return, from 1; default 1" validate:"omitempty,min=1,max=1000"`
-	PageSize int    `json:"page_size,omitempty" jsonschema:"Rows per page; default 20" validate:"omitempty,min=1,max=100"`
+	Page     *int   `json:"page,omitempty" jsonschema:"Page of results to return, from 1; default 1" validate:"omitempty,min=1,max=1000"`
+	PageSize *int   `json:"page_size,omitempty" jsonschema:"Rows per page; default 20" validate:"omitempty,min=1,max=100"`
 }
 
 // AuthenticateArgs are shop_authenticate's arguments.
@@ -89,10 +89,7 @@ func searchTool(v *validate.Validator) mcp.Tool {
 
 func (h *handlers) search(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, _ := validate.ArgsFrom[SearchArgs](ctx)
-	if args.Limit == 0 {
-		args.Limit = 10
-	}
-	products, err := h.store.Search(ctx, args.Query, args.Category, args.MaxPriceCents, args.Limit)
+	products, err := h.store.Search(ctx, or(args.Query, ""), or(args.Category, ""), or(args.MaxPriceCents, 0), or(args.Limit, 10))
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +149,7 @@ func queryTool(v *validate.Validator) mcp.Tool {
 
 func (h *handlers) query(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, _ := validate.ArgsFrom[QueryArgs](ctx)
-	if args.Page == 0 {
-		args.Page = 1
-	}
-	if args.PageSize == 0 {
-		args.PageSize = 20
-	}
-	p, err := h.store.Query(ctx, args.SQL, args.Page, args.PageSize)
+	p, err := h.store.Query(ctx, args.SQL, or(args.Page, 1), or(args.PageSize, 20))
 	if IsReadOnly(err) {
 		return nil, envelope.ReplaceNextSteps(envelope.Wrap(envelope.AccessDenied, err),
 			"shop_query only reads: rewrite the statement as a single SELECT. The catalog cannot be changed through this server.")
@@ -260,6 +251,14 @@ const PanicSecret = "s3cr3t-db-pass"
 
 func debugPanic(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	panic(fmt.Sprintf("pool exhausted: postgres://shop:%s@db.internal:5432/shop at /srv/shop/pool.go:88", PanicSecret))
+}
+
+// or returns *p, or def when the optional argument was omitted.
+func or[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 func jsonResult(v any) (*mcp.CallToolResult, error) {

@@ -1,0 +1,173 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// shopServer builds example/cmd/shop-server once per test binary and
+// returns its path. Under -race the server is built with -race too, so
+// the server's own code is race-checked while real clients drive it.
+func shopServer(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpguard-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "shop-server")
+		if runtime.GOOS == "windows" {
+			binPath += ".exe"
+		}
+		args := []string{"build", "-o", binPath}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		args = append(args, "./cmd/shop-server")
+		cmd := exec.Command("go", args...)
+		// Built from inside the example module, it works with and without
+		// the repository's go.work.
+		cmd.Dir = filepath.Join("..", "example")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// process is a shop-server started with -http, and its stderr.
+type process struct {
+	cmd    *exec.Cmd
+	url    string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	done   chan struct{}
+	err    error
+}
+
+var listenLine = regexp.MustCompile(`listening on (http://\S+)`)
+
+// startHTTP starts the server on a free loopback port and waits until it
+// listens. The process is stopped when the test ends if it still runs.
+func startHTTP(t testing.TB, args ...string) *process {
+	t.Helper()
+	bin := shopServer(t)
+	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.stderr.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := listenLine.FindStringSubmatch(line); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, pipe)
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	select {
+	case p.url = <-urls:
+	case <-p.done:
+		t.Fatalf("shop-server exited before listening: %v\n%s", p.err, p.log())
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("shop-server did not listen in time\n%s", p.log())
+	}
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+func (p *process) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// alive reports whether the process is still running.
+func (p *process) alive() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop interrupts the server, as Ctrl-C would, and waits for a clean exit.
+func (p *process) stop(t testing.TB) {
+	t.Helper()
+	if !p.alive() {
+		t.Fatalf("shop-server had already exited: %v\n%s", p.err, p.log())
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("shop-server did not stop on interrupt\n%s", p.log())
+	}
+	if p.err != nil {
+		t.Fatalf("shop-server exited with %v\n%s", p.err, p.log())
+	}
+}
+
+func withTimeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -148,26 +148,36 @@ type details struct {
 	retryable    *bool
 }
 
-// collect walks err's whole tree (including errors.Join branches), outermost
-// first, gathering decorations. Depth and breadth are bounded so a cyclic or
-// absurd chain cannot hang the call.
+// collect gathers the decorations in err's whole tree, outermost first.
 func collect(err error) details {
 	var d details
+	walkChain(err, func(e error) {
+		dd, ok := e.(*detail)
+		if !ok {
+			return
+		}
+		d.nextSteps = append(d.nextSteps, dd.nextSteps...)
+		if dd.replaceSteps {
+			d.replaceSteps = true
+		}
+		d.fields = append(d.fields, dd.fields...)
+		if d.retryable == nil && dd.retryable != nil {
+			d.retryable = dd.retryable
+		}
+	})
+	return d
+}
+
+// walkChain calls visit for every error in err's tree, outermost first,
+// following Unwrap() error and Unwrap() []error (errors.Join). It stops
+// after 256 errors, so a cyclic or absurd chain cannot hang a call.
+func walkChain(err error, visit func(error)) {
 	budget := 256
 	var walk func(error)
 	walk = func(e error) {
 		for e != nil && budget > 0 {
 			budget--
-			if dd, ok := e.(*detail); ok {
-				d.nextSteps = append(d.nextSteps, dd.nextSteps...)
-				if dd.replaceSteps {
-					d.replaceSteps = true
-				}
-				d.fields = append(d.fields, dd.fields...)
-				if d.retryable == nil && dd.retryable != nil {
-					d.retryable = dd.retryable
-				}
-			}
+			visit(e)
 			switch u := e.(type) {
 			case interface{ Unwrap() error }:
 				e = u.Unwrap()
@@ -182,5 +192,4 @@ func collect(err error) details {
 		}
 	}
 	walk(err)
-	return d
 }

@@ -96,9 +96,9 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 			msg = "mcpguard: error mapper panicked"
 			attrs = append(attrs, slog.String("panic", safe.Value(mapperPanic)))
 		}
-		safe.Log(ctx, o.logger_(), slog.LevelError, msg, attrs...)
+		safe.Log(ctx, o.log(), slog.LevelError, msg, attrs...)
 		env := o.internal(tool, id)
-		env.NextSteps = o.steps_(collect(stepsErr), InternalError, id)
+		env.NextSteps = o.nextSteps(collect(stepsErr), InternalError, id)
 		return env.Result(ctx)
 	}
 	d := collect(stepsErr)
@@ -110,7 +110,7 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 		Tool:      tool,
 		Message:   o.redactor.String(safe.Error(err)),
 		Retryable: retryable,
-		NextSteps: o.steps_(d, code, ""),
+		NextSteps: o.nextSteps(d, code, ""),
 		Fields:    o.fields(d.fields),
 	}
 	if isTimeout(err) && !d.replaceSteps {
@@ -132,13 +132,13 @@ func (o *options) internal(tool, id string) *Envelope {
 		Message:    fmt.Sprintf("%s Incident ID: %s.", strings.TrimSpace(msg), id),
 		Retryable:  true,
 		IncidentID: id,
-		NextSteps:  o.steps_(details{}, InternalError, id),
+		NextSteps:  o.nextSteps(details{}, InternalError, id),
 	}
 }
 
-// steps_ orders next steps: the error's own, then the code's defaults
+// nextSteps orders next steps: the error's own, then the code's defaults
 // (unless replaced), redacted and de-duplicated.
-func (o *options) steps_(d details, code Code, incidentID string) []string {
+func (o *options) nextSteps(d details, code Code, incidentID string) []string {
 	steps := make([]string, 0, len(d.nextSteps)+1)
 	for _, s := range d.nextSteps {
 		steps = append(steps, o.redactor.String(s))
@@ -218,7 +218,7 @@ func (o *options) fromResult(ctx context.Context, req mcp.CallToolRequest, res *
 			Tool:      tool,
 			Message:   o.redactor.String(msg),
 			Retryable: code.Retryable(),
-			NextSteps: o.steps_(details{}, code, ""),
+			NextSteps: o.nextSteps(details{}, code, ""),
 		}
 	}
 	out := env.Result(ctx)

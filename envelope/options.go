@@ -107,7 +107,7 @@ func WithInternalMessage(msg string) Option { return func(o *options) { o.generi
 // isError: true as they are, instead of rewriting them into envelopes.
 func WithoutNormalization() Option { return func(o *options) { o.normalize = false } }
 
-func (o *options) logger_() *slog.Logger {
+func (o *options) log() *slog.Logger {
 	if o.logger != nil {
 		return o.logger
 	}

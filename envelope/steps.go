@@ -68,28 +68,11 @@ func ContextWithStepsFunc(ctx context.Context, fn StepsFunc) context.Context {
 // returned as they are.
 func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, code Code, err error) error {
 	var fns []StepsFunc
-	budget := 256
-	var walk func(error)
-	walk = func(e error) {
-		for e != nil && budget > 0 {
-			budget--
-			if l, ok := e.(*lazySteps); ok {
-				fns = append(fns, l.fn)
-			}
-			switch u := e.(type) {
-			case interface{ Unwrap() error }:
-				e = u.Unwrap()
-			case interface{ Unwrap() []error }:
-				for _, x := range u.Unwrap() {
-					walk(x)
-				}
-				return
-			default:
-				return
-			}
+	walkChain(err, func(e error) {
+		if l, ok := e.(*lazySteps); ok {
+			fns = append(fns, l.fn)
 		}
-	}
-	walk(err)
+	})
 	if ctx != nil {
 		h, _ := ctx.Value(stepsKey{}).(*stepsHook)
 		for ; h != nil; h = h.next {
@@ -103,7 +86,7 @@ func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, cod
 		var steps []string
 		var replace bool
 		if p := safe.Call(func() { steps, replace = fns[i](ctx, req, code, raw) }); p != nil {
-			safe.Log(ctx, o.logger_(), slog.LevelError, "mcpguard: next-steps function panicked",
+			safe.Log(ctx, o.log(), slog.LevelError, "mcpguard: next-steps function panicked",
 				slog.String("tool", req.Params.Name), slog.String("panic", safe.Value(p)))
 			continue
 		}

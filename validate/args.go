@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/internal/safe"
+	"github.com/mcpguard/mcpguard/redact"
 )
 
 // ctxKey carries a *T validated by Args[T]; one key type per T, so ArgsFrom
@@ -82,7 +83,7 @@ func (b *binder[T]) bind(ctx context.Context, req mcp.CallToolRequest) (*T, *mcp
 func validateStruct(ctx context.Context, v *Validator, args any) (err error, panicked error) {
 	defer func() {
 		if p := recover(); p != nil {
-			panicked = fmt.Errorf("validate: validator/v10 panicked: %s", safe.Value(p))
+			panicked = fmt.Errorf("validate: validator/v10 panicked: %s", redact.String(safe.Value(p)))
 		}
 	}()
 	return v.v.StructCtx(ctx, args), nil

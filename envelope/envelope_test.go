@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -406,4 +407,19 @@ func TestConcurrentCalls(t *testing.T) {
 	for i := 0; i < 1200; i++ {
 		require.NoError(t, <-errs)
 	}
+}
+
+func TestHugeMessagesAreBounded(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("é", 500_000) + " password=hunter2"
+	r := wiretest.Call(t, serve(t, failing(envelope.Wrap(envelope.ExecutionFailed, errors.New(huge)))), "shop_tool", nil)
+	env := r.Envelope(t)
+	assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes+len(" …(truncated)"))
+	assert.True(t, strings.HasSuffix(env.Message, "…(truncated)"))
+	assert.True(t, utf8.ValidString(env.Message), "cut at a character boundary")
+	assert.NotContains(t, string(r.Raw), "hunter2")
+
+	secretAtCut := strings.Repeat("x ", envelope.MaxMessageBytes/2-10) + "password=hunter2hunter2hunter2"
+	r = wiretest.Call(t, serve(t, failing(envelope.Wrap(envelope.ExecutionFailed, errors.New(secretAtCut)))), "shop_tool", nil)
+	assert.NotContains(t, string(r.Raw), "hunter2", "redaction runs before the cut, so a secret is never half-shown")
 }

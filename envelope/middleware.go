@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -108,7 +109,7 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 	env := &Envelope{
 		ErrorType: code,
 		Tool:      tool,
-		Message:   o.redactor.String(safe.Error(err)),
+		Message:   o.message(safe.Error(err)),
 		Retryable: retryable,
 		NextSteps: o.nextSteps(d, code, ""),
 		Fields:    o.fields(d.fields),
@@ -198,7 +199,7 @@ func (o *options) fromResult(ctx context.Context, req mcp.CallToolRequest, res *
 			return o.fromError(ctx, req, errors.New(env.Message))
 		}
 		if env.ErrorType != InternalError {
-			env.Message = o.redactor.String(env.Message)
+			env.Message = o.message(env.Message)
 		}
 		for i := range env.NextSteps {
 			env.NextSteps[i] = o.redactor.String(env.NextSteps[i])
@@ -216,7 +217,7 @@ func (o *options) fromResult(ctx context.Context, req mcp.CallToolRequest, res *
 		env = &Envelope{
 			ErrorType: code,
 			Tool:      tool,
-			Message:   o.redactor.String(msg),
+			Message:   o.message(msg),
 			Retryable: code.Retryable(),
 			NextSteps: o.nextSteps(details{}, code, ""),
 		}
@@ -246,4 +247,43 @@ func dedupe(steps []string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// MaxMessageBytes bounds an envelope's message. A longer one, such as an
+// error that quotes a whole request, is cut at a character boundary: the
+// agent's context window is worth more than the tail of a message.
+const MaxMessageBytes = 2048
+
+// message redacts and bounds a client-visible message. Redaction runs on at
+// most a little more than is kept, so a huge message costs linear time in
+// what is sent, not in what was returned.
+func (o *options) message(s string) string {
+	truncated := false
+	if len(s) > 4*MaxMessageBytes {
+		// Drop the last, possibly partial, word too: half a token would
+		// escape the rules that recognise whole ones.
+		s, truncated = cut(s, 4*MaxMessageBytes), true
+		if i := strings.LastIndexAny(s, " \t\n"); i > 0 {
+			s = s[:i]
+		}
+	}
+	s = o.redactor.String(s)
+	if len(s) > MaxMessageBytes {
+		s, truncated = cut(s, MaxMessageBytes), true
+	}
+	if truncated {
+		s += " …(truncated)"
+	}
+	return s
+}
+
+// cut returns at most n bytes of s, never splitting a UTF-8 sequence.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -342,10 +342,7 @@ func TestPanickingHintFunctions(t *testing.T) {
 		{"string", func() { panic("hint exploded at /home/dev/shop/hints.go:12") }},
 		{"error", func() { panic(errors.New("boom")) }},
 		{"nil", func() { panic(nil) }},
-		{"runtime", func() {
-			var m map[string]int
-			m["x"] = 1
-		}},
+		{"runtime", func() { nilMap()["x"] = 1 }},
 	}
 	for _, o := range orders {
 		for _, p := range panics {
@@ -559,3 +556,5 @@ func TestCall(t *testing.T) {
 	}
 	assert.Empty(t, hints.Text("Ask the user.").Tool())
 }
+
+func nilMap() map[string]int { return nil }

@@ -435,7 +435,7 @@ func TestAcceptedByWithInputSchemaValidation(t *testing.T) {
 func TestRuntimeOnlyIsStated(t *testing.T) {
 	t.Parallel()
 	type args struct {
-		Code string `json:"code" jsonschema:"Product code" validate:"required,startswith=SKU-"`
+		Code string   `json:"code" jsonschema:"Product code" validate:"required,startswith=SKU-"`
 		Tags []string `json:"tags,omitempty" validate:"dive,lowercase"`
 	}
 	got := validate.RuntimeOnly[args]()

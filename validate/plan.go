@@ -39,7 +39,7 @@ func planFor(t reflect.Type, v *Validator) *plan {
 		panic(fmt.Sprintf("validate: arguments must be a struct type, not %s", t))
 	}
 	root := buildType(t, map[reflect.Type]bool{})
-	g := &schemaGen{v: v, zeroRun: map[reflect.Type]map[*fieldInfo]bool{}}
+	g := &schemaGen{v: v, zeroRun: map[*typeInfo]map[*fieldInfo]bool{}}
 	s := g.root(root)
 	raw, err := json.Marshal(s)
 	if err != nil {

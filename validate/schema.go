@@ -40,7 +40,7 @@ var bakedPatterns = map[string]string{
 type schemaGen struct {
 	v       *Validator
 	notes   []string
-	zeroRun map[reflect.Type]map[*fieldInfo]bool
+	zeroRun map[*typeInfo]map[*fieldInfo]bool
 }
 
 func (g *schemaGen) root(ti *typeInfo) *obj {
@@ -100,11 +100,11 @@ func join(path, name string) string {
 // exactly those fields are required in the schema: "required" itself, and
 // also e.g. min=1 on an int without omitempty.
 func (g *schemaGen) zeroFailures(ti *typeInfo) map[*fieldInfo]bool {
-	if m, ok := g.zeroRun[ti.rt]; ok {
+	if m, ok := g.zeroRun[ti]; ok {
 		return m
 	}
 	m := map[*fieldInfo]bool{}
-	g.zeroRun[ti.rt] = m
+	g.zeroRun[ti] = m
 	var err error
 	func() {
 		defer func() {

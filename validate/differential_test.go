@@ -1,0 +1,236 @@
+package validate_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpguard/mcpguard/validate"
+)
+
+// The differential test: the derived schema, compiled by
+// santhosh-tekuri/jsonschema/v6 (what mcp-go's WithInputSchemaValidation
+// uses), and Args[T] must agree on every argument object, valid or not.
+// Objects are a valid baseline with every field in turn replaced by every
+// value of a pool of edge cases or removed, plus random multi-field
+// mutations and unknown members.
+
+type diffItem struct {
+	Name string `json:"name" validate:"required,max=4"`
+	Qty  int    `json:"qty,omitempty" validate:"omitempty,min=1"`
+}
+
+type diffStrings struct {
+	Req    string  `json:"req" validate:"required"`
+	MinMax string  `json:"mm,omitempty" validate:"omitempty,min=2,max=5"`
+	Len    string  `json:"len,omitempty" validate:"omitempty,len=3"`
+	GtLt   string  `json:"gtlt,omitempty" validate:"omitempty,gt=1,lt=4"`
+	Eq     string  `json:"eq,omitempty" validate:"omitempty,eq=yes"`
+	Ne     string  `json:"ne" validate:"ne=no"`
+	OneOf  string  `json:"oneof,omitempty" validate:"omitempty,oneof=AI/ML Data 'Web/API'"`
+	Card   string  `json:"card,omitempty" validate:"omitempty,card_id"`
+	Alpha  string  `json:"alpha,omitempty" validate:"omitempty,alpha"`
+	Alnum  string  `json:"alnum,omitempty" validate:"omitempty,alphanum"`
+	Numstr string  `json:"numeric,omitempty" validate:"omitempty,numeric"`
+	Digits string  `json:"number,omitempty" validate:"omitempty,number"`
+	Hex    string  `json:"hex,omitempty" validate:"omitempty,hexadecimal"`
+	UUID   string  `json:"uuid,omitempty" validate:"omitempty,uuid"`
+	NoOmit string  `json:"noomit" validate:"min=2"`
+	Ptr    *string `json:"ptr,omitempty" validate:"omitempty,min=3"`
+	PtrReq *string `json:"ptrreq" validate:"required"`
+	Plain  string  `json:"plain"`
+}
+
+var diffStringsBase = `{"req":"x","ne":"yes","noomit":"ab","ptrreq":""}`
+
+type diffNumbers struct {
+	Int    int      `json:"int,omitempty" validate:"omitempty,min=1,max=50"`
+	GtLt   int      `json:"gtlt" validate:"gt=0,lt=10"`
+	I8     int8     `json:"i8"`
+	U8     uint8    `json:"u8" validate:"max=200"`
+	F      float64  `json:"f,omitempty" validate:"omitempty,gte=0.5,lte=99.5"`
+	FGtLt  float64  `json:"fgtlt" validate:"gt=-1,lt=1"`
+	Ne     int      `json:"ne" validate:"ne=7"`
+	OneOf  int      `json:"oneof,omitempty" validate:"omitempty,oneof=1 2 3"`
+	Len    int      `json:"len,omitempty" validate:"omitempty,len=4"`
+	Eq     uint     `json:"eq,omitempty" validate:"omitempty,eq=9"`
+	Req    int      `json:"req" validate:"required"`
+	Bool   bool     `json:"b" validate:"required"`
+	Plain  bool     `json:"plain"`
+	PtrInt *int     `json:"pint,omitempty" validate:"omitempty,min=10"`
+	PtrF   *float64 `json:"pf"`
+}
+
+var diffNumbersBase = `{"gtlt":5,"req":-3,"b":true}`
+
+type diffContainers struct {
+	Tags    []string          `json:"tags,omitempty" validate:"omitempty,min=1,max=3,unique,dive,min=2"`
+	IDs     []int             `json:"ids" validate:"required,dive,gt=0"`
+	Len     []int             `json:"len,omitempty" validate:"omitempty,len=2"`
+	Items   []diffItem        `json:"items,omitempty" validate:"omitempty,dive"`
+	NoDive  []diffItem        `json:"nodive,omitempty"`
+	Labels  map[string]string `json:"labels,omitempty" validate:"omitempty,max=2,dive,keys,alpha,endkeys,min=1"`
+	Nested  diffItem          `json:"nested"`
+	PNested *diffItem         `json:"pnested,omitempty"`
+	Any     any               `json:"any,omitempty"`
+	Uniq    []int             `json:"uniq,omitempty" validate:"unique"`
+}
+
+var diffContainersBase = `{"ids":[1],"nested":{"name":"ab"}}`
+
+type diffFormats struct {
+	Email string    `json:"email,omitempty" validate:"omitempty,email"`
+	URL   string    `json:"url,omitempty" validate:"omitempty,url"`
+	Date  string    `json:"date,omitempty" validate:"omitempty,datetime=2006-01-02"`
+	DT    string    `json:"dt,omitempty" validate:"omitempty,datetime=2006-01-02T15:04:05Z07:00"`
+	When  time.Time `json:"when"`
+}
+
+var diffFormatsBase = `{"when":"2024-01-02T03:04:05Z"}`
+
+// pool holds edge values of every JSON type; each field meets all of them.
+var pool = func() []string {
+	strs := []string{"", "a", "ab", "abc", "abcd", "abcde", "abcdef", "yes", "no", "x",
+		"AI/ML", "ai/ml", "Data", "Web/API", "AB-1234", "ab-1234", "AB-12345", "../../etc/passwd",
+		"abc123", "ABC", "123", "-1.5", "+7", "1.", "0x1F", "1F", "g1",
+		"123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000", "123e4567e89b12d3a456426614174000",
+		"a@b.co", "not an email", "https://example.com/x", "example.com",
+		"2024-02-29", "2023-02-29", "2024-13-01", "2024-02-29T10:00:00Z", "2024-02-29T10:00:00+02:00", "2024-02-29 10:00:00",
+		"ünï", "日本語", "ab\u0000c", strings.Repeat("z", 301)}
+	var out []string
+	for _, s := range strs {
+		b, _ := json.Marshal(s)
+		out = append(out, string(b))
+	}
+	out = append(out,
+		"0", "1", "-1", "2", "3", "4", "7", "9", "10", "11", "49", "50", "51", "127", "128", "-128", "-129",
+		"200", "201", "255", "256", "0.5", "0.4999", "99.5", "99.6", "-0.5", "0.99", "-0.99", "1.0", "5.0", "1e2", "2.5", "1e20", "-1e20",
+		"true", "false", "null",
+		`[]`, `["ab"]`, `["ab","ab"]`, `["ab","cd","ef","gh"]`, `["a"]`, `[1,2]`, `[0]`, `[1]`, `[1,1]`, `[1.0,1]`, `["x"]`, `[null]`,
+		`[{"name":"ab"}]`, `[{"name":""}]`, `[{"name":"abcde"}]`, `[{"name":"ab","qty":0}]`, `[{"name":"ab","qty":-1}]`, `[{"name":"ab","zz":1}]`, `[{"qty":1}]`,
+		`{}`, `{"name":"ab"}`, `{"name":""}`, `{"name":"abcde"}`, `{"ab":"x"}`, `{"a1":"x"}`, `{"ab":""}`, `{"ab":"x","cd":"y","ef":"z"}`, `{"name":"ab","extra":1}`, `{"Name":"ab"}`,
+	)
+	return out
+}()
+
+func TestDifferentialSchemaVersusArgs(t *testing.T) {
+	t.Parallel()
+	t.Run("strings", func(t *testing.T) { differential[diffStrings](t, diffStringsBase) })
+	t.Run("numbers", func(t *testing.T) { differential[diffNumbers](t, diffNumbersBase) })
+	t.Run("containers", func(t *testing.T) { differential[diffContainers](t, diffContainersBase) })
+	t.Run("formats", func(t *testing.T) { differential[diffFormats](t, diffFormatsBase) })
+	t.Run("search", func(t *testing.T) { differential[SearchArgs](t, `{"query":"agents"}`) })
+}
+
+func differential[T any](t *testing.T, base string) {
+	schema := compile(t, validate.Schema[T]())
+	h := validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a T) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	argsVerdict := func(doc string) (bool, string) {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "t"
+		req.Params.RawArguments = json.RawMessage(doc)
+		res, err := h(context.Background(), req)
+		if err != nil || res == nil {
+			t.Fatalf("%s: %v %v", doc, res, err)
+		}
+		if res.IsError {
+			return false, res.Content[0].(mcp.TextContent).Text
+		}
+		return true, ""
+	}
+	var baseMap map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(base), &baseMap); err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	render := func(m map[string]json.RawMessage) string {
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	docs = append(docs, base)
+	var names []string
+	for _, s := range schemaProps(t, validate.Schema[T]()) {
+		names = append(names, s)
+	}
+	for _, name := range names {
+		m := maps.Clone(baseMap)
+		delete(m, name)
+		docs = append(docs, render(m))
+		for _, v := range pool {
+			m := maps.Clone(baseMap)
+			m[name] = json.RawMessage(v)
+			docs = append(docs, render(m))
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		m := maps.Clone(baseMap)
+		for range 1 + rng.IntN(3) {
+			m[names[rng.IntN(len(names))]] = json.RawMessage(pool[rng.IntN(len(pool))])
+		}
+		if rng.IntN(10) == 0 {
+			m["unknown_"+fmt.Sprint(rng.IntN(3))] = json.RawMessage(pool[rng.IntN(len(pool))])
+		}
+		docs = append(docs, render(m))
+	}
+	valid, invalid := 0, 0
+	for _, doc := range docs {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemaOK := schema.Validate(inst) == nil
+		argsOK, why := argsVerdict(doc)
+		if schemaOK != argsOK {
+			t.Errorf("verdicts differ on %s: schema valid=%v, Args valid=%v %s", doc, schemaOK, argsOK, why)
+		}
+		if argsOK {
+			valid++
+		} else {
+			invalid++
+		}
+	}
+	t.Logf("%d objects: %d valid, %d invalid", len(docs), valid, invalid)
+	if valid < 30 || invalid < len(docs)/10 {
+		t.Fatalf("too one-sided to prove anything: %d valid, %d invalid", valid, invalid)
+	}
+}
+
+func compile(t *testing.T, raw json.RawMessage) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("mem:///schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem:///schema.json")
+	if err != nil {
+		t.Fatalf("schema does not compile: %v\n%s", err, raw)
+	}
+	return s
+}
+
+func schemaProps(t *testing.T, raw json.RawMessage) []string {
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	return slices.Sorted(maps.Keys(s.Properties))
+}

@@ -1,0 +1,238 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
+)
+
+// loadCall is one kind of call in the load mix, and what must come back.
+type loadCall struct {
+	tool    string
+	args    map[string]any
+	want    envelope.Code // "" for success
+	success bool          // counted in the success-path latency
+}
+
+// loadMix is ten calls: half succeed, the rest are every kind of failure,
+// a panic included. Without the chain the panic is replaced by a search:
+// plain mcp-go on HTTP would only drop the connection.
+func loadMix(guarded bool) []loadCall {
+	mix := []loadCall{
+		{"shop_search", map[string]any{"query": "cable", "limit": 5}, "", true},
+		{"shop_search", map[string]any{"category": "kitchen"}, "", true},
+		{"shop_get_product", map[string]any{"id": "p-1001"}, "", true},
+		{"shop_query", map[string]any{"sql": "SELECT id, name FROM products ORDER BY id", "page_size": 5, "page": 2}, "", true},
+		{"shop_search", map[string]any{"query": "chess"}, "", true},
+		{"shop_get_product", map[string]any{"id": "p-9999"}, envelope.NotFound, false},
+		{"shop_search", map[string]any{"category": "ai/ml", "limit": 9999}, envelope.ValidationError, false},
+		{"shop_query", map[string]any{"sql": "SELECT * FROM users"}, envelope.ExecutionFailed, false},
+		{"shop_debug_panic", nil, envelope.InternalError, false},
+		{"shop_store_hours", map[string]any{"day": "someday"}, envelope.ExecutionFailed, false},
+	}
+	if !guarded {
+		mix[8] = loadCall{"shop_search", map[string]any{"query": "pan"}, "", true}
+	}
+	return mix
+}
+
+type loadStats struct {
+	calls, protocolErrors, wrong, leaks atomic.Int64
+	mu                                  sync.Mutex
+	success, all                        []time.Duration
+	firstProblem                        atomic.Pointer[string]
+}
+
+func (s *loadStats) problem(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.firstProblem.CompareAndSwap(nil, &msg)
+}
+
+// drive runs calls calls of the mix over n concurrent streamable HTTP
+// clients and checks every outcome when guarded.
+func drive(t *testing.T, ctx context.Context, url string, n, calls int, guarded bool) *loadStats {
+	t.Helper()
+	mix := loadMix(guarded)
+	st := &loadStats{}
+	var wg sync.WaitGroup
+	for w := range n {
+		c, err := client.NewStreamableHttpClient(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		init.Params.ClientInfo = mcp.Implementation{Name: fmt.Sprintf("load-%d", w), Version: "1"}
+		if _, err := c.Initialize(ctx, init); err != nil {
+			t.Fatalf("initialize client %d: %v", w, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.Close()
+			var succ, all []time.Duration
+			for i := w; i < calls; i += n {
+				if ctx.Err() != nil {
+					return
+				}
+				lc := mix[i%len(mix)]
+				req := mcp.CallToolRequest{}
+				req.Params.Name = lc.tool
+				req.Params.Arguments = lc.args
+				start := time.Now()
+				res, err := c.CallTool(ctx, req)
+				d := time.Since(start)
+				st.calls.Add(1)
+				all = append(all, d)
+				if lc.success {
+					succ = append(succ, d)
+				}
+				if err != nil {
+					st.protocolErrors.Add(1)
+					if guarded {
+						st.problem("%s: protocol error %v", lc.tool, err)
+					}
+					continue
+				}
+				if !guarded {
+					continue
+				}
+				if lc.want == "" {
+					if res.IsError {
+						st.wrong.Add(1)
+						st.problem("%s: want success, got %+v", lc.tool, res.Content)
+					}
+					continue
+				}
+				env, ok := envelope.FromResult(res)
+				if !ok || env.ErrorType != lc.want {
+					st.wrong.Add(1)
+					st.problem("%s: want %s, got %+v", lc.tool, lc.want, res.Content)
+				}
+				raw, _ := json.Marshal(res)
+				if l := middlewaretest.Leaks(raw, panicSecret); l != nil {
+					st.leaks.Add(1)
+					st.problem("%s leaks %v", lc.tool, l)
+				}
+			}
+			st.mu.Lock()
+			st.success = append(st.success, succ...)
+			st.all = append(st.all, all...)
+			st.mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return st
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+var statsLine = regexp.MustCompile(`stats: (\{.*\})`)
+
+type serverStats struct {
+	GoroutinesStart int    `json:"goroutines_start"`
+	GoroutinesEnd   int    `json:"goroutines_end"`
+	HeapInusePeak   uint64 `json:"heap_inuse_peak"`
+}
+
+func stopAndStats(t *testing.T, p *process) serverStats {
+	t.Helper()
+	p.stop(t)
+	m := statsLine.FindStringSubmatch(p.log())
+	if m == nil {
+		t.Fatalf("no stats line in the server's stderr:\n%s", p.log())
+	}
+	var s serverStats
+	if err := json.Unmarshal([]byte(m[1]), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLoadAndFaults drives the shop server over streamable HTTP on
+// loopback with many clients and a mix of valid calls, invalid arguments,
+// missing rows, SQL failures, hand-made error results and panics, then
+// the same load on the server without the chain, for latency. It is
+// bounded: 50 clients and 20,000 calls per server (5 clients and 1,000
+// calls with -short), under a 3-minute deadline.
+func TestLoadAndFaults(t *testing.T) {
+	n, calls := 50, 20_000
+	if testing.Short() {
+		n, calls = 5, 1_000
+	}
+	ctx := withTimeout(t, 3*time.Minute)
+	before := runtime.NumGoroutine()
+
+	guarded := startHTTP(t, "-panic-tool", "-stats")
+	plain := startHTTP(t, "-plain", "-stats")
+	g := drive(t, ctx, guarded.url, n, calls, true)
+	p := drive(t, ctx, plain.url, n, calls, false)
+	if ctx.Err() != nil {
+		t.Fatalf("load did not finish before the deadline: %d + %d calls made", g.calls.Load(), p.calls.Load())
+	}
+
+	if g.calls.Load() != int64(calls) {
+		t.Errorf("made %d calls, want %d", g.calls.Load(), calls)
+	}
+	if g.protocolErrors.Load() != 0 || g.wrong.Load() != 0 || g.leaks.Load() != 0 {
+		t.Errorf("with the chain: %d JSON-RPC errors, %d wrong outcomes, %d leaks; first: %s",
+			g.protocolErrors.Load(), g.wrong.Load(), g.leaks.Load(), *g.firstProblem.Load())
+	}
+	// Without the chain, (nil, err) handlers answer with JSON-RPC errors:
+	// the failures the model never sees.
+	if p.protocolErrors.Load() == 0 {
+		t.Errorf("the plain server should answer some failures with JSON-RPC errors")
+	}
+	for _, pr := range []*process{guarded, plain} {
+		if !pr.alive() {
+			t.Fatalf("a shop-server process crashed: %v\n%s", pr.err, pr.log())
+		}
+	}
+	gs, ps := stopAndStats(t, guarded), stopAndStats(t, plain)
+	for name, s := range map[string]serverStats{"guarded": gs, "plain": ps} {
+		if s.GoroutinesEnd > s.GoroutinesStart {
+			t.Errorf("%s server: %d goroutines after shutdown, %d before serving", name, s.GoroutinesEnd, s.GoroutinesStart)
+		}
+		if s.HeapInusePeak > 256<<20 {
+			t.Errorf("%s server: heap in use peaked at %d MiB", name, s.HeapInusePeak>>20)
+		}
+	}
+	// The clients' goroutines end too.
+	after := runtime.NumGoroutine()
+	for i := 0; i < 250 && after > before; i++ {
+		time.Sleep(20 * time.Millisecond)
+		after = runtime.NumGoroutine()
+	}
+	if after > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d client goroutines left over (%d before)\n%s", after, before, buf[:runtime.Stack(buf, true)])
+	}
+
+	t.Logf("%d clients, %d calls per server (half failures: not found, validation, SQL error, panic, legacy error); race=%v", n, calls, raceEnabled)
+	t.Logf("success path p50/p99: plain mcp-go %v / %v; with middleware.Default()+hints %v / %v",
+		percentile(p.success, .50), percentile(p.success, .99), percentile(g.success, .50), percentile(g.success, .99))
+	t.Logf("all calls p50/p99: plain %v / %v; with the chain %v / %v",
+		percentile(p.all, .50), percentile(p.all, .99), percentile(g.all, .50), percentile(g.all, .99))
+	t.Logf("server with the chain: heap peak %d MiB, goroutines %d before serving, %d after shutdown; plain: %d MiB, %d/%d",
+		gs.HeapInusePeak>>20, gs.GoroutinesStart, gs.GoroutinesEnd, ps.HeapInusePeak>>20, ps.GoroutinesStart, ps.GoroutinesEnd)
+}

@@ -1,0 +1,295 @@
+// Command mcpguard-audit checks any MCP server, in any language, against the
+// four agent-readiness rules — namespaced names (A), intent-oriented
+// descriptions (B), strict schemas (C) and structured error envelopes (D) —
+// and prints a score per rule and the findings grouped by tool.
+//
+// Usage:
+//
+//	mcpguard-audit [flags] -- command [args...]       a server started over stdio
+//	mcpguard-audit [flags] --url http://127.0.0.1:PORT/mcp   a streamable HTTP server on loopback
+//
+// Flags:
+//
+//	--json             print the report as JSON
+//	--probe            check rule D: call each tool with arguments its own
+//	                   schema rejects (never a valid call)
+//	--fail-on LEVEL    error (default), warning, info or none: the lowest
+//	                   severity that makes the exit status 1
+//	--prefix P         the namespace prefix every tool must carry (default: detected)
+//	--skip a,b         tools the probe must never call
+//	--timeout D        bound on each probe call (default 10s)
+//	--connect-timeout D  bound on starting, initializing and listing (default 60s)
+//	--name N           the server's name in the report (default: its serverInfo)
+//	--stderr           pass the stdio server's stderr through
+//
+// Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 on a
+// usage error or when the server cannot be reached.
+//
+// The probe never sends a call the tool's own input schema accepts: every
+// call is validated against that schema before it is sent, and a tool that
+// admits no invalid call is never called. See package
+// github.com/mcpguard/mcpguard/audit for the rules and their rationale.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/audit"
+)
+
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type config struct {
+	json, probe, passStderr bool
+	failOn                  string
+	prefix, skip, url, name string
+	timeout, connectTimeout time.Duration
+	command                 []string
+}
+
+func parse(args []string, stderr io.Writer) (*config, error) {
+	var c config
+	fs := flag.NewFlagSet("mcpguard-audit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&c.probe, "probe", false, "check rule D by calling each tool with arguments its own schema rejects (never a valid call)")
+	fs.StringVar(&c.failOn, "fail-on", "error", "lowest severity that fails the run: error, warning, info or none")
+	fs.StringVar(&c.prefix, "prefix", "", "namespace prefix every tool name must start with (default: detected)")
+	fs.StringVar(&c.skip, "skip", "", "comma-separated tools the probe must never call")
+	fs.StringVar(&c.url, "url", "", "streamable HTTP endpoint on loopback, e.g. http://127.0.0.1:8080/mcp")
+	fs.StringVar(&c.name, "name", "", "server name for the report (default: the server's serverInfo)")
+	fs.BoolVar(&c.passStderr, "stderr", false, "pass the stdio server's stderr through")
+	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each probe call")
+	fs.DurationVar(&c.connectTimeout, "connect-timeout", 60*time.Second, "bound on starting, initializing and listing tools")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage:\n  mcpguard-audit [flags] -- command [args...]\n  mcpguard-audit [flags] --url http://127.0.0.1:PORT/mcp\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	c.command = fs.Args()
+	switch {
+	case c.url == "" && len(c.command) == 0:
+		return nil, errors.New("name a server: -- command [args...] or --url")
+	case c.url != "" && len(c.command) > 0:
+		return nil, errors.New("give either --url or a command, not both")
+	case c.timeout <= 0 || c.connectTimeout <= 0:
+		return nil, errors.New("timeouts must be positive")
+	}
+	if c.url != "" {
+		if err := loopback(c.url); err != nil {
+			return nil, err
+		}
+	}
+	if c.failOn != "none" {
+		if _, err := audit.ParseSeverity(c.failOn); err != nil {
+			return nil, err
+		}
+	}
+	if c.prefix != "" {
+		if err := safeOption(func() { audit.WithPrefix(c.prefix) }); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+// loopback accepts only http(s) URLs whose host is localhost or a loopback
+// address: the probe calls tools, so it must only reach a server the user
+// runs locally.
+func loopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("--url: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("--url: scheme must be http or https, not %q", u.Scheme)
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--url: %q is not a loopback address; mcpguard-audit only connects to servers on this machine (localhost, 127.0.0.0/8, ::1)", host)
+}
+
+func safeOption(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	f()
+	return nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		return exitUsage
+	}
+	report, err := auditServer(ctx, c)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		return exitUsage
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(report)
+	} else {
+		err = report.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		return exitUsage
+	}
+	if c.failOn != "none" && report.Failed() {
+		return exitFindings
+	}
+	return exitOK
+}
+
+func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
+	opts := []audit.Option{audit.WithTimeout(c.timeout)}
+	if c.failOn != "none" {
+		sev, _ := audit.ParseSeverity(c.failOn)
+		opts = append(opts, audit.WithFailOn(sev))
+	}
+	if c.probe {
+		opts = append(opts, audit.WithProbe())
+	}
+	if c.prefix != "" {
+		opts = append(opts, audit.WithPrefix(c.prefix))
+	}
+	if c.skip != "" {
+		var names []string
+		for _, n := range strings.Split(c.skip, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		opts = append(opts, audit.WithSkip(names...))
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
+	defer cancel()
+	var (
+		cl     *client.Client
+		err    error
+		errOut = &tail{max: 4096}
+	)
+	if c.url != "" {
+		cl, err = client.NewStreamableHttpClient(c.url)
+		if err == nil {
+			err = cl.Start(cctx)
+		}
+	} else {
+		var w io.Writer = errOut
+		if c.passStderr {
+			w = io.MultiWriter(errOut, os.Stderr)
+		}
+		cl, err = client.NewStdioMCPClientWithOptions(c.command[0], os.Environ(), c.command[1:],
+			transport.WithCommandStderrWriter(w))
+	}
+	if err != nil {
+		return nil, withStderr(fmt.Errorf("cannot start the server: %w", err), errOut)
+	}
+	defer cl.Close()
+
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "mcpguard-audit", Version: "1.0.0"}
+	res, err := cl.Initialize(cctx, init)
+	if err != nil {
+		return nil, withStderr(fmt.Errorf("initialize: %w", err), errOut)
+	}
+	name := c.name
+	if name == "" {
+		name = strings.TrimSpace(res.ServerInfo.Name + " " + res.ServerInfo.Version)
+	}
+	opts = append(opts, audit.WithServerName(name))
+
+	r, err := audit.Client(ctx, boundedList{Client: cl, d: c.connectTimeout}, opts...)
+	if err != nil {
+		return nil, withStderr(err, errOut)
+	}
+	return r, nil
+}
+
+// boundedList bounds tools/list by the connect timeout; probe calls get
+// their own --timeout from the audit.
+type boundedList struct {
+	*client.Client
+	d time.Duration
+}
+
+func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.d)
+	defer cancel()
+	return b.Client.ListTools(ctx, req)
+}
+
+func withStderr(err error, t *tail) error {
+	if s := strings.TrimSpace(t.String()); s != "" {
+		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, s)
+	}
+	return err
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -85,4 +85,3 @@ func TestNPMServers(t *testing.T) {
 		})
 	}
 }
-

@@ -132,3 +132,13 @@ func BenchmarkErrorRuleToolSuccess(b *testing.B) {
 		}
 	}
 }
+
+func TestInputRequiredResultsPassThrough(t *testing.T) {
+	pending := &mcp.CallToolResult{Result: mcp.Result{ResultType: mcp.ResultTypeInputRequired}, MultiRoundTripResult: mcp.MultiRoundTripResult{RequestState: "s1"}}
+	h := hints.Middleware(hints.For("shop_cancel", hints.OnSuccess(hints.Text("Check the order.")), hints.OnError(envelope.NotFound, hints.Text("Check the ID."))))(
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return pending, nil })
+	res, err := h(context.Background(), request("shop_cancel"))
+	if res != pending || err != nil || len(pending.Content) != 0 || pending.Meta != nil {
+		t.Fatalf("an input-required result was changed: %+v", res)
+	}
+}

@@ -199,6 +199,10 @@ func (t *tool) call(ctx context.Context, req mcp.CallToolRequest, next server.To
 	if res == nil {
 		return nil, nil
 	}
+	if res.NeedsInput() {
+		// Not an outcome yet: the client answers and the tool runs again.
+		return res, nil
+	}
 	if res.IsError {
 		if c == nil || c.applied.Load() {
 			return res, nil

@@ -353,6 +353,8 @@ func (w *walker) object(path string, m map[string]any, depth int) {
 	}
 }
 
+var listSeparator = regexp.MustCompile(`,|\bor\b`)
+
 // listedValues extracts the values a description lists after "one of" and
 // similar phrases, for the fix of a missing enum.
 func listedValues(desc string) []string {
@@ -368,7 +370,7 @@ func listedValues(desc string) []string {
 		rest = rest[:i]
 	}
 	var out []string
-	for _, part := range regexp.MustCompile(`,|\bor\b`).Split(rest, -1) {
+	for _, part := range listSeparator.Split(rest, -1) {
 		v := strings.Trim(strings.TrimSpace(part), `"'.`+"`")
 		if v == "" || strings.EqualFold(v, "etc") || strings.EqualFold(v, "and so on") {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -148,4 +149,8 @@ func goodServer(rec *calls) *server.MCPServer {
 	return s
 }
 
-func goodServerChain() []server.ToolHandlerMiddleware { return middleware.Default() }
+// goodServerChain is Default with its incident records discarded, to keep
+// test output readable.
+func goodServerChain() []server.ToolHandlerMiddleware {
+	return middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))
+}

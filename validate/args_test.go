@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -292,7 +293,7 @@ func TestPanickingValidatorIsInternal(t *testing.T) {
 	s.AddTool(mcp.NewTool("t", validate.InputSchema[args](validate.WithValidator(v))),
 		middleware.Wrap(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("ok"), nil
-		}, validate.Args[args](validate.WithValidator(v))))
+		}, validate.Args[args](validate.WithValidator(v), validate.WithEnvelopeOptions(envelope.WithLogger(slog.New(slog.DiscardHandler))))))
 	if r := callRaw(t, s, "t", `{"word":"fine"}`); r.text != "ok" {
 		t.Fatalf("got %s", r.raw)
 	}

@@ -65,7 +65,7 @@ func RegisterPattern(name, expr string) { defaultValidator.RegisterPattern(name,
 // expr must use the subset of regular-expression syntax that Go's RE2 and
 // ECMA-262 (what JSON Schema validators such as ajv and
 // santhosh-tekuri/jsonschema use) read identically: literals, escaped
-// metacharacters (\. \- \/ ...), character classes with ranges and
+// metacharacters (\. \/ \( ...; \- only inside a class), character classes with ranges and
 // negation, \d \D \w \W, \t \n \r \f \v, \xHH, groups ( ) and (?: ),
 // alternation, and the quantifiers * + ? {n} {n,} {n,m} with optional lazy ?.
 // It must not use "." (which differs on line terminators; write [^\n]

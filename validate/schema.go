@@ -217,6 +217,10 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 			// omitempty skips the checks for the zero value, which JSON
 			// Schema can only say as an alternative.
 			s.set("anyOf", []any{&obj{keys: []string{"const"}, vals: []any{zeroJSON(ti)}}, c})
+			// The type's own range is redundant where the alternatives
+			// bound tighter (zero is always in range).
+			dropIfInside(s, c, "minimum", true, "minimum", "exclusiveMinimum")
+			dropIfInside(s, c, "maximum", false, "maximum", "exclusiveMaximum")
 		} else {
 			for i, k := range c.keys {
 				mergeKeyword(s, k, c.vals[i])
@@ -278,6 +282,31 @@ func mergeKeyword(s *obj, k string, v any) {
 		}
 	}
 	s.set(k, v)
+}
+
+// dropIfInside deletes outer keyword k when one of inner's keywords bounds
+// at least as tightly.
+func dropIfInside(outer, inner *obj, k string, lower bool, innerKeys ...string) {
+	ov, ok := outer.get(k)
+	if !ok {
+		return
+	}
+	on, _ := ov.(json.Number)
+	a, ok := new(big.Rat).SetString(string(on))
+	if !ok {
+		return
+	}
+	for _, ik := range innerKeys {
+		iv, ok := inner.get(ik)
+		if !ok {
+			continue
+		}
+		in, _ := iv.(json.Number)
+		if b, ok := new(big.Rat).SetString(string(in)); ok && (lower && b.Cmp(a) >= 0 || !lower && b.Cmp(a) <= 0) {
+			outer.del(k)
+			return
+		}
+	}
 }
 
 func tighten(s *obj, k string, n json.Number, lower bool) {

@@ -339,6 +339,10 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note fu
 			note(CheckNoAnswer, Error, what, "no answer: "+snippet(err.Error()), "answer every call, valid or not, with a result")
 		default:
 			note(CheckJSONRPC, Error, what, "answered with a JSON-RPC error ("+snippet(err.Error())+") instead of a tool result; the model never sees it and the agent stalls", envelopeFix)
+			if l := leaked(err.Error()); len(l) > 0 {
+				note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "),
+					"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")
+			}
 		}
 		return
 	}

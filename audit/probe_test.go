@@ -235,6 +235,11 @@ func TestProbeNoAnswer(t *testing.T) {
 	r, err := audit.Client(context.Background(), fakeCaller{tools: tl, err: errors.New("invalid params")}, audit.WithProbe())
 	require.NoError(t, err)
 	assert.Contains(t, dFindings(r, "t_x"), audit.CheckJSONRPC)
+	assert.NotContains(t, dFindings(r, "t_x"), audit.CheckLeak)
+	r, err = audit.Client(context.Background(), fakeCaller{tools: tl, err: errors.New("handler panicked: " + goroutineStack)}, audit.WithProbe())
+	require.NoError(t, err)
+	assert.Contains(t, dFindings(r, "t_x"), audit.CheckLeak)
+	assert.NotContains(t, text(r), "/home/dev", "the report never repeats a leak")
 }
 
 // listFails fails tools/list.

@@ -32,7 +32,13 @@ type Registry struct {
 	o     options
 	rules []Rule
 	tools map[string]*tool
+	// lengths has bit n set when a rule's tool name is n bytes long (bit
+	// 63 for every length from 63 on), so most calls of tools without a
+	// rule skip the map lookup.
+	lengths uint64
 }
+
+func lengthBit(n int) uint64 { return 1 << min(n, 63) }
 
 // New returns a Registry for rules. Several rules for the same tool are
 // merged, in order. It panics on a zero Rule.
@@ -43,6 +49,7 @@ func New(rules []Rule, opts ...Option) *Registry {
 			panic("hints: zero Rule; build rules with hints.For")
 		}
 		r.rules = append(r.rules, rule)
+		r.lengths |= lengthBit(len(rule.tool))
 		t := r.tools[rule.tool]
 		if t == nil {
 			t = &tool{name: rule.tool, o: &r.o}
@@ -92,7 +99,11 @@ func (r *Registry) Middleware() server.ToolHandlerMiddleware {
 	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			t := r.tools[req.Params.Name]
+			name := req.Params.Name
+			if r.lengths&lengthBit(len(name)) == 0 {
+				return next(ctx, req)
+			}
+			t := r.tools[name]
 			if t == nil {
 				return next(ctx, req)
 			}

@@ -205,10 +205,6 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		if ti != nil && ti.kind != kString && ti.kind != kTime && ti.kind != kAny {
 			s.slow = true
 		}
-		if ti != nil && ti.kind == kTime {
-			// Let encoding/json's time parsing be the judge on the slow
-			// path only if it objects.
-		}
 		_, ok := s.str()
 		return ok
 	case c == 't' || c == 'f':

@@ -159,10 +159,7 @@ func differential[T any](t *testing.T, base string) {
 		return string(b)
 	}
 	docs = append(docs, base)
-	var names []string
-	for _, s := range schemaProps(t, validate.Schema[T]()) {
-		names = append(names, s)
-	}
+	names := schemaProps(t, validate.Schema[T]())
 	for _, name := range names {
 		m := maps.Clone(baseMap)
 		delete(m, name)

@@ -17,30 +17,46 @@ import (
 	"time"
 )
 
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	builds  [2]build // [0] plain, [1] with -race
+	binDir  string
+	dirOnce sync.Once
 )
 
 // shopServer builds example/cmd/shop-server once per test binary and
 // returns its path. Under -race the server is built with -race too, so
 // the server's own code is race-checked while real clients drive it.
-func shopServer(t testing.TB) string {
+func shopServer(t testing.TB) string { return buildShopServer(t, raceEnabled) }
+
+// buildShopServer builds the server with or without the race detector.
+func buildShopServer(t testing.TB, race bool) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpguard-e2e-")
-		if err != nil {
-			buildErr = err
+	b := &builds[0]
+	if race {
+		b = &builds[1]
+	}
+	b.once.Do(func() {
+		dirOnce.Do(func() { binDir, b.err = os.MkdirTemp("", "mcpguard-e2e-") })
+		if b.err != nil {
 			return
 		}
-		binPath = filepath.Join(dir, "shop-server")
-		if runtime.GOOS == "windows" {
-			binPath += ".exe"
+		b.path = filepath.Join(binDir, "shop-server")
+		args := []string{"build", "-o"}
+		if race {
+			b.path += "-race"
+			args = append(args, b.path, "-race")
+		} else {
+			args = append(args, b.path)
 		}
-		args := []string{"build", "-o", binPath}
-		if raceEnabled {
-			args = append(args, "-race")
+		if runtime.GOOS == "windows" {
+			b.path += ".exe"
+			args[2] = b.path
 		}
 		args = append(args, "./cmd/shop-server")
 		cmd := exec.Command("go", args...)
@@ -49,19 +65,19 @@ func shopServer(t testing.TB) string {
 		cmd.Dir = filepath.Join("..", "example")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
 }
@@ -82,7 +98,12 @@ var listenLine = regexp.MustCompile(`listening on (http://\S+)`)
 // listens. The process is stopped when the test ends if it still runs.
 func startHTTP(t testing.TB, args ...string) *process {
 	t.Helper()
-	bin := shopServer(t)
+	return startHTTPWith(t, shopServer(t), args...)
+}
+
+// startHTTPWith is startHTTP with a given binary.
+func startHTTPWith(t testing.TB, bin string, args ...string) *process {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {

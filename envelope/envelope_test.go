@@ -423,3 +423,20 @@ func TestHugeMessagesAreBounded(t *testing.T) {
 	r = wiretest.Call(t, serve(t, failing(envelope.Wrap(envelope.ExecutionFailed, errors.New(secretAtCut)))), "shop_tool", nil)
 	assert.NotContains(t, string(r.Raw), "hunter2", "redaction runs before the cut, so a secret is never half-shown")
 }
+
+// hostile is an error whose every method panics.
+type hostile struct{}
+
+func (hostile) Error() string { panic("Error") }
+func (hostile) Is(error) bool { panic("Is") }
+func (hostile) As(any) bool   { panic("As") }
+func (hostile) Unwrap() error { panic("Unwrap") }
+
+func TestHostileErrorMethodsAreContained(t *testing.T) {
+	t.Parallel()
+	s := serve(t, failing(hostile{}), envelope.WithLogger(new(wiretest.Logs).Logger()), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
+	r := wiretest.Call(t, s, "shop_tool", nil)
+	env := r.Envelope(t)
+	assert.Equal(t, envelope.InternalError, env.ErrorType, "no recover layer needed: envelope contains it itself")
+	assert.NotEmpty(t, env.IncidentID)
+}

@@ -42,12 +42,12 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 				if res != nil && !res.IsError {
 					return res, nil
 				}
-				return o.fromResult(ctx, req, res), nil
+				return o.guard(ctx, req, func() *mcp.CallToolResult { return o.fromResult(ctx, req, res) }), nil
 			}
-			if isProtocolError(err) {
+			if o.isProtocolError(err) {
 				return res, err
 			}
-			return o.fromError(ctx, req, err), nil
+			return o.guard(ctx, req, func() *mcp.CallToolResult { return o.fromError(ctx, req, err) }), nil
 		}
 	}
 }
@@ -60,7 +60,23 @@ func ErrorResult(ctx context.Context, req mcp.CallToolRequest, err error, opts .
 	if err == nil {
 		err = errors.New("envelope: ErrorResult called with a nil error")
 	}
-	return o.fromError(ctx, req, err)
+	return o.guard(ctx, req, func() *mcp.CallToolResult { return o.fromError(ctx, req, err) })
+}
+
+// guard renders a failure, containing a panic in code the layer does not
+// control: an error's own Error, Is, As or Unwrap method, a mapper, a
+// next-steps function. Such a panic makes the failure an internal error.
+func (o *options) guard(ctx context.Context, req mcp.CallToolRequest, render func() *mcp.CallToolResult) (res *mcp.CallToolResult) {
+	p := safe.Call(func() { res = render() })
+	if p == nil && res != nil {
+		return res
+	}
+	id := incident.New()
+	safe.Log(ctx, o.log(), slog.LevelError, "mcpguard: rendering a tool failure panicked",
+		slog.String("tool", req.Params.Name),
+		slog.String("incident_id", id),
+		slog.String("panic", safe.Value(p)))
+	return o.internal(req.Params.Name, id).Result(ctx)
 }
 
 // Internal renders an internal_error envelope for an incident that the
@@ -70,13 +86,19 @@ func Internal(ctx context.Context, tool, incidentID string, opts ...Option) *mcp
 	return o.internal(tool, incidentID).Result(ctx)
 }
 
-func isProtocolError(err error) bool {
-	var v mcp.URLElicitationRequiredError
-	if errors.As(err, &v) {
-		return true
-	}
-	var p *mcp.URLElicitationRequiredError
-	return errors.As(err, &p) && p != nil
+func (o *options) isProtocolError(err error) (is bool) {
+	// errors.As runs the error's own As and Unwrap methods; one that panics
+	// makes this an ordinary failure, which guard then contains.
+	_ = safe.Call(func() {
+		var v mcp.URLElicitationRequiredError
+		if errors.As(err, &v) {
+			is = true
+			return
+		}
+		var p *mcp.URLElicitationRequiredError
+		is = errors.As(err, &p) && p != nil
+	})
+	return is
 }
 
 func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err error) *mcp.CallToolResult {

@@ -97,14 +97,18 @@ func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, cod
 	return err
 }
 
-// withoutStepsFunc returns err without the WithStepsFunc layers on top of
-// it, so that logs name the handler's error type.
+// withoutStepsFunc returns err without the decorations on top of it
+// (WithStepsFunc, WithNextSteps and the like), so that logs name the
+// handler's error type.
 func withoutStepsFunc(err error) error {
 	for {
-		l, ok := err.(*lazySteps)
-		if !ok {
+		switch w := err.(type) {
+		case *lazySteps:
+			err = w.err
+		case *detail:
+			err = w.err
+		default:
 			return err
 		}
-		err = l.err
 	}
 }

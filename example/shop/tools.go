@@ -124,6 +124,7 @@ func getSchemaTool() mcp.Tool {
 	return mcp.NewTool(ToolGetSchema,
 		mcp.WithDescription("List the catalog database's tables and their columns. "+
 			"Call this before writing SQL for shop_query, and whenever shop_query reports an unknown table or column or returns no rows."),
+		mcp.WithSchemaAdditionalProperties(false),
 		mcp.WithReadOnlyHintAnnotation(true),
 	)
 }
@@ -185,6 +186,7 @@ func (h *handlers) authenticate(_ context.Context, _ mcp.CallToolRequest, args A
 func salesReportTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolSalesReport,
 		mcp.WithDescription("Get one month's sales totals: orders, units, revenue and the best-selling product. "+
+			"Use this when the user asks how a month went. "+
 			"Needs a session_token from shop_authenticate for an account with the manager role. "+
 			"For other figures, use shop_query."),
 		validate.InputSchema[SalesReportArgs](validate.WithValidator(v)),
@@ -213,13 +215,19 @@ func (h *handlers) salesReport(ctx context.Context, _ mcp.CallToolRequest, args 
 }
 
 // storeHoursTool is the legacy tool: written before the team adopted
-// mcpguard, with a hand-made schema and hand-made error results. It is
-// left as it was. The server-wide chain still turns its ad-hoc error
-// result into an envelope, which is the point of gradual adoption.
+// mcpguard, with a schema built by hand from mcp-go's options and a
+// handler that builds its own error results. Its handler is left as it
+// was; the server-wide chain still turns its ad-hoc error result into an
+// envelope, which is the point of gradual adoption. (Its schema was
+// tightened by hand when mcpguard-audit pointed at it.)
 func storeHoursTool() mcp.Tool {
 	return mcp.NewTool(ToolStoreHours,
-		mcp.WithDescription("Get the shop's customer-service hours for a day of the week."),
-		mcp.WithString("day", mcp.Required(), mcp.Description("Day of the week, e.g. monday")),
+		mcp.WithDescription("Get the shop's customer-service hours for a day of the week. "+
+			"Use this when the user asks when they can reach the shop or pick up an order. "+
+			"Then suggest shop_search if they want to browse products."),
+		mcp.WithString("day", mcp.Required(), mcp.Description("Day of the week, lower case."),
+			mcp.Enum("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")),
+		mcp.WithSchemaAdditionalProperties(false),
 	)
 }
 

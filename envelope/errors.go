@@ -57,7 +57,7 @@ func normalize(c Code) Code {
 // Code returns the error's code.
 func (e *Error) Code() Code { return e.code }
 
-// Message returns the message without the wrapped error's chain.
+// Error returns the message New was given, or the wrapped error's message.
 func (e *Error) Error() string {
 	if e.msg != "" {
 		return e.msg

@@ -19,6 +19,7 @@ type ReferenceError struct {
 	Tool string
 }
 
+// Error describes the dangling reference.
 func (e *ReferenceError) Error() string {
 	if e.Rule == e.Tool {
 		return fmt.Sprintf("hints: rule for unknown tool %q never applies", e.Tool)

@@ -32,7 +32,9 @@ func ExampleDefault() {
 func ExampleForTools() {
 	s := server.NewMCPServer("shop", "1.0.0")
 	s.Use(middleware.ForTools(envelope.Middleware(), "shop_new"))
-	fail := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, envelope.ErrNotFound }
+	fail := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, envelope.ErrNotFound
+	}
 	s.AddTool(mcp.NewTool("shop_new"), fail)
 	s.AddTool(mcp.NewTool("shop_legacy"), fail)
 

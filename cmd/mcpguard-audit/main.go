@@ -265,6 +265,7 @@ func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*
 }
 
 func withStderr(err error, t *tail) error {
+	t.settle(time.Second)
 	if s := strings.TrimSpace(t.String()); s != "" {
 		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, s)
 	}
@@ -286,6 +287,24 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
 	}
 	return len(p), nil
+}
+
+// settle waits, at most max, for a dying server's last words: the
+// transport drains stderr on its own goroutine, which may still be copying
+// when the failure that made us look is already known.
+func (t *tail) settle(max time.Duration) {
+	deadline := time.Now().Add(max)
+	last := -1
+	for time.Now().Before(deadline) {
+		t.mu.Lock()
+		n := len(t.buf)
+		t.mu.Unlock()
+		if n > 0 && n == last {
+			return
+		}
+		last = n
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (t *tail) String() string {

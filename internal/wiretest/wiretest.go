@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 )
 
 // Response is one JSON-RPC response as bytes and decoded.
@@ -154,13 +155,15 @@ func (r Response) Text(t testing.TB) string {
 	return r.Result.Content[0].Text
 }
 
-// Leaks returns the forbidden fragments found in raw wire bytes: stack
-// traces, source positions, absolute paths, and the given secrets.
+// Leaks returns the forbidden fragments found in raw wire bytes: what the
+// public harness, middlewaretest.Leaks, looks for (stack traces, source
+// positions, absolute paths, the given secrets, raw or JSON-escaped), plus
+// a few fixed fragments of Go's runtime output.
 func Leaks(raw []byte, secrets ...string) []string {
+	found := middlewaretest.Leaks(raw, secrets...)
 	s := string(raw)
-	var found []string
-	for _, f := range append([]string{"goroutine ", ".go:", "runtime/debug", "/usr/local/go", "panic(", "[running]"}, secrets...) {
-		if f != "" && strings.Contains(s, f) {
+	for _, f := range []string{"goroutine ", ".go:", "runtime/debug", "/usr/local/go", "panic(", "[running]"} {
+		if strings.Contains(s, f) {
 			found = append(found, f)
 		}
 	}

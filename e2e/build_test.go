@@ -137,7 +137,7 @@ func startHTTPWith(t testing.TB, bin string, args ...string) *process {
 	case p.url = <-urls:
 	case <-p.done:
 		t.Fatalf("shop-server exited before listening: %v\n%s", p.err, p.log())
-	case <-time.After(60 * time.Second):
+	case <-time.After(3 * time.Minute): // a hang guard, far above the usual 100 ms
 		_ = cmd.Process.Kill()
 		t.Fatalf("shop-server did not listen in time\n%s", p.log())
 	}
@@ -177,7 +177,7 @@ func (p *process) stop(t testing.TB) {
 	_ = p.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-p.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(90 * time.Second): // a hang guard: the server may wait 15 s for its goroutines
 		_ = p.cmd.Process.Kill()
 		<-p.done
 		t.Fatalf("shop-server did not stop on interrupt\n%s", p.log())

@@ -130,7 +130,7 @@ func shopCases(session, clerk string) []shopCase {
 // exerciseShop runs every case through c and checks what arrives.
 func exerciseShop(t *testing.T, c *client.Client) {
 	t.Helper()
-	ctx := withTimeout(t, 2*time.Minute)
+	ctx := withTimeout(t, 5*time.Minute) // a hang guard for a dozen calls
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpguard-e2e", Version: "1"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -172,19 +173,59 @@ func stopAndStats(t *testing.T, p *process) serverStats {
 	return s
 }
 
+// loadSize is how much work TestLoadAndFaults does, and how long it may
+// take before it is declared hung.
+type loadSize struct {
+	name           string
+	clients, calls int
+	hangGuard      time.Duration
+}
+
+// loadSizes: the default is what the README's test command runs, next to
+// every other package's tests. It is big enough to exercise concurrency
+// (10 clients, every failure kind 200 times) and small enough that its
+// verdict never depends on how busy the machine is: about 30 s under
+// -race on 2 cores with other CPU-bound work beside it, against a hang
+// guard of 8 minutes (16x that, below go test's 10-minute package timeout). "full" is the documented full-size run
+// (MCPGUARD_LOAD=full), whose latency figures the README reports; CI runs
+// it as its own step, alone on the machine.
+var loadSizes = map[string]loadSize{
+	"short":   {"short", 5, 1_000, 8 * time.Minute},
+	"default": {"default", 10, 2_000, 8 * time.Minute},
+	"full":    {"full", 50, 20_000, 25 * time.Minute},
+}
+
+func currentLoadSize(t *testing.T) loadSize {
+	name := os.Getenv("MCPGUARD_LOAD")
+	switch {
+	case name == "" && testing.Short():
+		name = "short"
+	case name == "":
+		name = "default"
+	}
+	size, ok := loadSizes[name]
+	if !ok {
+		t.Fatalf("MCPGUARD_LOAD=%q: want short, default or full", name)
+	}
+	return size
+}
+
+// maxHeapInuse bounds the servers' peak heap. The full run peaks at about
+// 7 MiB (README); 32 MiB leaves room for the garbage collector's pacing and
+// still fails on any per-call retention.
+const maxHeapInuse = 32 << 20
+
 // TestLoadAndFaults drives the shop server over streamable HTTP on
 // loopback with many clients and a mix of valid calls, invalid arguments,
 // missing rows, SQL failures, hand-made error results and panics, then
-// the same load on the server without the chain, for latency. It is
-// bounded: 50 clients and 20,000 calls per server (5 clients and 1,000
-// calls with -short), under a 3-minute deadline; about 10 s, 35 s under
-// -race.
+// the same load on the server without the chain, for latency. Its verdict
+// rests on behaviour only: zero JSON-RPC errors for tool failures, every
+// outcome right, no leak, no crash, no goroutine left, a bounded heap. The
+// amount of work is fixed (see loadSizes); time only guards against a hang.
 func TestLoadAndFaults(t *testing.T) {
-	n, calls := 50, 20_000
-	if testing.Short() {
-		n, calls = 5, 1_000
-	}
-	ctx := withTimeout(t, 3*time.Minute)
+	size := currentLoadSize(t)
+	n, calls := size.clients, size.calls
+	ctx := withTimeout(t, size.hangGuard)
 	before := runtime.NumGoroutine()
 
 	// The server under load is built without the race detector, whose
@@ -196,7 +237,7 @@ func TestLoadAndFaults(t *testing.T) {
 	g := drive(t, ctx, guarded.url, n, calls, true)
 	p := drive(t, ctx, plain.url, n, calls, false)
 	if ctx.Err() != nil {
-		t.Fatalf("load did not finish before the deadline: %d + %d calls made", g.calls.Load(), p.calls.Load())
+		t.Fatalf("load hung: not finished after %v (hang guard), %d + %d calls made", size.hangGuard, g.calls.Load(), p.calls.Load())
 	}
 
 	if g.calls.Load() != int64(calls) {
@@ -221,13 +262,14 @@ func TestLoadAndFaults(t *testing.T) {
 		if s.GoroutinesEnd > s.GoroutinesStart {
 			t.Errorf("%s server: %d goroutines after shutdown, %d before serving", name, s.GoroutinesEnd, s.GoroutinesStart)
 		}
-		if s.HeapInusePeak > 256<<20 {
+		if s.HeapInusePeak > maxHeapInuse {
 			t.Errorf("%s server: heap in use peaked at %d MiB", name, s.HeapInusePeak>>20)
 		}
 	}
-	// The clients' goroutines end too.
+	// The clients' goroutines end too. They take a moment, longer on a busy
+	// machine: poll for up to 60 s, a hang guard, not a time limit.
 	after := runtime.NumGoroutine()
-	for i := 0; i < 250 && after > before; i++ {
+	for i := 0; i < 3000 && after > before; i++ {
 		time.Sleep(20 * time.Millisecond)
 		after = runtime.NumGoroutine()
 	}
@@ -236,7 +278,7 @@ func TestLoadAndFaults(t *testing.T) {
 		t.Errorf("%d client goroutines left over (%d before)\n%s", after, before, buf[:runtime.Stack(buf, true)])
 	}
 
-	t.Logf("%d clients, %d calls per server (half failures: not found, validation, SQL error, panic, legacy error); race=%v", n, calls, raceEnabled)
+	t.Logf("size %s: %d clients, %d calls per server (half failures: not found, validation, SQL error, panic, legacy error); race=%v", size.name, n, calls, raceEnabled)
 	t.Logf("success path p50/p99: plain mcp-go %v / %v; with middleware.Default()+hints %v / %v",
 		percentile(p.success, .50), percentile(p.success, .99), percentile(g.success, .50), percentile(g.success, .99))
 	t.Logf("all calls p50/p99: plain %v / %v; with the chain %v / %v",

@@ -29,7 +29,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join("sdk", "shop.mjs"), bin)
 	cmd.Dir = dir

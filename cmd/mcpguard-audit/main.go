@@ -41,6 +41,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"sync"
@@ -216,27 +217,30 @@ func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 	if c.url != "" {
 		cl, err = client.NewStreamableHttpClient(c.url)
 		if err == nil {
-			err = cl.Start(cctx)
+			if err = cl.Start(cctx); err != nil {
+				_ = cl.Close()
+			}
 		}
 	} else {
 		var w io.Writer = errOut
 		if c.passStderr {
 			w = io.MultiWriter(errOut, os.Stderr)
 		}
-		cl, err = client.NewStdioMCPClientWithOptions(c.command[0], os.Environ(), c.command[1:],
-			transport.WithCommandStderrWriter(w))
+		cl, err = client.NewStdioMCPClientWithOptions(c.command[0], nil, c.command[1:],
+			transport.WithCommandFunc(stderrTo(w)))
 	}
 	if err != nil {
-		return nil, withStderr(fmt.Errorf("cannot start the server: %w", err), errOut)
+		return nil, fmt.Errorf("cannot start the server: %w", err)
 	}
 	defer cl.Close()
+	withStderr := func(err error) error { return withStderr(err, cl, errOut) }
 
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpguard-audit", Version: "1.0.0"}
 	res, err := cl.Initialize(cctx, init)
 	if err != nil {
-		return nil, withStderr(fmt.Errorf("initialize: %w", err), errOut)
+		return nil, withStderr(fmt.Errorf("initialize: %w", err))
 	}
 	name := c.name
 	if name == "" {
@@ -246,7 +250,7 @@ func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 
 	r, err := audit.Client(ctx, boundedList{Client: cl, d: c.connectTimeout}, opts...)
 	if err != nil {
-		return nil, withStderr(err, errOut)
+		return nil, withStderr(err)
 	}
 	return r, nil
 }
@@ -264,8 +268,25 @@ func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*
 	return b.Client.ListTools(ctx, req)
 }
 
-func withStderr(err error, t *tail) error {
-	t.settle(time.Second)
+// stderrTo starts the server with its stderr copied to w by os/exec, so
+// that once the client is closed (and so the process waited for), every
+// byte the server wrote is in w: no sleeping in the hope that a copying
+// goroutine has caught up. WaitDelay bounds the wait for a grandchild that
+// keeps the pipe open.
+func stderrTo(w io.Writer) transport.CommandFunc {
+	return func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+		cmd := exec.CommandContext(ctx, command, args...)
+		cmd.Stderr = w
+		cmd.WaitDelay = 5 * time.Second
+		return cmd, nil
+	}
+}
+
+// withStderr adds the server's last stderr lines to err. It closes the
+// client first: that waits for the server to exit, and with it for the
+// copy of its stderr to finish.
+func withStderr(err error, cl io.Closer, t *tail) error {
+	_ = cl.Close()
 	if s := strings.TrimSpace(t.String()); s != "" {
 		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, s)
 	}
@@ -287,24 +308,6 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
 	}
 	return len(p), nil
-}
-
-// settle waits, at most max, for a dying server's last words: the
-// transport drains stderr on its own goroutine, which may still be copying
-// when the failure that made us look is already known.
-func (t *tail) settle(max time.Duration) {
-	deadline := time.Now().Add(max)
-	last := -1
-	for time.Now().Before(deadline) {
-		t.mu.Lock()
-		n := len(t.buf)
-		t.mu.Unlock()
-		if n > 0 && n == last {
-			return
-		}
-		last = n
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func (t *tail) String() string {

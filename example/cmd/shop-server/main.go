@@ -167,9 +167,10 @@ func (r *recorder) report() {
 	<-r.gone
 	r.sample()
 	// Goroutines of closed connections and sessions take a moment to
-	// return; wait for them, but not forever.
+	// return, longer on a busy machine; wait for them, up to 15 s, a hang
+	// guard far above the usual few milliseconds.
 	end := runtime.NumGoroutine()
-	for i := 0; i < 100 && end > r.start; i++ {
+	for i := 0; i < 750 && end > r.start; i++ {
 		time.Sleep(20 * time.Millisecond)
 		end = runtime.NumGoroutine()
 	}

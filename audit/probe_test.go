@@ -109,7 +109,9 @@ func TestProbeInternalErrorForInvalidArgs(t *testing.T) {
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			id, err := req.RequireString("id")
 			if err != nil {
-				return nil, err
+				// An error nothing classifies: mcp-go's own argument
+				// errors are validation errors since the envelope knows them.
+				return nil, errors.New("lookup failed")
 			}
 			return mcp.NewToolResultText(id), nil
 		})

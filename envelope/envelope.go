@@ -31,6 +31,16 @@ type Envelope struct {
 	IncidentID string `json:"incident_id,omitempty"`
 	// Fields lists every invalid argument of a validation error.
 	Fields []FieldError `json:"fields,omitempty"`
+
+	// carry is what a normalized result keeps of the handler's own.
+	carry carried
+}
+
+// carried is what an envelope made from a handler's error result keeps of
+// that result besides its text: its _meta and its other content items.
+type carried struct {
+	meta *mcp.Meta
+	rest []mcp.Content
 }
 
 // FieldError describes one invalid argument, in the terms of the JSON the
@@ -69,9 +79,10 @@ func (e *Envelope) Result(ctx context.Context) *mcp.CallToolResult {
 		b, _ = json.Marshal(e)
 	}
 	res := &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: string(b)}},
+		Content: append([]mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: string(b)}}, e.carry.rest...),
 		IsError: true,
 	}
+	res.Meta = e.carry.meta
 	if !hasOutputSchema(ctx, e.Tool) {
 		res.StructuredContent = e
 	}
@@ -109,6 +120,8 @@ func FromResult(res *mcp.CallToolResult) (*Envelope, bool) {
 	}
 	if e, ok := res.StructuredContent.(*Envelope); ok && e != nil {
 		cp := *e
+		cp.carry = carried{}
+		cp.NextSteps = append([]string{}, e.NextSteps...)
 		return &cp, true
 	}
 	for _, c := range res.Content {

@@ -1,8 +1,9 @@
 package envelope
 
 import (
-	"errors"
 	"slices"
+
+	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
 // Sentinel errors, one per code except InternalError (an error nobody
@@ -84,8 +85,7 @@ func CodeOf(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := asError(err); ok {
 		return e.code
 	}
 	return InternalError
@@ -151,10 +151,10 @@ type details struct {
 // collect gathers the decorations in err's whole tree, outermost first.
 func collect(err error) details {
 	var d details
-	walkChain(err, func(e error) {
+	walkChain(err, func(e error) bool {
 		dd, ok := e.(*detail)
 		if !ok {
-			return
+			return true
 		}
 		d.nextSteps = append(d.nextSteps, dd.nextSteps...)
 		if dd.replaceSteps {
@@ -164,25 +164,48 @@ func collect(err error) details {
 		if d.retryable == nil && dd.retryable != nil {
 			d.retryable = dd.retryable
 		}
+		return true
 	})
 	return d
 }
 
+// maxChain bounds every walk of an error chain: a cyclic or absurd chain
+// (an Unwrap that returns its own receiver) cannot hang a call.
+const maxChain = 256
+
 // walkChain calls visit for every error in err's tree, outermost first,
-// following Unwrap() error and Unwrap() []error (errors.Join). It stops
-// after 256 errors, so a cyclic or absurd chain cannot hang a call.
-func walkChain(err error, visit func(error)) {
-	budget := 256
+// following Unwrap() error and Unwrap() []error (errors.Join), until visit
+// returns false or maxChain errors have been visited. Unwrap methods are
+// user code: one that panics ends the walk there.
+func walkChain(err error, visit func(error) bool) {
+	budget := maxChain
+	stop := false
 	var walk func(error)
 	walk = func(e error) {
-		for e != nil && budget > 0 {
+		for e != nil && budget > 0 && !stop {
 			budget--
-			visit(e)
-			switch u := e.(type) {
-			case interface{ Unwrap() error }:
-				e = u.Unwrap()
-			case interface{ Unwrap() []error }:
-				for _, x := range u.Unwrap() {
+			if !visit(e) {
+				stop = true
+				return
+			}
+			var next error
+			var many []error
+			kind := 0
+			if p := safe.Call(func() {
+				switch u := e.(type) {
+				case interface{ Unwrap() error }:
+					next, kind = u.Unwrap(), 1
+				case interface{ Unwrap() []error }:
+					many, kind = u.Unwrap(), 2
+				}
+			}); p != nil {
+				return
+			}
+			switch kind {
+			case 1:
+				e = next
+			case 2:
+				for _, x := range many {
 					walk(x)
 				}
 				return

@@ -2,8 +2,28 @@ package envelope
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 )
+
+// bindPrefix starts the error result of mcp-go v1.2.1's typed handler
+// wrappers (mcp.NewTypedToolHandler, mcp.NewStructuredToolHandler) when
+// the arguments do not decode into the handler's struct.
+const bindPrefix = "failed to bind arguments: "
+
+// bindField reads the argument an encoding/json type error names: "json:
+// cannot unmarshal string into Go struct field args.limit of type int".
+var bindField = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field [^\s.]+\.(\S+) of type (\S+)`)
+
+// bindFields returns the field error a typed handler's bind error names.
+func bindFields(msg string) []FieldError {
+	m := bindField.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	return []FieldError{{Field: m[2], Rule: "type", Param: m[3],
+		Message: m[2] + " must be of type " + m[3] + ", not " + m[1]}}
+}
 
 // aliases maps error codes other servers and frameworks use (gRPC, HTTP,
 // the seed articles' INVALID_ARGUMENT) onto the taxonomy, so a handler that
@@ -59,6 +79,9 @@ func codeFromString(s string) (Code, bool) {
 // is the text.
 func guess(text string) (Code, string) {
 	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, bindPrefix) {
+		return ValidationError, t
+	}
 	if strings.HasPrefix(t, "{") {
 		var m map[string]any
 		if json.Unmarshal([]byte(t), &m) == nil {

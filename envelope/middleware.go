@@ -2,7 +2,6 @@ package envelope
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -19,8 +18,10 @@ import (
 // with isError: true that carries an [Envelope]:
 //
 //   - an error returned with a nil result is classified (its own code, then
-//     [WithMapper] functions, then [WithMapping] sentinels, then timeouts,
-//     else internal_error) and rendered;
+//     [WithMapper] functions, then [WithMapping] sentinels, then the
+//     standard library's fs.ErrNotExist and fs.ErrPermission, then
+//     timeouts, then mcp-go's argument errors, else the [WithUnclassified]
+//     code, internal_error by default) and rendered;
 //   - a result the handler built with isError: true, such as
 //     mcp.NewToolResultError's, becomes an envelope whose message is its
 //     text, execution_failed unless its text says better;
@@ -32,80 +33,66 @@ import (
 // through untouched, without allocating.
 //
 // One error is passed through: mcp.URLElicitationRequiredError, which asks
-// the client to open a URL and belongs to the protocol, not to the tool.
+// the client to open a URL and belongs to the protocol, not to the tool,
+// on protocol versions that answer it with its own JSON-RPC code. The bare
+// value goes out, never the handler's wrapping text.
+//
+// Middleware(opts...) is NewRenderer(opts...).Middleware(); build the
+// Renderer yourself to share it with other layers.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
-	o := evaluate(opts)
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, req)
-			if err == nil {
-				if res != nil && !res.IsError {
-					return res, nil
-				}
-				return o.guard(ctx, req, func() *mcp.CallToolResult { return o.fromResult(ctx, req, res) }), nil
-			}
-			if o.isProtocolError(err) {
-				return res, err
-			}
-			return o.guard(ctx, req, func() *mcp.CallToolResult { return o.fromError(ctx, req, err) }), nil
-		}
-	}
+	return NewRenderer(opts...).Middleware()
 }
 
-// ErrorResult renders err as an envelope result, exactly as [Middleware]
-// with the same options would. Layers that answer by themselves, such as
-// validation, use it so that they are safe without the envelope layer.
+// ErrorResult renders err as an envelope result. Layers that answer by
+// themselves, such as validation, use it so that they are safe without the
+// envelope layer. Without opts it renders as the envelope layer serving
+// ctx's server would ([RendererFrom]), so the chain's configuration
+// applies; with opts, as NewRenderer(opts...) would.
 func ErrorResult(ctx context.Context, req mcp.CallToolRequest, err error, opts ...Option) *mcp.CallToolResult {
-	o := evaluate(opts)
-	if err == nil {
-		err = errors.New("envelope: ErrorResult called with a nil error")
+	return rendererFor(ctx, opts).Error(ctx, req, err)
+}
+
+// Internal renders an internal_error envelope for an incident that the
+// caller has already logged, e.g. a recovered panic, configured as
+// [ErrorResult] is.
+func Internal(ctx context.Context, tool, incidentID string, opts ...Option) *mcp.CallToolResult {
+	return rendererFor(ctx, opts).Internal(ctx, tool, incidentID)
+}
+
+func rendererFor(ctx context.Context, opts []Option) *Renderer {
+	if len(opts) == 0 {
+		return RendererFrom(ctx, nil)
 	}
-	return o.guard(ctx, req, func() *mcp.CallToolResult { return o.fromError(ctx, req, err) })
+	return NewRenderer(opts...)
 }
 
 // guard renders a failure, containing a panic in code the layer does not
 // control: an error's own Error, Is, As or Unwrap method, a mapper, a
 // next-steps function. Such a panic makes the failure an internal error.
-func (o *options) guard(ctx context.Context, req mcp.CallToolRequest, render func() *mcp.CallToolResult) (res *mcp.CallToolResult) {
-	p := safe.Call(func() { res = render() })
-	if p == nil && res != nil {
-		return res
+func (o *options) guard(ctx context.Context, req mcp.CallToolRequest, handoff bool, render func() *Envelope) (res *mcp.CallToolResult) {
+	var env *Envelope
+	p := safe.Call(func() { env = render() })
+	if p == nil && env != nil {
+		return o.result(ctx, env, handoff)
 	}
 	id := incident.New()
 	safe.Log(ctx, o.log(), slog.LevelError, "mcpguard: rendering a tool failure panicked",
 		slog.String("tool", req.Params.Name),
 		slog.String("incident_id", id),
 		slog.String("panic", safe.Value(p)))
-	return o.internal(req.Params.Name, id).Result(ctx)
+	return o.result(ctx, o.internal(req.Params.Name, id), handoff)
 }
 
-// Internal renders an internal_error envelope for an incident that the
-// caller has already logged, e.g. a recovered panic.
-func Internal(ctx context.Context, tool, incidentID string, opts ...Option) *mcp.CallToolResult {
-	o := evaluate(opts)
-	return o.internal(tool, incidentID).Result(ctx)
+func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err error) *Envelope {
+	return o.render(ctx, req, err, err)
 }
 
-func (o *options) isProtocolError(err error) (is bool) {
-	// errors.As runs the error's own As and Unwrap methods; one that panics
-	// makes this an ordinary failure, which guard then contains.
-	_ = safe.Call(func() {
-		var v mcp.URLElicitationRequiredError
-		if errors.As(err, &v) {
-			is = true
-			return
-		}
-		var p *mcp.URLElicitationRequiredError
-		is = errors.As(err, &p) && p != nil
-	})
-	return is
-}
-
-func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err error) *mcp.CallToolResult {
+// render classifies and renders err. Steps functions see seen: the error as
+// the handler returned it, or nil when the failure came as a result.
+func (o *options) render(ctx context.Context, req mcp.CallToolRequest, err, seen error) *Envelope {
 	tool := req.Params.Name
 	code, retryable, mapperPanic := o.classify(err)
-	// Steps functions see the error as the handler returned it, with its code.
-	stepsErr := o.resolveSteps(ctx, req, code, err)
+	stepsErr := o.resolveSteps(ctx, req, code, err, seen)
 	if code == InternalError {
 		id := incident.New()
 		attrs := []slog.Attr{
@@ -122,11 +109,17 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 		safe.Log(ctx, o.log(), slog.LevelError, msg, attrs...)
 		env := o.internal(tool, id)
 		env.NextSteps = o.nextSteps(collect(stepsErr), InternalError, id)
-		return env.Result(ctx)
+		return env
 	}
 	d := collect(stepsErr)
 	if d.retryable != nil {
 		retryable = *d.retryable
+	}
+	fields := d.fields
+	if len(fields) == 0 && code == ValidationError {
+		if f, ok := argumentError(err); ok {
+			fields = []FieldError{f}
+		}
 	}
 	env := &Envelope{
 		ErrorType: code,
@@ -134,12 +127,12 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 		Message:   o.message(safe.Error(err)),
 		Retryable: retryable,
 		NextSteps: o.nextSteps(d, code, ""),
-		Fields:    o.fields(d.fields),
+		Fields:    o.fields(fields),
 	}
 	if isTimeout(err) && !d.replaceSteps {
 		env.NextSteps = dedupe(append([]string{timeoutStep}, env.NextSteps...))
 	}
-	return env.Result(ctx)
+	return env
 }
 
 const timeoutStep = "The call timed out or was cancelled before it finished; retry it, with a narrower request if it is a large one."
@@ -168,10 +161,7 @@ func (o *options) nextSteps(d details, code Code, incidentID string) []string {
 	}
 	if !d.replaceSteps {
 		for _, s := range o.defaultSteps(code) {
-			if incidentID != "" && code == InternalError {
-				s = strings.ReplaceAll(s, "the incident_id", "incident "+incidentID)
-			}
-			steps = append(steps, s)
+			steps = append(steps, withIncident(s, code, incidentID))
 		}
 	}
 	return dedupe(steps)
@@ -185,73 +175,29 @@ func (o *options) fields(fs []FieldError) []FieldError {
 	for i, f := range fs {
 		f.Message = o.redactor.String(f.Message)
 		f.Suggestion = o.redactor.String(f.Suggestion)
+		f.Param = o.redactor.String(f.Param)
+		f.Allowed = o.strings(f.Allowed)
 		out[i] = f
 	}
 	return out
 }
 
-// fromResult normalizes a result that is nil or already marks an error.
-func (o *options) fromResult(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	tool := req.Params.Name
-	if res == nil {
-		return o.fromError(ctx, req, errors.New("tool handler returned neither a result nor an error"))
-	}
-	if !o.normalize {
-		return res
-	}
-	var texts []string
-	var rest []mcp.Content
-	for _, c := range res.Content {
-		if t, ok := textOf(c); ok {
-			texts = append(texts, t)
-		} else {
-			rest = append(rest, c)
+// strings returns ss redacted, as a copy only when something changed.
+func (o *options) strings(ss []string) []string {
+	var out []string
+	for i, s := range ss {
+		r := o.redactor.String(s)
+		if r != s && out == nil {
+			out = append([]string(nil), ss...)
+		}
+		if out != nil {
+			out[i] = r
 		}
 	}
-	text := strings.Join(texts, "\n")
-	var env *Envelope
-	if e, ok := Parse(text); ok {
-		// Already an envelope, perhaps from a layer further in: keep what it
-		// says, make sure of what this layer guarantees.
-		env = e
-		if env.Tool == "" {
-			env.Tool = tool
-		}
-		if env.ErrorType == InternalError && env.IncidentID == "" {
-			return o.fromError(ctx, req, errors.New(env.Message))
-		}
-		if env.ErrorType != InternalError {
-			env.Message = o.message(env.Message)
-		}
-		for i := range env.NextSteps {
-			env.NextSteps[i] = o.redactor.String(env.NextSteps[i])
-		}
-		env.Fields = o.fields(env.Fields)
-	} else {
-		code, msg := guess(text)
-		if msg == "" {
-			msg = "The tool reported an error without a message."
-		}
-		err := New(code, msg)
-		if code == InternalError {
-			return o.fromError(ctx, req, err)
-		}
-		env = &Envelope{
-			ErrorType: code,
-			Tool:      tool,
-			Message:   o.message(msg),
-			Retryable: code.Retryable(),
-			NextSteps: o.nextSteps(details{}, code, ""),
-		}
+	if out == nil {
+		return ss
 	}
-	out := env.Result(ctx)
-	out.Meta = res.Meta
-	out.Content = append(out.Content, rest...)
 	return out
-}
-
-func isTimeout(err error) bool {
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 func dedupe(steps []string) []string {
@@ -276,27 +222,16 @@ func dedupe(steps []string) []string {
 // agent's context window is worth more than the tail of a message.
 const MaxMessageBytes = 2048
 
-// message redacts and bounds a client-visible message. Redaction runs on at
-// most a little more than is kept, so a huge message costs linear time in
-// what is sent, not in what was returned.
+// message redacts and bounds a client-visible message. The whole message is
+// redacted before it is cut, so no secret is ever half-shown: a cut made
+// first could leave a prefix that no rule recognises (redaction is linear
+// in the message, which the handler, not the client, made).
 func (o *options) message(s string) string {
-	truncated := false
-	if len(s) > 4*MaxMessageBytes {
-		// Drop the last, possibly partial, word too: half a token would
-		// escape the rules that recognise whole ones.
-		s, truncated = cut(s, 4*MaxMessageBytes), true
-		if i := strings.LastIndexAny(s, " \t\n"); i > 0 {
-			s = s[:i]
-		}
-	}
 	s = o.redactor.String(s)
-	if len(s) > MaxMessageBytes {
-		s, truncated = cut(s, MaxMessageBytes), true
+	if len(s) <= MaxMessageBytes {
+		return s
 	}
-	if truncated {
-		s += " …(truncated)"
-	}
-	return s
+	return cut(s, MaxMessageBytes) + " …(truncated)"
 }
 
 // cut returns at most n bytes of s, never splitting a UTF-8 sequence.

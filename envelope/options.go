@@ -1,10 +1,8 @@
 package envelope
 
 import (
-	"errors"
 	"log/slog"
 
-	"github.com/mcpguard/mcpguard/internal/safe"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -17,13 +15,16 @@ type mapping struct {
 }
 
 type options struct {
-	mappings  []mapping
-	mappers   []func(error) (Code, bool)
-	steps     map[Code][]string
-	logger    *slog.Logger
-	redactor  *redact.Redactor
-	generic   string
-	normalize bool
+	mappings     []mapping
+	mappers      []func(error) (Code, bool)
+	steps        map[Code][]string
+	logger       *slog.Logger
+	redactor     *redact.Redactor
+	generic      string
+	normalize    bool
+	unclassified Code
+	failureMeta  bool
+	trustSteps   bool
 }
 
 func evaluate(opts []Option) *options {
@@ -103,6 +104,46 @@ func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redac
 // incident ID is appended to it.
 func WithInternalMessage(msg string) Option { return func(o *options) { o.generic = msg } }
 
+// WithUnclassified sets the code of errors that nothing classifies (no
+// code of their own, no mapper or mapping, no standard library, timeout or
+// mcp-go argument error). The default, internal_error, sends a generic
+// message and logs the detail under an incident ID: nothing leaves the
+// server that its operator did not choose to expose. A server whose plain
+// errors are written for the agent ("limit must be between 1 and 100")
+// opts in with
+//
+//	envelope.WithUnclassified(envelope.ExecutionFailed)
+//
+// and the agent gets the redacted message instead. Panics stay
+// internal_error whatever this says.
+func WithUnclassified(code Code) Option {
+	if !code.Valid() {
+		panic("envelope: WithUnclassified with invalid code " + string(code))
+	}
+	return func(o *options) {
+		o.unclassified = code
+		if code == InternalError {
+			o.unclassified = ""
+		}
+	}
+}
+
+// WithToolFailureMeta also puts the envelope under the result's _meta, as
+// the draft MCP proposal for structured tool failures describes it
+// ("io.modelcontextprotocol/toolFailure": class, code, retryable,
+// correlationId, agentGuidance). It is derived from the same envelope as
+// the text, so the two can never disagree. The proposal is a draft and may
+// change; the text envelope is the stable contract.
+func WithToolFailureMeta() Option { return func(o *options) { o.failureMeta = true } }
+
+// WithTrustedEnvelopes keeps the next steps and retryable member of an
+// envelope that a handler returned as text (mcp.NewToolResultError with a
+// JSON body), for servers whose handlers write envelopes themselves. By
+// default they are replaced by this layer's own: a tool that returns an
+// upstream service's error body verbatim must not pass that service's
+// advice ("call admin_create_token …") to the agent as the server's.
+func WithTrustedEnvelopes() Option { return func(o *options) { o.trustSteps = true } }
+
 // WithoutNormalization leaves results that a handler built with
 // isError: true as they are, instead of rewriting them into envelopes.
 func WithoutNormalization() Option { return func(o *options) { o.normalize = false } }
@@ -119,36 +160,4 @@ func (o *options) defaultSteps(c Code) []string {
 		return s
 	}
 	return defaultSteps[c]
-}
-
-// classify finds the code of err, reporting retryable when a timeout or
-// cancellation makes the identical call worth repeating.
-func (o *options) classify(err error) (code Code, retryable bool, mapperPanic any) {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.code, e.code.Retryable(), nil
-	}
-	for _, m := range o.mappers {
-		c, ok, p := callMapper(m, err)
-		if p != nil {
-			return InternalError, true, p
-		}
-		if ok && c.Valid() {
-			return c, c.Retryable(), nil
-		}
-	}
-	for _, m := range o.mappings {
-		if errors.Is(err, m.target) {
-			return m.code, m.code.Retryable(), nil
-		}
-	}
-	if isTimeout(err) {
-		return ExecutionFailed, true, nil
-	}
-	return InternalError, true, nil
-}
-
-func callMapper(m func(error) (Code, bool), err error) (c Code, ok bool, p any) {
-	p = safe.Call(func() { c, ok = m(err) })
-	return c, ok, p
 }

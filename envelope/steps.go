@@ -66,12 +66,15 @@ func ContextWithStepsFunc(ctx context.Context, fn StepsFunc) context.Context {
 // resolveSteps runs the step functions that err carries and that ctx holds,
 // and returns err decorated with their steps. Errors without any are
 // returned as they are.
-func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, code Code, err error) error {
+// seen is the error the functions get: err, or nil for a failure that
+// reached the layer as a result and so carries no Go error.
+func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, code Code, err, seen error) error {
 	var fns []StepsFunc
-	walkChain(err, func(e error) {
+	walkChain(err, func(e error) bool {
 		if l, ok := e.(*lazySteps); ok {
 			fns = append(fns, l.fn)
 		}
+		return true
 	})
 	if ctx != nil {
 		h, _ := ctx.Value(stepsKey{}).(*stepsHook)
@@ -81,7 +84,7 @@ func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, cod
 	}
 	// Apply the last first, so that the first function's steps end up
 	// outermost and so first in the envelope.
-	raw := err
+	raw := seen
 	for i := len(fns) - 1; i >= 0; i-- {
 		var steps []string
 		var replace bool

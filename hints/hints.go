@@ -322,33 +322,32 @@ func (t *tool) panicked(ctx context.Context, where string, p any) {
 }
 
 // mergeResult renders an error result that no envelope layer gave the
-// tool's steps to as an envelope with those steps first.
+// tool's steps to as an envelope with those steps first. It renders with
+// the Renderer of the envelope layer serving the server, so the defaults
+// the user configured there are the ones kept or replaced.
 func (t *tool) mergeResult(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	base := res
-	env, ok := envelope.FromResult(res)
+	r := envelope.RendererFrom(ctx, t.o.renderer)
+	// Normalize keeps an envelope of ours and renders anything else (a
+	// handler's own error result, whose text is not trusted) as that layer
+	// would, so its code is known.
+	base := r.Normalize(ctx, req, res)
+	env, ok := envelope.FromResult(base)
 	if !ok {
-		// A handler's own error result: normalize it exactly as the
-		// envelope layer would, so its code is known.
-		base, _ = envelope.Middleware(envelope.WithRedactor(t.o.redactor), envelope.WithLogger(t.o.log()))(
-			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil },
-		)(ctx, req)
-		if env, ok = envelope.FromResult(base); !ok {
-			return res
-		}
+		return res
 	}
 	steps, replace := t.errorSteps(ctx, req, Failure{Code: env.ErrorType, Message: env.Message})
 	if len(steps) == 0 {
-		return res
+		return base
 	}
 	existing := env.NextSteps
 	if replace {
-		existing = dropDefaults(existing, env.ErrorType, env.IncidentID)
+		existing = dropDefaults(existing, r.DefaultNextSteps(env.ErrorType, env.IncidentID))
 	}
 	env.NextSteps = dedupe(append(steps, existing...))
 	if env.Tool == "" {
 		env.Tool = req.Params.Name
 	}
-	out := env.Result(ctx)
+	out := r.Render(ctx, env)
 	out.Meta = base.Meta
 	// Keep what the result carried besides the envelope's own text.
 	skipped := false
@@ -372,15 +371,8 @@ func isText(c mcp.Content) bool {
 	return false
 }
 
-// dropDefaults removes the envelope package's default steps for code,
-// including the form that names the incident.
-func dropDefaults(steps []string, code envelope.Code, incidentID string) []string {
-	defaults := envelope.DefaultNextSteps(code)
-	if incidentID != "" {
-		for _, d := range envelope.DefaultNextSteps(code) {
-			defaults = append(defaults, strings.ReplaceAll(d, "the incident_id", "incident "+incidentID))
-		}
-	}
+// dropDefaults removes the renderer's default steps from steps.
+func dropDefaults(steps, defaults []string) []string {
 	out := make([]string, 0, len(steps))
 	for _, s := range steps {
 		if !slices.Contains(defaults, strings.TrimSpace(s)) {

@@ -3,6 +3,7 @@ package hints
 import (
 	"log/slog"
 
+	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -13,6 +14,9 @@ type options struct {
 	logger      *slog.Logger
 	redactor    *redact.Redactor
 	successText bool
+	// renderer renders error results when no envelope layer serves the
+	// server; under one, hints renders with that layer's Renderer.
+	renderer *envelope.Renderer
 }
 
 func evaluate(opts []Option) options {
@@ -25,6 +29,7 @@ func evaluate(opts []Option) options {
 	if o.redactor == nil {
 		o.redactor = redact.New()
 	}
+	o.renderer = envelope.NewRenderer(envelope.WithRedactor(o.redactor), envelope.WithLogger(o.logger))
 	return o
 }
 

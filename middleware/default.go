@@ -19,6 +19,7 @@ type defaultOptions struct {
 	envOpts  []envelope.Option
 	recOpts  []recover.Option
 	redOpts  []redact.Option
+	redactor *redact.Redactor
 	loggerOn bool
 }
 
@@ -39,10 +40,22 @@ func WithRecoverOptions(opts ...recover.Option) Option {
 	return func(o *defaultOptions) { o.recOpts = append(o.recOpts, opts...) }
 }
 
-// WithRedactOptions configures the redact layer. Pass the same rules to the
-// envelope layer with envelope.WithRedactor if you extend them.
+// WithRedactOptions configures the redact layer, e.g. to redact successful
+// results too. To change the rules, use [WithRedactor], which reaches every
+// layer.
 func WithRedactOptions(opts ...redact.Option) Option {
 	return func(o *defaultOptions) { o.redOpts = append(o.redOpts, opts...) }
+}
+
+// WithRedactor sets the one redactor of the whole chain: the redact layer,
+// every envelope the chain renders (panics, errors, legacy error results),
+// and the layers inside it that render by themselves (validate's field
+// errors and value previews, hints). Extend the defaults, or switch a rule
+// off by name:
+//
+//	middleware.WithRedactor(redact.Default().With(myRule))
+func WithRedactor(r *redact.Redactor) Option {
+	return func(o *defaultOptions) { o.redactor = r }
 }
 
 // Default returns the recommended chain, outermost first, for
@@ -73,15 +86,24 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	var chain []server.ToolHandlerMiddleware
 	rec := o.recOpts
 	env := o.envOpts
+	red := o.redOpts
+	if o.redactor != nil {
+		env = append([]envelope.Option{envelope.WithRedactor(o.redactor)}, env...)
+		red = append([]redact.Option{redact.WithRedactor(o.redactor)}, red...)
+	}
 	if o.loggerOn {
 		chain = append(chain, Logging(o.logger, o.logOpts...))
 		rec = append([]recover.Option{recover.WithLogger(o.logger)}, rec...)
 		env = append([]envelope.Option{envelope.WithLogger(o.logger)}, env...)
 	}
+	// One Renderer for every envelope of the chain: a panic, an error, a
+	// legacy error result, and what layers inside render (RendererFrom).
+	renderer := envelope.NewRenderer(env...)
+	rec = append(rec, recover.WithRenderer(renderer))
 	chain = append(chain,
 		recover.Middleware(rec...),
-		redact.Middleware(o.redOpts...),
-		envelope.Middleware(env...),
+		redact.Middleware(red...),
+		renderer.Middleware(),
 	)
 	return chain
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/envelope"
 )
 
 // Option configures [Middleware].
@@ -24,9 +26,10 @@ type Panic struct {
 }
 
 type options struct {
-	logger  *slog.Logger
-	onPanic func(context.Context, mcp.CallToolRequest, Panic)
-	stack   bool
+	logger   *slog.Logger
+	onPanic  func(context.Context, mcp.CallToolRequest, Panic)
+	stack    bool
+	renderer *envelope.Renderer
 }
 
 func evaluate(opts []Option) options {
@@ -36,7 +39,22 @@ func evaluate(opts []Option) options {
 			opt(&o)
 		}
 	}
+	if o.renderer == nil {
+		o.renderer = envelope.NewRenderer()
+	}
 	return o
+}
+
+// WithRenderer renders the internal_error envelope of a recovered panic
+// with r, so that it carries the messages and next steps the user
+// configured for the chain. middleware.Default passes the chain's own
+// Renderer; alone, the layer uses envelope.NewRenderer().
+func WithRenderer(r *envelope.Renderer) Option {
+	return func(o *options) {
+		if r != nil {
+			o.renderer = r
+		}
+	}
 }
 
 // WithLogger sets where panics are logged. The default is [slog.Default] at

@@ -89,5 +89,5 @@ func (o *options) handle(ctx context.Context, req mcp.CallToolRequest, v any) *m
 				slog.String("incident_id", id), slog.String("panic", safe.Value(hp)))
 		}
 	}
-	return envelope.Internal(ctx, tool, id)
+	return o.renderer.Internal(ctx, tool, id)
 }

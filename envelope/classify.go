@@ -1,0 +1,172 @@
+package envelope
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"reflect"
+	"regexp"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// classify finds the code of err, reporting retryable when a timeout or
+// cancellation makes the identical call worth repeating. The order is the
+// one the package doc gives: the error's own code, mappers, mappings,
+// standard library errors, timeouts, mcp-go's argument errors, then the
+// [WithUnclassified] code or internal_error.
+func (o *options) classify(err error) (code Code, retryable bool, mapperPanic any) {
+	if e, ok := asError(err); ok {
+		return e.code, e.code.Retryable(), nil
+	}
+	for _, m := range o.mappers {
+		c, ok, p := callMapper(m, err)
+		if p != nil {
+			return InternalError, true, p
+		}
+		if ok && c.Valid() {
+			return c, c.Retryable(), nil
+		}
+	}
+	for _, m := range o.mappings {
+		if isError(err, m.target) {
+			return m.code, m.code.Retryable(), nil
+		}
+	}
+	switch {
+	case isError(err, fs.ErrNotExist):
+		return NotFound, false, nil
+	case isError(err, fs.ErrPermission):
+		return AccessDenied, false, nil
+	case isTimeout(err):
+		return ExecutionFailed, true, nil
+	}
+	if _, ok := argumentError(err); ok {
+		return ValidationError, false, nil
+	}
+	if o.unclassified != "" {
+		return o.unclassified, o.unclassified.Retryable(), nil
+	}
+	return InternalError, true, nil
+}
+
+func callMapper(m func(error) (Code, bool), err error) (c Code, ok bool, p any) {
+	p = safe.Call(func() { c, ok = m(err) })
+	return c, ok, p
+}
+
+// isTimeout reports a deadline or cancellation anywhere in err's chain:
+// the context errors, os.ErrDeadlineExceeded (what net.Conn deadlines
+// return, golang/go#64449) and any error whose Timeout method says so, as
+// net.Error's does.
+func isTimeout(err error) bool {
+	found := false
+	walkChain(err, func(e error) bool {
+		switch {
+		case e == context.DeadlineExceeded, e == context.Canceled, e == os.ErrDeadlineExceeded:
+			found = true
+		default:
+			if t, ok := e.(interface{ Timeout() bool }); ok {
+				_ = safe.Call(func() { found = t.Timeout() })
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// asError is errors.As for *Error over a bounded walk of the chain, so a
+// cyclic Unwrap cannot hang a call.
+func asError(err error) (*Error, bool) {
+	var out *Error
+	walkChain(err, func(e error) bool {
+		if c, ok := e.(*Error); ok && c != nil {
+			out = c
+			return false
+		}
+		return true
+	})
+	return out, out != nil
+}
+
+// isError is errors.Is over a bounded walk of the chain: an error matches
+// target when it is target (comparable errors only) or its Is method says
+// so. A panicking Is method counts as no match.
+func isError(err, target error) bool {
+	if err == nil || target == nil {
+		return err == target
+	}
+	comparable := reflect.TypeOf(target).Comparable()
+	found := false
+	walkChain(err, func(e error) bool {
+		if comparable && reflect.TypeOf(e).Comparable() && e == target {
+			found = true
+			return false
+		}
+		if x, ok := e.(interface{ Is(error) bool }); ok {
+			_ = safe.Call(func() { found = x.Is(target) })
+		}
+		return !found
+	})
+	return found
+}
+
+// mcp-go v1.2.1's CallToolRequest.Require* helpers return these texts
+// (mcp/tools.go); TestMCPGoArgumentErrors calls the real functions, so an
+// mcp-go upgrade that changes them fails loudly.
+var argumentErrorText = regexp.MustCompile(`^(?:required argument "([^"]+)" not found|(?:item \d+ in )?argument "([^"]+)" (?:is not an? [a-z0-9 ]+|cannot be converted to [a-z0-9]+))$`)
+
+// argumentError recognises an mcp-go argument error in err's chain and
+// returns the field it names.
+func argumentError(err error) (FieldError, bool) {
+	var f FieldError
+	found := false
+	walkChain(err, func(e error) bool {
+		if _, ok := e.(*detail); ok {
+			return true
+		}
+		if _, ok := e.(*lazySteps); ok {
+			return true
+		}
+		m := argumentErrorText.FindStringSubmatch(safe.Error(e))
+		if m == nil {
+			return true
+		}
+		found = true
+		f = FieldError{Field: m[1] + m[2], Rule: "type", Message: m[0]}
+		if m[1] != "" {
+			f.Rule = "required"
+		}
+		return false
+	})
+	return f, found
+}
+
+// urlElicitation reports whether err must stay a JSON-RPC error, and the
+// error to return: a URL elicitation request (mcp.URLElicitationRequiredError)
+// on a protocol version that answers it with -32042. The bare value is
+// returned, not the wrapper around it, so the JSON-RPC message is the
+// elicitation's own fixed text and never the handler's wrapping text.
+func (o *options) protocolError(ctx context.Context, err error) (error, bool) {
+	var found error
+	walkChain(err, func(e error) bool {
+		switch v := e.(type) {
+		case mcp.URLElicitationRequiredError:
+			found = v
+		case *mcp.URLElicitationRequiredError:
+			if v != nil {
+				found = *v
+			}
+		}
+		return found == nil
+	})
+	if found == nil || mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
+		// From 2026-07-28 mcp-go answers it with -32603 and the error's
+		// text: a tool failure like any other, so it gets an envelope.
+		return nil, false
+	}
+	return found, true
+}

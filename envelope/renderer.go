@@ -1,0 +1,164 @@
+package envelope
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"weak"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/redact"
+)
+
+// Renderer turns failures into envelope results. It is built once from the
+// user's [Option]s and shared by every layer that answers with an envelope
+// (the envelope layer itself, recover, hints, validate), as connect-go's
+// error writer is built from its handler options: a panic, an unclassified
+// error, a legacy error result, a validation error and a hint merge all
+// get the same configured messages, default next steps and redaction.
+//
+// A Renderer is immutable and safe for concurrent use.
+type Renderer struct {
+	o *options
+	// handoff is set on the twin that RendererFrom gives layers inside an
+	// envelope layer: their results are finished by that layer.
+	handoff bool
+	twin    *Renderer
+}
+
+// NewRenderer returns a Renderer configured by opts. It panics on invalid
+// options, at construction, never at call time.
+func NewRenderer(opts ...Option) *Renderer {
+	r := &Renderer{o: evaluate(opts)}
+	r.twin = &Renderer{o: r.o, handoff: true}
+	r.twin.twin = r.twin
+	return r
+}
+
+var defaultRenderer = NewRenderer()
+
+// Middleware returns the envelope layer rendering with r; see
+// [Middleware]. While it serves a server, layers inside it that render
+// envelopes themselves find r through [RendererFrom].
+func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r.register(ctx)
+			res, err := next(ctx, req)
+			if err == nil {
+				if res != nil && !res.IsError {
+					return res, nil
+				}
+				return r.Normalize(ctx, req, res), nil
+			}
+			if pass, ok := r.o.protocolError(ctx, err); ok {
+				return res, pass
+			}
+			return r.Error(ctx, req, err), nil
+		}
+	}
+}
+
+// Error renders err as an envelope result: classified (the error's own
+// code, mappers, mappings, standard library and mcp-go errors, timeouts,
+// else [WithUnclassified]'s code or internal_error), redacted, with next
+// steps.
+func (r *Renderer) Error(ctx context.Context, req mcp.CallToolRequest, err error) *mcp.CallToolResult {
+	if err == nil {
+		err = errors.New("envelope: Error called with a nil error")
+	}
+	return r.o.guard(ctx, req, r.handoff, func() *Envelope { return r.o.fromError(ctx, req, err) })
+}
+
+// Internal renders an internal_error envelope for an incident the caller
+// has already logged, such as a recovered panic. Its message is the
+// configured generic one ([WithInternalMessage]) whatever the cause.
+func (r *Renderer) Internal(ctx context.Context, tool, incidentID string) *mcp.CallToolResult {
+	return r.o.result(ctx, r.o.internal(tool, incidentID), r.handoff)
+}
+
+// Normalize renders a result that marks an error (isError: true, such as
+// mcp.NewToolResultError's) or a nil result as an envelope result, as the
+// envelope layer does. Other results are returned as they are.
+func (r *Renderer) Normalize(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if res != nil && (!res.IsError || !r.o.normalize) {
+		return res
+	}
+	return r.o.guard(ctx, req, r.handoff, func() *Envelope { return r.o.fromResult(ctx, req, res) })
+}
+
+// Render renders an envelope that a layer built itself, such as the hints
+// layer merging its steps into one, as it is: the layer has redacted what
+// it added.
+func (r *Renderer) Render(ctx context.Context, env *Envelope) *mcp.CallToolResult {
+	return r.o.result(ctx, env, r.handoff)
+}
+
+// DefaultNextSteps returns the default next steps r gives code, as
+// configured with [WithDefaultNextSteps], in the form an envelope for
+// incidentID carries them ("" for none). The slice is a fresh copy.
+func (r *Renderer) DefaultNextSteps(code Code, incidentID string) []string {
+	src := r.o.defaultSteps(code)
+	out := make([]string, len(src))
+	for i, s := range src {
+		out[i] = withIncident(s, code, incidentID)
+	}
+	return out
+}
+
+// Redactor returns the redactor r applies to everything it renders.
+func (r *Renderer) Redactor() *redact.Redactor { return r.o.redactor }
+
+func withIncident(step string, code Code, incidentID string) string {
+	if incidentID == "" || code != InternalError {
+		return step
+	}
+	return strings.ReplaceAll(step, "the incident_id", "incident "+incidentID)
+}
+
+// servers maps each *server.MCPServer that an envelope layer serves to that
+// layer's Renderer. A layer further in that renders by itself (validate,
+// hints) then uses the configuration the user gave the chain, without
+// being told. The key is a weak pointer, so a registered server can still
+// be collected (test suites make thousands); registration costs a map read
+// per call and no allocation, where a context value would allocate on
+// every call.
+var servers sync.Map // weak.Pointer[server.MCPServer] -> *Renderer
+
+func (r *Renderer) register(ctx context.Context) {
+	s := server.ServerFromContext(ctx)
+	if s == nil {
+		return
+	}
+	wp := weak.Make(s)
+	if cur, ok := servers.Load(wp); ok && cur == r {
+		return
+	}
+	if _, loaded := servers.Swap(wp, r); !loaded {
+		runtime.AddCleanup(s, func(wp weak.Pointer[server.MCPServer]) { servers.Delete(wp) }, wp)
+	}
+}
+
+// RendererFrom returns the Renderer of the envelope layer serving the
+// server in ctx, or fallback when there is none (a layer used alone, a unit
+// test without a server). What the former renders is finished by that
+// envelope layer, which knows it for its own and keeps its next steps. Layers that answer with envelopes by themselves
+// use it, so that what the user configured for the chain applies to them
+// too. A nil fallback means the default Renderer.
+func RendererFrom(ctx context.Context, fallback *Renderer) *Renderer {
+	if ctx != nil {
+		if s := server.ServerFromContext(ctx); s != nil {
+			if r, ok := servers.Load(weak.Make(s)); ok {
+				return r.(*Renderer).twin
+			}
+		}
+	}
+	if fallback != nil {
+		return fallback
+	}
+	return defaultRenderer
+}

@@ -1,6 +1,7 @@
 package middlewaretest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -241,9 +242,11 @@ func (r *Result) ExpectSuccess() *Result {
 }
 
 // ExpectError checks that the call failed the way mcpguard promises: a
-// result (never a JSON-RPC error) with isError: true whose first text
-// content is a valid envelope with the given error_type, naming the tool,
-// and whose structuredContent, when present, is the same envelope.
+// result (never a JSON-RPC error) with isError: true whose first content
+// item is text holding a valid envelope, decoded strictly (no unknown
+// member, success false, a known error_type, a next_steps array, at least
+// one step), with the given error_type, naming the tool; and whose
+// structuredContent, when present, is the same envelope member by member.
 func (r *Result) ExpectError(code envelope.Code) *Result {
 	r.tb.Helper()
 	switch {
@@ -257,33 +260,75 @@ func (r *Result) ExpectError(code envelope.Code) *Result {
 		r.tb.Errorf("%s: want %s envelope, got an isError result without one: %s", r.Tool, code, r.describe())
 		return r
 	}
-	if r.Envelope.ErrorType != code {
-		r.tb.Errorf("%s: error_type = %q, want %q (message %q)", r.Tool, r.Envelope.ErrorType, code, r.Envelope.Message)
+	text, ok := firstContentText(r.CallResult)
+	if !ok {
+		r.tb.Errorf("%s: the first content item is not the text envelope: %s", r.Tool, r.describe())
+		return r
 	}
-	if r.Envelope.Tool != r.Tool {
-		r.tb.Errorf("%s: envelope names tool %q", r.Tool, r.Envelope.Tool)
+	env, err := decodeStrict([]byte(text))
+	if err != nil {
+		r.tb.Errorf("%s: text envelope: %v", r.Tool, err)
+		return r
 	}
-	if len(r.Envelope.NextSteps) == 0 {
+	if env.ErrorType != code {
+		r.tb.Errorf("%s: error_type = %q, want %q (message %q)", r.Tool, env.ErrorType, code, env.Message)
+	}
+	if env.Tool != r.Tool {
+		r.tb.Errorf("%s: envelope names tool %q", r.Tool, env.Tool)
+	}
+	if len(env.NextSteps) == 0 {
 		r.tb.Errorf("%s: envelope has no next_steps", r.Tool)
 	}
 	if sc := r.StructuredContent(); sc != nil {
-		var a, b any
-		_ = json.Unmarshal(sc, &a)
-		_ = json.Unmarshal([]byte(firstText(r.CallResult)), &b)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			r.tb.Errorf("%s: structuredContent differs from the text envelope:\n%s\n%s", r.Tool, sc, firstText(r.CallResult))
+		sEnv, err := decodeStrict(sc)
+		if err != nil {
+			r.tb.Errorf("%s: structuredContent: %v", r.Tool, err)
+			return r
+		}
+		a, _ := json.Marshal(env)
+		b, _ := json.Marshal(sEnv)
+		if !bytes.Equal(a, b) {
+			r.tb.Errorf("%s: structuredContent differs from the text envelope:\n%s\n%s", r.Tool, b, a)
 		}
 	}
 	return r
 }
 
-func firstText(res *mcp.CallToolResult) string {
-	for _, c := range res.Content {
-		if t, ok := mcp.AsTextContent(c); ok {
-			return t.Text
-		}
+// decodeStrict decodes an envelope, refusing unknown members, a success
+// true, an unknown error_type and a missing next_steps array.
+func decodeStrict(b []byte) (*envelope.Envelope, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var e envelope.Envelope
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON object: %w", b, err)
 	}
-	return ""
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("%s does not decode strictly: %w", b, err)
+	}
+	switch {
+	case e.Success:
+		return nil, fmt.Errorf("%s has success true", b)
+	case !e.ErrorType.Valid():
+		return nil, fmt.Errorf("%s has an invalid error_type", b)
+	case raw["next_steps"] == nil || string(raw["next_steps"]) == "null":
+		return nil, fmt.Errorf("%s has no next_steps array", b)
+	case raw["success"] == nil || raw["retryable"] == nil || raw["message"] == nil:
+		return nil, fmt.Errorf("%s lacks a member every envelope carries", b)
+	}
+	return &e, nil
+}
+
+func firstContentText(res *mcp.CallToolResult) (string, bool) {
+	if res == nil || len(res.Content) == 0 {
+		return "", false
+	}
+	t, ok := mcp.AsTextContent(res.Content[0])
+	if !ok {
+		return "", false
+	}
+	return t.Text, true
 }
 
 // ExpectProtocolError checks that the server answered with a JSON-RPC error

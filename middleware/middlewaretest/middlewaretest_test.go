@@ -252,3 +252,74 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A handler's own text envelope that only looks right must fail the strict
+// checks: unknown members, a missing next_steps array, a structuredContent
+// that says something else than the text.
+func TestExpectErrorDecodesStrictly(t *testing.T) {
+	t.Parallel()
+	const good = `{"success":false,"error_type":"not_found","tool":"t_get","message":"m","next_steps":["s"],"retryable":false}`
+	cases := map[string]struct {
+		text       string
+		structured any
+		want       string
+	}{
+		"unknown member":     {`{"success":false,"error_type":"not_found","tool":"t_get","message":"m","next_steps":["s"],"retryable":false,"hint":"x"}`, nil, "does not decode strictly"},
+		"no next_steps":      {`{"success":false,"error_type":"not_found","tool":"t_get","message":"m","retryable":false}`, nil, "no next_steps array"},
+		"null next_steps":    {`{"success":false,"error_type":"not_found","tool":"t_get","message":"m","next_steps":null,"retryable":false}`, nil, "no next_steps array"},
+		"no retryable":       {`{"success":false,"error_type":"not_found","tool":"t_get","message":"m","next_steps":["s"]}`, nil, "lacks a member"},
+		"structured differs": {good, map[string]any{"success": false, "error_type": "not_found", "tool": "t_get", "message": "other", "next_steps": []string{"s"}, "retryable": false}, "differs from the text envelope"},
+		"structured extra":   {good, map[string]any{"success": false, "error_type": "not_found", "tool": "t_get", "message": "m", "next_steps": []string{"s"}, "retryable": false, "x": 1}, "structuredContent"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				res := mcp.NewToolResultError(c.text)
+				res.StructuredContent = c.structured
+				return res, nil
+			}
+			rec := &recorder{TB: t}
+			middlewaretest.New(rec, tool, h).Call(nil).ExpectError(envelope.NotFound)
+			if got := rec.joined(); !strings.Contains(got, c.want) {
+				t.Fatalf("want a failure containing %q, got %q", c.want, got)
+			}
+		})
+	}
+	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError(good), nil
+	}
+	rec := &recorder{TB: t}
+	middlewaretest.New(rec, tool, ok).Call(nil).ExpectError(envelope.NotFound)
+	if got := rec.joined(); got != "" {
+		t.Fatalf("a valid envelope must pass: %s", got)
+	}
+}
+
+func TestLogTiesTheIncidentToItsDetail(t *testing.T) {
+	t.Parallel()
+	log := middlewaretest.NewLog(t)
+	panicky := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var m map[string]int
+		m["x"] = 1
+		return nil, nil
+	}
+	srv := middlewaretest.New(t, tool, panicky, middleware.Default(middleware.WithLogger(log.Logger()))...)
+	r := srv.Call(nil).ExpectError(envelope.InternalError).NoLeak()
+	rec := log.ExpectIncident(r, "assignment to entry in nil map", "stack")
+	if rec == nil || rec["tool"] != "t_get" {
+		t.Fatalf("record %v", rec)
+	}
+
+	// The check fails for an incident nobody logged and for a detail that
+	// is not there.
+	rec2 := &recorder{TB: t}
+	other := middlewaretest.NewLog(rec2)
+	other.ExpectIncident(r, "x")
+	log2 := middlewaretest.NewLog(rec2)
+	srv2 := middlewaretest.New(t, tool, panicky, middleware.Default(middleware.WithLogger(log2.Logger()))...)
+	log2.ExpectIncident(srv2.Call(nil), "no such detail")
+	if got := rec2.joined(); !strings.Contains(got, "no log record for incident") || !strings.Contains(got, `does not contain "no such detail"`) {
+		t.Fatalf("want both failures, got %q", got)
+	}
+}

@@ -70,6 +70,9 @@ func keyBefore(s string, sep int) (key, quote string, start int) {
 	for k > 0 && end-k < maxKeyBack && isKeyChar(s[k-1]) {
 		k--
 	}
+	if k > 0 && (s[k-1] == '/' || s[k-1] == '\\') {
+		return "", "", k // the end of a path (/srv/secrets.yaml: …), not a key
+	}
 	return s[k:end], quote, k
 }
 

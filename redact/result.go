@@ -290,17 +290,25 @@ func (r *Redactor) value(v any, secretKey bool, depth int) (any, bool) {
 		if secretKey && x != "" && x != Placeholder {
 			return Placeholder, true
 		}
-		red := r.String(x)
-		return red, red != x
+		if red := r.String(x); red != x {
+			return red, true
+		}
+		return v, false // v, not x: boxing x again would allocate
 	case json.Number, float64, float32, int, int64, int32, uint, uint64, uint32:
 		if secretKey {
 			return Placeholder, true
 		}
 		return v, false
 	case map[string]any:
-		return r.object(x, secretKey, depth)
+		if out, ok := r.object(x, secretKey, depth); ok {
+			return out, true
+		}
+		return v, false
 	case []any:
-		return r.list(x, secretKey, depth)
+		if out, ok := r.list(x, secretKey, depth); ok {
+			return out, true
+		}
+		return v, false
 	case json.RawMessage:
 		if secretKey {
 			return Placeholder, true
@@ -339,7 +347,7 @@ func (r *Redactor) object(x map[string]any, secretKey bool, depth int) (any, boo
 		out[nk] = nv
 	}
 	if out == nil {
-		return x, false
+		return nil, false
 	}
 	return out, true
 }
@@ -360,7 +368,7 @@ func (r *Redactor) list(x []any, secretKey bool, depth int) (any, bool) {
 		out[i] = nv
 	}
 	if out == nil {
-		return x, false
+		return nil, false
 	}
 	return out, true
 }

@@ -94,7 +94,7 @@ var Specs = []Spec{
 	{Name: "secrets/slack-webhook", What: "a Slack webhook URL",
 		Expr: `https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`, Replacement: Placeholder, Triggers: []string{"hooks.slack.com"}},
 	{Name: "secrets/google-api-key", What: "a Google API key",
-		Expr: `\bAIza[0-9A-Za-z_-]{35}`, Replacement: Placeholder, Triggers: []string{"aiza"}},
+		Expr: `\bAIza[0-9A-Za-z_-]{30,}`, Replacement: Placeholder, Triggers: []string{"aiza"}},
 	{Name: "secrets/npm-token", What: "an npm token",
 		Expr: `\bnpm_[A-Za-z0-9]{36}\b`, Replacement: Placeholder, Triggers: []string{"npm_"}},
 	{Name: "secrets/huggingface-token", What: "a Hugging Face token",

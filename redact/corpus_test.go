@@ -145,8 +145,10 @@ func TestCorpus(t *testing.T) {
 		t.Fatalf("the corpus has %d shapes, want at least 80", len(shapes))
 	}
 	paths := map[string]func(t *testing.T, text string) []byte{
-		"redact.String":                      func(_ *testing.T, text string) []byte { return []byte(redact.String(text)) },
-		"Default()+envelope.New":             viaDefault(func(text string) (*mcp.CallToolResult, error) { return nil, envelope.New(envelope.ExecutionFailed, text) }),
+		"redact.String": func(_ *testing.T, text string) []byte { return []byte(redact.String(text)) },
+		"Default()+envelope.New": viaDefault(func(text string) (*mcp.CallToolResult, error) {
+			return nil, envelope.New(envelope.ExecutionFailed, text)
+		}),
 		"Default()+NewToolResultError":       viaDefault(func(text string) (*mcp.CallToolResult, error) { return mcp.NewToolResultError(text), nil }),
 		"Middleware, every result position":  viaPositions,
 		"redact.Handler+slog.JSONHandler":    viaHandler,

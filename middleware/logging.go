@@ -14,6 +14,21 @@ import (
 	"github.com/mcpguard/mcpguard/redact"
 )
 
+// The attribute keys of the record [Logging] writes, for log queries and
+// handlers that treat some keys specially.
+const (
+	LogKeyTool       = "tool"
+	LogKeyDuration   = "duration"
+	LogKeyOutcome    = "outcome"
+	LogKeyErrorType  = "error_type"
+	LogKeyIncidentID = "incident_id"
+	LogKeyError      = "error"
+	LogKeyArguments  = "arguments"
+)
+
+// LogMessage is the message of the record [Logging] writes.
+const LogMessage = "mcpguard: tool call"
+
 // LogOption configures [Logging].
 type LogOption func(*logOptions)
 
@@ -24,8 +39,10 @@ type logOptions struct {
 }
 
 // WithArguments adds the call's arguments to each record, as JSON with the
-// values of secret-looking keys ("password", "api_key", "token", …) masked
-// and secret-shaped values redacted. Arguments are not logged by default:
+// value of every key that names a secret masked whatever its type
+// ([redact.IsSecretKey]: db_password, dbPassword, x-api-key, authorization,
+// GITHUB_TOKEN, …) and secret-shaped values and paths redacted with the
+// default rules. Arguments are not logged by default:
 // they are user data.
 func WithArguments() LogOption { return func(o *logOptions) { o.args = true } }
 
@@ -88,23 +105,23 @@ func (o *logOptions) record(ctx context.Context, l *slog.Logger, req mcp.CallToo
 		}
 		attrs := make([]slog.Attr, 0, 8)
 		attrs = append(attrs,
-			slog.String("tool", req.Params.Name),
-			slog.Duration("duration", d),
-			slog.String("outcome", outcome),
+			slog.String(LogKeyTool, req.Params.Name),
+			slog.Duration(LogKeyDuration, d),
+			slog.String(LogKeyOutcome, outcome),
 		)
 		if env != nil {
-			attrs = append(attrs, slog.String("error_type", string(env.ErrorType)))
+			attrs = append(attrs, slog.String(LogKeyErrorType, string(env.ErrorType)))
 			if env.IncidentID != "" {
-				attrs = append(attrs, slog.String("incident_id", env.IncidentID))
+				attrs = append(attrs, slog.String(LogKeyIncidentID, env.IncidentID))
 			}
 		}
 		if err != nil {
-			attrs = append(attrs, slog.String("error", safe.Error(err)))
+			attrs = append(attrs, slog.String(LogKeyError, safe.Error(err)))
 		}
 		if o.args {
-			attrs = append(attrs, slog.String("arguments", maskedArguments(req)))
+			attrs = append(attrs, slog.String(LogKeyArguments, maskedArguments(req)))
 		}
-		l.LogAttrs(ctx, level, "mcpguard: tool call", attrs...)
+		l.LogAttrs(ctx, level, LogMessage, attrs...)
 	})
 }
 
@@ -121,9 +138,7 @@ func maskedArguments(req mcp.CallToolRequest) string {
 	} else {
 		return "{}"
 	}
-	out, ok := redact.Default().JSON(string(raw))
-	if !ok {
-		return redact.String(string(raw))
-	}
-	return out
+	// Text, not JSON: key-aware for members of any type, and plain-text
+	// rules (pairs included) for arguments that are not an object.
+	return redact.Default().Text(string(raw))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/internal/wiretest"
 	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	mcprecover "github.com/mcpguard/mcpguard/recover"
 )
 
@@ -291,3 +292,46 @@ func TestManyConcurrentCallsThroughDefault(t *testing.T) {
 		t.Error(f)
 	}
 }
+
+// Issue 9: Logging(WithArguments()) masked only exact key names with string
+// values. Every secret-named key is masked now, whatever its value type.
+func TestLoggingMasksEverySecretShape(t *testing.T) {
+	t.Parallel()
+	keys := []string{"db_password", "newPassword", "x-api-key", "authorization", "client-secret", "AWS_SECRET_ACCESS_KEY",
+		"GITHUB_TOKEN", "apiKey", "session_id", "refresh_token", "passwd", "credentials"}
+	values := map[string]func(int) any{
+		"string": func(i int) any { return fmt.Sprintf("sv%03dx", i) },
+		"number": func(i int) any { return 700000 + i },
+		"array":  func(i int) any { return []any{fmt.Sprintf("av%03dx", i)} },
+	}
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}), nil))
+	srv := middlewaretest.New(t, mcp.NewTool("t"), ok, middleware.Logging(logger, middleware.WithArguments()))
+	shapes, leaked := 0, 0
+	for i, k := range keys {
+		for kind, v := range values {
+			shapes++
+			val := v(i)
+			buf.Reset()
+			srv.Call(map[string]any{k: val, "user": "bob"})
+			secret := strings.Trim(fmt.Sprint(val), "[]")
+			mu.Lock()
+			line := buf.String()
+			mu.Unlock()
+			if strings.Contains(line, secret) || !strings.Contains(line, `\"user\":\"bob\"`) {
+				leaked++
+				t.Errorf("%s (%s) logged as %s", k, kind, line)
+			}
+		}
+	}
+	t.Logf("%d shapes, %d leaked", shapes, leaked)
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -30,6 +30,13 @@ func WithRules(rules ...Rule) Option {
 	return func(o *options) { o.redactor = o.redactor.With(rules...) }
 }
 
+// WithoutRules drops rules by name or category from the ones already
+// configured, e.g. WithoutRules("paths") for a tool whose errors name files
+// the agent did not send. See [Redactor.Without].
+func WithoutRules(names ...string) Option {
+	return func(o *options) { o.redactor = o.redactor.Without(names...) }
+}
+
 // WithSuccessResults redacts successful results too. By default only error
 // results are redacted: a successful result is the tool's intended output,
 // which may legitimately hold paths (a file tool) or even a key (a tool that

@@ -2,12 +2,16 @@ package redact
 
 import (
 	"strings"
+	"unsafe"
+
+	"github.com/mcpguard/mcpguard/internal/leak"
 )
 
 // Redactor applies an ordered list of rules. It is immutable and safe for
 // concurrent use.
 type Redactor struct {
 	rules []Rule
+	sent  *sent // what the call's arguments hold, for KeepSent rules
 }
 
 // New returns a Redactor that applies rules in order. New() with no rules
@@ -24,13 +28,47 @@ func Default() *Redactor { return defaultRedactor }
 
 // With returns a new Redactor that applies r's rules and then extra.
 func (r *Redactor) With(extra ...Rule) *Redactor {
+	if r == nil {
+		r = &Redactor{}
+	}
 	rules := make([]Rule, 0, len(r.rules)+len(extra))
 	rules = append(append(rules, r.rules...), extra...)
-	return &Redactor{rules: rules}
+	return &Redactor{rules: rules, sent: r.sent}
+}
+
+// Without returns a new Redactor without the rules named by names. A name
+// is a rule's full name ("paths/unix") or a category ("paths" drops every
+// "paths/…" rule). Unknown names drop nothing:
+//
+//	redact.Default().Without("paths") // a file tool whose errors name files
+func (r *Redactor) Without(names ...string) *Redactor {
+	if r == nil {
+		return New()
+	}
+	rules := make([]Rule, 0, len(r.rules))
+	for _, rule := range r.rules {
+		if !named(rule.Name, names) {
+			rules = append(rules, rule)
+		}
+	}
+	return &Redactor{rules: rules, sent: r.sent}
+}
+
+func named(name string, names []string) bool {
+	for _, n := range names {
+		if name == n || strings.HasPrefix(name, n+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Rules returns a copy of the Redactor's rules.
 func (r *Redactor) Rules() []Rule { return append([]Rule(nil), r.rules...) }
+
+// lowerBufSize is how much text is lower-cased on the stack to look for
+// triggers; longer text pays one allocation.
+const lowerBufSize = 512
 
 // String returns s with every rule applied. Text that no rule's triggers
 // occur in is returned as is, without allocating.
@@ -38,42 +76,89 @@ func (r *Redactor) String(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
-	var lower string
+	var buf [lowerBufSize]byte
+	lower := lowerASCII(buf[:0], s)
 	for i := range r.rules {
 		rule := &r.rules[i]
-		if rule.Pattern == nil {
+		if !rule.active() || len(rule.Triggers) > 0 && !leak.ContainsAny(lower, rule.Triggers) {
 			continue
 		}
-		if len(rule.Triggers) > 0 {
-			if lower == "" {
-				lower = strings.ToLower(s)
-			}
-			if !containsAny(lower, rule.Triggers) {
-				continue
-			}
-		}
-		out := rule.Pattern.ReplaceAllString(s, rule.Replacement)
-		if out != s {
+		if out := r.apply(rule, s); out != s {
 			s = out
-			lower = ""
+			lower = lowerASCII(buf[:0], s)
 		}
 	}
 	return s
 }
 
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if len(sub) > 1 && sub[0] == '^' {
-			if strings.HasPrefix(s, sub[1:]) {
-				return true
-			}
-			continue
-		}
-		if strings.Contains(s, sub) {
-			return true
+// lowerASCII lower-cases the ASCII letters of s into dst (the triggers are
+// ASCII) and returns a string view of it that lives as long as dst.
+func lowerASCII(dst []byte, s string) string {
+	dst = append(dst, s...)
+	for i, c := range dst {
+		if 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
 		}
 	}
-	return false
+	return unsafe.String(unsafe.SliceData(dst), len(dst))
+}
+
+// apply runs one rule over s.
+func (r *Redactor) apply(rule *Rule, s string) string {
+	if rule.pairs {
+		return replacePairs(s)
+	}
+	if !rule.Pattern.MatchString(s) {
+		return s
+	}
+	if rule.KeepSent && r.sent != nil {
+		return r.replaceKeepingSent(rule, s)
+	}
+	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
+}
+
+// replacePairs masks the values of secret-named keys.
+func replacePairs(s string) string {
+	var buf [8]leak.SecretValue
+	vs := leak.SecretValues(s, buf[:0])
+	if len(vs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, v := range vs {
+		b.WriteString(s[last:v.Start])
+		b.WriteString(v.Replacement)
+		last = v.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// replaceKeepingSent replaces the matches of rule that the call's
+// arguments do not contain verbatim.
+func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
+	var b []byte
+	changed := false
+	last := 0
+	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
+		k0, k1 := m[0], m[1]
+		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
+			k0, k1 = m[2*g], m[2*g+1]
+		}
+		if r.sent.contains(s[k0:k1]) {
+			continue
+		}
+		changed = true
+		b = append(b, s[last:m[0]]...)
+		b = rule.Pattern.ExpandString(b, rule.Replacement, s, m)
+		last = m[1]
+	}
+	if !changed {
+		return s
+	}
+	return string(append(b, s[last:]...))
 }
 
 // triggered reports whether any rule could match s: false means String(s)
@@ -82,12 +167,13 @@ func (r *Redactor) triggered(s string) bool {
 	if r == nil || s == "" {
 		return false
 	}
-	lower := strings.ToLower(s)
+	var buf [lowerBufSize]byte
+	lower := lowerASCII(buf[:0], s)
 	for i := range r.rules {
-		if r.rules[i].Pattern == nil {
+		if !r.rules[i].active() {
 			continue
 		}
-		if len(r.rules[i].Triggers) == 0 || containsAny(lower, r.rules[i].Triggers) {
+		if len(r.rules[i].Triggers) == 0 || leak.ContainsAny(lower, r.rules[i].Triggers) {
 			return true
 		}
 	}
@@ -96,6 +182,17 @@ func (r *Redactor) triggered(s string) bool {
 
 // String redacts s with the default rules: stack traces and source
 // positions, goroutine dumps, absolute paths, passwords in URLs and DSNs,
-// bearer tokens, JWTs, common API keys, PEM private keys and
-// password=/token=-style pairs.
+// bearer tokens, JWTs, common API keys, PEM private keys and the values of
+// secret-named keys.
 func String(s string) string { return defaultRedactor.String(s) }
+
+// IsSecretKey reports whether a member, parameter, header or variable name
+// names a credential, whose value is never shown or logged whatever its
+// type: password, db_password, dbPassword, AWS_SECRET_ACCESS_KEY,
+// GITHUB_TOKEN, x-api-key, clientSecret, authorization, session_id. Names
+// of metadata stay readable: token_count, password_min_length, secret_name,
+// auth_type; so do pagination tokens (page_token, nextPageToken), which an
+// agent needs to page, and "tokens" (LLM usage counts). It is the one
+// matcher behind text pairs, JSON members, logged arguments and validation
+// previews.
+func IsSecretKey(name string) bool { return leak.IsSecretKey(name) }

@@ -3,10 +3,12 @@ package redact
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mcpguard/mcpguard/internal/leak"
 )
 
 // Placeholder replaces every secret the default rules find.
-const Placeholder = "[REDACTED]"
+const Placeholder = leak.Placeholder
 
 // Rule is one redaction: every match of Pattern is replaced by Replacement,
 // which may refer to submatches as in [regexp.Regexp.ReplaceAllString].
@@ -17,7 +19,8 @@ const Placeholder = "[REDACTED]"
 // always contain some fixed text; a rule without triggers runs on every
 // text.
 type Rule struct {
-	// Name identifies the rule in tests and logs, e.g. "dsn-password".
+	// Name identifies the rule, "category/kind" for the defaults
+	// ("paths/unix"); [Redactor.Without] drops rules by name or category.
 	Name string
 	// Pattern finds what to remove.
 	Pattern *regexp.Regexp
@@ -26,7 +29,22 @@ type Rule struct {
 	// Triggers are lower-case fixed strings, one of which every match
 	// contains. A trigger that starts with "^" must start the text.
 	Triggers []string
+	// KeepSent leaves a match alone when the call's own arguments contain
+	// it verbatim (see [Redactor.ForCall]): the client sent it, so it is
+	// no leak. Only the submatch named "kept" is compared when the pattern
+	// has one. The default path rules keep what was sent; secret rules
+	// never do.
+	KeepSent bool
+
+	// pairs marks the built-in rule that masks the values of secret-named
+	// keys, which is code rather than an expression.
+	pairs bool
 }
+
+func (r *Rule) active() bool { return r.Pattern != nil || r.pairs }
+
+// kept returns the index of the submatch compared with what was sent.
+func (r *Rule) kept() int { return r.Pattern.SubexpIndex("kept") }
 
 // NewRule compiles expr into a Rule, panicking on an invalid expression so
 // that a bad rule fails at start-up, never at call time.
@@ -38,49 +56,25 @@ func NewRule(name, expr, replacement string, triggers ...string) Rule {
 	return Rule{Name: name, Pattern: regexp.MustCompile(expr), Replacement: replacement, Triggers: lower}
 }
 
-// secretKeys are names whose values are credentials wherever they appear as
-// key=value, "key": "value" or key: value.
-const secretKeys = `password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|token|access_token|refresh_token|id_token|auth[_-]?token|session[_-]?token|credentials?`
-
-var secretTriggers = []string{"pass", "pwd", "secret", "key", "token", "credential"}
-
 // DefaultRules returns the rules [String] applies, in order. The slice is a
 // copy: append to it and pass it to [New] to extend the defaults.
 func DefaultRules() []Rule { return append([]Rule(nil), defaultRules...) }
 
-var defaultRules = []Rule{
-	// Whole private keys first, before anything else can cut into them.
-	NewRule("pem-private-key",
-		`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`,
-		"[REDACTED PRIVATE KEY]", "-----begin"),
-	// A goroutine dump runs to the end of the text: everything after its
-	// header is frames, and frames are internals.
-	NewRule("goroutine-dump", `goroutine \d+ \[[^\]\n]*\]:[\s\S]*`, "[stack trace redacted]", "goroutine "),
-	// debug.Stack-style frame pairs without a header: "pkg.fn(args)\n\t/abs/file.go:12 +0x1d".
-	NewRule("stack-frame", `(?m)^[^\s()]+\([^\n]*\)\n\s+[^\n]*\.go:\d+[^\n]*$\n?`, "", ".go:"),
-	NewRule("created-by", `(?m)^created by [^\n]*\n\s+[^\n]*\.go:\d+[^\n]*$\n?`, "", "created by"),
-	// Lone source positions: "handler.go:42", "/src/app/db.go:17:3 +0x1d".
-	NewRule("go-source-position", `[\w./\\-]*\.go:\d+(:\d+)?( \+0x[0-9a-f]+)?`, "[internal]", ".go:"),
-	// URL and DSN user info: postgres://user:secret@host keeps user and host.
-	NewRule("url-password", `\b([a-zA-Z][a-zA-Z0-9+.-]*://)([^:@/\s"'<>]*):([^@/\s"'<>]+)@`, "${1}${2}:"+Placeholder+"@", "://"),
-	// Authorization header values.
-	NewRule("bearer-token", `(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/-]{12,}=*`, "${1} "+Placeholder, "bearer", "basic", "token"),
-	// JSON Web Tokens: three base64url segments, the first a JSON header.
-	NewRule("jwt", `\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}`, Placeholder, "eyj"),
-	// Common API key shapes.
-	NewRule("openai-style-key", `\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}`, Placeholder, "sk-", "pk-", "rk-"),
-	NewRule("stripe-style-key", `\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]{10,}`, Placeholder, "_live_", "_test_"),
-	NewRule("aws-access-key-id", `\b(AKIA|ASIA)[0-9A-Z]{16}\b`, Placeholder, "akia", "asia"),
-	NewRule("github-token", `\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})`, Placeholder, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-	NewRule("gitlab-token", `\bglpat-[A-Za-z0-9_-]{20,}`, Placeholder, "glpat-"),
-	NewRule("slack-token", `\bxox[abposr]-[A-Za-z0-9-]{10,}`, Placeholder, "xox"),
-	NewRule("google-api-key", `\bAIza[0-9A-Za-z_-]{35}`, Placeholder, "aiza"),
-	// key=value pairs, in DSNs, query strings and logs. Quoted values keep
-	// their quotes so JSON stays JSON.
-	NewRule("quoted-secret-pair", `(?i)("(?:`+secretKeys+`)"\s*:\s*")(?:[^"\\]|\\.)*(")`, "${1}"+Placeholder+"${2}", secretTriggers...),
-	NewRule("secret-pair", `(?i)\b(`+secretKeys+`)(\s*=\s*)(\[REDACTED\]|'[^']*'|"[^"]*"|[^\s,;&"'}\])]+)`, "${1}${2}"+Placeholder, secretTriggers...),
-	NewRule("secret-colon-pair", `(?i)\b(password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey)(:\s*)(\[REDACTED\]|"[^"\n]*"|'[^'\n]*'|[^\s,;&"'}\])]+)`, "${1}${2}"+Placeholder, "pass", "pwd", "secret", "key"),
-	// Absolute file paths: they reveal layout, users and versions.
-	NewRule("unix-path", `(^|[\s"'(=\[,])/(?:[\w.@+-]+/)+[\w.@+-]*`, "${1}[path]", "^/", " /", "\t/", "\n/", "\"/", "'/", "(/", "=/", "[/", ",/"),
-	NewRule("windows-path", `\b[A-Za-z]:\\(?:[^\\\s"':*?<>|]+\\)*[^\\\s"':*?<>|]*`, "[path]", ":\\"),
-}
+// defaultRules are built from the one list of leak kinds that the test
+// harness and the audit detect with, so "redacted" and "not a leak" agree.
+var defaultRules = func() []Rule {
+	var out []Rule
+	for _, s := range leak.Specs {
+		if s.DetectOnly {
+			continue
+		}
+		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent}
+		if s.Name == leak.PairsName {
+			rule.pairs = true
+		} else {
+			rule.Pattern = leak.Compiled(s.Name)
+		}
+		out = append(out, rule)
+	}
+	return out
+}()

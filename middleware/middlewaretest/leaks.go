@@ -2,50 +2,112 @@ package middlewaretest
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
+
+	"github.com/mcpguard/mcpguard/internal/leak"
 )
 
-// leakPatterns are what must never reach a client whatever the tool did.
-// They are searched in the wire JSON, where a newline is the two
-// characters `\n`, so no pattern relies on line structure.
-var leakPatterns = []struct {
-	what string
-	re   *regexp.Regexp
-}{
-	{"a goroutine dump", regexp.MustCompile(`goroutine \d+ \[`)},
-	{"a source position", regexp.MustCompile(`\.go:\d+`)},
-	{"a Go panic", regexp.MustCompile(`\bpanic: |runtime\.gopanic|runtime/debug\.Stack|\[recovered\]`)},
-	{"a runtime error", regexp.MustCompile(`runtime error: `)},
-	{"an absolute Unix path", regexp.MustCompile(`(?:^|[\s"'=(\[,;])/(?:[A-Za-z0-9._@+-]+/)+[A-Za-z0-9._@+-]*`)},
-	{"an absolute Windows path", regexp.MustCompile(`\b[A-Za-z]:\\\\[A-Za-z0-9._ -]+\\\\`)},
-}
+// maxDecodeDepth bounds how many layers of JSON inside JSON strings Leaks
+// opens (an envelope's text is one layer).
+const maxDecodeDepth = 4
 
 // Leaks lists what raw, a response as sent on the wire, gives away: a Go
 // stack trace or goroutine dump, a file.go:123 position, a panic or runtime
-// error, an absolute file path, or any of secrets (also in its JSON-escaped
-// form). Empty secrets are ignored. It returns nil when nothing leaks.
+// error, an absolute file path, a secret shape (a key, a token, a password
+// in a URL, the value of a secret-named key), or any of secrets. Empty
+// secrets are ignored. It returns nil when nothing leaks.
+//
+// The patterns are the ones the redact package removes, from the one list
+// mcpguard keeps, so "redacted" and "not a leak" agree. JSON is decoded
+// first, strings inside strings included (an envelope's text is JSON in a
+// JSON string), so a secret with a quote or a backslash is found however
+// often it was escaped on the way. Image and audio data and resource blobs
+// are binary and not searched for patterns.
 //
 // Use it on bytes from any client; [Result.NoLeak] applies it to a call.
 func Leaks(raw []byte, secrets ...string) []string {
-	s := string(raw)
+	texts := wireTexts(raw)
 	var out []string
-	for _, p := range leakPatterns {
-		if m := p.re.FindString(s); m != "" {
-			out = append(out, p.what+" ("+strings.TrimSpace(m)+")")
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, m := range leak.Find(t) {
+			if !seen[m.Name] {
+				seen[m.Name] = true
+				out = append(out, m.What+" ("+clip(strings.TrimSpace(m.Text))+")")
+			}
 		}
 	}
 	for _, secret := range secrets {
-		if secret == "" {
-			continue
-		}
-		esc, _ := json.Marshal(secret)
-		escaped := string(esc[1 : len(esc)-1])
-		if strings.Contains(s, secret) || strings.Contains(s, escaped) {
+		if secret != "" && containsSecret(string(raw), texts, secret) {
 			out = append(out, "a secret ("+mask(secret)+")")
 		}
 	}
 	return out
+}
+
+// wireTexts returns the texts to search: every string of raw when it is
+// JSON (recursively through JSON inside strings), else raw itself.
+func wireTexts(raw []byte) []string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return []string{string(raw)}
+	}
+	var out []string
+	collect(v, 0, &out)
+	return out
+}
+
+func collect(v any, depth int, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, x)
+		if t := strings.TrimSpace(x); depth < maxDecodeDepth && t != "" && (t[0] == '{' || t[0] == '[' || t[0] == '"') {
+			var inner any
+			if json.Unmarshal([]byte(t), &inner) == nil {
+				collect(inner, depth+1, out)
+			}
+		}
+	case map[string]any:
+		binary := x["type"] == "image" || x["type"] == "audio"
+		for k, e := range x {
+			if k == "blob" || binary && k == "data" {
+				continue
+			}
+			*out = append(*out, k)
+			collect(e, depth, out)
+		}
+	case []any:
+		for _, e := range x {
+			collect(e, depth, out)
+		}
+	}
+}
+
+// containsSecret looks for secret in the raw bytes, in its JSON-escaped
+// forms (once, twice, three times) and in every decoded text.
+func containsSecret(raw string, texts []string, secret string) bool {
+	form := secret
+	for range 4 {
+		if strings.Contains(raw, form) {
+			return true
+		}
+		esc, _ := json.Marshal(form)
+		form = string(esc[1 : len(esc)-1])
+	}
+	for _, t := range texts {
+		if strings.Contains(t, secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// clip shortens a match for a failure message.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return s
 }
 
 // mask names a secret in a failure message without repeating it.

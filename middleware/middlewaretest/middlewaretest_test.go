@@ -323,3 +323,41 @@ func TestLogTiesTheIncidentToItsDetail(t *testing.T) {
 		t.Fatalf("want both failures, got %q", got)
 	}
 }
+
+// A secret with a quote or a backslash is escaped once per JSON layer: an
+// envelope's text is JSON inside a JSON string, so on the wire it is
+// escaped twice, and a search for the once-escaped form misses it.
+func TestLeaksFindsSecretsEscapedTwice(t *testing.T) {
+	t.Parallel()
+	for _, secret := range []string{`pa"ss`, `pa\ss`, `p\"w`, "tab\there"} {
+		inner, _ := json.Marshal(map[string]string{"message": "login with " + secret + " failed"})
+		body := string(inner)
+		srv := middlewaretest.New(t, tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(body), nil
+		})
+		r := srv.Call(nil)
+		if got := middlewaretest.Leaks(r.Raw, secret); len(got) == 0 {
+			t.Errorf("Leaks missed %q in %s", secret, r.Raw)
+		}
+	}
+}
+
+func TestLeaksUsesTheRedactorsPatterns(t *testing.T) {
+	t.Parallel()
+	for _, leaked := range []string{
+		`DB_PASSWORD=hunter2`, `{"dbPassword": 12345}`, `dial root:pw@tcp(db:3306)/x`, `open \\srv\share\x.txt`,
+		`C:/Users/bob/x`, `file:///etc/shop.yaml`, `/home/ålice/x`,
+	} {
+		raw, _ := json.Marshal(map[string]any{"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": leaked}}}})
+		if got := middlewaretest.Leaks(raw); len(got) == 0 {
+			t.Errorf("Leaks missed %s", raw)
+		}
+	}
+	quiet, _ := json.Marshal(map[string]any{"content": []any{
+		map[string]any{"type": "image", "data": "/9j/4AAQSkZJRg==", "mimeType": "image/jpeg"},
+		map[string]any{"type": "text", "text": `password=[REDACTED] at [path]; dial postgres://app:[REDACTED]@db/x; token_count=5`},
+	}})
+	if got := middlewaretest.Leaks(quiet); got != nil {
+		t.Errorf("Leaks(%s) = %q", quiet, got)
+	}
+}

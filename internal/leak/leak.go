@@ -1,0 +1,214 @@
+// Package leak is mcpguard's one list of what must not reach a client or a
+// shipped log: stack traces, goroutine dumps, source positions, absolute
+// paths and secret shapes, and the one matcher for keys that name a
+// secret. The redact package builds its default rules from [Specs];
+// middlewaretest.Leaks and the audit's leak check find leaks with [Find].
+// Keeping both on one list is what makes "the redactor removes it" and "the
+// harness flags it" the same statement.
+package leak
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Placeholder replaces every secret the rules find.
+const Placeholder = "[REDACTED]"
+
+// Spec is one kind of leak: how to find it and, when Replacement is not
+// empty, what the redactor puts in its place.
+type Spec struct {
+	// Name is "category/kind": stack/…, secrets/…, paths/…. Redaction rules
+	// are dropped by name or by category.
+	Name string
+	// What describes a match in a report, without repeating it.
+	What string
+	// Expr is the regular expression. A submatch named "kept" is the part
+	// compared with what the agent sent (see KeepSent).
+	Expr string
+	// Replacement is what a match becomes ("$1" expands).
+	Replacement string
+	// DetectOnly marks kinds that are found but never rewritten.
+	DetectOnly bool
+	// Triggers are lower-case fixed strings one of which every match
+	// contains; "^x" means the text starts with x.
+	Triggers []string
+	// KeepSent keeps a match the call's own arguments contain verbatim.
+	KeepSent bool
+}
+
+// Path and stack building blocks. L is a path segment character: letters
+// and digits of any script, not just ASCII, so /home/ålice leaks nothing.
+const (
+	segChar   = `[\p{L}\p{N}_.@+~%$#!-]`
+	midChar   = `[\p{L}\p{N}_.@+~%$#!()&,-]`
+	pathStart = "(^|[\\s\"'(=\\[,:;{}<>|`*\\x00])"
+	// A segment may hold up to three spaces ("My Documents") when another
+	// separator follows, so no tail of a spaced path is left behind.
+	midSeg  = midChar + `+(?: +` + midChar + `+){0,3}`
+	winChar = "[^\\\\/\\s\"'<>|:*?`,;()]"
+	winMid  = "[^\\\\/\\s\"'<>|:*?`]"
+	winSeg  = winMid + `+(?: +` + winMid + `+){0,3}`
+	winSep  = `(?:\\+|/)`
+)
+
+// Specs lists every kind, in the order the redactor applies them: whole
+// private keys first, then stacks, URL credentials and key shapes, then
+// paths (after pairs, so PWD=/home/app goes as a secret value).
+var Specs = []Spec{
+	{Name: "secrets/pem-private-key", What: "a PEM private key",
+		Expr:        `-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`,
+		Replacement: "[REDACTED PRIVATE KEY]", Triggers: []string{"-----begin"}},
+	{Name: "stack/goroutine-dump", What: "a goroutine dump",
+		Expr: `goroutine \d+ \[[^\]\n]*\]:[\s\S]*`, Replacement: "[stack trace redacted]", Triggers: []string{"goroutine "}},
+	{Name: "stack/frame", What: "a stack frame",
+		Expr: `(?m)^[^\s()]+\([^\n]*\)\n\s+[^\n]*\.go:\d+[^\n]*$\n?`, Triggers: []string{".go:"}},
+	{Name: "stack/created-by", What: "a stack frame",
+		Expr: `(?m)^created by [^\n]*\n\s+[^\n]*\.go:\d+[^\n]*$\n?`, Triggers: []string{"created by"}},
+	{Name: "stack/source-position", What: "a Go source position (file.go:NN)",
+		Expr: `[\p{L}\p{N}_./\\-]*\.go:\d+(?::\d+)?(?: \+0x[0-9a-f]+)?`, Replacement: "[internal]", Triggers: []string{".go:"}},
+	{Name: "secrets/url-password", What: "a password in a URL or DSN",
+		Expr:        `\b([a-zA-Z][a-zA-Z0-9+.-]*://)([^:@/\s"'<>]*):([^\s"'<>]*)@`,
+		Replacement: "${1}${2}:" + Placeholder + "@", Triggers: []string{"://"}},
+	{Name: "secrets/mysql-dsn", What: "a password in a Go MySQL DSN",
+		Expr:        `([\p{L}\p{N}_.+-]*):([^\s"']*?)@(tcp6?|udp|unix|unixgram)\(`,
+		Replacement: "${1}:" + Placeholder + "@${3}(", Triggers: []string{"@tcp(", "@tcp6(", "@udp(", "@unix"}},
+	{Name: "secrets/bearer-token", What: "an Authorization credential",
+		Expr:        `(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/-]{12,}=*`,
+		Replacement: "${1} " + Placeholder, Triggers: []string{"bearer", "basic", "token"}},
+	{Name: "secrets/jwt", What: "a JSON Web Token",
+		Expr: `\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}`, Replacement: Placeholder, Triggers: []string{"eyj"}},
+	{Name: "secrets/openai-style-key", What: "an API key (sk-…)",
+		Expr: `\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}`, Replacement: Placeholder, Triggers: []string{"sk-", "pk-", "rk-"}},
+	{Name: "secrets/stripe-style-key", What: "an API key (sk_live_…)",
+		Expr: `\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]{10,}`, Replacement: Placeholder, Triggers: []string{"_live_", "_test_"}},
+	{Name: "secrets/aws-access-key-id", What: "an AWS access key ID",
+		Expr: `\b(AKIA|ASIA)[0-9A-Z]{16}\b`, Replacement: Placeholder, Triggers: []string{"akia", "asia"}},
+	{Name: "secrets/github-token", What: "a GitHub token",
+		Expr:        `\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})`,
+		Replacement: Placeholder, Triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{Name: "secrets/gitlab-token", What: "a GitLab token",
+		Expr: `\bglpat-[A-Za-z0-9_-]{20,}`, Replacement: Placeholder, Triggers: []string{"glpat-"}},
+	{Name: "secrets/slack-token", What: "a Slack token",
+		Expr: `\bxox[abposr]-[A-Za-z0-9-]{10,}`, Replacement: Placeholder, Triggers: []string{"xox"}},
+	{Name: "secrets/slack-webhook", What: "a Slack webhook URL",
+		Expr: `https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`, Replacement: Placeholder, Triggers: []string{"hooks.slack.com"}},
+	{Name: "secrets/google-api-key", What: "a Google API key",
+		Expr: `\bAIza[0-9A-Za-z_-]{30,}`, Replacement: Placeholder, Triggers: []string{"aiza"}},
+	{Name: "secrets/npm-token", What: "an npm token",
+		Expr: `\bnpm_[A-Za-z0-9]{36}\b`, Replacement: Placeholder, Triggers: []string{"npm_"}},
+	{Name: "secrets/huggingface-token", What: "a Hugging Face token",
+		Expr: `\bhf_[A-Za-z0-9]{30,}`, Replacement: Placeholder, Triggers: []string{"hf_"}},
+	{Name: "secrets/sendgrid-key", What: "a SendGrid key",
+		Expr: `\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`, Replacement: Placeholder, Triggers: []string{"sg."}},
+	{Name: "secrets/url-signature", What: "a signed-URL signature",
+		Expr: `(?i)\b((?:x-amz-)?signature|sig)=[A-Za-z0-9%+/=_-]{16,}`, Replacement: "${1}=" + Placeholder, Triggers: []string{"sig"}},
+	// secrets/pairs is code, not an expression: see SecretValues.
+	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers},
+	{Name: "paths/file-url", What: "a file URL",
+		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
+	{Name: "paths/unc", What: "a Windows network path",
+		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `*)`,
+		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true},
+	{Name: "paths/windows", What: "a Windows file path",
+		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `*)`,
+		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true},
+	{Name: "paths/unix", What: "an absolute file path",
+		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,
+		Replacement: "${1}[path]", Triggers: []string{"/"}, KeepSent: true},
+	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
+	// but an envelope that carries one has leaked a panic value.
+	{Name: "stack/goroutine-header", DetectOnly: true, What: "a goroutine dump", Expr: `goroutine \d+ \[`, Triggers: []string{"goroutine "}},
+	{Name: "stack/go-panic", DetectOnly: true, What: "a Go panic", Expr: `\bpanic: |runtime\.gopanic|runtime/debug\.Stack|\[recovered\]`,
+		Triggers: []string{"panic", "recovered", "runtime/debug"}},
+	{Name: "stack/runtime-error", DetectOnly: true, What: "a runtime error", Expr: `runtime error: `, Triggers: []string{"runtime error"}},
+	{Name: "stack/javascript", DetectOnly: true, What: "a JavaScript stack trace", Expr: `(?m)^\s*at .+:\d+:\d+\)?\s*$`, Triggers: []string{"at "}},
+	{Name: "stack/python", DetectOnly: true, What: "a Python traceback", Expr: `Traceback \(most recent call last\)`, Triggers: []string{"traceback"}},
+}
+
+// PairsName names the rule that masks the values of secret-named keys.
+const PairsName = "secrets/pairs"
+
+// PairTriggers are fixed strings one of which every secret-named key
+// contains, compared case-insensitively.
+var PairTriggers = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie", "bearer", "session"}
+
+// Match is one leak found by [Find].
+type Match struct {
+	Name string // the Spec's name
+	What string // the Spec's description
+	Text string // what matched; never print it where the leak would spread
+}
+
+type compiled struct {
+	Spec
+	re *regexp.Regexp
+}
+
+var compiledSpecs = func() []compiled {
+	out := make([]compiled, len(Specs))
+	for i, s := range Specs {
+		out[i].Spec = s
+		if s.Expr != "" {
+			out[i].re = regexp.MustCompile(s.Expr)
+		}
+	}
+	return out
+}()
+
+// Compiled returns the compiled expression of the spec named name, or nil.
+func Compiled(name string) *regexp.Regexp {
+	for i := range compiledSpecs {
+		if compiledSpecs[i].Name == name {
+			return compiledSpecs[i].re
+		}
+	}
+	return nil
+}
+
+// Find lists the leaks in text: every match of a detected kind, every
+// match the redactor would change, and every value of a secret-named key
+// that is not already a placeholder. At most one match per kind.
+func Find(text string) []Match {
+	if text == "" {
+		return nil
+	}
+	lower := strings.ToLower(text)
+	var out []Match
+	for i := range compiledSpecs {
+		c := &compiledSpecs[i]
+		if len(c.Triggers) > 0 && !ContainsAny(lower, c.Triggers) {
+			continue
+		}
+		if c.Name == PairsName {
+			if vs := SecretValues(text, nil); len(vs) > 0 {
+				out = append(out, Match{c.Name, c.What, text[vs[0].Start:vs[0].End]})
+			}
+			continue
+		}
+		for _, m := range c.re.FindAllString(text, 16) {
+			if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {
+				out = append(out, Match{c.Name, c.What, m})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ContainsAny reports whether lower (already lower-cased) contains one of
+// triggers; a trigger "^x" must start it.
+func ContainsAny(lower string, triggers []string) bool {
+	for _, t := range triggers {
+		if len(t) > 1 && t[0] == '^' {
+			if strings.HasPrefix(lower, t[1:]) {
+				return true
+			}
+			continue
+		}
+		if strings.Contains(lower, t) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,103 @@
+package leak_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpguard/mcpguard/internal/leak"
+)
+
+func TestIsSecretKey(t *testing.T) {
+	for _, k := range []string{
+		"password", "PASSWORD", "db_password", "DB_PASSWORD", "password_confirmation", "newPassword",
+		"dbPassword", "AWS_SECRET_ACCESS_KEY", "aws_access_key_id_secret", "GITHUB_TOKEN", "clientSecret",
+		"client-secret", "x-api-key", "X-Api-Key", "XApiKey", "APIKey", "api_key", "apikey", "authorization",
+		"Authorization", "auth", "access_token", "refresh_token", "id_token", "accessToken", "session_token",
+		"session-id", "sessionId", "passwd", "pwd", "DB_PASS", "passphrase", "credentials", "private_key",
+		"signingKey", "secret_key_base", "encryption_key", "cookie", "Set-Cookie", "spring.datasource.password",
+		"oauth2Token", "password2", "mysql_root_password", "AccountKey", "SharedAccessKey", "bearer", "csrf_token",
+		"secrets", "api_keys", "passwords", "password_hash",
+	} {
+		assert.True(t, leak.IsSecretKey(k), k)
+	}
+	for _, k := range []string{
+		"", "query", "limit", "tokens_used", "max_tokens", "tokens", "keyword", "key", "sort_key", "primary_key",
+		"token_count", "token_type", "tokenType", "password_min_length", "secret_name", "auth_type", "auth_method",
+		"page_token", "next_page_token", "nextPageToken", "NextToken", "continuation_token", "next_cursor", "author",
+		"authority", "passenger", "compass", "token_expires_at", "monkey", "turkey", "idempotency_key", "user_id",
+		"password_policy", "secretary",
+	} {
+		assert.False(t, leak.IsSecretKey(k), k)
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = leak.IsSecretKey("AWS_SECRET_ACCESS_KEY") }))
+}
+
+func TestSecretValues(t *testing.T) {
+	t.Parallel()
+	apply := func(s string) string {
+		vs := leak.SecretValues(s, nil)
+		for i := len(vs) - 1; i >= 0; i-- {
+			s = s[:vs[i].Start] + vs[i].Replacement + s[vs[i].End:]
+		}
+		return s
+	}
+	for in, want := range map[string]string{
+		`DB_PASSWORD=hunter2 HOST=db`:                    `DB_PASSWORD=[REDACTED] HOST=db`,
+		`dbPassword=hunter2, user=app`:                   `dbPassword=[REDACTED], user=app`,
+		"db_password: correct horse\nuser: app":          "db_password: [REDACTED]\nuser: app",
+		`{"db_password": 12345, "user": "app"}`:          `{"db_password": "[REDACTED]", "user": "app"}`,
+		`{"api_keys": ["a", "b"], "n": 1}`:               `{"api_keys": "[REDACTED]", "n": 1}`,
+		`{"password":"a\"b"}`:                            `{"password":"[REDACTED]"}`,
+		`{'db_password': 'x y', 'user': 'u'}`:            `{'db_password': '[REDACTED]', 'user': 'u'}`,
+		"HOME=/root\x00DB_PASSWORD=p\x00X=1":             "HOME=/root\x00DB_PASSWORD=[REDACTED]\x00X=1",
+		`body {\"client_secret\":\"s3\",\"a\":1}`:        `body {\"client_secret\":\"[REDACTED]\",\"a\":1}`,
+		`map[password:hunter2 user:bob]`:                 `map[password:[REDACTED] user:bob]`,
+		`x-api-key: abc123`:                              `x-api-key: [REDACTED]`,
+		`got Authorization: Bearer abc.def for user`:     `got Authorization: Bearer [REDACTED] for user`,
+		`?access_token=abc&page=2`:                       `?access_token=[REDACTED]&page=2`,
+		`:password => "pw"`:                              `:password => "[REDACTED]"`,
+		`password=[REDACTED] token=null ok=true`:         `password=[REDACTED] token=null ok=true`,
+		`if token == other`:                              `if token == other`,
+		`relation "users" does not exist`:                `relation "users" does not exist`,
+		`next_page_token=abc token_count=5`:              `next_page_token=abc token_count=5`,
+		`Server=db;User Id=sa;Password=p@ss;Encrypt=1`:   `Server=db;User Id=sa;Password=[REDACTED];Encrypt=1`,
+		`"credentials": {"user": "a", "pw": "b"}, "x":1`: `"credentials": "[REDACTED]", "x":1`,
+	} {
+		assert.Equal(t, want, apply(in), in)
+	}
+}
+
+func TestFindSeesLeaksButNotPlaceholders(t *testing.T) {
+	t.Parallel()
+	names := func(text string) []string {
+		var out []string
+		for _, m := range leak.Find(text) {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	assert.Contains(t, names(`dial postgres://app:hunter2@db/x`), "secrets/url-password")
+	assert.Empty(t, names(`dial postgres://app:[REDACTED]@db/x`))
+	assert.Contains(t, names(`password=hunter2`), leak.PairsName)
+	assert.Empty(t, names(`password=[REDACTED] relation "users" does not exist`))
+	assert.Contains(t, names(`open /home/alice/x.txt`), "paths/unix")
+	assert.Contains(t, names("goroutine 7 [running]:\nmain.f()"), "stack/goroutine-header")
+	assert.Empty(t, names(`open [path]: not found; see https://example.com/a/b`))
+}
+
+func TestSpecsCompileAndAreNamedByCategory(t *testing.T) {
+	t.Parallel()
+	valid := regexp.MustCompile(`^(stack|secrets|paths)/[a-z0-9-]+$`)
+	seen := map[string]bool{}
+	for _, s := range leak.Specs {
+		assert.Regexp(t, valid, s.Name)
+		assert.False(t, seen[s.Name], "duplicate %s", s.Name)
+		seen[s.Name] = true
+		assert.NotEmpty(t, s.What)
+		if s.Name != leak.PairsName {
+			assert.NotNil(t, leak.Compiled(s.Name), s.Name)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package redact_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
+	"github.com/mcpguard/mcpguard/redact"
+)
+
+// The issue 9 gaps, each a shape that leaked before.
+func TestRuleGaps(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in string
+		secret   []string
+		keep     []string
+	}{
+		{"go mysql dsn", `dial root:hunter2@tcp(db:3306)/shop failed`, []string{"hunter2"}, []string{"root:", "@tcp(db:3306)/shop failed"}},
+		{"at in password", `postgres://app:p@ss@db:5432/shop down`, []string{"p@ss"}, []string{"db:5432/shop down"}},
+		{"slash in password", `postgres://app:pa/ss@db/shop`, []string{"pa/ss"}, nil},
+		{"empty user", `redis://:s3cretpw@cache:6379 refused`, []string{"s3cretpw"}, []string{"cache:6379 refused"}},
+		{"DB_PASSWORD", `DB_PASSWORD=hunter2 DB_HOST=db`, []string{"hunter2"}, []string{"DB_HOST=db"}},
+		{"AWS secret", `AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, []string{"wJalrXUtnFEMI"}, nil},
+		{"GITHUB_TOKEN", `GITHUB_TOKEN=abc123def`, []string{"abc123def"}, nil},
+		{"camel", `dbPassword=hunter2 clientSecret=shh`, []string{"hunter2", "shh"}, nil},
+		{"yaml", "db:\n  db_password: correct horse battery\n  host: db", []string{"correct horse"}, []string{"host: db"}},
+		{"json number", `body {"pin_password": 123456}`, []string{"123456"}, nil},
+		{"json array", `{"api_keys": ["k-one", "k-two"]}`, []string{"k-one", "k-two"}, nil},
+		{"python repr", `{'db_password': 'hunter2', 'user': 'app'}`, []string{"hunter2"}, []string{"'user': 'app'"}},
+		{"environ", "PATH=/usr/bin\x00DB_PASSWORD=hunter2\x00HOME=/home/app", []string{"hunter2", "/usr/bin", "/home/app"}, []string{"HOME="}},
+		{"C:/", `open C:/Users/bob/config.ini failed`, []string{"Users/bob"}, []string{"failed"}},
+		{"UNC", `open \\fileserver\share\bob\x.txt failed`, []string{"fileserver", `bob\x.txt`}, []string{"failed"}},
+		{"escaped windows", `{\"path\":\"C:\\\\Users\\\\bob\\\\x\"}`, []string{"Users", "bob"}, nil},
+		{"file url", `fetch file:///etc/shop/secret.yaml: denied`, []string{"/etc/shop", "secret.yaml"}, []string{"denied"}},
+		{"PATH list", `PATH=/usr/local/bin:/opt/shop/bin`, []string{"/usr/local", "/opt/shop"}, nil},
+		{"backticks", "open `/srv/shop/x.db` failed", []string{"/srv/shop"}, []string{"failed"}},
+		{"braces", `opts {/srv/shop/x.db}`, []string{"/srv/shop"}, nil},
+		{"spaces", `open /home/bob/My Documents/tax.pdf: denied`, []string{"/home/bob", "Documents", "tax.pdf"}, []string{"denied"}},
+		{"non-ascii", `open /home/ålice/nötes/x.md: denied`, []string{"ålice", "nötes", "x.md"}, []string{"denied"}},
+		{"windows spaces", `C:\Program Files (x86)\Shop\app.exe crashed`, []string{"Program", "Shop", "app.exe"}, []string{"crashed"}},
+		{"source position non-ascii", `at /home/ålice/src/db.go:42`, []string{"ålice", "db.go:42"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := redact.String(tc.in)
+			for _, s := range tc.secret {
+				assert.NotContains(t, out, s)
+			}
+			for _, k := range tc.keep {
+				assert.Contains(t, out, k)
+			}
+			assert.Equal(t, out, redact.String(out), "idempotent")
+		})
+	}
+}
+
+func TestJSONMasksSecretMembersOfAnyType(t *testing.T) {
+	t.Parallel()
+	in := `{"user":"bob","dbPassword":12345,"x-api-key":["a1","b2"],"credentials":{"u":"c3"},"token":null,"secret":true,"token_count":7}`
+	out, ok := redact.Default().JSON(in)
+	require.True(t, ok)
+	assert.JSONEq(t, `{"user":"bob","dbPassword":"[REDACTED]","x-api-key":"[REDACTED]","credentials":"[REDACTED]","token":null,"secret":true,"token_count":7}`, out)
+}
+
+// hostileResult puts a different secret in every position a tool result
+// can carry text.
+func hostileResult() (*mcp.CallToolResult, []string) {
+	secrets := []string{"s-text", "s-ptrtext", "s-linkuri", "s-linkname", "s-linkdesc", "s-embtext", "s-embptr", "s-resuri",
+		"s-blobarg", "s-meta", "s-itemmeta", "s-structured", "s-raw"}
+	pw := func(s string) string { return "password=" + s }
+	res := &mcp.CallToolResult{
+		Result: mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{"debug": pw("s-meta")}}},
+		Content: []mcp.Content{
+			mcp.TextContent{Type: "text", Text: pw("s-text"), Meta: &mcp.Meta{AdditionalFields: map[string]any{"client_secret": "s-itemmeta"}}},
+			&mcp.TextContent{Type: "text", Text: pw("s-ptrtext")},
+			mcp.ResourceLink{Type: "resource_link", URI: "https://u:s-linkuri@h/x", Name: pw("s-linkname"), Description: pw("s-linkdesc")},
+			mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: "mem://x?token=s-resuri", Text: pw("s-embtext")}),
+			&mcp.EmbeddedResource{Type: "resource", Resource: &mcp.TextResourceContents{URI: "mem://y", Text: pw("s-embptr")}},
+			mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "mem://z?api_key=s-blobarg", Blob: "aGk="}),
+			mcp.NewImageContent("/9j/4AAQSkZJRg==", "image/jpeg"),
+		},
+		StructuredContent: map[string]any{"detail": pw("s-structured")},
+		IsError:           true,
+	}
+	return res, secrets
+}
+
+func TestResultRedactsEveryPositionOnTheWire(t *testing.T) {
+	t.Parallel()
+	res, secrets := hostileResult()
+	before, err := json.Marshal(res)
+	require.NoError(t, err)
+	srv := middlewaretest.New(t, mcp.NewTool("t"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return res, nil
+	}, redact.Middleware())
+	r := srv.Call(nil)
+	assert.Empty(t, middlewaretest.Leaks(r.Raw, secrets...), "%s", r.Raw)
+	assert.Contains(t, string(r.Raw), "/9j/4AAQSkZJRg==", "binary data is left alone")
+	after, _ := json.Marshal(res)
+	assert.JSONEq(t, string(before), string(after), "the handler's result is never modified")
+
+	// mcp-go sends RawStructuredContent in preference to StructuredContent.
+	raw := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent("x")},
+		StructuredContent: map[string]any{"a": "clean"}, RawStructuredContent: json.RawMessage(`{"dsn":"mysql://u:s-rawpw@h/db","n":1.50}`)}
+	srv = middlewaretest.New(t, mcp.NewTool("t"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return raw, nil
+	}, redact.Middleware())
+	r = srv.Call(nil)
+	assert.Empty(t, middlewaretest.Leaks(r.Raw, "s-rawpw"))
+	assert.Contains(t, string(r.Raw), `"n":1.50`, "numbers keep their text")
+}
+
+func TestUnknownContentKindsAreRedactedAsJSON(t *testing.T) {
+	t.Parallel()
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+		mcp.ToolResultContent{Type: "tool_result", ToolUseID: "1", Content: []mcp.Content{mcp.NewTextContent("token=s-nested")}},
+	}}
+	b, err := json.Marshal(redact.Default().Result(res))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "s-nested")
+	assert.Contains(t, string(b), `"toolUseId":"1"`)
+}
+
+func TestCleanResultCostsNoAllocation(t *testing.T) {
+	res := &mcp.CallToolResult{
+		Result: mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{"trace": "Abc", "n": 1.0}}},
+		Content: []mcp.Content{
+			mcp.NewTextContent(`{"error_type":"not_found","message":"No order ORD-1 exists.","next_steps":["List orders first."]}`),
+			&mcp.TextContent{Type: "text", Text: "Order ORD-1 was not found"},
+			mcp.ResourceLink{Type: "resource_link", URI: "orders://ORD-1", Name: "Order"},
+			mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: "orders://ORD-1", Text: "Details"}),
+			&mcp.EmbeddedResource{Type: "resource", Resource: &mcp.TextResourceContents{URI: "orders://ORD-2", Text: "More"}},
+			mcp.NewImageContent("aGk=", "image/png"),
+		},
+		StructuredContent: map[string]any{"error_type": "not_found", "next_steps": []any{"List orders first."}},
+		IsError:           true,
+	}
+	r := redact.Default()
+	require.Same(t, res, r.Result(res))
+	assert.Zero(t, testing.AllocsPerRun(200, func() { _ = r.Result(res) }))
+	assert.Zero(t, testing.AllocsPerRun(200, func() { _ = redact.String("Order ORD-1 Was Not Found In The Store") }),
+		"mixed case clean text does not allocate either")
+}
+
+func TestForCallKeepsWhatTheAgentSent(t *testing.T) {
+	t.Parallel()
+	tool := mcp.NewTool("read_file", mcp.WithString("path"), mcp.WithString("api_key"))
+	srv := middlewaretest.New(t, tool, func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p := req.GetString("path", "")
+		return mcp.NewToolResultError("open " + p + ": not found (tried /srv/shop/data" + p + ", key " + req.GetString("api_key", "") + ")"), nil
+	}, redact.Middleware())
+	r := srv.Call(map[string]any{"path": "/home/alice/notes/todo.md", "api_key": "/home/alice/k"})
+	text := r.CallResult.Content[0].(mcp.TextContent).Text
+	assert.Contains(t, text, "open /home/alice/notes/todo.md: not found", "the path the agent sent survives")
+	assert.NotContains(t, text, "/srv/shop", "a path it never sent does not")
+	assert.NotContains(t, text, "/home/alice/k", "a secret-named argument is never kept")
+
+	r = srv.Call(map[string]any{"path": "/api/v1/users/42?token=ghp_16C7e42F292c6912E7710c838347Ae178B4a"})
+	assert.NotContains(t, string(r.Raw), "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "secrets stay redacted when sent")
+
+	d := redact.Default()
+	assert.Same(t, d, d.ForCall(nil), "no arguments, no cost")
+	assert.Same(t, d, d.ForCall(json.RawMessage(`{"limit":5}`)), "no strings, nothing to keep")
+}
+
+func TestForCallIsBoundedOnHugeArguments(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"xs":[`)
+	for i := range 100000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"/srv/x/` + strings.Repeat("a", 8) + `"`)
+	}
+	b.WriteString(`],"path":"/late/in/the/args"}`)
+	r := redact.Default().ForCall(json.RawMessage(b.String()))
+	assert.Equal(t, "open [path]", r.String("open /late/in/the/args"), "what lies past the budget is not remembered")
+	assert.Equal(t, "open /srv/x/aaaaaaaa", r.String("open /srv/x/aaaaaaaa"))
+}
+
+func TestWithoutDropsRulesByNameOrCategory(t *testing.T) {
+	t.Parallel()
+	in := `open /srv/shop/x.db and C:\shop\y.db with password=hunter2`
+	assert.Equal(t, `open /srv/shop/x.db and C:\shop\y.db with password=[REDACTED]`, redact.Default().Without("paths").String(in))
+	assert.Equal(t, `open /srv/shop/x.db and [path] with password=[REDACTED]`, redact.Default().Without("paths/unix").String(in))
+	assert.Len(t, redact.Default().Without("nope").Rules(), len(redact.DefaultRules()))
+	s := middlewaretest.New(t, mcp.NewTool("t"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError(in), nil
+	}, redact.Middleware(redact.WithoutRules("paths")))
+	assert.Contains(t, s.Call(nil).CallResult.Content[0].(mcp.TextContent).Text, "/srv/shop/x.db")
+}

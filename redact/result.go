@@ -1,0 +1,374 @@
+package redact
+
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/internal/leak"
+)
+
+// Result returns a copy of res with its client-visible text redacted, or res
+// itself, without allocating, when nothing needed redaction. It never
+// modifies res or anything res points to.
+//
+// Positions: text content; resource links (URI, name, title, description);
+// embedded resources, by value or by pointer (text, URI; a blob's URI);
+// the _meta of the result and of every content item (strings, key-aware);
+// structuredContent and RawStructuredContent (mcp-go sends the raw bytes
+// when they are set, so both are redacted). Image and audio data and
+// resource blobs are binary and left alone: rewriting base64 would corrupt
+// it, and text rules cannot read it. Content kinds mcp-go adds later are
+// redacted as JSON.
+func (r *Redactor) Result(res *mcp.CallToolResult) *mcp.CallToolResult {
+	if res == nil {
+		return nil
+	}
+	content := r.contents(res.Content)
+	meta, metaChanged := r.meta(res.Meta)
+	structured, sChanged := r.value(res.StructuredContent, false, 0)
+	raw, rawChanged := r.rawJSON(res.RawStructuredContent)
+	if content == nil && !metaChanged && !sChanged && !rawChanged {
+		return res
+	}
+	out := *res
+	if content != nil {
+		out.Content = content
+	}
+	if metaChanged {
+		out.Meta = meta
+	}
+	if sChanged {
+		out.StructuredContent = structured
+	}
+	if rawChanged {
+		out.RawStructuredContent = raw
+	}
+	return &out
+}
+
+// contents returns a redacted copy of cs, or nil when nothing changed.
+func (r *Redactor) contents(cs []mcp.Content) []mcp.Content {
+	var out []mcp.Content
+	for i, c := range cs {
+		red, changed := r.content(c)
+		if !changed {
+			continue
+		}
+		if out == nil {
+			out = make([]mcp.Content, len(cs))
+			copy(out, cs)
+		}
+		out[i] = red
+	}
+	return out
+}
+
+func (r *Redactor) content(c mcp.Content) (mcp.Content, bool) {
+	// Each kind is redacted by value and boxed again only when it changed,
+	// so an untouched item costs no allocation and the caller's item, value
+	// or pointer, is never modified.
+	switch v := c.(type) {
+	case mcp.TextContent:
+		return changed(r.text(v))
+	case *mcp.TextContent:
+		if v != nil {
+			return changed(r.text(*v))
+		}
+	case mcp.ImageContent:
+		return changed(r.image(v))
+	case *mcp.ImageContent:
+		if v != nil {
+			return changed(r.image(*v))
+		}
+	case mcp.AudioContent:
+		return changed(r.audio(v))
+	case *mcp.AudioContent:
+		if v != nil {
+			return changed(r.audio(*v))
+		}
+	case mcp.ResourceLink:
+		return changed(r.link(v))
+	case *mcp.ResourceLink:
+		if v != nil {
+			return changed(r.link(*v))
+		}
+	case mcp.EmbeddedResource:
+		return changed(r.embedded(v))
+	case *mcp.EmbeddedResource:
+		if v != nil {
+			return changed(r.embedded(*v))
+		}
+	default:
+		return r.otherContent(c)
+	}
+	return c, false
+}
+
+func changed[T mcp.Content](v T, ok bool) (mcp.Content, bool) {
+	if !ok {
+		return nil, false
+	}
+	return v, true
+}
+
+func (r *Redactor) text(v mcp.TextContent) (mcp.TextContent, bool) {
+	t := r.Text(v.Text)
+	m, mc := r.meta(v.Meta)
+	tc := t != v.Text
+	v.Text, v.Meta = t, m
+	return v, mc || tc
+}
+
+func (r *Redactor) image(v mcp.ImageContent) (mcp.ImageContent, bool) {
+	m, mc := r.meta(v.Meta)
+	v.Meta = m
+	return v, mc
+}
+
+func (r *Redactor) audio(v mcp.AudioContent) (mcp.AudioContent, bool) {
+	m, mc := r.meta(v.Meta)
+	v.Meta = m
+	return v, mc
+}
+
+func (r *Redactor) link(v mcp.ResourceLink) (mcp.ResourceLink, bool) {
+	changed := false
+	for _, f := range []*string{&v.URI, &v.Name, &v.Title, &v.Description} {
+		if t := r.String(*f); t != *f {
+			*f, changed = t, true
+		}
+	}
+	m, mc := r.meta(v.Meta)
+	v.Meta = m
+	return v, changed || mc
+}
+
+func (r *Redactor) embedded(v mcp.EmbeddedResource) (mcp.EmbeddedResource, bool) {
+	m, mc := r.meta(v.Meta)
+	v.Meta = m
+	var rc bool
+	switch x := v.Resource.(type) {
+	case mcp.TextResourceContents:
+		x, rc = r.textResource(x)
+		if rc {
+			v.Resource = x
+		}
+	case *mcp.TextResourceContents:
+		if x != nil {
+			var y mcp.TextResourceContents
+			if y, rc = r.textResource(*x); rc {
+				v.Resource = y
+			}
+		}
+	case mcp.BlobResourceContents:
+		x, rc = r.blobResource(x)
+		if rc {
+			v.Resource = x
+		}
+	case *mcp.BlobResourceContents:
+		if x != nil {
+			var y mcp.BlobResourceContents
+			if y, rc = r.blobResource(*x); rc {
+				v.Resource = y
+			}
+		}
+	}
+	return v, mc || rc
+}
+
+func (r *Redactor) textResource(v mcp.TextResourceContents) (mcp.TextResourceContents, bool) {
+	uri, text := r.String(v.URI), r.Text(v.Text)
+	m, mc := r.value(v.Meta, false, 0)
+	if uri == v.URI && text == v.Text && !mc {
+		return v, false
+	}
+	v.URI, v.Text = uri, text
+	v.Meta = metaMap(m)
+	return v, true
+}
+
+func (r *Redactor) blobResource(v mcp.BlobResourceContents) (mcp.BlobResourceContents, bool) {
+	uri := r.String(v.URI)
+	m, mc := r.value(v.Meta, false, 0)
+	if uri == v.URI && !mc {
+		return v, false
+	}
+	v.URI = uri
+	v.Meta = metaMap(m)
+	return v, true
+}
+
+// metaMap converts a redacted _meta map back; a _meta that could not be
+// kept as a map (it was masked whole) is dropped rather than sent.
+func metaMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// meta redacts the additional fields of a _meta; the progress token is the
+// client's own.
+func (r *Redactor) meta(m *mcp.Meta) (*mcp.Meta, bool) {
+	if m == nil {
+		return nil, false
+	}
+	fields, changed := r.value(m.AdditionalFields, false, 0)
+	if !changed {
+		return m, false
+	}
+	cp := *m
+	cp.AdditionalFields = metaMap(fields)
+	return &cp, true
+}
+
+// otherContent redacts a content kind this package does not know (sampling
+// tool use and tool results, future kinds) through its JSON encoding.
+func (r *Redactor) otherContent(c mcp.Content) (mcp.Content, bool) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return c, false
+	}
+	out, ok := r.JSON(string(b))
+	if !ok {
+		// A kind that does not encode as an object is sent as a string
+		// field at most; redact it as text and keep it well-formed.
+		out = r.String(string(b))
+		if !json.Valid([]byte(out)) {
+			out = `{"type":"text","text":"` + Placeholder + `"}`
+		}
+	}
+	if out == string(b) {
+		return c, false
+	}
+	return rawContent{raw: json.RawMessage(out)}, true
+}
+
+// rawContent is content sent as already-encoded JSON. It embeds a content
+// type only to be an mcp.Content; its encoding is raw.
+type rawContent struct {
+	mcp.TextContent
+	raw json.RawMessage
+}
+
+// MarshalJSON returns the redacted encoding.
+func (c rawContent) MarshalJSON() ([]byte, error) { return c.raw, nil }
+
+// rawJSON redacts encoded structured content.
+func (r *Redactor) rawJSON(raw json.RawMessage) (json.RawMessage, bool) {
+	if len(raw) == 0 {
+		return raw, false
+	}
+	out, ok := r.JSON(string(raw))
+	if !ok {
+		// Not an object or array: mcp-go would send it as is. A scalar
+		// string still carries text.
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return raw, false
+		}
+		b, _ := json.Marshal(r.String(s))
+		out = string(b)
+	}
+	if out == string(raw) {
+		return raw, false
+	}
+	return json.RawMessage(out), true
+}
+
+// value returns decoded JSON-like data with its strings redacted and the
+// values of secret-named members masked, copying only what changes. Other
+// Go values (structs, typed maps) go through their JSON encoding.
+func (r *Redactor) value(v any, secretKey bool, depth int) (any, bool) {
+	if depth > maxJSONDepth {
+		return Placeholder, true // too deep to check is too deep to send
+	}
+	switch x := v.(type) {
+	case nil, bool:
+		return v, false
+	case string:
+		if secretKey && x != "" && x != Placeholder {
+			return Placeholder, true
+		}
+		if red := r.String(x); red != x {
+			return red, true
+		}
+		return v, false // v, not x: boxing x again would allocate
+	case json.Number, float64, float32, int, int64, int32, uint, uint64, uint32:
+		if secretKey {
+			return Placeholder, true
+		}
+		return v, false
+	case map[string]any:
+		if out, ok := r.object(x, secretKey, depth); ok {
+			return out, true
+		}
+		return v, false
+	case []any:
+		if out, ok := r.list(x, secretKey, depth); ok {
+			return out, true
+		}
+		return v, false
+	case json.RawMessage:
+		if secretKey {
+			return Placeholder, true
+		}
+		return r.rawJSON(x)
+	}
+	if secretKey {
+		return Placeholder, true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v, false // what cannot be encoded cannot be sent; mcp-go reports it
+	}
+	out, changed := r.rawJSON(b)
+	if !changed {
+		return v, false
+	}
+	return out, true
+}
+
+func (r *Redactor) object(x map[string]any, secretKey bool, depth int) (any, bool) {
+	if secretKey && len(x) > 0 {
+		return Placeholder, true
+	}
+	var out map[string]any
+	for k, e := range x {
+		nv, changed := r.value(e, leak.IsSecretKey(k), depth+1)
+		nk := r.String(k)
+		if !changed && nk == k {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(x)
+		}
+		delete(out, k)
+		out[nk] = nv
+	}
+	if out == nil {
+		return nil, false
+	}
+	return out, true
+}
+
+func (r *Redactor) list(x []any, secretKey bool, depth int) (any, bool) {
+	if secretKey && len(x) > 0 {
+		return Placeholder, true
+	}
+	var out []any
+	for i, e := range x {
+		nv, changed := r.value(e, false, depth+1)
+		if !changed {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), x...)
+		}
+		out[i] = nv
+	}
+	if out == nil {
+		return nil, false
+	}
+	return out, true
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
+	"github.com/mcpguard/mcpguard/redact"
 )
 
 // plainTool is a tool as an existing server has it: one string and one
@@ -293,4 +294,36 @@ func TestMessageIsRedactedBeforeItIsCut(t *testing.T) {
 		r := srv.Call(nil).ExpectError(envelope.ExecutionFailed).NoLeak("s3cretpw", token[:12])
 		assert.LessOrEqual(t, len(r.Envelope.Message), envelope.MaxMessageBytes+len(" …(truncated)"))
 	}
+}
+
+// Defect 4 of the adoption issue: path redaction erased what the agent
+// itself sent. A path in the call's own arguments is no leak; any other
+// path, and any secret even when the agent sent it, is still redacted.
+func TestRedactionKeepsWhatTheAgentSent(t *testing.T) {
+	t.Parallel()
+	open := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p := req.GetString("path", "")
+		return nil, fmt.Errorf("open %s: %w (config in /etc/tracker/secrets.yaml)", p, fs.ErrNotExist)
+	}
+	srv := middlewaretest.New(t, plainTool, open, middleware.Default()...)
+	sent := "/home/alice/notes/todo.md"
+	r := srv.Call(map[string]any{"path": sent}).ExpectError(envelope.NotFound).ExpectMessage("open " + sent + ": file does not exist")
+	assert.NotContains(t, r.Envelope.Message, "/etc/tracker", "a path the agent never sent is still redacted")
+
+	route := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, envelope.New(envelope.NotFound, "route "+req.GetString("path", "")+" matched no handler")
+	}
+	srv = middlewaretest.New(t, plainTool, route, middleware.Default()...)
+	srv.Call(map[string]any{"path": "/api/v1/users/42"}).ExpectError(envelope.NotFound).ExpectMessage("route /api/v1/users/42 matched")
+
+	// A secret stays redacted even when the client sent it.
+	echo := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, envelope.New(envelope.ValidationError, "bad path "+req.GetString("path", ""))
+	}
+	srv = middlewaretest.New(t, plainTool, echo, middleware.Default()...)
+	srv.Call(map[string]any{"path": "postgres://app:hunter2@db/shop"}).ExpectError(envelope.ValidationError).NoLeak("hunter2")
+
+	// Switched off by name through the one option, for every layer.
+	off := middlewaretest.New(t, plainTool, open, middleware.Default(middleware.WithRedactor(redact.Default().Without("paths")))...)
+	off.Call(map[string]any{"path": sent}).ExpectError(envelope.NotFound).ExpectMessage("/etc/tracker/secrets.yaml")
 }

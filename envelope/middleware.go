@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/safe"
+	"github.com/mcpguard/mcpguard/redact"
 )
 
 // Middleware turns every failure of the layers inside it into a tool result
@@ -93,6 +94,8 @@ func (o *options) render(ctx context.Context, req mcp.CallToolRequest, err, seen
 	tool := req.Params.Name
 	code, retryable, mapperPanic := o.classify(err)
 	stepsErr := o.resolveSteps(ctx, req, code, err, seen)
+	// What the agent sent itself (a path argument) is no leak.
+	red := o.redactor.ForCall(req.GetRawArguments())
 	if code == InternalError {
 		id := incident.New()
 		attrs := []slog.Attr{
@@ -108,7 +111,7 @@ func (o *options) render(ctx context.Context, req mcp.CallToolRequest, err, seen
 		}
 		safe.Log(ctx, o.log(), slog.LevelError, msg, attrs...)
 		env := o.internal(tool, id)
-		env.NextSteps = o.nextSteps(collect(stepsErr), InternalError, id)
+		env.NextSteps = o.nextSteps(red, collect(stepsErr), InternalError, id)
 		return env
 	}
 	d := collect(stepsErr)
@@ -124,10 +127,10 @@ func (o *options) render(ctx context.Context, req mcp.CallToolRequest, err, seen
 	env := &Envelope{
 		ErrorType: code,
 		Tool:      tool,
-		Message:   o.message(safe.Error(err)),
+		Message:   message(red, safe.Error(err)),
 		Retryable: retryable,
-		NextSteps: o.nextSteps(d, code, ""),
-		Fields:    o.fields(fields),
+		NextSteps: o.nextSteps(red, d, code, ""),
+		Fields:    redactFields(red, fields),
 	}
 	if isTimeout(err) && !d.replaceSteps {
 		env.NextSteps = dedupe(append([]string{timeoutStep}, env.NextSteps...))
@@ -148,16 +151,16 @@ func (o *options) internal(tool, id string) *Envelope {
 		Message:    fmt.Sprintf("%s Incident ID: %s.", strings.TrimSpace(msg), id),
 		Retryable:  true,
 		IncidentID: id,
-		NextSteps:  o.nextSteps(details{}, InternalError, id),
+		NextSteps:  o.nextSteps(o.redactor, details{}, InternalError, id),
 	}
 }
 
 // nextSteps orders next steps: the error's own, then the code's defaults
 // (unless replaced), redacted and de-duplicated.
-func (o *options) nextSteps(d details, code Code, incidentID string) []string {
+func (o *options) nextSteps(red *redact.Redactor, d details, code Code, incidentID string) []string {
 	steps := make([]string, 0, len(d.nextSteps)+1)
 	for _, s := range d.nextSteps {
-		steps = append(steps, o.redactor.String(s))
+		steps = append(steps, red.String(s))
 	}
 	if !d.replaceSteps {
 		for _, s := range o.defaultSteps(code) {
@@ -167,26 +170,26 @@ func (o *options) nextSteps(d details, code Code, incidentID string) []string {
 	return dedupe(steps)
 }
 
-func (o *options) fields(fs []FieldError) []FieldError {
+func redactFields(red *redact.Redactor, fs []FieldError) []FieldError {
 	if len(fs) == 0 {
 		return nil
 	}
 	out := make([]FieldError, len(fs))
 	for i, f := range fs {
-		f.Message = o.redactor.String(f.Message)
-		f.Suggestion = o.redactor.String(f.Suggestion)
-		f.Param = o.redactor.String(f.Param)
-		f.Allowed = o.strings(f.Allowed)
+		f.Message = red.String(f.Message)
+		f.Suggestion = red.String(f.Suggestion)
+		f.Param = red.String(f.Param)
+		f.Allowed = redactAll(red, f.Allowed)
 		out[i] = f
 	}
 	return out
 }
 
-// strings returns ss redacted, as a copy only when something changed.
-func (o *options) strings(ss []string) []string {
+// redactAll returns ss redacted, as a copy only when something changed.
+func redactAll(red *redact.Redactor, ss []string) []string {
 	var out []string
 	for i, s := range ss {
-		r := o.redactor.String(s)
+		r := red.String(s)
 		if r != s && out == nil {
 			out = append([]string(nil), ss...)
 		}
@@ -226,8 +229,8 @@ const MaxMessageBytes = 2048
 // redacted before it is cut, so no secret is ever half-shown: a cut made
 // first could leave a prefix that no rule recognises (redaction is linear
 // in the message, which the handler, not the client, made).
-func (o *options) message(s string) string {
-	s = o.redactor.String(s)
+func message(red *redact.Redactor, s string) string {
+	s = red.String(s)
 	if len(s) <= MaxMessageBytes {
 		return s
 	}

@@ -36,7 +36,10 @@ func trackerServer(dir string, opts []server.ServerOption, layers ...server.Tool
 	}
 	s.AddTool(mcp.NewTool("tracker_read_attachment", mcp.WithString("path")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p := req.GetString("path", "")
-		b, err := os.ReadFile(filepath.Join(dir, p))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("read attachment: %w", err)
 		}
@@ -97,7 +100,11 @@ func TestMigrationSection(t *testing.T) {
 	// The one line. WithRecovery stays, as step 3 says.
 	log := middlewaretest.NewLog(t)
 	after := middlewaretest.FromServer(t, trackerServer(dir, withRecovery, middleware.Default(middleware.WithLogger(log.Logger()))...))
-	after.CallTool("tracker_read_attachment", map[string]any{"path": missing}).ExpectError(envelope.NotFound).ExpectNextStep("Verify the identifier").NoLeak(dir)
+	// The path the agent sent comes back intact; the server's own
+	// directory, which the agent never sent, does not.
+	abs := filepath.Join(dir, missing)
+	after.CallTool("tracker_read_attachment", map[string]any{"path": abs}).ExpectError(envelope.NotFound).ExpectNextStep("Verify the identifier").ExpectMessage(abs)
+	after.CallTool("tracker_read_attachment", map[string]any{"path": missing}).ExpectError(envelope.NotFound).NoLeak(dir)
 	after.CallTool("tracker_read_attachment", map[string]any{"path": "notes.md"}).ExpectSuccess()
 	after.CallTool("tracker_save", nil).ExpectError(envelope.AccessDenied).ExpectNextStep("Do not retry")
 	after.CallTool("tracker_list", map[string]any{"limit": "ten"}).ExpectError(envelope.ValidationError).ExpectField("limit", "type")

@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
-	"reflect"
+		"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,9 +114,17 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		}
 		s.i++
 		s.ws()
+		// Members that must be present, seen so far.
+		var seen uint64
+		done := func() bool {
+			if ti != nil && ti.kind == kStruct && (ti.reqOver || seen != ti.reqMask) {
+				s.slow = true
+			}
+			return true
+		}
 		if s.i < len(s.b) && s.b[s.i] == '}' {
 			s.i++
-			return true
+			return done()
 		}
 		for {
 			s.ws()
@@ -135,6 +142,9 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 				case kStruct:
 					if f := ti.byJSON[string(s.b[start:s.i-1])]; f != nil && !esc {
 						child = f.typ
+						if f.reqBit >= 0 {
+							seen |= 1 << f.reqBit
+						}
 					} else {
 						s.slow = true
 					}
@@ -159,7 +169,7 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 				s.i++
 			case '}':
 				s.i++
-				return true
+				return done()
 			default:
 				return s.bad()
 			}
@@ -255,6 +265,7 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 // bindResult is what binding found wrong, if anything.
 type bindResult struct {
 	fields []envelope.FieldError
+	more   int      // errors beyond fields, counted only
 	bad    []string // paths whose values were dropped
 	fatal  bool     // nothing could be bound; skip validation
 }
@@ -269,7 +280,10 @@ func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
 	s := scanner{b: raw, maxDepth: o.maxDepth}
 	s.ws()
 	if s.i == len(raw) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return bindResult{}
+		// No arguments: an empty object, whose missing members are
+		// reported like any others.
+		raw = emptyObject
+		s = scanner{b: raw, maxDepth: o.maxDepth}
 	}
 	if raw[s.i] != '{' {
 		return fatal("", "type", "object", "the arguments must be a JSON object, not "+jsonKindOfByte(raw[s.i]))
@@ -293,6 +307,8 @@ func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
 	reflect.ValueOf(dst).Elem().SetZero()
 	return p.slowBind(raw, dst, o)
 }
+
+var emptyObject = []byte("{}")
 
 func fatal(field, rule, param, msg string) bindResult {
 	return bindResult{fatal: true, fields: []envelope.FieldError{{Field: field, Rule: rule, Param: param, Message: msg}}}
@@ -340,8 +356,10 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 	}
 	w := walker{o: o}
 	clean := w.walk(m, p.root, "", 0)
-	res := bindResult{fields: w.fields, bad: w.bad, fatal: w.tooDeep}
-	if w.tooDeep {
+	// Past the cap, validation would only find more of the same: the
+	// agent fixes these first.
+	res := bindResult{fields: w.fields, more: w.more, bad: w.bad, fatal: w.tooDeep || w.more > 0}
+	if res.fatal {
 		return res
 	}
 	b, err := json.Marshal(clean)
@@ -362,13 +380,23 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 type walker struct {
 	o       *options
 	fields  []envelope.FieldError
+	more    int // errors beyond MaxFieldErrors, counted only
 	bad     []string
 	tooDeep bool
 }
 
 func (w *walker) fail(path, rule, param, msg string) {
-	w.fields = append(w.fields, envelope.FieldError{Field: path, Rule: rule, Param: param, Message: msg})
-	w.bad = append(w.bad, path)
+	w.add(envelope.FieldError{Field: path, Rule: rule, Param: param, Message: msg})
+}
+
+// add records a field error, up to MaxFieldErrors; beyond, it only counts.
+func (w *walker) add(fe envelope.FieldError) {
+	if len(w.fields) >= MaxFieldErrors {
+		w.more++
+		return
+	}
+	w.fields = append(w.fields, fe)
+	w.bad = append(w.bad, fe.Field)
 }
 
 // drop is returned for a value that cannot be bound.
@@ -400,6 +428,10 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 		out := make(map[string]any, len(m))
 		for _, k := range sortedKeys(m) {
 			f := ti.byJSON[k]
+			if f != nil && m[k] == nil && !f.present {
+				// An optional member sent as null is absent.
+				continue
+			}
 			if f == nil {
 				name := pathKey(path, k)
 				msg := fmt.Sprintf("%s is not an argument of this tool", name)
@@ -408,12 +440,17 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 					fe.Suggestion = s
 					fe.Message += fmt.Sprintf("; did you mean %q?", s)
 				}
-				w.fields = append(w.fields, fe)
-				w.bad = append(w.bad, name)
+				w.add(fe)
 				continue
 			}
 			if c := w.walk(m[k], f.typ, join(path, k), depth+1); c != (dropped{}) {
 				out[k] = c
+			}
+		}
+		for _, f := range ti.fields {
+			if _, ok := m[f.jsonName]; f.present && !ok {
+				name := join(path, f.jsonName)
+				w.fail(name, "required", "", name+" is required")
 			}
 		}
 		return out
@@ -480,7 +517,7 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 			w.typeError(path, ti, v)
 			return dropped{}
 		}
-		canon, rule, param, msg := integer(n, ti)
+		canon, rule, param, msg := integer(string(n), ti)
 		if rule != "" {
 			w.fail(path, rule, param, orArgs(path)+" "+msg)
 			return dropped{}
@@ -492,61 +529,13 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 			w.typeError(path, ti, v)
 			return dropped{}
 		}
-		if _, err := strconv.ParseFloat(string(n), ti.bits); err != nil {
-			w.fail(path, "type", "number", orArgs(path)+" is out of range for a number")
+		if rule, param, msg := float(string(n), ti); rule != "" {
+			w.fail(path, rule, param, orArgs(path)+" "+msg)
 			return dropped{}
 		}
 		return n
 	}
 	return v
-}
-
-// integer checks that n is an integer within ti's range, as JSON Schema
-// would (1.0 and 1e2 are integers), and returns its canonical form.
-func integer(n json.Number, ti *typeInfo) (canon, rule, param, msg string) {
-	lo, hi := intRange(ti)
-	s := string(n)
-	if ti.kind == kInt {
-		if v, err := strconv.ParseInt(s, 10, ti.bits); err == nil {
-			return strconv.FormatInt(v, 10), "", "", ""
-		}
-	} else if v, err := strconv.ParseUint(s, 10, ti.bits); err == nil {
-		return strconv.FormatUint(v, 10), "", "", ""
-	}
-	// Exponents are bounded before big.Rat sees them: 1e999999999 must
-	// not cost a billion-digit number.
-	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	if hasExp {
-		e, err := strconv.Atoi(exp)
-		if err != nil || e > 400 || e < -400 {
-			if strings.Trim(mant, "-+0.") == "" {
-				return "0", "", "", ""
-			}
-			if err == nil && e < 0 {
-				return "", "type", "integer", "must be an integer"
-			}
-			if strings.HasPrefix(mant, "-") {
-				return "", "min", string(lo), "must be at least " + string(lo)
-			}
-			return "", "max", string(hi), "must be at most " + string(hi)
-		}
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return "", "type", "integer", "must be an integer"
-	}
-	if !r.IsInt() {
-		return "", "type", "integer", "must be an integer"
-	}
-	l, _ := new(big.Rat).SetString(string(lo))
-	h, _ := new(big.Rat).SetString(string(hi))
-	if r.Cmp(l) < 0 {
-		return "", "min", string(lo), "must be at least " + string(lo)
-	}
-	if r.Cmp(h) > 0 {
-		return "", "max", string(hi), "must be at most " + string(hi)
-	}
-	return r.Num().String(), "", "", ""
 }
 
 func (w *walker) typeError(path string, ti *typeInfo, v any) {

@@ -14,13 +14,13 @@ import (
 )
 
 // fieldErrors turns validator/v10's errors into field errors an agent can
-// act on: JSON paths, the schema's terms, every violation. Errors under a
-// path that binding already reported are left out: their value was never
-// bound, so validator/v10 only saw a zero.
-func (p *plan) fieldErrors(err error, bad []string, raw []byte) []envelope.FieldError {
+// act on: JSON paths, the schema's terms, up to limit violations, and
+// counts the rest. Errors under a path that binding already reported are
+// left out: their value was never bound, so validator/v10 only saw a zero.
+func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int) (out []envelope.FieldError, more int) {
 	ve := validationErrors(err)
 	if len(ve) == 0 {
-		return nil
+		return nil, 0
 	}
 	// Decoded again, on this failure path only, to tell a member that was
 	// sent from one that was left out.
@@ -31,15 +31,19 @@ func (p *plan) fieldErrors(err error, bad []string, raw []byte) []envelope.Field
 			doc = d
 		}
 	}
-	out := make([]envelope.FieldError, 0, len(ve))
+	out = make([]envelope.FieldError, 0, min(len(ve), max(limit, 0)))
 	for _, fe := range ve {
 		r := resolveIn(p.root, fe.StructNamespace(), doc)
 		if under(r.path, bad) {
 			continue
 		}
+		if len(out) >= limit {
+			more++
+			continue
+		}
 		out = append(out, p.describe(fe, r))
 	}
-	return out
+	return out, more
 }
 
 func under(path string, bad []string) bool {

@@ -21,6 +21,12 @@ const (
 	DefaultMaxDepth = 32
 	// DefaultMaxBytes bounds the size of the arguments' JSON text.
 	DefaultMaxBytes = 1 << 20
+	// MaxFieldErrors bounds the field errors one validation_error lists:
+	// the first MaxFieldErrors violations, then one entry with rule
+	// "more" whose param says how many more there are. With paths,
+	// previews and keys clipped, it bounds the size of every validation
+	// failure, whatever the size of the arguments.
+	MaxFieldErrors = 20
 )
 
 func evaluate(opts []Option) options {

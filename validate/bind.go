@@ -215,7 +215,11 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		if ti != nil && ti.kind != kString && ti.kind != kTime && ti.kind != kAny {
 			s.slow = true
 		}
-		_, ok := s.str()
+		start := s.i + 1
+		esc, ok := s.str()
+		if ok && ti != nil && ti.kind == kTime && (esc || !dateTimeShape(s.b[start:s.i-1])) {
+			s.slow = true
+		}
 		return ok
 	case c == 't' || c == 'f':
 		if ti != nil && ti.kind != kBool && ti.kind != kAny {
@@ -231,6 +235,7 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		}
 		return s.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
+		start := s.i
 		integer := true
 		for s.i < len(s.b) {
 			d := s.b[s.i]
@@ -251,7 +256,11 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 				if !integer {
 					s.slow = true // 1.0 and 1e2 are integers to JSON Schema, not to encoding/json
 				}
-			case kFloat, kAny:
+			case kFloat:
+				if ti.bits == 32 && (s.i-start > 38 || bytes.ContainsAny(s.b[start:s.i], "eE")) {
+					s.slow = true // float32's bound is checked exactly, on the slow path
+				}
+			case kAny:
 			default:
 				s.slow = true
 			}
@@ -408,7 +417,13 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 		w.fail("", "depth", strconv.Itoa(w.o.maxDepth), fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", w.o.maxDepth))
 		return dropped{}
 	}
-	if ti == nil || ti.kind == kAny {
+	if ti == nil {
+		return v
+	}
+	if ti.kind == kAny {
+		if !ti.raw && !w.anyNumbers(v, path, depth) {
+			return dropped{}
+		}
 		return v
 	}
 	if v == nil {
@@ -500,7 +515,7 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 	case kTime:
 		s, ok := v.(string)
 		var t time.Time
-		if !ok || t.UnmarshalText([]byte(s)) != nil {
+		if !ok || !dateTimeShape([]byte(s)) || t.UnmarshalText([]byte(s)) != nil {
 			w.fail(path, "format", "date-time", fmt.Sprintf("%s must be an RFC 3339 date-time string such as \"2006-01-02T15:04:05Z\"", orArgs(path)))
 			return dropped{}
 		}
@@ -536,6 +551,31 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 		return n
 	}
 	return v
+}
+
+// anyNumbers refuses, inside a value of type any, the numbers that
+// encoding/json cannot hold in a float64. It reports whether all fit.
+func (w *walker) anyNumbers(v any, path string, depth int) bool {
+	if depth > w.o.maxDepth {
+		return true
+	}
+	ok := true
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			w.fail(path, "type", "number", orArgs(path)+" is out of range for a number")
+			return false
+		}
+	case []any:
+		for i, e := range x {
+			ok = w.anyNumbers(e, path+"["+strconv.Itoa(i)+"]", depth+1) && ok
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			ok = w.anyNumbers(x[k], pathKey(path, k), depth+1) && ok
+		}
+	}
+	return ok
 }
 
 func (w *walker) typeError(path string, ti *typeInfo, v any) {

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -27,7 +28,9 @@ func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int) (out 
 	var doc any = map[string]any{}
 	if len(raw) > 0 {
 		var d any
-		if json.Unmarshal(raw, &d) == nil && d != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // numbers beyond float64 are members too
+		if dec.Decode(&d) == nil && d != nil {
 			doc = d
 		}
 	}

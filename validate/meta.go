@@ -34,6 +34,7 @@ type typeInfo struct {
 	rt       reflect.Type // after dereferencing pointers
 	nullable bool         // a pointer: JSON null binds to nil
 	bits     int          // integer and float width
+	raw      bool         // json.RawMessage: any JSON value, kept as written
 	elem     *typeInfo    // slice and map elements
 	fields   []*fieldInfo // struct fields in declaration order, embedded ones flattened
 	byJSON   map[string]*fieldInfo
@@ -171,7 +172,7 @@ func buildType(t reflect.Type, active map[reflect.Type]bool) *typeInfo {
 	case reflect.Slice:
 		if t == rawMessageType {
 			// Any JSON value, kept as written.
-			ti.kind = kAny
+			ti.kind, ti.raw = kAny, true
 			break
 		}
 		if t.Elem().Kind() == reflect.Uint8 {

@@ -168,6 +168,7 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 	case kTime:
 		typ = "string"
 		s.set("format", "date-time")
+		s.set("pattern", dateTimePattern)
 	case kBool:
 		typ = "boolean"
 	case kInt, kUint:
@@ -505,16 +506,11 @@ func (g *schemaGen) rule(c *obj, ti *typeInfo, r rule) bool {
 			c.set("uniqueItems", true)
 			return true
 		}
-	case "email":
-		if str {
-			c.set("format", "email")
-			return true
-		}
-	case "url":
-		if str {
-			c.set("format", "uri")
-			return true
-		}
+	case "email", "url":
+		// validator/v10's email and url checks and JSON Schema's
+		// "email" and "uri" formats disagree at the edges (a@b, http://),
+		// so the schema does not claim them: they are runtime-only.
+		return false
 	case "uuid":
 		if str {
 			c.set("format", "uuid")
@@ -523,10 +519,10 @@ func (g *schemaGen) rule(c *obj, ti *typeInfo, r rule) bool {
 		}
 	case "datetime":
 		if str {
+			// RFC 3339 strings are not advertised: Go's parser and the
+			// "date-time" format disagree on leap seconds, lower-case t
+			// and z, and +24:00. A time.Time field is held to both.
 			switch r.param {
-			case time.RFC3339:
-				c.set("format", "date-time")
-				return true
 			case time.DateOnly:
 				c.set("format", "date")
 				return true

@@ -238,6 +238,10 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 			notes = append(notes, r.raw)
 		}
 	}
+	if lvl.required && ti.kind == kAny && ti.nullable {
+		// A nil pointer or interface fails "required": null does.
+		c.set("not", &obj{keys: []string{"type"}, vals: []any{"null"}})
+	}
 	if lvl.required && !ti.nullable {
 		switch ti.kind {
 		case kString:

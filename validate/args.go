@@ -97,6 +97,12 @@ func validateStruct(ctx context.Context, v *Validator, args any) (err error, pan
 // fail answers with a validation_error listing fields, and one more entry
 // counting the more violations left out.
 func (b *binder[T]) fail(ctx context.Context, req mcp.CallToolRequest, fields []envelope.FieldError, more int) *mcp.CallToolResult {
+	for i := range fields {
+		// Paths repeat the agent's keys, up to 64 characters a level:
+		// deep ones are cut, so that each entry stays small.
+		fields[i].Field = clip(fields[i].Field, maxPathRunes)
+		fields[i].Message = clip(fields[i].Message, maxMessageRunes)
+	}
 	msg := summary(fields, len(fields)+more)
 	if more > 0 {
 		fields = append(fields, envelope.FieldError{
@@ -107,6 +113,12 @@ func (b *binder[T]) fail(ctx context.Context, req mcp.CallToolRequest, fields []
 	err := envelope.WithFields(envelope.New(envelope.ValidationError, msg), fields...)
 	return envelope.ErrorResult(ctx, req, err, b.o.envelope...)
 }
+
+// Bounds on one field error's text, in runes.
+const (
+	maxPathRunes    = 160
+	maxMessageRunes = 400
+)
 
 // summary is the envelope's message: the first few field messages, of
 // total violations.

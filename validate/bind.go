@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-		"reflect"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -398,9 +398,12 @@ func (w *walker) fail(path, rule, param, msg string) {
 	w.add(envelope.FieldError{Field: path, Rule: rule, Param: param, Message: msg})
 }
 
+// full reports that MaxFieldErrors are recorded: the rest only count.
+func (w *walker) full() bool { return len(w.fields) >= MaxFieldErrors }
+
 // add records a field error, up to MaxFieldErrors; beyond, it only counts.
 func (w *walker) add(fe envelope.FieldError) {
-	if len(w.fields) >= MaxFieldErrors {
+	if w.full() {
 		w.more++
 		return
 	}
@@ -445,6 +448,10 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 			f := ti.byJSON[k]
 			if f != nil && m[k] == nil && !f.present {
 				// An optional member sent as null is absent.
+				continue
+			}
+			if f == nil && w.full() {
+				w.more++
 				continue
 			}
 			if f == nil {
@@ -579,6 +586,10 @@ func (w *walker) anyNumbers(v any, path string, depth int) bool {
 }
 
 func (w *walker) typeError(path string, ti *typeInfo, v any) {
+	if w.full() {
+		w.more++
+		return
+	}
 	want := expected(ti)
 	w.fail(path, "type", jsonTypeName(ti), fmt.Sprintf("%s must be %s, not %s", orArgs(path), want, kindOf(v)))
 }

@@ -179,14 +179,11 @@ func verb(unit string) string {
 
 // preview renders a short, redacted form of a scalar value: enough for
 // the agent to recognise what it sent, never a way to read back a long or
-// secret input. Strings are redacted before they are cut, so a cut cannot
-// hide a secret from the redactor.
+// secret input. Strings are redacted whole before they are cut, so a cut
+// cannot split a secret into a prefix the redactor no longer recognises.
 func preview(v any) string {
 	switch x := v.(type) {
 	case string:
-		if len(x) > 256 {
-			x = x[:256]
-		}
 		return strconv.Quote(clip(redact.String(x), 32))
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, bool:
 		return fmt.Sprint(x)

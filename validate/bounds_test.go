@@ -51,7 +51,7 @@ func TestFailuresAreBounded(t *testing.T) {
 	deep.WriteString("}")
 	for _, c := range []struct {
 		name, tool, args string
-		more               int
+		more             int
 	}{
 		{"800 KB array of wrong types", "shop_search", `{"query":"abc","filters":` + ones + `}`, 400_001 - validate.MaxFieldErrors},
 		{"800 KB array failing a rule", "tags", `{"query":"abc","tags":` + as + `}`, 200_001 - validate.MaxFieldErrors},

@@ -71,6 +71,7 @@ type fieldInfo struct {
 	present bool
 	reqBit  int   // the field's bit in reqMask, or -1
 	index   []int // the path from the flattened struct, for reflect
+	viaPtr  bool  // promoted through an embedded pointer
 }
 
 // fillEmbedded allocates the nil embedded struct pointers in v, a struct
@@ -206,7 +207,7 @@ func buildType(t reflect.Type, active map[reflect.Type]bool) *typeInfo {
 		ti.kind = kStruct
 		ti.byJSON = map[string]*fieldInfo{}
 		ti.byGo = map[string]*fieldInfo{}
-		addFields(ti, ti, t, nil, active)
+		addFields(ti, ti, t, nil, false, active)
 		delete(active, t)
 		bit := 0
 		for _, f := range ti.fields {
@@ -235,8 +236,9 @@ func buildType(t reflect.Type, active map[reflect.Type]bool) *typeInfo {
 // addFields adds t's fields to root (flattening embedded structs, as
 // encoding/json does, through pointers too) and records Go names on owner,
 // the struct whose namespace validator/v10 reports them in. index is the
-// path from root to t.
-func addFields(root, owner *typeInfo, t reflect.Type, index []int, active map[reflect.Type]bool) {
+// path from root to t; viaPtr says t is reached through an embedded
+// pointer, which encoding/json leaves out of a result when nil.
+func addFields(root, owner *typeInfo, t reflect.Type, index []int, viaPtr bool, active map[reflect.Type]bool) {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		name, opts, hasName := jsonName(sf)
@@ -264,7 +266,7 @@ func addFields(root, owner *typeInfo, t reflect.Type, index []int, active map[re
 				}
 				active[et] = true
 				sub := &typeInfo{kind: kStruct, rt: et, byGo: map[string]*fieldInfo{}}
-				addFields(root, sub, et, at, active)
+				addFields(root, sub, et, at, viaPtr || sf.Type.Kind() == reflect.Pointer, active)
 				delete(active, et)
 				owner.byGo[sf.Name] = &fieldInfo{goName: sf.Name, embedded: sub, tag: sf.Tag.Get("validate")}
 				continue
@@ -284,6 +286,7 @@ func addFields(root, owner *typeInfo, t reflect.Type, index []int, active map[re
 		}
 		f := &fieldInfo{
 			index:    append(slices.Clone(index), i),
+			viaPtr:   viaPtr,
 			goName:   sf.Name,
 			jsonName: name,
 			typ:      buildType(sf.Type, active),

@@ -23,25 +23,41 @@ type plan struct {
 }
 
 type planKey struct {
-	t   reflect.Type
-	v   *Validator
-	gen uint64
+	t      reflect.Type
+	v      *Validator
+	gen    uint64
+	output bool
 }
 
 var plans sync.Map // planKey -> *plan
 
-// planFor returns the plan for t, deriving it on first use. It panics on a
-// type or tags that cannot work, so misconfiguration fails at start-up.
-func planFor(t reflect.Type, v *Validator) *plan {
-	key := planKey{t: t, v: v, gen: v.gen.Load()}
+// planFor returns the plan for t's arguments, deriving it on first use.
+// It panics on a type or tags that cannot work, so misconfiguration fails
+// at start-up.
+func planFor(t reflect.Type, v *Validator) *plan { return derive(t, v, false) }
+
+// outputPlanFor is planFor for a result that encoding/json writes: t may
+// also be a pointer to a struct.
+func outputPlanFor(t reflect.Type, v *Validator) *plan { return derive(t, v, true) }
+
+func derive(t reflect.Type, v *Validator, output bool) *plan {
+	key := planKey{t: t, v: v, gen: v.gen.Load(), output: output}
 	if p, ok := plans.Load(key); ok {
 		return p.(*plan)
 	}
-	if t.Kind() != reflect.Struct {
-		panic(fmt.Sprintf("validate: arguments must be a struct type, not %s", t))
+	st := t
+	if output && st.Kind() == reflect.Pointer {
+		st = st.Elem()
 	}
-	root := buildType(t, map[reflect.Type]bool{})
-	g := &schemaGen{v: v, zeroRun: map[*typeInfo]map[*fieldInfo]bool{}}
+	if st.Kind() != reflect.Struct {
+		what := "arguments"
+		if output {
+			what = "results"
+		}
+		panic(fmt.Sprintf("validate: %s must be a struct type, not %s", what, t))
+	}
+	root := buildType(st, map[reflect.Type]bool{})
+	g := &schemaGen{v: v, output: output, zeroRun: map[*typeInfo]map[*fieldInfo]bool{}}
 	s := g.root(root)
 	raw, err := json.Marshal(s)
 	if err != nil {

@@ -97,7 +97,7 @@ func (g *schemaGen) object(ti *typeInfo, constrained bool, path string) *obj {
 // encoding/json always writes.
 func (g *schemaGen) required(f *fieldInfo, zeroFails bool) bool {
 	if g.output {
-		return !f.omit
+		return !f.omit && !f.viaPtr
 	}
 	return f.present || zeroFails
 }

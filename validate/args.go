@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strconv"
 	"strings"
@@ -80,6 +81,9 @@ func (b *binder[T]) bind(ctx context.Context, req mcp.CallToolRequest) (*T, *mcp
 		}
 	}
 	if len(fields) == 0 {
+		if len(br.coerced) > 0 {
+			b.logCoerced(ctx, req, br.coerced)
+		}
 		return args, nil
 	}
 	return nil, b.fail(ctx, req, fields, more)
@@ -92,6 +96,19 @@ func validateStruct(ctx context.Context, v *Validator, args any) (err error, pan
 		}
 	}()
 	return v.v.StructCtx(ctx, args), nil
+}
+
+// logCoerced records which members WithCoercion turned from strings into
+// numbers or booleans: for the operator, never for the agent.
+func (b *binder[T]) logCoerced(ctx context.Context, req mcp.CallToolRequest, paths []string) {
+	const shown = 10
+	list := strings.Join(paths[:min(len(paths), shown)], ",")
+	if len(paths) > shown {
+		list += fmt.Sprintf(",… (%d in all)", len(paths))
+	}
+	safe.Log(ctx, b.o.logger, slog.LevelInfo, "mcpguard: coerced string arguments",
+		slog.String("tool", req.Params.Name),
+		slog.String("coerced", list))
 }
 
 // fail answers with a validation_error listing fields, and one more entry

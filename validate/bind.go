@@ -274,7 +274,8 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 // bindResult is what binding found wrong, if anything.
 type bindResult struct {
 	fields []envelope.FieldError
-	more   int      // errors beyond fields, counted only
+	more    int      // errors beyond fields, counted only
+	coerced []string // paths coerced from strings
 	bad    []string // paths whose values were dropped
 	fatal  bool     // nothing could be bound; skip validation
 }
@@ -367,7 +368,7 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 	clean := w.walk(m, p.root, "", 0)
 	// Past the cap, validation would only find more of the same: the
 	// agent fixes these first.
-	res := bindResult{fields: w.fields, more: w.more, bad: w.bad, fatal: w.tooDeep || w.more > 0}
+	res := bindResult{fields: w.fields, more: w.more, bad: w.bad, fatal: w.tooDeep || w.more > 0, coerced: w.coerced}
 	if res.fatal {
 		return res
 	}
@@ -388,6 +389,7 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 // mismatch and building a copy without the mismatched parts.
 type walker struct {
 	o       *options
+	coerced []string // paths of values coerced from strings (WithCoercion)
 	fields  []envelope.FieldError
 	more    int // errors beyond MaxFieldErrors, counted only
 	bad     []string
@@ -396,6 +398,32 @@ type walker struct {
 
 func (w *walker) fail(path, rule, param, msg string) {
 	w.add(envelope.FieldError{Field: path, Rule: rule, Param: param, Message: msg})
+}
+
+// number returns v as a JSON number: v itself, or with WithCoercion a
+// string holding exactly one JSON number ("1", "-2.5", not " 1" or "0x1").
+func (w *walker) number(v any, path string) (json.Number, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return x, true
+	case string:
+		if _, ok := parseDecimal(x); ok && w.o.coerce {
+			w.coerced = append(w.coerced, path)
+			return json.Number(x), true
+		}
+	}
+	return "", false
+}
+
+// coerceBool returns, with WithCoercion, the boolean a string "true" or
+// "false" holds.
+func (w *walker) coerceBool(v any, path string) (bool, bool) {
+	s, ok := v.(string)
+	if !ok || !w.o.coerce || s != "true" && s != "false" {
+		return false, false
+	}
+	w.coerced = append(w.coerced, path)
+	return s == "true", true
 }
 
 // full reports that MaxFieldErrors are recorded: the rest only count.
@@ -529,12 +557,15 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 		return v
 	case kBool:
 		if _, ok := v.(bool); !ok {
+			if b, ok := w.coerceBool(v, path); ok {
+				return b
+			}
 			w.typeError(path, ti, v)
 			return dropped{}
 		}
 		return v
 	case kInt, kUint:
-		n, ok := v.(json.Number)
+		n, ok := w.number(v, path)
 		if !ok {
 			w.typeError(path, ti, v)
 			return dropped{}
@@ -546,7 +577,7 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 		}
 		return json.Number(canon)
 	case kFloat:
-		n, ok := v.(json.Number)
+		n, ok := w.number(v, path)
 		if !ok {
 			w.typeError(path, ti, v)
 			return dropped{}

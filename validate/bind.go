@@ -273,11 +273,11 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 
 // bindResult is what binding found wrong, if anything.
 type bindResult struct {
-	fields []envelope.FieldError
+	fields  []envelope.FieldError
 	more    int      // errors beyond fields, counted only
 	coerced []string // paths coerced from strings
-	bad    []string // paths whose values were dropped
-	fatal  bool     // nothing could be bound; skip validation
+	bad     []string // paths whose values were dropped
+	fatal   bool     // nothing could be bound; skip validation
 }
 
 // bind decodes raw into dst, a pointer to a zero T. It allocates nothing

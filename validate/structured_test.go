@@ -22,7 +22,7 @@ import (
 )
 
 type priceArgs struct {
-	SKU string `json:"sku" validate:"required,max=12"`
+	SKU string `json:"sku" validate:"required,max=12,alphanum"`
 }
 
 type Money struct {

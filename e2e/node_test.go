@@ -37,7 +37,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the TypeScript SDK client failed: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), `{"passed":11}`) {
+	if !strings.Contains(string(out), `{"passed":13}`) {
 		t.Fatalf("not every check ran:\n%s", out)
 	}
 	t.Logf("%s", out)

@@ -3,7 +3,9 @@ package validate
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -56,28 +58,35 @@ func (b *binder[T]) bind(ctx context.Context, req mcp.CallToolRequest) (*T, *mcp
 	args := new(T)
 	raw, err := rawArguments(req)
 	if err != nil {
-		return nil, b.fail(ctx, req, []envelope.FieldError{{Rule: "type", Param: "object", Message: "the arguments must be a JSON object"}})
+		return nil, b.fail(ctx, req, []envelope.FieldError{{Rule: "type", Param: "object", Message: "the arguments must be a JSON object"}}, 0)
 	}
 	br := p.bind(raw, args, &b.o)
-	fields := br.fields
+	fields, more := br.fields, br.more
 	if !br.fatal {
+		if p.root.hasEmbPtr {
+			fillEmbedded(reflect.ValueOf(args), p.root)
+		}
 		verr, panicked := validateStruct(ctx, p.v, args)
 		if panicked != nil {
 			return nil, envelope.ErrorResult(ctx, req, panicked, b.o.envelope...)
 		}
 		if verr != nil {
-			fe := p.fieldErrors(verr, br.bad, raw)
-			if fe == nil && validationErrors(verr) == nil {
+			fe, n := p.fieldErrors(verr, br.bad, raw, MaxFieldErrors-len(fields))
+			if fe == nil && n == 0 && validationErrors(verr) == nil {
 				// Not a field error: validator/v10 refused the value itself.
 				return nil, envelope.ErrorResult(ctx, req, fmt.Errorf("validate: %w", verr), b.o.envelope...)
 			}
 			fields = append(fields, fe...)
+			more += n
 		}
 	}
 	if len(fields) == 0 {
+		if len(br.coerced) > 0 {
+			b.logCoerced(ctx, req, br.coerced)
+		}
 		return args, nil
 	}
-	return nil, b.fail(ctx, req, fields)
+	return nil, b.fail(ctx, req, fields, more)
 }
 
 func validateStruct(ctx context.Context, v *Validator, args any) (err error, panicked error) {
@@ -89,23 +98,58 @@ func validateStruct(ctx context.Context, v *Validator, args any) (err error, pan
 	return v.v.StructCtx(ctx, args), nil
 }
 
-func (b *binder[T]) fail(ctx context.Context, req mcp.CallToolRequest, fields []envelope.FieldError) *mcp.CallToolResult {
-	err := envelope.WithFields(envelope.New(envelope.ValidationError, summary(fields)), fields...)
+// logCoerced records which members WithCoercion turned from strings into
+// numbers or booleans: for the operator, never for the agent.
+func (b *binder[T]) logCoerced(ctx context.Context, req mcp.CallToolRequest, paths []string) {
+	const shown = 10
+	list := strings.Join(paths[:min(len(paths), shown)], ",")
+	if len(paths) > shown {
+		list += fmt.Sprintf(",… (%d in all)", len(paths))
+	}
+	safe.Log(ctx, b.o.logger, slog.LevelInfo, "mcpguard: coerced string arguments",
+		slog.String("tool", req.Params.Name),
+		slog.String("coerced", list))
+}
+
+// fail answers with a validation_error listing fields, and one more entry
+// counting the more violations left out.
+func (b *binder[T]) fail(ctx context.Context, req mcp.CallToolRequest, fields []envelope.FieldError, more int) *mcp.CallToolResult {
+	for i := range fields {
+		// Paths repeat the agent's keys, up to 64 characters a level:
+		// deep ones are cut, so that each entry stays small.
+		fields[i].Field = clip(fields[i].Field, maxPathRunes)
+		fields[i].Message = clip(fields[i].Message, maxMessageRunes)
+	}
+	msg := summary(fields, len(fields)+more)
+	if more > 0 {
+		fields = append(fields, envelope.FieldError{
+			Rule: "more", Param: strconv.Itoa(more),
+			Message: fmt.Sprintf("%d more invalid arguments are not listed; fix these first", more),
+		})
+	}
+	err := envelope.WithFields(envelope.New(envelope.ValidationError, msg), fields...)
 	return envelope.ErrorResult(ctx, req, err, b.o.envelope...)
 }
 
-// summary is the envelope's message: the first few field messages.
-func summary(fields []envelope.FieldError) string {
+// Bounds on one field error's text, in runes.
+const (
+	maxPathRunes    = 160
+	maxMessageRunes = 400
+)
+
+// summary is the envelope's message: the first few field messages, of
+// total violations.
+func summary(fields []envelope.FieldError, total int) string {
 	const shown = 3
 	var b strings.Builder
-	if len(fields) == 1 {
+	if total == 1 {
 		b.WriteString("Invalid argument: ")
 	} else {
-		fmt.Fprintf(&b, "%d invalid arguments: ", len(fields))
+		fmt.Fprintf(&b, "%d invalid arguments: ", total)
 	}
 	for i, f := range fields {
 		if i == shown {
-			fmt.Fprintf(&b, "; and %d more (see fields)", len(fields)-shown)
+			fmt.Fprintf(&b, "; and %d more (see fields)", total-shown)
 			break
 		}
 		if i > 0 {

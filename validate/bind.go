@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -115,9 +114,17 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		}
 		s.i++
 		s.ws()
+		// Members that must be present, seen so far.
+		var seen uint64
+		done := func() bool {
+			if ti != nil && ti.kind == kStruct && (ti.reqOver || seen != ti.reqMask) {
+				s.slow = true
+			}
+			return true
+		}
 		if s.i < len(s.b) && s.b[s.i] == '}' {
 			s.i++
-			return true
+			return done()
 		}
 		for {
 			s.ws()
@@ -135,6 +142,9 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 				case kStruct:
 					if f := ti.byJSON[string(s.b[start:s.i-1])]; f != nil && !esc {
 						child = f.typ
+						if f.reqBit >= 0 {
+							seen |= 1 << f.reqBit
+						}
 					} else {
 						s.slow = true
 					}
@@ -159,7 +169,7 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 				s.i++
 			case '}':
 				s.i++
-				return true
+				return done()
 			default:
 				return s.bad()
 			}
@@ -205,7 +215,11 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		if ti != nil && ti.kind != kString && ti.kind != kTime && ti.kind != kAny {
 			s.slow = true
 		}
-		_, ok := s.str()
+		start := s.i + 1
+		esc, ok := s.str()
+		if ok && ti != nil && ti.kind == kTime && (esc || !dateTimeShape(s.b[start:s.i-1])) {
+			s.slow = true
+		}
 		return ok
 	case c == 't' || c == 'f':
 		if ti != nil && ti.kind != kBool && ti.kind != kAny {
@@ -221,6 +235,7 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		}
 		return s.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
+		start := s.i
 		integer := true
 		for s.i < len(s.b) {
 			d := s.b[s.i]
@@ -241,7 +256,11 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 				if !integer {
 					s.slow = true // 1.0 and 1e2 are integers to JSON Schema, not to encoding/json
 				}
-			case kFloat, kAny:
+			case kFloat:
+				if ti.bits == 32 && (s.i-start > 38 || bytes.ContainsAny(s.b[start:s.i], "eE")) {
+					s.slow = true // float32's bound is checked exactly, on the slow path
+				}
+			case kAny:
 			default:
 				s.slow = true
 			}
@@ -254,9 +273,11 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 
 // bindResult is what binding found wrong, if anything.
 type bindResult struct {
-	fields []envelope.FieldError
-	bad    []string // paths whose values were dropped
-	fatal  bool     // nothing could be bound; skip validation
+	fields  []envelope.FieldError
+	more    int      // errors beyond fields, counted only
+	coerced []string // paths coerced from strings
+	bad     []string // paths whose values were dropped
+	fatal   bool     // nothing could be bound; skip validation
 }
 
 // bind decodes raw into dst, a pointer to a zero T. It allocates nothing
@@ -269,7 +290,10 @@ func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
 	s := scanner{b: raw, maxDepth: o.maxDepth}
 	s.ws()
 	if s.i == len(raw) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return bindResult{}
+		// No arguments: an empty object, whose missing members are
+		// reported like any others.
+		raw = emptyObject
+		s = scanner{b: raw, maxDepth: o.maxDepth}
 	}
 	if raw[s.i] != '{' {
 		return fatal("", "type", "object", "the arguments must be a JSON object, not "+jsonKindOfByte(raw[s.i]))
@@ -293,6 +317,8 @@ func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
 	reflect.ValueOf(dst).Elem().SetZero()
 	return p.slowBind(raw, dst, o)
 }
+
+var emptyObject = []byte("{}")
 
 func fatal(field, rule, param, msg string) bindResult {
 	return bindResult{fatal: true, fields: []envelope.FieldError{{Field: field, Rule: rule, Param: param, Message: msg}}}
@@ -340,8 +366,10 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 	}
 	w := walker{o: o}
 	clean := w.walk(m, p.root, "", 0)
-	res := bindResult{fields: w.fields, bad: w.bad, fatal: w.tooDeep}
-	if w.tooDeep {
+	// Past the cap, validation would only find more of the same: the
+	// agent fixes these first.
+	res := bindResult{fields: w.fields, more: w.more, bad: w.bad, fatal: w.tooDeep || w.more > 0, coerced: w.coerced}
+	if res.fatal {
 		return res
 	}
 	b, err := json.Marshal(clean)
@@ -361,14 +389,54 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 // mismatch and building a copy without the mismatched parts.
 type walker struct {
 	o       *options
+	coerced []string // paths of values coerced from strings (WithCoercion)
 	fields  []envelope.FieldError
+	more    int // errors beyond MaxFieldErrors, counted only
 	bad     []string
 	tooDeep bool
 }
 
 func (w *walker) fail(path, rule, param, msg string) {
-	w.fields = append(w.fields, envelope.FieldError{Field: path, Rule: rule, Param: param, Message: msg})
-	w.bad = append(w.bad, path)
+	w.add(envelope.FieldError{Field: path, Rule: rule, Param: param, Message: msg})
+}
+
+// number returns v as a JSON number: v itself, or with WithCoercion a
+// string holding exactly one JSON number ("1", "-2.5", not " 1" or "0x1").
+func (w *walker) number(v any, path string) (json.Number, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return x, true
+	case string:
+		if _, ok := parseDecimal(x); ok && w.o.coerce {
+			w.coerced = append(w.coerced, path)
+			return json.Number(x), true
+		}
+	}
+	return "", false
+}
+
+// coerceBool returns, with WithCoercion, the boolean a string "true" or
+// "false" holds.
+func (w *walker) coerceBool(v any, path string) (bool, bool) {
+	s, ok := v.(string)
+	if !ok || !w.o.coerce || s != "true" && s != "false" {
+		return false, false
+	}
+	w.coerced = append(w.coerced, path)
+	return s == "true", true
+}
+
+// full reports that MaxFieldErrors are recorded: the rest only count.
+func (w *walker) full() bool { return len(w.fields) >= MaxFieldErrors }
+
+// add records a field error, up to MaxFieldErrors; beyond, it only counts.
+func (w *walker) add(fe envelope.FieldError) {
+	if w.full() {
+		w.more++
+		return
+	}
+	w.fields = append(w.fields, fe)
+	w.bad = append(w.bad, fe.Field)
 }
 
 // drop is returned for a value that cannot be bound.
@@ -380,7 +448,13 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 		w.fail("", "depth", strconv.Itoa(w.o.maxDepth), fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", w.o.maxDepth))
 		return dropped{}
 	}
-	if ti == nil || ti.kind == kAny {
+	if ti == nil {
+		return v
+	}
+	if ti.kind == kAny {
+		if !ti.raw && !w.anyNumbers(v, path, depth) {
+			return dropped{}
+		}
 		return v
 	}
 	if v == nil {
@@ -400,6 +474,14 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 		out := make(map[string]any, len(m))
 		for _, k := range sortedKeys(m) {
 			f := ti.byJSON[k]
+			if f != nil && m[k] == nil && !f.present {
+				// An optional member sent as null is absent.
+				continue
+			}
+			if f == nil && w.full() {
+				w.more++
+				continue
+			}
 			if f == nil {
 				name := pathKey(path, k)
 				msg := fmt.Sprintf("%s is not an argument of this tool", name)
@@ -408,12 +490,17 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 					fe.Suggestion = s
 					fe.Message += fmt.Sprintf("; did you mean %q?", s)
 				}
-				w.fields = append(w.fields, fe)
-				w.bad = append(w.bad, name)
+				w.add(fe)
 				continue
 			}
 			if c := w.walk(m[k], f.typ, join(path, k), depth+1); c != (dropped{}) {
 				out[k] = c
+			}
+		}
+		for _, f := range ti.fields {
+			if _, ok := m[f.jsonName]; f.present && !ok {
+				name := join(path, f.jsonName)
+				w.fail(name, "required", "", name+" is required")
 			}
 		}
 		return out
@@ -463,37 +550,40 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 	case kTime:
 		s, ok := v.(string)
 		var t time.Time
-		if !ok || t.UnmarshalText([]byte(s)) != nil {
+		if !ok || !dateTimeShape([]byte(s)) || t.UnmarshalText([]byte(s)) != nil {
 			w.fail(path, "format", "date-time", fmt.Sprintf("%s must be an RFC 3339 date-time string such as \"2006-01-02T15:04:05Z\"", orArgs(path)))
 			return dropped{}
 		}
 		return v
 	case kBool:
 		if _, ok := v.(bool); !ok {
+			if b, ok := w.coerceBool(v, path); ok {
+				return b
+			}
 			w.typeError(path, ti, v)
 			return dropped{}
 		}
 		return v
 	case kInt, kUint:
-		n, ok := v.(json.Number)
+		n, ok := w.number(v, path)
 		if !ok {
 			w.typeError(path, ti, v)
 			return dropped{}
 		}
-		canon, rule, param, msg := integer(n, ti)
+		canon, rule, param, msg := integer(string(n), ti)
 		if rule != "" {
 			w.fail(path, rule, param, orArgs(path)+" "+msg)
 			return dropped{}
 		}
 		return json.Number(canon)
 	case kFloat:
-		n, ok := v.(json.Number)
+		n, ok := w.number(v, path)
 		if !ok {
 			w.typeError(path, ti, v)
 			return dropped{}
 		}
-		if _, err := strconv.ParseFloat(string(n), ti.bits); err != nil {
-			w.fail(path, "type", "number", orArgs(path)+" is out of range for a number")
+		if rule, param, msg := float(string(n), ti); rule != "" {
+			w.fail(path, rule, param, orArgs(path)+" "+msg)
 			return dropped{}
 		}
 		return n
@@ -501,55 +591,36 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 	return v
 }
 
-// integer checks that n is an integer within ti's range, as JSON Schema
-// would (1.0 and 1e2 are integers), and returns its canonical form.
-func integer(n json.Number, ti *typeInfo) (canon, rule, param, msg string) {
-	lo, hi := intRange(ti)
-	s := string(n)
-	if ti.kind == kInt {
-		if v, err := strconv.ParseInt(s, 10, ti.bits); err == nil {
-			return strconv.FormatInt(v, 10), "", "", ""
-		}
-	} else if v, err := strconv.ParseUint(s, 10, ti.bits); err == nil {
-		return strconv.FormatUint(v, 10), "", "", ""
+// anyNumbers refuses, inside a value of type any, the numbers that
+// encoding/json cannot hold in a float64. It reports whether all fit.
+func (w *walker) anyNumbers(v any, path string, depth int) bool {
+	if depth > w.o.maxDepth {
+		return true
 	}
-	// Exponents are bounded before big.Rat sees them: 1e999999999 must
-	// not cost a billion-digit number.
-	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	if hasExp {
-		e, err := strconv.Atoi(exp)
-		if err != nil || e > 400 || e < -400 {
-			if strings.Trim(mant, "-+0.") == "" {
-				return "0", "", "", ""
-			}
-			if err == nil && e < 0 {
-				return "", "type", "integer", "must be an integer"
-			}
-			if strings.HasPrefix(mant, "-") {
-				return "", "min", string(lo), "must be at least " + string(lo)
-			}
-			return "", "max", string(hi), "must be at most " + string(hi)
+	ok := true
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			w.fail(path, "type", "number", orArgs(path)+" is out of range for a number")
+			return false
+		}
+	case []any:
+		for i, e := range x {
+			ok = w.anyNumbers(e, path+"["+strconv.Itoa(i)+"]", depth+1) && ok
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			ok = w.anyNumbers(x[k], pathKey(path, k), depth+1) && ok
 		}
 	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return "", "type", "integer", "must be an integer"
-	}
-	if !r.IsInt() {
-		return "", "type", "integer", "must be an integer"
-	}
-	l, _ := new(big.Rat).SetString(string(lo))
-	h, _ := new(big.Rat).SetString(string(hi))
-	if r.Cmp(l) < 0 {
-		return "", "min", string(lo), "must be at least " + string(lo)
-	}
-	if r.Cmp(h) > 0 {
-		return "", "max", string(hi), "must be at most " + string(hi)
-	}
-	return r.Num().String(), "", "", ""
+	return ok
 }
 
 func (w *walker) typeError(path string, ti *typeInfo, v any) {
+	if w.full() {
+		w.more++
+		return
+	}
 	want := expected(ti)
 	w.fail(path, "type", jsonTypeName(ti), fmt.Sprintf("%s must be %s, not %s", orArgs(path), want, kindOf(v)))
 }

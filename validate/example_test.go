@@ -70,7 +70,7 @@ func ExampleHandler() {
 func ExampleSchema() {
 	fmt.Println(string(validate.Schema[ShopSearchArgs]()))
 	// Output:
-	// {"type":"object","properties":{"query":{"description":"What to search for","type":"string","minLength":3,"maxLength":300},"category":{"type":"string","anyOf":[{"const":""},{"enum":["AI/ML","Data","Security"]}]},"limit":{"type":"integer","anyOf":[{"const":0},{"minimum":1,"maximum":50}]}},"required":["query"],"additionalProperties":false}
+	// {"type":"object","properties":{"query":{"description":"What to search for","type":"string","minLength":3,"maxLength":300},"category":{"type":"string","enum":["AI/ML","Data","Security"]},"limit":{"type":"integer","minimum":1,"maximum":50}},"required":["query"],"additionalProperties":false}
 }
 
 // A named pattern is one regular expression for both the schema and the

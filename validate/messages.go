@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -14,32 +15,38 @@ import (
 )
 
 // fieldErrors turns validator/v10's errors into field errors an agent can
-// act on: JSON paths, the schema's terms, every violation. Errors under a
-// path that binding already reported are left out: their value was never
-// bound, so validator/v10 only saw a zero.
-func (p *plan) fieldErrors(err error, bad []string, raw []byte) []envelope.FieldError {
+// act on: JSON paths, the schema's terms, up to limit violations, and
+// counts the rest. Errors under a path that binding already reported are
+// left out: their value was never bound, so validator/v10 only saw a zero.
+func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int) (out []envelope.FieldError, more int) {
 	ve := validationErrors(err)
 	if len(ve) == 0 {
-		return nil
+		return nil, 0
 	}
 	// Decoded again, on this failure path only, to tell a member that was
 	// sent from one that was left out.
 	var doc any = map[string]any{}
 	if len(raw) > 0 {
 		var d any
-		if json.Unmarshal(raw, &d) == nil && d != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // numbers beyond float64 are members too
+		if dec.Decode(&d) == nil && d != nil {
 			doc = d
 		}
 	}
-	out := make([]envelope.FieldError, 0, len(ve))
+	out = make([]envelope.FieldError, 0, min(len(ve), max(limit, 0)))
 	for _, fe := range ve {
 		r := resolveIn(p.root, fe.StructNamespace(), doc)
 		if under(r.path, bad) {
 			continue
 		}
+		if len(out) >= limit {
+			more++
+			continue
+		}
 		out = append(out, p.describe(fe, r))
 	}
-	return out
+	return out, more
 }
 
 func under(path string, bad []string) bool {
@@ -172,14 +179,11 @@ func verb(unit string) string {
 
 // preview renders a short, redacted form of a scalar value: enough for
 // the agent to recognise what it sent, never a way to read back a long or
-// secret input. Strings are redacted before they are cut, so a cut cannot
-// hide a secret from the redactor.
+// secret input. Strings are redacted whole before they are cut, so a cut
+// cannot split a secret into a prefix the redactor no longer recognises.
 func preview(v any) string {
 	switch x := v.(type) {
 	case string:
-		if len(x) > 256 {
-			x = x[:256]
-		}
 		return strconv.Quote(clip(redact.String(x), 32))
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, bool:
 		return fmt.Sprint(x)

@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,11 +34,23 @@ type typeInfo struct {
 	rt       reflect.Type // after dereferencing pointers
 	nullable bool         // a pointer: JSON null binds to nil
 	bits     int          // integer and float width
+	raw      bool         // json.RawMessage: any JSON value, kept as written
 	elem     *typeInfo    // slice and map elements
 	fields   []*fieldInfo // struct fields in declaration order, embedded ones flattened
 	byJSON   map[string]*fieldInfo
 	byGo     map[string]*fieldInfo // Go names, including embedded structs' type names
 	names    []string              // JSON names, declaration order
+	// reqMask has one bit per field that must be present (see
+	// fieldInfo.reqBit); reqOver says there are more than 64 of them, so
+	// the fast scan cannot track them and always defers to the walker.
+	reqMask uint64
+	reqOver bool
+	// embPtrs are the index paths of embedded struct pointers, which are
+	// allocated before validation so that they behave like embedded values.
+	embPtrs [][]int
+	// hasEmbPtr says that this type or one nested in it has embedded
+	// struct pointers to allocate.
+	hasEmbPtr bool
 }
 
 // fieldInfo is one struct field as JSON sees it.
@@ -49,7 +63,90 @@ type fieldInfo struct {
 	desc     string
 	secret   bool
 	embedded *typeInfo // the flattened struct of an embedded field
+	// omit says the json tag has omitempty or omitzero.
+	omit bool
+	// present says the member must be present: no omitempty or omitzero
+	// and not a pointer (or interface), as encoding/json and the Go SDKs
+	// read a struct.
+	present bool
+	reqBit  int   // the field's bit in reqMask, or -1
+	index   []int // the path from the flattened struct, for reflect
+	viaPtr  bool  // promoted through an embedded pointer
 }
+
+// fillEmbedded allocates the nil embedded struct pointers in v, a struct
+// value of type ti, and in the values nested in it, so that validator/v10
+// checks their fields as it checks an embedded value's: a member left out
+// is then a zero, never a skipped struct.
+func fillEmbedded(v reflect.Value, ti *typeInfo) {
+	if !ti.hasEmbPtr {
+		return
+	}
+	switch ti.kind {
+	case kStruct:
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return
+			}
+			v = v.Elem()
+		}
+		for _, path := range ti.embPtrs {
+			cur := v
+			for _, i := range path {
+				cur = cur.Field(i)
+				if cur.Kind() == reflect.Pointer {
+					if cur.IsNil() {
+						cur.Set(reflect.New(cur.Type().Elem()))
+					}
+					cur = cur.Elem()
+				}
+			}
+		}
+		for _, f := range ti.fields {
+			if f.typ.hasEmbPtr {
+				fillEmbedded(fieldByIndex(v, f.index), f.typ)
+			}
+		}
+	case kSlice:
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return
+			}
+			v = v.Elem()
+		}
+		for i := range v.Len() {
+			fillEmbedded(v.Index(i), ti.elem)
+		}
+	case kMap:
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return
+			}
+			v = v.Elem()
+		}
+		iter := v.MapRange()
+		for iter.Next() {
+			e := reflect.New(iter.Value().Type()).Elem()
+			e.Set(iter.Value())
+			fillEmbedded(e, ti.elem)
+			v.SetMapIndex(iter.Key(), e)
+		}
+	}
+}
+
+// fieldByIndex is reflect.Value.FieldByIndex through embedded pointers
+// that fillEmbedded has allocated.
+func fieldByIndex(v reflect.Value, index []int) reflect.Value {
+	for _, i := range index {
+		if v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	return v
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 var timeType = reflect.TypeFor[time.Time]()
 
@@ -74,17 +171,24 @@ func buildType(t reflect.Type, active map[reflect.Type]bool) *typeInfo {
 	case reflect.Float32, reflect.Float64:
 		ti.kind, ti.bits = kFloat, t.Bits()
 	case reflect.Slice:
+		if t == rawMessageType {
+			// Any JSON value, kept as written.
+			ti.kind, ti.raw = kAny, true
+			break
+		}
 		if t.Elem().Kind() == reflect.Uint8 {
 			panic(fmt.Sprintf("validate: %s: []byte fields bind from base64 strings and are not supported; use string", t))
 		}
 		ti.kind = kSlice
 		ti.elem = buildType(t.Elem(), active)
+		ti.hasEmbPtr = ti.elem.hasEmbPtr
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
 			panic(fmt.Sprintf("validate: %s: only maps with string keys are supported", t))
 		}
 		ti.kind = kMap
 		ti.elem = buildType(t.Elem(), active)
+		ti.hasEmbPtr = ti.elem.hasEmbPtr
 	case reflect.Interface:
 		if t.NumMethod() != 0 {
 			panic(fmt.Sprintf("validate: %s: only the empty interface is supported", t))
@@ -103,8 +207,26 @@ func buildType(t reflect.Type, active map[reflect.Type]bool) *typeInfo {
 		ti.kind = kStruct
 		ti.byJSON = map[string]*fieldInfo{}
 		ti.byGo = map[string]*fieldInfo{}
-		addFields(ti, ti, t, active)
+		addFields(ti, ti, t, nil, false, active)
 		delete(active, t)
+		bit := 0
+		for _, f := range ti.fields {
+			f.reqBit = -1
+			if !f.present {
+				continue
+			}
+			if bit == 64 {
+				ti.reqOver = true
+				continue
+			}
+			f.reqBit = bit
+			ti.reqMask |= 1 << bit
+			bit++
+		}
+		ti.hasEmbPtr = len(ti.embPtrs) > 0
+		for _, f := range ti.fields {
+			ti.hasEmbPtr = ti.hasEmbPtr || f.typ.hasEmbPtr
+		}
 	default:
 		panic(fmt.Sprintf("validate: %s: type %s cannot be bound from JSON arguments", t, t.Kind()))
 	}
@@ -112,9 +234,11 @@ func buildType(t reflect.Type, active map[reflect.Type]bool) *typeInfo {
 }
 
 // addFields adds t's fields to root (flattening embedded structs, as
-// encoding/json does) and records Go names on owner, the struct whose
-// namespace validator/v10 reports them in.
-func addFields(root, owner *typeInfo, t reflect.Type, active map[reflect.Type]bool) {
+// encoding/json does, through pointers too) and records Go names on owner,
+// the struct whose namespace validator/v10 reports them in. index is the
+// path from root to t; viaPtr says t is reached through an embedded
+// pointer, which encoding/json leaves out of a result when nil.
+func addFields(root, owner *typeInfo, t reflect.Type, index []int, viaPtr bool, active map[reflect.Type]bool) {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		name, opts, hasName := jsonName(sf)
@@ -127,15 +251,22 @@ func addFields(root, owner *typeInfo, t reflect.Type, active map[reflect.Type]bo
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct && et != timeType {
+				at := append(slices.Clone(index), i)
 				if sf.Type.Kind() == reflect.Pointer {
-					panic(fmt.Sprintf("validate: %s.%s: embedded struct pointers are not supported", t, sf.Name))
+					if sf.Type.Elem().Kind() == reflect.Pointer {
+						panic(fmt.Sprintf("validate: %s.%s: embedded pointers to pointers cannot be bound", t, sf.Name))
+					}
+					if !sf.IsExported() {
+						panic(fmt.Sprintf("validate: %s.%s: encoding/json cannot allocate a pointer to an unexported embedded struct; export the type or embed it by value", t, sf.Name))
+					}
+					root.embPtrs = append(root.embPtrs, at)
 				}
 				if active[et] {
 					panic(fmt.Sprintf("validate: %s is recursive; recursive argument types are not supported", et))
 				}
 				active[et] = true
 				sub := &typeInfo{kind: kStruct, rt: et, byGo: map[string]*fieldInfo{}}
-				addFields(root, sub, et, active)
+				addFields(root, sub, et, at, viaPtr || sf.Type.Kind() == reflect.Pointer, active)
 				delete(active, et)
 				owner.byGo[sf.Name] = &fieldInfo{goName: sf.Name, embedded: sub, tag: sf.Tag.Get("validate")}
 				continue
@@ -154,6 +285,8 @@ func addFields(root, owner *typeInfo, t reflect.Type, active map[reflect.Type]bo
 			panic(fmt.Sprintf("validate: %s: two fields are named %q in JSON", root.rt, name))
 		}
 		f := &fieldInfo{
+			index:    append(slices.Clone(index), i),
+			viaPtr:   viaPtr,
 			goName:   sf.Name,
 			jsonName: name,
 			typ:      buildType(sf.Type, active),
@@ -161,12 +294,24 @@ func addFields(root, owner *typeInfo, t reflect.Type, active map[reflect.Type]bo
 			secret:   redact.IsSecretKey(name),
 		}
 		f.lvl = parseTag(f.tag)
+		f.omit = hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero")
+		k := sf.Type.Kind()
+		f.present = !f.omit && k != reflect.Pointer && k != reflect.Interface
 		f.desc = description(sf)
 		root.fields = append(root.fields, f)
 		root.byJSON[name] = f
 		root.names = append(root.names, name)
 		owner.byGo[sf.Name] = f
 	}
+}
+
+func hasOpt(opts, opt string) bool {
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == opt {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonName returns the member name of a field per its json tag, the tag's

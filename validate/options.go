@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"log/slog"
+
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -8,6 +10,8 @@ import (
 type Option func(*options)
 
 type options struct {
+	coerce    bool
+	logger    *slog.Logger
 	validator *Validator
 	maxDepth  int
 	maxBytes  int
@@ -21,10 +25,16 @@ const (
 	DefaultMaxDepth = 32
 	// DefaultMaxBytes bounds the size of the arguments' JSON text.
 	DefaultMaxBytes = 1 << 20
+	// MaxFieldErrors bounds the field errors one validation_error lists:
+	// the first MaxFieldErrors violations, then one entry with rule
+	// "more" whose param says how many more there are. With paths,
+	// previews and keys clipped, it bounds the size of every validation
+	// failure, whatever the size of the arguments.
+	MaxFieldErrors = 20
 )
 
 func evaluate(opts []Option) options {
-	o := options{validator: defaultValidator, maxDepth: DefaultMaxDepth, maxBytes: DefaultMaxBytes}
+	o := options{validator: defaultValidator, maxDepth: DefaultMaxDepth, maxBytes: DefaultMaxBytes, logger: slog.Default()}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -68,4 +78,22 @@ func WithMaxBytes(n int) Option {
 // that they match the envelope layer's configuration.
 func WithEnvelopeOptions(opts ...envelope.Option) Option {
 	return func(o *options) { o.envelope = append(o.envelope, opts...) }
+}
+
+// WithCoercion accepts a number or a boolean sent as a JSON string when
+// the string holds exactly one ("1" or "2.5" for a number, "true" or
+// "false" for a boolean), as some models send them. It is off by default,
+// since the schema still says integer: the agent is not told, but each
+// coerced call is logged (see [WithLogger]) with the paths coerced, so
+// that the operator can see which tools and models need it.
+func WithCoercion() Option { return func(o *options) { o.coerce = true } }
+
+// WithLogger sends validate's own records, such as the coercions
+// [WithCoercion] makes, to l instead of slog.Default(). It panics on a nil
+// l.
+func WithLogger(l *slog.Logger) Option {
+	if l == nil {
+		panic("validate: WithLogger(nil)")
+	}
+	return func(o *options) { o.logger = l }
 }

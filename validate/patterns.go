@@ -27,8 +27,9 @@ type Validator struct {
 }
 
 type namedPattern struct {
-	expr string // anchored, as published in the schema
-	re   *regexp.Regexp
+	source string // as registered
+	expr   string // anchored, as published in the schema
+	re     *regexp.Regexp
 }
 
 // New wraps v, which may carry custom validations, aliases and struct-level
@@ -58,9 +59,8 @@ func RegisterPattern(name, expr string) { defaultValidator.RegisterPattern(name,
 
 // RegisterPattern makes validate:"name" check string fields against expr,
 // and makes derived schemas state the same expression as the property's
-// "pattern". The expression is anchored: unless it already starts with ^
-// and ends with $, it is wrapped as ^(?:expr)$, so it must match the whole
-// value on both sides.
+// "pattern". The expression is anchored: it is always wrapped as
+// ^(?:expr)$, so it must match the whole value on both sides.
 //
 // expr must use the subset of regular-expression syntax that Go's RE2 and
 // ECMA-262 (what JSON Schema validators such as ajv and
@@ -72,9 +72,11 @@ func RegisterPattern(name, expr string) { defaultValidator.RegisterPattern(name,
 // or a class), \s \S (whose Unicode sets differ), \b \B, \p, POSIX classes,
 // inline flags, named groups, lookaround, backreferences or \A \z.
 //
-// RegisterPattern panics on an invalid name, a name already registered,
-// or an expression outside the subset, so a bad pattern fails at start-up,
-// not at call time.
+// Registering a name again with the same expression does nothing, so a
+// server constructor that registers its patterns may run more than once.
+// RegisterPattern panics on an invalid name, a name already registered to
+// a different expression, or an expression outside the subset, so a bad
+// pattern fails at start-up, not at call time.
 func (v *Validator) RegisterPattern(name, expr string) {
 	if !validTagName(name) {
 		panic(fmt.Sprintf("validate: pattern name %q must be lower-case letters, digits and underscores", name))
@@ -85,18 +87,20 @@ func (v *Validator) RegisterPattern(name, expr string) {
 	if err := checkPortable(expr); err != nil {
 		panic(fmt.Sprintf("validate: pattern %q: %v", name, err))
 	}
-	anchored := expr
-	if !strings.HasPrefix(expr, "^") || !strings.HasSuffix(expr, "$") || strings.HasSuffix(expr, `\$`) {
-		anchored = "^(?:" + expr + ")$"
-	}
+	// Always wrapped: "^a|b$" starts with ^ and ends with $, yet
+	// matches "b; DROP TABLE" unless the whole alternation is grouped.
+	anchored := "^(?:" + expr + ")$"
 	re, err := regexp.Compile(anchored)
 	if err != nil {
 		panic(fmt.Sprintf("validate: pattern %q: %v", name, err))
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, dup := v.patterns[name]; dup {
-		panic(fmt.Sprintf("validate: pattern %q is already registered", name))
+	if old, dup := v.patterns[name]; dup {
+		if old.source == expr {
+			return // a constructor that registers its patterns ran again
+		}
+		panic(fmt.Sprintf("validate: pattern %q is already registered as %q", name, old.source))
 	}
 	err = v.v.RegisterValidation(name, func(fl validator.FieldLevel) bool {
 		f := fl.Field()
@@ -105,7 +109,7 @@ func (v *Validator) RegisterPattern(name, expr string) {
 	if err != nil {
 		panic(fmt.Sprintf("validate: pattern %q: %v", name, err))
 	}
-	v.patterns[name] = &namedPattern{expr: anchored, re: re}
+	v.patterns[name] = &namedPattern{source: expr, expr: anchored, re: re}
 	v.gen.Add(1)
 }
 

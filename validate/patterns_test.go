@@ -1,9 +1,13 @@
 package validate_test
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpguard/mcpguard/validate"
 )
@@ -16,7 +20,7 @@ func TestRegisterPattern(t *testing.T) {
 	if got, _ := v.Pattern("order_id"); got != `^(?:ORD-[0-9]{4,8})$` {
 		t.Errorf("order_id = %q", got)
 	}
-	if got, _ := v.Pattern("anchored"); got != `^[a-z]+(?:-[a-z]+)*$` {
+	if got, _ := v.Pattern("anchored"); got != `^(?:^[a-z]+(?:-[a-z]+)*$)$` {
 		t.Errorf("anchored = %q", got)
 	}
 	if _, ok := v.Pattern("nope"); ok {
@@ -36,6 +40,56 @@ func TestRegisterPattern(t *testing.T) {
 	if err := v.Engine().Struct(args{ID: "ORD-1234"}); err != nil {
 		t.Errorf("valid id refused: %v", err)
 	}
+}
+
+// "^a|b$" starts with ^ and ends with $ but is anchored only on one side
+// of each alternative: it must be wrapped like any other expression, on
+// both sides of the wire.
+func TestRegisterPatternAnchorsAlternation(t *testing.T) {
+	t.Parallel()
+	v := validate.New(nil)
+	v.RegisterPattern("order_ref", `^ord-[0-9]{4}|ORD-[0-9]{4}$`)
+	type args struct {
+		Ref string `json:"ref" validate:"required,order_ref"`
+	}
+	raw := validate.Schema[args](validate.WithValidator(v))
+	schema := compile(t, raw)
+	s := newServer(t)
+	s.AddTool(mcp.NewTool("t", validate.InputSchema[args](validate.WithValidator(v))),
+		validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a args) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		}, validate.WithValidator(v)))
+	for doc, want := range map[string]bool{
+		`{"ref":"ord-1234"}`:                    true,
+		`{"ref":"ORD-1234"}`:                    true,
+		`{"ref":"ord-1234; DROP TABLE orders"}`: false,
+		`{"ref":"x ORD-1234"}`:                  false,
+	} {
+		if got := schemaValid(t, schema, doc); got != want {
+			t.Errorf("schema on %s: %v, want %v (%s)", doc, got, want, raw)
+		}
+		if r := callRaw(t, s, "t", doc); r.isErr == want {
+			t.Errorf("Args on %s: %s", doc, r.raw)
+		}
+	}
+}
+
+// A constructor that registers its patterns may run twice, as every test
+// suite makes it do; only a different expression is a conflict.
+func TestRegisterPatternTwice(t *testing.T) {
+	t.Parallel()
+	v := validate.New(nil)
+	v.RegisterPattern("sku", `SKU-[0-9]{6}`)
+	v.RegisterPattern("sku", `SKU-[0-9]{6}`)
+	if got, _ := v.Pattern("sku"); got != `^(?:SKU-[0-9]{6})$` {
+		t.Errorf("sku = %q", got)
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "already registered") {
+			t.Errorf("a different expression under the same name: panic %v", p)
+		}
+	}()
+	v.RegisterPattern("sku", `SKU-[0-9]{7}`)
 }
 
 func TestRegisterPatternRefuses(t *testing.T) {

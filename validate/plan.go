@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -21,25 +23,41 @@ type plan struct {
 }
 
 type planKey struct {
-	t   reflect.Type
-	v   *Validator
-	gen uint64
+	t      reflect.Type
+	v      *Validator
+	gen    uint64
+	output bool
 }
 
 var plans sync.Map // planKey -> *plan
 
-// planFor returns the plan for t, deriving it on first use. It panics on a
-// type or tags that cannot work, so misconfiguration fails at start-up.
-func planFor(t reflect.Type, v *Validator) *plan {
-	key := planKey{t: t, v: v, gen: v.gen.Load()}
+// planFor returns the plan for t's arguments, deriving it on first use.
+// It panics on a type or tags that cannot work, so misconfiguration fails
+// at start-up.
+func planFor(t reflect.Type, v *Validator) *plan { return derive(t, v, false) }
+
+// outputPlanFor is planFor for a result that encoding/json writes: t may
+// also be a pointer to a struct.
+func outputPlanFor(t reflect.Type, v *Validator) *plan { return derive(t, v, true) }
+
+func derive(t reflect.Type, v *Validator, output bool) *plan {
+	key := planKey{t: t, v: v, gen: v.gen.Load(), output: output}
 	if p, ok := plans.Load(key); ok {
 		return p.(*plan)
 	}
-	if t.Kind() != reflect.Struct {
-		panic(fmt.Sprintf("validate: arguments must be a struct type, not %s", t))
+	st := t
+	if output && st.Kind() == reflect.Pointer {
+		st = st.Elem()
 	}
-	root := buildType(t, map[reflect.Type]bool{})
-	g := &schemaGen{v: v, zeroRun: map[*typeInfo]map[*fieldInfo]bool{}}
+	if st.Kind() != reflect.Struct {
+		what := "arguments"
+		if output {
+			what = "results"
+		}
+		panic(fmt.Sprintf("validate: %s must be a struct type, not %s", what, t))
+	}
+	root := buildType(st, map[reflect.Type]bool{})
+	g := &schemaGen{v: v, output: output, zeroRun: map[*typeInfo]map[*fieldInfo]bool{}}
 	s := g.root(root)
 	raw, err := json.Marshal(s)
 	if err != nil {
@@ -73,6 +91,15 @@ func Schema[T any](opts ...Option) json.RawMessage {
 // JSON Schema cannot state is named in the property's description and
 // listed by [RuntimeOnly].
 //
+// It composes with mcp-go's other tool options in either order: it fills
+// the tool's structured InputSchema (T's properties first, in declaration
+// order) rather than replacing it, so a property that mcp.WithString and
+// the like add before or after is kept. Such a property is not a field of
+// T, though, so [Args] for T refuses it as an unknown member: add a field
+// to T instead wherever Args checks the tool. A property that both T and
+// an earlier option declare panics, as does an earlier raw schema
+// (mcp.WithInputSchema, mcp.WithRawInputSchema), which would hide T's.
+//
 // It panics if T is not a struct or its tags cannot work, when the option
 // is built rather than when a client asks.
 func InputSchema[T any](opts ...Option) mcp.ToolOption {
@@ -82,9 +109,38 @@ func InputSchema[T any](opts ...Option) mcp.ToolOption {
 		if !p.fresh() {
 			p = planFor(reflect.TypeFor[T](), o.validator)
 		}
-		t.InputSchema = mcp.ToolInputSchema{}
-		t.RawInputSchema = slices.Clone(p.schema)
+		if t.RawInputSchema != nil {
+			panic(fmt.Sprintf("validate: InputSchema[%s] on tool %q: the tool already has a raw input schema "+
+				"(mcp.WithInputSchema or mcp.WithRawInputSchema); use only one of them", reflect.TypeFor[T](), t.Name))
+		}
+		var s mcp.ToolInputSchema
+		if err := decodeNumbers(p.schema, &s); err != nil {
+			panic(fmt.Sprintf("validate: InputSchema[%s]: %v", reflect.TypeFor[T](), err))
+		}
+		earlier := slices.Sorted(maps.Keys(t.InputSchema.Properties))
+		for _, name := range earlier {
+			if _, dup := s.Properties[name]; dup {
+				panic(fmt.Sprintf("validate: InputSchema[%s] on tool %q: property %q is also declared by an earlier tool option; "+
+					"describe it on the struct field (jsonschema and validate tags) and drop the option", reflect.TypeFor[T](), t.Name, name))
+			}
+			s.Properties[name] = t.InputSchema.Properties[name]
+			s.PropertyOrder = append(s.PropertyOrder, name)
+		}
+		for _, name := range t.InputSchema.Required {
+			if !slices.Contains(s.Required, name) {
+				s.Required = append(s.Required, name)
+			}
+		}
+		s.Defs = t.InputSchema.Defs
+		t.InputSchema = s
 	}
+}
+
+// decodeNumbers decodes a derived schema keeping numbers exact.
+func decodeNumbers(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // RuntimeOnly lists the constraints on T that the derived schema cannot

@@ -38,19 +38,21 @@ var bakedPatterns = map[string]string{
 
 // schemaGen derives a JSON Schema from a type's tags.
 type schemaGen struct {
-	v       *Validator
+	v *Validator
+	// output derives the schema of a result that encoding/json writes
+	// (OutputSchema), rather than of arguments that are bound.
+	output  bool
 	notes   []string
 	zeroRun map[*typeInfo]map[*fieldInfo]bool
 }
 
 func (g *schemaGen) root(ti *typeInfo) *obj {
-	s := g.object(ti, true, "")
-	return s
+	return g.object(ti, true, "")
 }
 
 // object is a struct's schema. constrained says whether validator/v10
 // validates this struct's fields here (it does not inside a slice without
-// "dive", for instance): if not, the schema states types only.
+// "dive", for instance): if not, the schema states types and presence only.
 func (g *schemaGen) object(ti *typeInfo, constrained bool, path string) *obj {
 	s := &obj{}
 	s.set("type", "object")
@@ -62,7 +64,8 @@ func (g *schemaGen) object(ti *typeInfo, constrained bool, path string) *obj {
 	}
 	for _, f := range ti.fields {
 		fc := constrained && !f.lvl.skip
-		p := g.value(f.typ, f.lvl, fc, join(path, f.jsonName))
+		req := g.required(f, fc && fails[f])
+		p := g.value(f.typ, f.lvl, fc, join(path, f.jsonName), memberOf(f, req))
 		if f.desc != "" {
 			if d, ok := p.get("description"); ok {
 				p.set("description", f.desc+" "+d.(string))
@@ -76,7 +79,7 @@ func (g *schemaGen) object(ti *typeInfo, constrained bool, path string) *obj {
 			p.vals = append([]any{d}, p.vals...)
 		}
 		props.set(f.jsonName, p)
-		if fc && fails[f] {
+		if req {
 			required = append(required, f.jsonName)
 		}
 	}
@@ -86,6 +89,34 @@ func (g *schemaGen) object(ti *typeInfo, constrained bool, path string) *obj {
 	}
 	s.set("additionalProperties", false)
 	return s
+}
+
+// required reports whether f is in its object's "required" list. For
+// arguments: a member that must be present (see fieldInfo.present), or one
+// whose absence validator/v10 refuses. For results: every member that
+// encoding/json always writes.
+func (g *schemaGen) required(f *fieldInfo, zeroFails bool) bool {
+	if g.output {
+		return !f.omit && !f.viaPtr
+	}
+	return f.present || zeroFails
+}
+
+// member says where a value sits: an element or map value, a required
+// member, or an optional one.
+type member uint8
+
+const (
+	element member = iota
+	requiredMember
+	optionalMember
+)
+
+func memberOf(f *fieldInfo, required bool) member {
+	if required {
+		return requiredMember
+	}
+	return optionalMember
 }
 
 func join(path, name string) string {
@@ -112,7 +143,9 @@ func (g *schemaGen) zeroFailures(ti *typeInfo) map[*fieldInfo]bool {
 				panic(fmt.Sprintf("validate: validator/v10 panics on %s's tags: %v", ti.rt, p))
 			}
 		}()
-		err = g.v.v.Struct(reflect.New(ti.rt).Interface())
+		z := reflect.New(ti.rt)
+		fillEmbedded(z, ti)
+		err = g.v.v.Struct(z.Interface())
 	}()
 	for _, fe := range validationErrors(err) {
 		if f := firstField(ti, fe.StructNamespace()); f != nil {
@@ -123,7 +156,7 @@ func (g *schemaGen) zeroFailures(ti *typeInfo) map[*fieldInfo]bool {
 }
 
 // value is the schema of one value at one tag level. lvl may be nil.
-func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path string) *obj {
+func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path string, m member) *obj {
 	if lvl == nil || !constrained {
 		lvl, constrained = &level{}, false
 	}
@@ -135,13 +168,22 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 	case kTime:
 		typ = "string"
 		s.set("format", "date-time")
+		s.set("pattern", dateTimePattern)
 	case kBool:
 		typ = "boolean"
 	case kInt, kUint:
 		typ = "integer"
+		// Only a narrower type's range says something; ±2^63 is noise.
 		lo, hi := intRange(ti)
-		s.set("minimum", lo)
-		s.set("maximum", hi)
+		if ti.kind == kUint {
+			s.set("minimum", lo)
+		}
+		if ti.bits < 64 {
+			if ti.kind == kInt {
+				s.set("minimum", lo)
+			}
+			s.set("maximum", hi)
+		}
 	case kFloat:
 		typ = "number"
 		if ti.bits == 32 {
@@ -151,30 +193,26 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 	case kSlice:
 		typ = "array"
 		if lvl.dive != nil {
-			s.set("items", g.value(ti.elem, lvl.dive, constrained, path+"[]"))
+			s.set("items", g.value(ti.elem, lvl.dive, constrained, path+"[]", element))
 		} else {
-			s.set("items", g.value(ti.elem, nil, false, path+"[]"))
+			s.set("items", g.value(ti.elem, nil, false, path+"[]", element))
 		}
 	case kMap:
 		typ = "object"
 		if lvl.dive != nil {
 			if k := lvl.dive.keys; k != nil {
-				s.set("propertyNames", g.value(&typeInfo{kind: kString}, k, constrained, path+"{}"))
+				s.set("propertyNames", g.value(&typeInfo{kind: kString}, k, constrained, path+"{}", element))
 			}
-			s.set("additionalProperties", g.value(ti.elem, lvl.dive, constrained, path+"{}"))
+			s.set("additionalProperties", g.value(ti.elem, lvl.dive, constrained, path+"{}", element))
 		} else {
-			s.set("additionalProperties", g.value(ti.elem, nil, false, path+"{}"))
+			s.set("additionalProperties", g.value(ti.elem, nil, false, path+"{}", element))
 		}
 	case kStruct:
 		s = g.object(ti, constrained && !lvl.noStruct, path)
 	case kAny:
 		// Anything goes, null included.
 	}
-	nullable := ti.nullable && ti.kind != kAny
-	if constrained && ti.nullable && !lvl.omitempty && (lvl.required || len(lvl.rules) > 0 || lvl.dive != nil) {
-		// validator/v10 fails a nil pointer on any tag but omitempty.
-		nullable = false
-	}
+	nullable := g.nullable(ti, lvl, constrained, m)
 	if typ != "" {
 		if nullable {
 			s.set("type", []string{typ, "null"})
@@ -200,6 +238,10 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 			notes = append(notes, r.raw)
 		}
 	}
+	if lvl.required && ti.kind == kAny && ti.nullable {
+		// A nil pointer or interface fails "required": null does.
+		c.set("not", &obj{keys: []string{"type"}, vals: []any{"null"}})
+	}
 	if lvl.required && !ti.nullable {
 		switch ti.kind {
 		case kString:
@@ -213,9 +255,10 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 		}
 	}
 	if c.len() > 0 {
-		if lvl.omitempty && !ti.nullable && ti.kind != kSlice && ti.kind != kMap && ti.kind != kStruct && g.zeroFails(ti, lvl) {
+		if m != optionalMember && lvl.omitempty && !ti.nullable && ti.kind != kSlice && ti.kind != kMap && ti.kind != kStruct && g.zeroFails(ti, lvl) {
 			// omitempty skips the checks for the zero value, which JSON
-			// Schema can only say as an alternative.
+			// Schema can only say as an alternative. An optional member
+			// needs none: its zero means "absent" (see the package doc).
 			s.set("anyOf", []any{&obj{keys: []string{"const"}, vals: []any{zeroJSON(ti)}}, c})
 			// The type's own range is redundant where the alternatives
 			// bound tighter (zero is always in range).
@@ -234,6 +277,30 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 		s.set("description", "Also checked when called: "+strings.Join(notes, ", ")+".")
 	}
 	return s
+}
+
+// nullable reports whether the schema admits null for a value. Arguments:
+// no member advertises null (an optional member sent as null counts as
+// absent), elements of pointer type do. Results: what encoding/json can
+// write as null, unless a tag forbids it.
+func (g *schemaGen) nullable(ti *typeInfo, lvl *level, constrained bool, m member) bool {
+	if ti.kind == kAny {
+		return false // stated by the absence of "type"
+	}
+	var can bool
+	switch {
+	case g.output:
+		can = m != optionalMember && (ti.nullable || ti.kind == kSlice || ti.kind == kMap)
+	case m == element:
+		can = ti.nullable
+	}
+	if can && constrained && !lvl.omitempty && (lvl.required || len(lvl.rules) > 0 || lvl.dive != nil) {
+		// validator/v10 fails a nil pointer on any tag but omitempty.
+		if ti.nullable || lvl.required {
+			can = false
+		}
+	}
+	return can
 }
 
 // zeroFails reports whether the zero value fails lvl's rules once
@@ -443,16 +510,11 @@ func (g *schemaGen) rule(c *obj, ti *typeInfo, r rule) bool {
 			c.set("uniqueItems", true)
 			return true
 		}
-	case "email":
-		if str {
-			c.set("format", "email")
-			return true
-		}
-	case "url":
-		if str {
-			c.set("format", "uri")
-			return true
-		}
+	case "email", "url":
+		// validator/v10's email and url checks and JSON Schema's
+		// "email" and "uri" formats disagree at the edges (a@b, http://),
+		// so the schema does not claim them: they are runtime-only.
+		return false
 	case "uuid":
 		if str {
 			c.set("format", "uuid")
@@ -461,10 +523,10 @@ func (g *schemaGen) rule(c *obj, ti *typeInfo, r rule) bool {
 		}
 	case "datetime":
 		if str {
+			// RFC 3339 strings are not advertised: Go's parser and the
+			// "date-time" format disagree on leap seconds, lower-case t
+			// and z, and +24:00. A time.Time field is held to both.
 			switch r.param {
-			case time.RFC3339:
-				c.set("format", "date-time")
-				return true
 			case time.DateOnly:
 				c.set("format", "date")
 				return true

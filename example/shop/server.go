@@ -62,8 +62,10 @@ type handlers struct {
 //     on successes (shop_query's three-way pagination hint);
 //   - validate.Args[T] on shop_search and shop_query, whose handlers stay
 //     plain mcp-go handlers;
-//   - validate.Handler[T] on shop_get_product, shop_authenticate and
-//     shop_sales_report, typed handlers;
+//   - validate.Handler[T] on shop_authenticate, a typed handler;
+//   - validate.StructuredHandler[In, Out] on shop_get_product and
+//     shop_sales_report, typed results sent as structuredContent that
+//     matches the tools' validate.OutputSchema;
 //   - shop_store_hours, a legacy tool left exactly as it was written.
 func NewServer(store *Store, opts ...Option) *server.MCPServer {
 	if store == nil {
@@ -78,6 +80,12 @@ func NewServer(store *Store, opts ...Option) *server.MCPServer {
 	h := &handlers{store: store, sessions: newSessions(o.now)}
 	v := newValidator()
 	vopt := validate.WithValidator(v)
+	// Where a tool's own result breaks its outputSchema, the incident's
+	// detail goes to the server's log.
+	var envOpts validate.Option
+	if o.logger != nil {
+		envOpts = validate.WithEnvelopeOptions(envelope.WithLogger(o.logger))
+	}
 
 	s := server.NewMCPServer("mcpguard-shop", "1.0.0",
 		server.WithToolCapabilities(false),
@@ -103,11 +111,11 @@ func NewServer(store *Store, opts ...Option) *server.MCPServer {
 	}
 
 	s.AddTool(searchTool(v), middleware.Wrap(h.search, validate.Args[SearchArgs](vopt)))
-	s.AddTool(getProductTool(v), validate.Handler(h.getProduct, vopt))
+	s.AddTool(getProductTool(v), validate.StructuredHandler(h.getProduct, vopt, envOpts))
 	s.AddTool(getSchemaTool(), h.getSchema)
 	s.AddTool(queryTool(v), middleware.Wrap(h.query, validate.Args[QueryArgs](vopt)))
 	s.AddTool(authenticateTool(v), validate.Handler(h.authenticate, vopt))
-	s.AddTool(salesReportTool(v), validate.Handler(h.salesReport, vopt))
+	s.AddTool(salesReportTool(v), validate.StructuredHandler(h.salesReport, vopt, envOpts))
 	s.AddTool(storeHoursTool(), storeHours)
 	if o.panicTool {
 		s.AddTool(debugPanicTool(), debugPanic)

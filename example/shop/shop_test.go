@@ -136,3 +136,37 @@ func TestWithoutGuardFailuresAreProtocolErrors(t *testing.T) {
 	srv.CallTool(shop.ToolQuery, map[string]any{"sql": "SELECT * FROM users"}).ExpectProtocolError(-32603)
 	srv.CallTool(shop.ToolGetProduct, map[string]any{"id": "p-9999"}).ExpectProtocolError(-32603)
 }
+
+// Every product goes out through validate.StructuredHandler as
+// structuredContent with its JSON as text, and optional search members
+// sent as null or zero mean "not set", as the package doc of validate
+// says.
+func TestStructuredResultsAndOptionalMembers(t *testing.T) {
+	t.Parallel()
+	srv := middlewaretest.FromServer(t, shop.NewServer(open(t), shop.WithLogger(quiet)))
+	st := open(t)
+	p, err := st.Query(context.Background(), "SELECT id FROM products ORDER BY id", 1, 100)
+	if err != nil || len(p.Rows) != 19 {
+		t.Fatalf("catalog: %v %v", p, err)
+	}
+	for _, row := range p.Rows {
+		id := row["id"].(string)
+		res := srv.CallTool(shop.ToolGetProduct, map[string]any{"id": id}).ExpectSuccess()
+		var got shop.Product
+		if err := json.Unmarshal(res.StructuredContent(), &got); err != nil || got.ID != id {
+			t.Errorf("%s: structuredContent %s", id, res.StructuredContent())
+		}
+		if firstLine(res.Text()) != string(res.StructuredContent()) {
+			t.Errorf("%s: text %q is not the structured JSON %s", id, res.Text(), res.StructuredContent())
+		}
+	}
+	for _, args := range []string{`{}`, `{"query":null,"category":"","max_price_cents":0,"limit":null}`, `{"query":"","limit":0}`} {
+		res := srv.CallTool(shop.ToolSearch, json.RawMessage(args)).ExpectSuccess()
+		var out struct {
+			Count int `json:"count"`
+		}
+		if err := json.Unmarshal([]byte(firstLine(res.Text())), &out); err != nil || out.Count != 10 {
+			t.Errorf("%s: %q, want the default 10 products", args, res.Text())
+		}
+	}
+}

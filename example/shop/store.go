@@ -155,13 +155,14 @@ func (s *Store) Query(ctx context.Context, query string, page, pageSize int) (*P
 	return p, nil
 }
 
-// Product is one catalog entry.
+// Product is one catalog entry, and shop_get_product's structured output:
+// its tags are checked before it is sent, as its outputSchema states them.
 type Product struct {
-	ID          string `json:"id" jsonschema:"Product ID, e.g. p-1001"`
+	ID          string `json:"id" jsonschema:"Product ID, e.g. p-1001" validate:"product_id"`
 	Name        string `json:"name"`
-	Category    string `json:"category"`
-	PriceCents  int    `json:"price_cents" jsonschema:"Price in cents"`
-	Stock       int    `json:"stock" jsonschema:"Units in stock; 0 means sold out"`
+	Category    string `json:"category" validate:"oneof=books electronics garden kitchen toys"`
+	PriceCents  int    `json:"price_cents" jsonschema:"Price in cents" validate:"min=0"`
+	Stock       int    `json:"stock" jsonschema:"Units in stock; 0 means sold out" validate:"min=0"`
 	Description string `json:"description"`
 }
 

@@ -27,12 +27,13 @@ const (
 )
 
 // SearchArgs are shop_search's arguments. The tags are the single source of
-// both the advertised schema and the runtime check.
+// both the advertised schema and the runtime check. Optional members are
+// plain fields with omitempty: left out, null or zero, they mean "not set".
 type SearchArgs struct {
-	Query         *string `json:"query,omitempty" jsonschema:"Words to look for in product names and descriptions; omit to match every product" validate:"omitempty,max=100"`
-	Category      *string `json:"category,omitempty" jsonschema:"Only products of this category" validate:"omitempty,oneof=books electronics garden kitchen toys"`
-	MaxPriceCents *int    `json:"max_price_cents,omitempty" jsonschema:"Only products costing at most this many cents" validate:"omitempty,min=1,max=10000000"`
-	Limit         *int    `json:"limit,omitempty" jsonschema:"How many products to return; default 10" validate:"omitempty,min=1,max=50"`
+	Query         string `json:"query,omitempty" jsonschema:"Words to look for in product names and descriptions; omit to match every product" validate:"omitempty,max=100"`
+	Category      string `json:"category,omitempty" jsonschema:"Only products of this category" validate:"omitempty,oneof=books electronics garden kitchen toys"`
+	MaxPriceCents int    `json:"max_price_cents,omitempty" jsonschema:"Only products costing at most this many cents" validate:"omitempty,min=1,max=10000000"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"How many products to return; default 10" validate:"omitempty,min=1,max=50"`
 }
 
 // GetProductArgs are shop_get_product's arguments.
@@ -43,8 +44,8 @@ type GetProductArgs struct {
 // QueryArgs are shop_query's arguments.
 type QueryArgs struct {
 	SQL      string `json:"sql" jsonschema:"One read-only SQLite SELECT statement over the tables shop_get_schema lists" validate:"required,max=2000"`
-	Page     *int   `json:"page,omitempty" jsonschema:"Page of results to return, from 1; default 1" validate:"omitempty,min=1,max=1000"`
-	PageSize *int   `json:"page_size,omitempty" jsonschema:"Rows per page; default 20" validate:"omitempty,min=1,max=100"`
+	Page     int    `json:"page,omitempty" jsonschema:"Page of results to return, from 1; default 1" validate:"omitempty,min=1,max=1000"`
+	PageSize int    `json:"page_size,omitempty" jsonschema:"Rows per page; default 20" validate:"omitempty,min=1,max=100"`
 }
 
 // AuthenticateArgs are shop_authenticate's arguments.
@@ -59,13 +60,14 @@ type SalesReportArgs struct {
 	Month        string `json:"month" jsonschema:"Month to report on, as YYYY-MM, e.g. 2025-03" validate:"required,month"`
 }
 
-// SalesReport is shop_sales_report's structured output.
+// SalesReport is shop_sales_report's structured output. Its tags are
+// checked before it is sent, as its outputSchema states them.
 type SalesReport struct {
-	Month        string `json:"month"`
-	Orders       int    `json:"orders"`
-	Units        int    `json:"units"`
-	RevenueCents int    `json:"revenue_cents"`
-	TopProduct   string `json:"top_product,omitempty"`
+	Month        string `json:"month" jsonschema:"The month reported on, as YYYY-MM" validate:"month"`
+	Orders       int    `json:"orders" jsonschema:"Orders placed in the month" validate:"min=0"`
+	Units        int    `json:"units" jsonschema:"Units sold" validate:"min=0"`
+	RevenueCents int    `json:"revenue_cents" jsonschema:"Revenue in cents" validate:"min=0"`
+	TopProduct   string `json:"top_product,omitempty" jsonschema:"ID of the best-selling product, when there were sales" validate:"omitempty,product_id"`
 }
 
 // newValidator returns the shop's validator with its named patterns. Each
@@ -89,7 +91,7 @@ func searchTool(v *validate.Validator) mcp.Tool {
 
 func (h *handlers) search(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, _ := validate.ArgsFrom[SearchArgs](ctx)
-	products, err := h.store.Search(ctx, or(args.Query, ""), or(args.Category, ""), or(args.MaxPriceCents, 0), or(args.Limit, 10))
+	products, err := h.store.Search(ctx, args.Query, args.Category, args.MaxPriceCents, or(args.Limit, 10))
 	if err != nil {
 		return nil, err
 	}
@@ -102,22 +104,18 @@ func getProductTool(v *validate.Validator) mcp.Tool {
 			"Use it after shop_search, with an ID from its results, when the user asks about a specific product. "+
 			"A stock of 0 means sold out; suggest similar products with shop_search."),
 		validate.InputSchema[GetProductArgs](validate.WithValidator(v)),
-		mcp.WithOutputSchema[Product](),
+		validate.OutputSchema[*Product](validate.WithValidator(v)),
 		mcp.WithReadOnlyHintAnnotation(true),
 	)
 }
 
-func (h *handlers) getProduct(ctx context.Context, _ mcp.CallToolRequest, args GetProductArgs) (*mcp.CallToolResult, error) {
+func (h *handlers) getProduct(ctx context.Context, _ mcp.CallToolRequest, args GetProductArgs) (*Product, error) {
 	p, err := h.store.Product(ctx, args.ID)
 	if err != nil {
 		// sql.ErrNoRows, returned as is: the server maps it to not_found.
 		return nil, fmt.Errorf("product %s: %w", args.ID, err)
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewToolResultStructured(p, string(b)), nil
+	return p, nil
 }
 
 func getSchemaTool() mcp.Tool {
@@ -190,28 +188,24 @@ func salesReportTool(v *validate.Validator) mcp.Tool {
 			"Needs a session_token from shop_authenticate for an account with the manager role. "+
 			"For other figures, use shop_query."),
 		validate.InputSchema[SalesReportArgs](validate.WithValidator(v)),
-		mcp.WithOutputSchema[SalesReport](),
+		validate.OutputSchema[SalesReport](validate.WithValidator(v)),
 		mcp.WithReadOnlyHintAnnotation(true),
 	)
 }
 
-func (h *handlers) salesReport(ctx context.Context, _ mcp.CallToolRequest, args SalesReportArgs) (*mcp.CallToolResult, error) {
+func (h *handlers) salesReport(ctx context.Context, _ mcp.CallToolRequest, args SalesReportArgs) (SalesReport, error) {
 	sess, err := h.sessions.lookup(args.SessionToken)
 	if err != nil {
-		return nil, err
+		return SalesReport{}, err
 	}
 	if sess.role != "manager" {
-		return nil, ErrNotManager
+		return SalesReport{}, ErrNotManager
 	}
 	r, err := h.store.SalesReport(ctx, args.Month)
 	if err != nil {
-		return nil, err
+		return SalesReport{}, err
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewToolResultStructured(r, string(b)), nil
+	return *r, nil
 }
 
 // storeHoursTool is the legacy tool: written before the team adopted
@@ -261,12 +255,13 @@ func debugPanic(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, erro
 	panic(fmt.Sprintf("pool exhausted: postgres://shop:%s@db.internal:5432/shop at /srv/shop/pool.go:88", PanicSecret))
 }
 
-// or returns *p, or def when the optional argument was omitted.
-func or[T any](p *T, def T) T {
-	if p == nil {
+// or returns v, or def when the optional argument was omitted (zero).
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
 		return def
 	}
-	return *p
+	return v
 }
 
 func jsonResult(v any) (*mcp.CallToolResult, error) {

@@ -31,6 +31,14 @@ assert.equal(byName.shop_get_product.inputSchema.properties.id.pattern, "^(?:p-[
 assert.equal(byName.shop_get_product.inputSchema.additionalProperties, false);
 assert.equal(byName.shop_get_product.outputSchema.type, "object");
 assert.equal(byName.shop_sales_report.outputSchema.type, "object");
+// Output schemas derived by validate.OutputSchema from the same tags.
+assert.deepEqual(byName.shop_get_product.outputSchema.required, ["id", "name", "category", "price_cents", "stock", "description"]);
+assert.equal(byName.shop_get_product.outputSchema.properties.id.pattern, "^(?:p-[0-9]{4})$");
+assert.equal(byName.shop_get_product.outputSchema.properties.stock.minimum, 0);
+assert.deepEqual(byName.shop_sales_report.outputSchema.required, ["month", "orders", "units", "revenue_cents"]);
+assert.equal(byName.shop_sales_report.outputSchema.additionalProperties, false);
+// Optional arguments advertise their constraint with no anyOf wrapper.
+assert.equal(search.limit.anyOf, undefined);
 for (const t of tools) assert.match(t.name, /^shop_/);
 ok("tools/list: enum, pattern, minimum/maximum, maxLength, output schemas");
 
@@ -54,7 +62,9 @@ let env = envelopeOf(await call("shop_search", { category: "Electronics", limit:
 assert.equal(env.error_type, "validation_error");
 assert.equal(env.fields.find((f) => f.field === "category").suggestion, "electronics");
 assert.equal(env.fields.find((f) => f.field === "limit").param, "50");
-assert.deepEqual(env, (await call("shop_search", { category: "Electronics", limit: 9999 })).structuredContent ?? env);
+// A tool without an output schema also carries the envelope as
+// structuredContent, the same object as the text.
+assert.deepEqual((await call("shop_search", { category: "Electronics", limit: 9999 })).structuredContent, env);
 ok("validation_error with fields and a suggestion, as a result");
 
 // A tool with an output schema: the SDK validates structuredContent
@@ -83,6 +93,22 @@ const { session_token } = JSON.parse(login.content[0].text);
 env = envelopeOf(await call("shop_sales_report", { session_token, month: "2025-03" }));
 assert.equal(env.error_type, "access_denied");
 ok("access_denied for a clerk's session");
+
+// validate.StructuredHandler's success: the SDK checks structuredContent
+// against the outputSchema and would throw on a mismatch.
+const manager = await call("shop_authenticate", { username: "alice", api_key: "demo-key-alice" });
+res = await call("shop_sales_report", { session_token: JSON.parse(manager.content[0].text).session_token, month: "2025-03" });
+assert.equal(res.isError ?? false, false, JSON.stringify(res));
+assert.equal(res.structuredContent.month, "2025-03");
+assert.equal(res.structuredContent.revenue_cents, 35394);
+assert.deepEqual(JSON.parse(res.content[0].text), res.structuredContent);
+ok("a structured success from validate.StructuredHandler passes the SDK's outputSchema check");
+
+// Optional members sent as null or zero mean "not set".
+res = await call("shop_search", { query: null, category: "", limit: 0 });
+assert.equal(res.isError ?? false, false, JSON.stringify(res));
+assert.equal(JSON.parse(res.content[0].text).count, 10);
+ok("optional members sent as null or zero are absent");
 
 env = envelopeOf(await call("shop_query", { sql: "SELECT * FROM users" }));
 assert.equal(env.error_type, "execution_failed");

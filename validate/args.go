@@ -35,10 +35,15 @@ func ArgsFrom[T any](ctx context.Context) (T, bool) {
 type binder[T any] struct {
 	o    options
 	plan atomic.Pointer[plan]
+	// renderer is set when the layer has envelope options of its own.
+	renderer *envelope.Renderer
 }
 
 func newBinder[T any](opts []Option) *binder[T] {
 	b := &binder[T]{o: evaluate(opts)}
+	if len(b.o.envelope) > 0 {
+		b.renderer = envelope.NewRenderer(b.o.envelope...)
+	}
 	b.plan.Store(planFor(reflect.TypeFor[T](), b.o.validator))
 	return b
 }
@@ -71,7 +76,7 @@ func (b *binder[T]) bind(ctx context.Context, req mcp.CallToolRequest) (*T, *mcp
 			return nil, envelope.ErrorResult(ctx, req, panicked, b.o.envelope...)
 		}
 		if verr != nil {
-			fe, n := p.fieldErrors(verr, br.bad, raw, MaxFieldErrors-len(fields))
+			fe, n := p.fieldErrors(verr, br.bad, raw, MaxFieldErrors-len(fields), b.redactor(ctx).ForCall(raw))
 			if fe == nil && n == 0 && validationErrors(verr) == nil {
 				// Not a field error: validator/v10 refused the value itself.
 				return nil, envelope.ErrorResult(ctx, req, fmt.Errorf("validate: %w", verr), b.o.envelope...)
@@ -96,6 +101,16 @@ func validateStruct(ctx context.Context, v *Validator, args any) (err error, pan
 		}
 	}()
 	return v.v.StructCtx(ctx, args), nil
+}
+
+// redactor is the one the envelopes of this call are rendered with: the
+// chain's (envelope.RendererFrom), or the one the layer's own envelope
+// options configure.
+func (b *binder[T]) redactor(ctx context.Context) *redact.Redactor {
+	if b.renderer != nil {
+		return b.renderer.Redactor()
+	}
+	return envelope.RendererFrom(ctx, nil).Redactor()
 }
 
 // logCoerced records which members WithCoercion turned from strings into

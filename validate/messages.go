@@ -18,7 +18,7 @@ import (
 // act on: JSON paths, the schema's terms, up to limit violations, and
 // counts the rest. Errors under a path that binding already reported are
 // left out: their value was never bound, so validator/v10 only saw a zero.
-func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int) (out []envelope.FieldError, more int) {
+func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int, red *redact.Redactor) (out []envelope.FieldError, more int) {
 	ve := validationErrors(err)
 	if len(ve) == 0 {
 		return nil, 0
@@ -44,7 +44,7 @@ func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int) (out 
 			more++
 			continue
 		}
-		out = append(out, p.describe(fe, r))
+		out = append(out, p.describe(fe, r, red))
 	}
 	return out, more
 }
@@ -60,7 +60,7 @@ func under(path string, bad []string) bool {
 
 // describe explains one violation. Values are previewed only when short
 // enough to be useful, after redaction, and never for a secret-named field.
-func (p *plan) describe(fe validator.FieldError, r resolved) envelope.FieldError {
+func (p *plan) describe(fe validator.FieldError, r resolved, red *redact.Redactor) envelope.FieldError {
 	name := orArgs(r.path)
 	tag, param := fe.Tag(), fe.Param()
 	out := envelope.FieldError{Field: r.path, Rule: tag, Param: param}
@@ -147,7 +147,7 @@ func (p *plan) describe(fe validator.FieldError, r resolved) envelope.FieldError
 		showValue = false
 	}
 	if showValue && !secret {
-		if v := preview(fe.Value()); v != "" {
+		if v := preview(fe.Value(), red); v != "" {
 			msg += " (got " + v + ")"
 		}
 	}
@@ -181,10 +181,12 @@ func verb(unit string) string {
 // the agent to recognise what it sent, never a way to read back a long or
 // secret input. Strings are redacted whole before they are cut, so a cut
 // cannot split a secret into a prefix the redactor no longer recognises.
-func preview(v any) string {
+// red is the chain's redactor for this call: its rules, what it keeps of
+// the agent's own arguments.
+func preview(v any, red *redact.Redactor) string {
 	switch x := v.(type) {
 	case string:
-		return strconv.Quote(clip(redact.String(x), 32))
+		return strconv.Quote(clip(red.String(x), 32))
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, bool:
 		return fmt.Sprint(x)
 	case float32, float64:

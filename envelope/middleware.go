@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -135,6 +136,9 @@ func (o *options) fromError(ctx context.Context, req mcp.CallToolRequest, err er
 		Retryable: retryable,
 		NextSteps: o.nextSteps(d, code, ""),
 		Fields:    o.fields(d.fields),
+	}
+	if d.retryAfter > 0 {
+		env.RetryAfterMS = int64((d.retryAfter + time.Millisecond - 1) / time.Millisecond)
 	}
 	if isTimeout(err) && !d.replaceSteps {
 		env.NextSteps = dedupe(append([]string{timeoutStep}, env.NextSteps...))

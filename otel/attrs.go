@@ -1,9 +1,6 @@
 package otel
 
-import (
-	"go.opentelemetry.io/otel/attribute"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-)
+import "go.opentelemetry.io/otel/attribute"
 
 // The attribute and metric names of the OpenTelemetry semantic conventions
 // for MCP (maintained with the GenAI conventions, status Development) that
@@ -47,5 +44,4 @@ const (
 var (
 	attrToolsCall   = mcpMethodNameKey.String(methodToolsCall)
 	attrExecuteTool = genAIOperationNameKey.String(operationExecuteTool)
-	attrToolError   = semconv.ErrorTypeKey.String(errorTypeToolError)
 )

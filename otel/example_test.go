@@ -33,7 +33,7 @@ func Example() {
 	span := spans.GetSpans()[0]
 	fmt.Println(span.Name, span.SpanKind, span.Status.Code, span.Status.Description)
 	for _, a := range span.Attributes {
-		fmt.Printf("%s=%s\n", a.Key, a.Value.Emit())
+		fmt.Printf("%s=%s\n", a.Key, a.Value.String())
 	}
 	// Output:
 	// tools/call shop_get_product server Error not_found

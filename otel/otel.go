@@ -13,8 +13,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpguard/mcpguard/envelope"
 )
@@ -45,8 +47,16 @@ const ScopeName = "github.com/mcpguard/mcpguard/otel"
 //
 // A trace context the client sends in params._meta (traceparent,
 // tracestate, baggage) becomes the span's parent.
+//
+// With both providers the API's no-op ones (go.opentelemetry.io/otel/trace/noop
+// and metric/noop), Middleware returns the handler itself: telemetry
+// switched off costs nothing.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
+	if isNoop(o.tp, o.mp) {
+		// Telemetry is off: nothing to record, so nothing to pay.
+		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
+	}
 	tracer := o.tp.Tracer(ScopeName)
 	hist, err := o.mp.Meter(ScopeName).Float64Histogram(durationMetric,
 		metric.WithUnit(durationUnit),
@@ -83,6 +93,13 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 			return res, err
 		}
 	}
+}
+
+// isNoop reports whether both providers are the API's no-op ones.
+func isNoop(tp trace.TracerProvider, mp metric.MeterProvider) bool {
+	_, noTraces := tp.(tracenoop.TracerProvider)
+	_, noMetrics := mp.(metricnoop.MeterProvider)
+	return noTraces && noMetrics
 }
 
 // commonAttrs are the span's and the metric's attributes known before the

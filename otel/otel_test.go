@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,11 +18,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/time/rate"
 
 	"github.com/mcpguard/mcpguard/envelope"
@@ -404,4 +407,13 @@ func TestWithoutTheChainFailuresStillEndTheSpan(t *testing.T) {
 		assert.Equal(t, "panic", values(got[0].Attributes())[convErrorType])
 		assert.Empty(t, got[0].Events())
 	})
+}
+
+func TestNoopProvidersInstallNothing(t *testing.T) {
+	t.Parallel()
+	h := failing(errors.New("x"))
+	mw := otel.Middleware(otel.WithTracerProvider(tracenoop.NewTracerProvider()), otel.WithMeterProvider(metricnoop.NewMeterProvider()))
+	assert.Equal(t, reflect.ValueOf(h).Pointer(), reflect.ValueOf(mw(h)).Pointer(), "the handler itself, not a wrapper")
+	mw = otel.Middleware(otel.WithTracerProvider(tracenoop.NewTracerProvider()))
+	assert.NotEqual(t, reflect.ValueOf(h).Pointer(), reflect.ValueOf(mw(h)).Pointer(), "metrics still on: wrapped")
 }

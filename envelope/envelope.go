@@ -31,6 +31,10 @@ type Envelope struct {
 	IncidentID string `json:"incident_id,omitempty"`
 	// Fields lists every invalid argument of a validation error.
 	Fields []FieldError `json:"fields,omitempty"`
+	// RetryAfterMS is how long, in milliseconds, the agent should wait
+	// before repeating the call, when the server knows: a rate limit that
+	// refused the call says when the next one will be accepted.
+	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`
 
 	// carry is what a normalized result keeps of the handler's own.
 	carry carried

@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"slices"
+	"time"
 
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -99,6 +100,7 @@ type detail struct {
 	replaceSteps bool
 	fields       []FieldError
 	retryable    *bool
+	retryAfter   time.Duration
 }
 
 func (d *detail) Error() string { return d.err.Error() }
@@ -140,12 +142,25 @@ func WithRetryable(err error, retryable bool) error {
 	return &detail{err: err, retryable: &retryable}
 }
 
+// WithRetryAfter tells the agent to wait d before repeating the call: the
+// envelope's "retry_after_ms" member, rounded up to a whole millisecond. It
+// does not make the error retryable by itself; combine it with
+// [WithRetryable] or a retryable code. It returns nil when err is nil and
+// err itself when d is not positive.
+func WithRetryAfter(err error, d time.Duration) error {
+	if err == nil || d <= 0 {
+		return err
+	}
+	return &detail{err: err, retryAfter: d}
+}
+
 // details is what walking an error chain collects.
 type details struct {
 	nextSteps    []string
 	replaceSteps bool
 	fields       []FieldError
 	retryable    *bool
+	retryAfter   time.Duration
 }
 
 // collect gathers the decorations in err's whole tree, outermost first.
@@ -163,6 +178,9 @@ func collect(err error) details {
 		d.fields = append(d.fields, dd.fields...)
 		if d.retryable == nil && dd.retryable != nil {
 			d.retryable = dd.retryable
+		}
+		if d.retryAfter == 0 {
+			d.retryAfter = dd.retryAfter
 		}
 		return true
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -131,6 +132,9 @@ func (o *options) render(ctx context.Context, req mcp.CallToolRequest, err, seen
 		Retryable: retryable,
 		NextSteps: o.nextSteps(red, d, code, ""),
 		Fields:    redactFields(red, fields),
+	}
+	if d.retryAfter > 0 {
+		env.RetryAfterMS = int64((d.retryAfter + time.Millisecond - 1) / time.Millisecond)
 	}
 	if isTimeout(err) && !d.replaceSteps {
 		env.NextSteps = dedupe(append([]string{timeoutStep}, env.NextSteps...))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -46,13 +47,17 @@ func withFailureMeta(meta *mcp.Meta, env *Envelope) *mcp.Meta {
 	if id == "" {
 		id = incident.New()
 	}
-	out.AdditionalFields[ToolFailureMetaKey] = map[string]any{
+	failure := map[string]any{
 		"class":         failureClass(env.ErrorType),
 		"code":          string(env.ErrorType),
 		"retryable":     env.Retryable,
 		"correlationId": id,
 		"agentGuidance": strings.Join(env.NextSteps, " "),
 	}
+	if env.RetryAfterMS > 0 {
+		failure["retryNotBefore"] = time.Now().Add(time.Duration(env.RetryAfterMS) * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	}
+	out.AdditionalFields[ToolFailureMetaKey] = failure
 	return out
 }
 

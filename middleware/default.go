@@ -20,6 +20,7 @@ type defaultOptions struct {
 	recOpts  []recover.Option
 	redOpts  []redact.Option
 	redactor *redact.Redactor
+	limits   []server.ToolHandlerMiddleware
 	loggerOn bool
 }
 
@@ -58,6 +59,15 @@ func WithRedactor(r *redact.Redactor) Option {
 	return func(o *defaultOptions) { o.redactor = r }
 }
 
+// WithLimits puts layers that bound calls (limit.Rate, limit.Concurrency,
+// limit.Timeout) into the chain, in the order given, right inside the
+// envelope layer: recover still catches a panic that limit.Timeout hands
+// back from the handler's goroutine, and a refused call skips every layer
+// you add after Default.
+func WithLimits(layers ...server.ToolHandlerMiddleware) Option {
+	return func(o *defaultOptions) { o.limits = append(o.limits, layers...) }
+}
+
 // Default returns the recommended chain, outermost first, for
 //
 //	s.Use(middleware.Default()...)
@@ -68,6 +78,7 @@ func WithRedactor(r *redact.Redactor) Option {
 //	recover   turns a panic anywhere below into an internal_error envelope
 //	redact    scrubs every error result on its way out
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
+//	limits    (only with WithLimits) rate, concurrency and time bounds
 //	… your layers (hints, validate) and the handler
 //
 // recover sits outside everything that can fail, so a panic in any layer
@@ -105,5 +116,10 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		redact.Middleware(red...),
 		renderer.Middleware(),
 	)
+	for _, l := range o.limits {
+		if l != nil {
+			chain = append(chain, l)
+		}
+	}
 	return chain
 }

@@ -20,10 +20,31 @@ import (
 type Option func(*options)
 
 type options struct {
-	logger    *slog.Logger
-	plain     bool
-	panicTool bool
-	now       func() time.Time
+	logger     *slog.Logger
+	plain      bool
+	panicTool  bool
+	now        func() time.Time
+	serverOpts []server.ServerOption
+	outer      []server.ToolHandlerMiddleware
+	chainOpts  []middleware.Option
+}
+
+// WithServerOptions passes options to server.NewMCPServer, such as
+// server.WithHooks.
+func WithServerOptions(opts ...server.ServerOption) Option {
+	return func(o *options) { o.serverOpts = append(o.serverOpts, opts...) }
+}
+
+// WithOuterLayers installs layers outside the mcpguard chain, such as
+// otel.Middleware, which must see what the client finally receives.
+func WithOuterLayers(layers ...server.ToolHandlerMiddleware) Option {
+	return func(o *options) { o.outer = append(o.outer, layers...) }
+}
+
+// WithChainOptions configures middleware.Default further, such as
+// middleware.WithLimits.
+func WithChainOptions(opts ...middleware.Option) Option {
+	return func(o *options) { o.chainOpts = append(o.chainOpts, opts...) }
 }
 
 // WithLogger sends the chain's records (one per call, and the detail of
@@ -87,11 +108,14 @@ func NewServer(store *Store, opts ...Option) *server.MCPServer {
 		envOpts = validate.WithEnvelopeOptions(envelope.WithLogger(o.logger))
 	}
 
-	s := server.NewMCPServer("mcpguard-shop", "1.0.0",
+	s := server.NewMCPServer("mcpguard-shop", "1.0.0", append([]server.ServerOption{
 		server.WithToolCapabilities(false),
-		server.WithInstructions("A shop catalog. Find products with shop_search, inspect one with shop_get_product, "+
+		server.WithInstructions("A shop catalog. Find products with shop_search, inspect one with shop_get_product, " +
 			"and answer other questions with shop_get_schema then shop_query. Sales figures need shop_authenticate first."),
-	)
+	}, o.serverOpts...)...)
+	if len(o.outer) > 0 {
+		s.Use(o.outer...)
+	}
 	if !o.plain {
 		var chainOpts []middleware.Option
 		if o.logger != nil {
@@ -106,7 +130,7 @@ func NewServer(store *Store, opts ...Option) *server.MCPServer {
 				return "", false
 			}),
 		))
-		s.Use(middleware.Default(chainOpts...)...)
+		s.Use(middleware.Default(append(chainOpts, o.chainOpts...)...)...)
 		s.Use(hints.Middleware(Hints()...))
 	}
 

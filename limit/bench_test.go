@@ -1,0 +1,70 @@
+package limit_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"golang.org/x/time/rate"
+
+	"github.com/mcpguard/mcpguard/limit"
+)
+
+// never is a rate no benchmark exhausts: every call is allowed.
+const never = rate.Limit(1e12)
+
+func alice(context.Context, mcp.CallToolRequest) string { return "alice" }
+
+// passing lists each layer on its pass-through path: a call that is allowed.
+func passing() []struct {
+	name string
+	mw   server.ToolHandlerMiddleware
+} {
+	return []struct {
+		name string
+		mw   server.ToolHandlerMiddleware
+	}{
+		{"none", func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }},
+		{"rate-global", limit.Rate(never, 1<<30)},
+		{"rate-keyed", limit.Rate(never, 1<<30, limit.WithKey(alice))},
+		{"rate-keyed-per-tool", limit.Rate(never, 1<<30, limit.WithKey(alice), limit.WithPerTool())},
+		{"concurrency", limit.Concurrency(64)},
+		{"timeout-untimed-tool", limit.Timeout(0, limit.WithToolTimeout("other", time.Second))},
+	}
+}
+
+// BenchmarkAllowed measures what each layer adds to a call it lets through,
+// wrapped once:
+//
+//	go test -run '^$' -bench Allowed -benchmem -count 6 -cpu 1 ./limit | benchstat -col /layer -
+func BenchmarkAllowed(b *testing.B) {
+	res := mcp.NewToolResultText("ok")
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_search"}}
+	ctx := context.Background()
+	for _, l := range passing() {
+		b.Run("layer="+l.name, func(b *testing.B) {
+			wrapped := l.mw(h)
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = wrapped(ctx, req)
+			}
+		})
+	}
+}
+
+func TestAllowedCallsDoNotAllocate(t *testing.T) {
+	res := mcp.NewToolResultText("ok")
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_search"}}
+	ctx := context.Background()
+	for _, l := range passing() {
+		wrapped := l.mw(h)
+		_, _ = wrapped(ctx, req) // the key's bucket exists from here on
+		if n := testing.AllocsPerRun(1000, func() { _, _ = wrapped(ctx, req) }); n != 0 {
+			t.Errorf("%s: %.0f allocations per allowed call, want 0", l.name, n)
+		}
+	}
+}

@@ -1,0 +1,419 @@
+package otel_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"golang.org/x/time/rate"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/limit"
+	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
+	"github.com/mcpguard/mcpguard/otel"
+)
+
+// The OpenTelemetry semantic conventions for MCP, as this test checks them:
+// attribute names written out here, independently of the package's own
+// constants, so that a renamed constant cannot pass unnoticed.
+const (
+	convMethodName      = "mcp.method.name"
+	convToolName        = "gen_ai.tool.name"
+	convOperationName   = "gen_ai.operation.name"
+	convRequestID       = "jsonrpc.request.id"
+	convProtocolVersion = "mcp.protocol.version"
+	convSessionID       = "mcp.session.id"
+	convTransport       = "network.transport"
+	convErrorType       = "error.type"
+	convArguments       = "gen_ai.tool.call.arguments"
+	guardErrorType      = "mcpguard.error_type"
+	guardIncidentID     = "mcpguard.incident_id"
+
+	convMetric = "mcp.server.operation.duration"
+)
+
+// convBuckets are the conventions' explicit bucket boundaries for convMetric.
+var convBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// Which attributes a tools/call carries, by signal: spans carry identifiers,
+// metrics only low-cardinality values.
+var (
+	spanAlways   = []string{convMethodName, convToolName, convOperationName, convRequestID, convProtocolVersion, convSessionID, convTransport}
+	metricAlways = []string{convMethodName, convToolName, convOperationName, convProtocolVersion, convTransport}
+	onToolError  = []string{convErrorType, guardErrorType}
+)
+
+const (
+	toolName        = "shop_tool"
+	sessionID       = "mcp-session-7"
+	protocolVersion = "2025-11-25"
+)
+
+// pipeSession is a session without HTTP headers that is not in-process,
+// the way a stdio session looks to a handler.
+type pipeSession struct{ notes chan mcp.JSONRPCNotification }
+
+func (s *pipeSession) Initialize()                                         {}
+func (s *pipeSession) Initialized() bool                                   { return true }
+func (s *pipeSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
+func (s *pipeSession) SessionID() string                                   { return sessionID }
+func (s *pipeSession) ProtocolVersion() string                             { return protocolVersion }
+
+// rig is a real server with otel.Middleware outermost, then Default, then
+// extra layers, recording into the real OpenTelemetry SDK.
+type rig struct {
+	s      *server.MCPServer
+	spans  *tracetest.InMemoryExporter
+	reader *sdkmetric.ManualReader
+}
+
+func newRig(t *testing.T, h server.ToolHandlerFunc, extra ...server.ToolHandlerMiddleware) *rig {
+	t.Helper()
+	r := &rig{spans: tracetest.NewInMemoryExporter(), reader: sdkmetric.NewManualReader()}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(r.spans))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))
+	hooks := &server.Hooks{}
+	r.s = server.NewMCPServer("t", "0", server.WithHooks(hooks))
+	r.s.Use(otel.Middleware(otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithHooks(hooks)))
+	r.s.Use(middleware.Default(middleware.WithLimits(extra...))...)
+	r.s.AddTool(mcp.NewTool(toolName), h)
+	return r
+}
+
+// call sends a tools/call through HandleMessage in a pipe session and
+// returns the JSON a client receives.
+func (r *rig) call(t *testing.T, id int, meta map[string]any) string {
+	t.Helper()
+	params := map[string]any{"name": toolName, "arguments": map[string]any{"q": "x"}}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+	ctx := r.s.WithContext(context.Background(), &pipeSession{notes: make(chan mcp.JSONRPCNotification, 8)})
+	raw, err := json.Marshal(r.s.HandleMessage(ctx, msg))
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), `"error":{`, "a tool failure must never be a JSON-RPC error")
+	return string(raw)
+}
+
+func (r *rig) span(t *testing.T) sdktrace.ReadOnlySpan {
+	t.Helper()
+	spans := r.spans.GetSpans().Snapshots()
+	require.Len(t, spans, 1, "one span per call")
+	return spans[0]
+}
+
+// point returns the one data point of the call's outcome: failed or not.
+func (r *rig) point(t *testing.T, failed bool) (metricdata.Histogram[float64], metricdata.HistogramDataPoint[float64]) {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, r.reader.Collect(context.Background(), &rm))
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == convMetric {
+				assert.Equal(t, "s", m.Unit)
+				h, ok := m.Data.(metricdata.Histogram[float64])
+				require.True(t, ok, "%s is a float64 histogram", convMetric)
+				for _, p := range h.DataPoints {
+					if _, ok := p.Attributes.Value(convErrorType); ok == failed {
+						return h, p
+					}
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s recorded", convMetric)
+	return metricdata.Histogram[float64]{}, metricdata.HistogramDataPoint[float64]{}
+}
+
+func keys(kvs []attribute.KeyValue) []string {
+	out := make([]string, 0, len(kvs))
+	for _, kv := range kvs {
+		out = append(out, string(kv.Key))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func values(kvs []attribute.KeyValue) map[string]string {
+	out := map[string]string{}
+	for _, kv := range kvs {
+		out[string(kv.Key)] = kv.Value.String()
+	}
+	return out
+}
+
+func sorted(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func failing(err error) server.ToolHandlerFunc {
+	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, err }
+}
+
+func TestSpanAndMetricPerOutcome(t *testing.T) {
+	t.Parallel()
+	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	}
+	stuck := func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	cases := []struct {
+		name  string
+		h     server.ToolHandlerFunc
+		extra []server.ToolHandlerMiddleware
+		calls int
+		code  envelope.Code // "" for success
+	}{
+		{"success", ok, nil, 1, ""},
+		{"authentication_failed", failing(envelope.ErrAuthenticationFailed), nil, 1, envelope.AuthenticationFailed},
+		{"access_denied", failing(envelope.ErrAccessDenied), nil, 1, envelope.AccessDenied},
+		{"not_found", failing(envelope.ErrNotFound), nil, 1, envelope.NotFound},
+		{"configuration_error", failing(envelope.ErrConfiguration), nil, 1, envelope.ConfigurationError},
+		{"validation_error", failing(envelope.ErrValidation), nil, 1, envelope.ValidationError},
+		{"execution_failed", failing(envelope.ErrExecutionFailed), nil, 1, envelope.ExecutionFailed},
+		{"internal_error", failing(errors.New("boom")), nil, 1, envelope.InternalError},
+		{"panic", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") }, nil, 1, envelope.InternalError},
+		{"timeout", stuck, []server.ToolHandlerMiddleware{limit.Timeout(time.Millisecond)}, 1, envelope.ExecutionFailed},
+		{"rate limited", ok, []server.ToolHandlerMiddleware{limit.Rate(rate.Every(time.Hour), 1)}, 2, envelope.ExecutionFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, tc.h, tc.extra...)
+			var raw string
+			for i := range tc.calls {
+				r.spans.Reset()
+				raw = r.call(t, 41+i, nil)
+			}
+			span := r.span(t)
+			assert.Equal(t, "tools/call "+toolName, span.Name())
+			assert.Equal(t, trace.SpanKindServer, span.SpanKind())
+			attrs := values(span.Attributes())
+			assert.Equal(t, "tools/call", attrs[convMethodName])
+			assert.Equal(t, toolName, attrs[convToolName])
+			assert.Equal(t, "execute_tool", attrs[convOperationName])
+			assert.Equal(t, fmt.Sprint(40+tc.calls), attrs[convRequestID])
+			assert.Equal(t, protocolVersion, attrs[convProtocolVersion])
+			assert.Equal(t, sessionID, attrs[convSessionID])
+			assert.Equal(t, "pipe", attrs[convTransport])
+			assert.Empty(t, span.Events(), "no exception events: nothing that could hold a stack")
+
+			_, point := r.point(t, tc.code != "")
+			mattrs := values(point.Attributes.ToSlice())
+
+			if tc.code == "" {
+				assert.Equal(t, sorted(spanAlways), keys(span.Attributes()))
+				assert.Equal(t, sorted(metricAlways), keys(point.Attributes.ToSlice()))
+				assert.Equal(t, codes.Unset, span.Status().Code)
+				return
+			}
+			env := decodeEnvelope(t, raw)
+			require.Equal(t, tc.code, env.ErrorType)
+			wantSpan := sorted(spanAlways, onToolError)
+			if tc.code == envelope.InternalError {
+				wantSpan = sorted(wantSpan, []string{guardIncidentID})
+				assert.Equal(t, env.IncidentID, attrs[guardIncidentID], "the trace leads to the log record")
+			}
+			assert.Equal(t, wantSpan, keys(span.Attributes()))
+			assert.Equal(t, "tool_error", attrs[convErrorType])
+			assert.Equal(t, string(tc.code), attrs[guardErrorType])
+			assert.Equal(t, codes.Error, span.Status().Code)
+			assert.Equal(t, string(tc.code), span.Status().Description)
+
+			assert.Equal(t, sorted(metricAlways, onToolError), keys(point.Attributes.ToSlice()), "no identifiers on metrics")
+			assert.Equal(t, "tool_error", mattrs[convErrorType])
+			assert.Equal(t, string(tc.code), mattrs[guardErrorType])
+		})
+	}
+}
+
+func decodeEnvelope(t *testing.T, raw string) *envelope.Envelope {
+	t.Helper()
+	var resp struct {
+		Result mcp.CallToolResult `json:"result"`
+	}
+	var wire struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	_ = resp
+	require.NoError(t, json.Unmarshal([]byte(raw), &wire))
+	require.True(t, wire.Result.IsError, raw)
+	require.NotEmpty(t, wire.Result.Content)
+	env, ok := envelope.Parse(wire.Result.Content[0].Text)
+	require.True(t, ok, raw)
+	return env
+}
+
+func TestHistogramUsesTheConventionsBuckets(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, failing(envelope.ErrNotFound))
+	r.call(t, 1, nil)
+	_, point := r.point(t, true)
+	assert.Equal(t, convBuckets, point.Bounds)
+	assert.EqualValues(t, 1, point.Count)
+}
+
+func TestPanicIsOneErrorSpanWithTheIncidentAndNoStack(t *testing.T) {
+	t.Parallel()
+	const secret = "postgres://app:hunter2@db:5432/shop"
+	r := newRig(t, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		panic("dial " + secret)
+	})
+	raw := r.call(t, 1, nil)
+	env := decodeEnvelope(t, raw)
+	span := r.span(t)
+	assert.Equal(t, codes.Error, span.Status().Code)
+	assert.Equal(t, env.IncidentID, values(span.Attributes())[guardIncidentID])
+	dump := fmt.Sprintf("%v %v %v", span.Attributes(), span.Events(), span.Status())
+	for _, leak := range []string{"hunter2", "goroutine ", ".go:", "panic("} {
+		assert.NotContains(t, dump, leak)
+	}
+}
+
+func TestTraceContextFromMeta(t *testing.T) {
+	t.Parallel()
+	const (
+		traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+		spanID  = "00f067aa0ba902b7"
+	)
+	var seen trace.SpanContext
+	r := newRig(t, func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		seen = trace.SpanContextFromContext(ctx)
+		return mcp.NewToolResultText("ok"), nil
+	})
+	r.call(t, 1, map[string]any{
+		"traceparent": "00-" + traceID + "-" + spanID + "-01",
+		"tracestate":  "vendor=value",
+		"baggage":     "tenant=acme",
+	})
+	span := r.span(t)
+	assert.Equal(t, traceID, span.SpanContext().TraceID().String())
+	assert.Equal(t, spanID, span.Parent().SpanID().String())
+	assert.True(t, span.Parent().IsRemote())
+	assert.Equal(t, "vendor=value", span.SpanContext().TraceState().String())
+	assert.Equal(t, traceID, seen.TraceID().String(), "the handler runs inside the client's trace")
+	assert.Equal(t, span.SpanContext().SpanID(), seen.SpanID())
+
+	r = newRig(t, failing(envelope.ErrNotFound))
+	r.call(t, 1, nil)
+	assert.False(t, r.span(t).Parent().IsValid(), "no _meta: a root span")
+}
+
+func TestArgumentsOnlyWhenOptedInAndRedacted(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"), nil
+	}
+	args := map[string]any{"query": "shoes", "password": "hunter2", "dsn": "postgres://app:s3cret@db/shop"}
+	for _, opted := range []bool{false, true} {
+		spans.Reset()
+		opts := []otel.Option{otel.WithTracerProvider(tp)}
+		if opted {
+			opts = append(opts, otel.WithArguments(), otel.WithResults())
+		}
+		srv := middlewaretest.New(t, mcp.NewTool(toolName), h, otel.Middleware(opts...))
+		srv.Call(args).ExpectSuccess()
+		got := spans.GetSpans().Snapshots()
+		require.Len(t, got, 1)
+		attrs := values(got[0].Attributes())
+		dump := fmt.Sprint(got[0].Attributes())
+		for _, secret := range []string{"hunter2", "s3cret", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"} {
+			assert.NotContains(t, dump, secret)
+		}
+		if !opted {
+			assert.NotContains(t, slices.Collect(maps.Keys(attrs)), convArguments)
+			continue
+		}
+		assert.Contains(t, attrs[convArguments], "shoes")
+		assert.Contains(t, attrs["gen_ai.tool.call.result"], "token=")
+	}
+}
+
+func TestWithoutSessionOrHooksTheUnknownIsLeftOut(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	srv := middlewaretest.New(t, mcp.NewTool(toolName), failing(envelope.ErrNotFound),
+		append([]server.ToolHandlerMiddleware{otel.Middleware(otel.WithTracerProvider(tp))}, middleware.Default()...)...)
+	srv.Call(nil).ExpectError(envelope.NotFound)
+	got := spans.GetSpans().Snapshots()
+	require.Len(t, got, 1)
+	k := keys(got[0].Attributes())
+	for _, absent := range []string{convRequestID, convSessionID, convTransport} {
+		assert.NotContains(t, k, absent)
+	}
+	assert.True(t, strings.HasPrefix(got[0].Name(), "tools/call "))
+}
+
+func TestWithoutTheChainFailuresStillEndTheSpan(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	t.Run("a Go error is a JSON-RPC error", func(t *testing.T) {
+		srv := middlewaretest.New(t, mcp.NewTool(toolName), failing(errors.New("boom")), otel.Middleware(otel.WithTracerProvider(tp)))
+		srv.Call(nil).ExpectProtocolError(mcp.INTERNAL_ERROR)
+		got := spans.GetSpans().Snapshots()
+		require.Len(t, got, 1)
+		attrs := values(got[0].Attributes())
+		assert.Equal(t, "-32603", attrs[convErrorType])
+		assert.Equal(t, "-32603", attrs["rpc.response.status_code"])
+		assert.Equal(t, codes.Error, got[0].Status().Code)
+	})
+	t.Run("a panic goes on, after the span ends", func(t *testing.T) {
+		spans.Reset()
+		s := server.NewMCPServer("t", "0")
+		s.Use(otel.Middleware(otel.WithTracerProvider(tp)))
+		s.AddTool(mcp.NewTool(toolName), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") })
+		msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + toolName + `"}}`
+		assert.PanicsWithValue(t, "boom", func() { s.HandleMessage(context.Background(), json.RawMessage(msg)) })
+		got := spans.GetSpans().Snapshots()
+		require.Len(t, got, 1)
+		assert.Equal(t, "panic", values(got[0].Attributes())[convErrorType])
+		assert.Empty(t, got[0].Events())
+	})
+}
+
+func TestNoopProvidersInstallNothing(t *testing.T) {
+	t.Parallel()
+	h := failing(errors.New("x"))
+	mw := otel.Middleware(otel.WithTracerProvider(tracenoop.NewTracerProvider()), otel.WithMeterProvider(metricnoop.NewMeterProvider()))
+	assert.Equal(t, reflect.ValueOf(h).Pointer(), reflect.ValueOf(mw(h)).Pointer(), "the handler itself, not a wrapper")
+	mw = otel.Middleware(otel.WithTracerProvider(tracenoop.NewTracerProvider()))
+	assert.NotEqual(t, reflect.ValueOf(h).Pointer(), reflect.ValueOf(mw(h)).Pointer(), "metrics still on: wrapped")
+}

@@ -23,7 +23,9 @@ type Caller interface {
 // to call; use [Server] or [Client] with [WithProbe] for it.
 func Tools(tools []mcp.Tool, opts ...Option) *Report {
 	o := newOptions(opts)
-	return newAuditor(o, tools).static()
+	ctx, cancel := context.WithTimeout(context.Background(), o.deadline)
+	defer cancel()
+	return newAuditor(o, tools).static(ctx)
 }
 
 // Server audits the tools an in-process mcp-go server lists, exactly as a
@@ -40,22 +42,111 @@ func Server(ctx context.Context, s *server.MCPServer, opts ...Option) (*Report, 
 
 // Client audits the server behind a connected, initialized client. With
 // [WithProbe] it also calls its tools (rule D).
+//
+// The whole audit ends by the deadline set with [WithDeadline]. Listing is
+// bounded by [Limits]: when c can list one page at a time (as mcp-go's
+// *client.Client can, with ListToolsByPage), pages, tools and bytes are
+// counted as they arrive and the audit stops with an error at the first
+// limit exceeded. An analysis or probe cut short by the deadline returns
+// the report so far, marked [Report.Incomplete].
 func Client(ctx context.Context, c Caller, opts ...Option) (*Report, error) {
 	if c == nil {
 		return nil, errors.New("audit: nil Caller")
 	}
 	o := newOptions(opts)
-	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	ctx, cancel := context.WithTimeout(ctx, o.deadline)
+	defer cancel()
+	tools, err := listTools(ctx, c, o.limits)
 	if err != nil {
 		return nil, fmt.Errorf("audit: tools/list: %w", err)
 	}
-	a := newAuditor(o, res.Tools)
-	r := a.static()
-	if o.probe {
+	a := newAuditor(o, tools)
+	r := a.static(ctx)
+	if o.probe && a.incomplete == "" {
 		a.probe(ctx, c)
 		r = a.report()
 	}
 	return r, nil
+}
+
+// pager lists one page of tools at a time; mcp-go's *client.Client does.
+type pager interface {
+	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
+}
+
+// listTools lists every tool within the limits.
+func listTools(ctx context.Context, c Caller, l Limits) ([]mcp.Tool, error) {
+	p, ok := c.(pager)
+	if !ok {
+		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			return nil, err
+		}
+		var size listSize
+		if err := size.add(l, res.Tools); err != nil {
+			return nil, err
+		}
+		return res.Tools, nil
+	}
+	var (
+		tools []mcp.Tool
+		size  listSize
+		seen  = map[mcp.Cursor]bool{}
+		req   mcp.ListToolsRequest
+	)
+	for {
+		if size.pages == l.Pages {
+			return nil, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
+		}
+		page, err := p.ListToolsByPage(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if err := size.add(l, page.Tools); err != nil {
+			return nil, err
+		}
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return tools, nil
+		}
+		if seen[page.NextCursor] {
+			return nil, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
+		}
+		seen[page.NextCursor] = true
+		req.Params.Cursor = page.NextCursor
+	}
+}
+
+// listSize counts what tools/list has returned so far against the limits.
+type listSize struct {
+	pages, tools, bytes int
+}
+
+func (s *listSize) add(l Limits, page []mcp.Tool) error {
+	s.pages++
+	s.tools += len(page)
+	if s.tools > l.Tools {
+		return fmt.Errorf("more than %d tools listed (raise Limits.Tools, --max-tools, if they are genuine)", l.Tools)
+	}
+	for i := range page {
+		b, err := json.Marshal(page[i])
+		if err != nil {
+			continue // reported per tool by rule C
+		}
+		s.bytes += len(b)
+		if s.bytes > l.ListBytes {
+			return fmt.Errorf("the tool definitions exceed %d bytes (raise Limits.ListBytes, --max-list-bytes, if they are genuine)", l.ListBytes)
+		}
+	}
+	return nil
+}
+
+// clip cuts s to at most n bytes, for quoting server text in an error.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // inProcess calls an *server.MCPServer through HandleMessage, so that a
@@ -82,7 +173,7 @@ func (p *inProcess) roundTrip(ctx context.Context, method string, params any, ou
 	}
 	resp := p.s.HandleMessage(ctx, b)
 	if resp == nil {
-		return errors.New("audit: no response")
+		return errors.New("no response")
 	}
 	raw, err := json.Marshal(resp)
 	if err != nil {
@@ -104,21 +195,21 @@ func (p *inProcess) roundTrip(ctx context.Context, method string, params any, ou
 	return json.Unmarshal(msg.Result, out)
 }
 
-func (p *inProcess) ListTools(ctx context.Context, _ mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
-	var all mcp.ListToolsResult
+func (p *inProcess) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	return p.ListToolsByPage(ctx, req)
+}
+
+// ListToolsByPage lists one page, so that [listTools] applies the limits.
+func (p *inProcess) ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
 	params := map[string]any{}
-	for range 1000 {
-		var page mcp.ListToolsResult
-		if err := p.roundTrip(ctx, "tools/list", params, &page); err != nil {
-			return nil, err
-		}
-		all.Tools = append(all.Tools, page.Tools...)
-		if page.NextCursor == "" {
-			break
-		}
-		params = map[string]any{"cursor": page.NextCursor}
+	if req.Params.Cursor != "" {
+		params["cursor"] = req.Params.Cursor
 	}
-	return &all, nil
+	var page mcp.ListToolsResult
+	if err := p.roundTrip(ctx, "tools/list", params, &page); err != nil {
+		return nil, err
+	}
+	return &page, nil
 }
 
 func (p *inProcess) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -171,20 +262,30 @@ type auditor struct {
 	detected bool
 	findings []Finding
 	items    map[Rule]map[string]bool // rule -> item key -> passed so far
+	listed   map[Rule]int             // rule -> findings listed
+	omitted  map[Rule]int             // rule -> findings over the limit
 	probed   bool
+	near     *nameIndex // built on the first near-miss search
+	// incomplete says why the audit stopped early; "" when it did not.
+	incomplete string
 }
 
 func newAuditor(o options, tools []mcp.Tool) *auditor {
-	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[string]bool{}}
+	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[string]bool{},
+		listed: map[Rule]int{}, omitted: map[Rule]int{}}
 	for _, t := range a.tools {
 		a.names[t.name]++
 	}
 	return a
 }
 
-func (a *auditor) static() *Report {
+func (a *auditor) static(ctx context.Context) *Report {
 	a.checkNames()
-	for _, t := range a.tools {
+	for i, t := range a.tools {
+		if ctx.Err() != nil {
+			a.incomplete = fmt.Sprintf("the deadline passed after the descriptions and schemas of %d of %d tools were checked", i, len(a.tools))
+			break
+		}
 		a.checkDescription(t)
 		a.checkSchema(t)
 	}
@@ -211,8 +312,15 @@ func itemKey(r Rule, toolName, path string) string {
 	return toolName + "\x00" + path
 }
 
+// add records a finding: listed while its rule is under the findings
+// limit, counted in Omitted beyond it. Either way it counts for the score.
 func (a *auditor) add(f Finding) {
-	a.findings = append(a.findings, f)
+	if a.listed[f.Rule] < a.o.limits.FindingsPerRule {
+		a.listed[f.Rule]++
+		a.findings = append(a.findings, f)
+	} else {
+		a.omitted[f.Rule]++
+	}
 	if f.Severity >= Warning {
 		a.item(f.Rule, f.Tool, f.Path)
 		a.items[f.Rule][itemKey(f.Rule, f.Tool, f.Path)] = false
@@ -227,6 +335,13 @@ func (a *auditor) report() *Report {
 		Probed:         a.probed,
 		FailOn:         a.o.failOn,
 		Findings:       append([]Finding(nil), a.findings...),
+		Incomplete:     a.incomplete,
+	}
+	for rule, n := range a.omitted {
+		if r.Omitted == nil {
+			r.Omitted = map[Rule]int{}
+		}
+		r.Omitted[rule] = n
 	}
 	for _, t := range a.tools {
 		r.Tools = append(r.Tools, t.name)

@@ -266,7 +266,11 @@ func snippet(text string) string {
 // probe calls every probeable tool (rule D).
 func (a *auditor) probe(ctx context.Context, c Caller) {
 	a.probed = true
-	for _, t := range a.tools {
+	for i, t := range a.tools {
+		if ctx.Err() != nil {
+			a.incomplete = fmt.Sprintf("the deadline passed after %d of %d tools were probed", i, len(a.tools))
+			return
+		}
 		if a.o.skip[t.name] || t.schema == nil || a.names[t.name] > 1 {
 			continue
 		}
@@ -283,8 +287,10 @@ func (a *auditor) probe(ctx context.Context, c Caller) {
 				Fix:     "nothing to do; rule D is checked on the tools that take arguments"})
 			continue
 		}
-		a.item(RuleErrors, t.name, "")
-		a.probeTool(ctx, c, t, calls)
+		if !a.probeTool(ctx, c, t, calls) {
+			a.incomplete = fmt.Sprintf("the deadline passed while %q was probed, after %d of %d tools", t.name, i, len(a.tools))
+			return
+		}
 	}
 }
 
@@ -294,7 +300,10 @@ type problem struct {
 	probes   []string
 }
 
-func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probeCall) {
+// probeTool sends a tool its invalid calls and records what the answers
+// show. It reports false, recording nothing, when the run's deadline cut
+// a call short: the tool is not to blame for that.
+func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probeCall) bool {
 	problems := map[string]*problem{}
 	var order []string
 	note := func(check string, sev Severity, what, msg, fix string) {
@@ -313,13 +322,18 @@ func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probe
 		req.Params.Arguments = call.args
 		res, err := c.CallTool(cctx, req)
 		cancel()
+		if ctx.Err() != nil {
+			return false
+		}
 		a.judge(call.what, res, err, note)
 	}
+	a.item(RuleErrors, t.name, "")
 	for _, check := range order {
 		p := problems[check]
 		a.add(Finding{Rule: RuleErrors, Check: check, Severity: p.sev, Tool: t.name,
 			Message: fmt.Sprintf("probe (%s): %s", strings.Join(p.probes, "; "), p.msg), Fix: p.fix})
 	}
+	return true
 }
 
 const envelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"

@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -71,6 +72,9 @@ type config struct {
 	failOn                  string
 	prefix, skip, url, name string
 	timeout, connectTimeout time.Duration
+	deadline                time.Duration
+	maxMessage              int
+	limits                  audit.Limits
 	command                 []string
 }
 
@@ -88,6 +92,13 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.passStderr, "stderr", false, "pass the stdio server's stderr through")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each probe call")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", 60*time.Second, "bound on starting, initializing and listing tools")
+	fs.DurationVar(&c.deadline, "deadline", audit.DefaultDeadline, "bound on the whole run: start, listing, analysis and probe")
+	d := audit.DefaultLimits()
+	fs.IntVar(&c.maxMessage, "max-message", defaultMaxMessage, "bound in bytes on any one message from the server")
+	fs.IntVar(&c.limits.ListBytes, "max-list-bytes", d.ListBytes, "bound in bytes on all tool definitions together")
+	fs.IntVar(&c.limits.Pages, "max-pages", d.Pages, "bound on the number of tools/list pages")
+	fs.IntVar(&c.limits.Tools, "max-tools", d.Tools, "bound on the number of tools")
+	fs.IntVar(&c.limits.FindingsPerRule, "max-findings", d.FindingsPerRule, "findings listed per rule; the rest are counted")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage:\n  mcpguard-audit [flags] -- command [args...]\n  mcpguard-audit [flags] --url http://127.0.0.1:PORT/mcp\n\nflags:\n")
 		fs.PrintDefaults()
@@ -101,8 +112,10 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("name a server: -- command [args...] or --url")
 	case c.url != "" && len(c.command) > 0:
 		return nil, errors.New("give either --url or a command, not both")
-	case c.timeout <= 0 || c.connectTimeout <= 0:
-		return nil, errors.New("timeouts must be positive")
+	case c.timeout <= 0 || c.connectTimeout <= 0 || c.deadline <= 0:
+		return nil, errors.New("timeouts and the deadline must be positive")
+	case c.maxMessage <= 0 || c.limits.ListBytes <= 0 || c.limits.Pages <= 0 || c.limits.Tools <= 0 || c.limits.FindingsPerRule <= 0:
+		return nil, errors.New("the --max-* limits must be positive")
 	}
 	if c.url != "" {
 		if err := loopback(c.url); err != nil {
@@ -164,7 +177,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	report, err := auditServer(ctx, c)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		// The audit package prefixes its errors; the command's prefix says it all.
+		fmt.Fprintf(stderr, "mcpguard-audit: %s\n", strings.TrimPrefix(err.Error(), "audit: "))
 		return exitUsage
 	}
 	if c.json {
@@ -184,8 +198,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// defaultMaxMessage bounds one message from the server: a tools/list page
+// of the default list limit, with room for the JSON-RPC frame.
+const defaultMaxMessage = 17 << 20
+
 func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
-	opts := []audit.Option{audit.WithTimeout(c.timeout)}
+	ctx, cancel := context.WithTimeout(ctx, c.deadline)
+	defer cancel()
+	opts := []audit.Option{audit.WithTimeout(c.timeout), audit.WithDeadline(c.deadline), audit.WithLimits(c.limits)}
 	if c.failOn != "none" {
 		sev, _ := audit.ParseSeverity(c.failOn)
 		opts = append(opts, audit.WithFailOn(sev))
@@ -206,37 +226,20 @@ func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 		opts = append(opts, audit.WithSkip(names...))
 	}
 
-	cctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
-	defer cancel()
-	var (
-		cl     *client.Client
-		err    error
-		errOut = &tail{max: 4096}
-	)
-	if c.url != "" {
-		cl, err = client.NewStreamableHttpClient(c.url)
-		if err == nil {
-			err = cl.Start(cctx)
-		}
-	} else {
-		var w io.Writer = errOut
-		if c.passStderr {
-			w = io.MultiWriter(errOut, os.Stderr)
-		}
-		cl, err = client.NewStdioMCPClientWithOptions(c.command[0], os.Environ(), c.command[1:],
-			transport.WithCommandStderrWriter(w))
-	}
+	cl, explain, err := connect(ctx, c)
 	if err != nil {
-		return nil, withStderr(fmt.Errorf("cannot start the server: %w", err), errOut)
+		return nil, err
 	}
 	defer cl.Close()
 
+	cctx, ccancel := context.WithTimeout(ctx, c.connectTimeout)
+	defer ccancel()
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpguard-audit", Version: "1.0.0"}
 	res, err := cl.Initialize(cctx, init)
 	if err != nil {
-		return nil, withStderr(fmt.Errorf("initialize: %w", err), errOut)
+		return nil, explain(fmt.Errorf("initialize: %w", err))
 	}
 	name := c.name
 	if name == "" {
@@ -244,15 +247,55 @@ func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 	}
 	opts = append(opts, audit.WithServerName(name))
 
-	r, err := audit.Client(ctx, boundedList{Client: cl, d: c.connectTimeout}, opts...)
+	r, err := audit.Client(ctx, boundedList{Client: cl.Client, d: c.connectTimeout}, opts...)
 	if err != nil {
-		return nil, withStderr(err, errOut)
+		return nil, explain(err)
 	}
 	return r, nil
 }
 
+// conn is a connected client and what closes it.
+type conn struct {
+	*client.Client
+	close func() error
+}
+
+func (c conn) Close() error { return c.close() }
+
+// connect starts the server (stdio) or connects to it (HTTP). explain
+// turns a later failure into the clearest error: the message limit that
+// cut the stream, and the server's last stderr lines.
+func connect(ctx context.Context, c *config) (cl conn, explain func(error) error, err error) {
+	errOut := &tail{max: 4096}
+	if c.url != "" {
+		hc := &http.Client{Transport: limitedBodies{base: http.DefaultTransport, max: int64(c.maxMessage)}}
+		hcl, err := client.NewStreamableHttpClient(c.url, transport.WithHTTPBasicClient(hc))
+		if err != nil {
+			return conn{}, nil, fmt.Errorf("cannot connect: %w", err)
+		}
+		sctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
+		defer cancel()
+		if err := hcl.Start(sctx); err != nil {
+			_ = hcl.Close()
+			return conn{}, nil, fmt.Errorf("cannot connect: %w", err)
+		}
+		return conn{Client: hcl, close: hcl.Close}, func(err error) error { return err }, nil
+	}
+	var w io.Writer = errOut
+	if c.passStderr {
+		w = io.MultiWriter(errOut, os.Stderr)
+	}
+	s, err := startStdio(c.command[0], c.command[1:], w, c.maxMessage)
+	if err != nil {
+		return conn{}, nil, fmt.Errorf("cannot start the server: %w", err)
+	}
+	explain = func(err error) error { return withStderr(s.explain(err), s, errOut) }
+	return conn{Client: s.client, close: s.Close}, explain, nil
+}
+
 // boundedList bounds tools/list by the connect timeout; probe calls get
-// their own --timeout from the audit.
+// their own --timeout from the audit. Embedding *client.Client keeps its
+// ListToolsByPage, so the audit counts pages against its limits.
 type boundedList struct {
 	*client.Client
 	d time.Duration
@@ -264,8 +307,17 @@ func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*
 	return b.Client.ListTools(ctx, req)
 }
 
-func withStderr(err error, t *tail) error {
-	t.settle(time.Second)
+func (b boundedList) ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.d)
+	defer cancel()
+	return b.Client.ListToolsByPage(ctx, req)
+}
+
+// withStderr adds the server's last stderr lines to err. It closes the
+// server first: that waits for it to exit, and with it for the copy of its
+// stderr to finish.
+func withStderr(err error, server io.Closer, t *tail) error {
+	_ = server.Close()
 	if s := strings.TrimSpace(t.String()); s != "" {
 		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, s)
 	}
@@ -287,24 +339,6 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
 	}
 	return len(p), nil
-}
-
-// settle waits, at most max, for a dying server's last words: the
-// transport drains stderr on its own goroutine, which may still be copying
-// when the failure that made us look is already known.
-func (t *tail) settle(max time.Duration) {
-	deadline := time.Now().Add(max)
-	last := -1
-	for time.Now().Before(deadline) {
-		t.mu.Lock()
-		n := len(t.buf)
-		t.mu.Unlock()
-		if n > 0 && n == last {
-			return
-		}
-		last = n
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func (t *tail) String() string {

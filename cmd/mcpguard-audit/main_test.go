@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -23,7 +24,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	if serveTestServer() {
+	if serveTestServer() || serveHostile() {
 		os.Exit(0)
 	}
 	dir, err := os.MkdirTemp("", "mcpguard-audit-test")
@@ -200,5 +201,5 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	_, _ = tl.Write([]byte("0123456789"))
 	_, _ = tl.Write([]byte("ab"))
 	assert.Equal(t, "456789ab", tl.String())
-	assert.True(t, strings.HasSuffix(withStderr(assert.AnError, tl).Error(), "456789ab"))
+	assert.True(t, strings.HasSuffix(withStderr(assert.AnError, io.NopCloser(nil), tl).Error(), "456789ab"))
 }

@@ -30,7 +30,7 @@ type probeCall struct {
 type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("audit: external $ref %q not loaded", url)
+	return nil, fmt.Errorf("external $ref %q not loaded", url)
 }
 
 // compile compiles a tool's input schema for checking probe arguments.
@@ -101,12 +101,11 @@ func probeCalls(t tool) ([]probeCall, error) {
 		calls = append(calls, probeCall{what: fmt.Sprintf("missing required %s", quoteList(required)), args: map[string]any{}})
 	}
 	prop := func(k string) map[string]any {
-		m, _ := props[k].(map[string]any)
-		if ref, ok := m["$ref"].(string); ok {
-			if r, ok := w.resolve(ref); ok {
-				return r
-			}
+		m := w.deref(props[k])
+		if m == nil {
+			return nil
 		}
+		m, _ = w.flatten(m)
 		return m
 	}
 	for _, k := range keys {
@@ -336,6 +335,13 @@ func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probe
 	return true
 }
 
+// mcpGoValidationPrefix starts the text of the isError result mcp-go sends
+// when server.WithInputSchemaValidation rejects a call. It answers before
+// any tool middleware runs, so adding mcpguard's chain does not change it.
+const mcpGoValidationPrefix = "input schema validation failed:"
+
+const schemaValidationFix = "drop server.WithInputSchemaValidation(): it answers before the tool's middleware runs, so no envelope is ever added; validate with mcpguard's validate layer instead (validate.Handler or validate.Args with validate.InputSchema), which answers validation_error envelopes with next_steps"
+
 const envelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"
 
 func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note func(check string, sev Severity, what, msg, fix string)) {
@@ -395,7 +401,12 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note fu
 		if strings.HasPrefix(first, "{") {
 			kind = "JSON without an error_type from the taxonomy"
 		}
-		note(CheckEnvelope, Error, what, fmt.Sprintf("isError: true, but the error is %s (%q); the agent has to parse prose and has no code to branch on", kind, snippet(first)), envelopeFix)
+		fix := envelopeFix
+		if strings.HasPrefix(first, mcpGoValidationPrefix) {
+			kind = "mcp-go's own input validation text"
+			fix = schemaValidationFix
+		}
+		note(CheckEnvelope, Error, what, fmt.Sprintf("isError: true, but the error is %s (%q); the agent has to parse prose and has no code to branch on", kind, snippet(first)), fix)
 		return
 	}
 	if len(env.NextSteps) == 0 {

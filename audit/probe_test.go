@@ -314,3 +314,21 @@ func TestRequireFailsOnThreshold(t *testing.T) {
 	audit.RequireServer(rt, goodServer(&calls{}), audit.WithProbe(), audit.WithFailOn(audit.Warning))
 	assert.NotEmpty(t, rt.errors)
 }
+
+// mcp-go's own schema validation answers before any tool middleware, so
+// the fix for its plain-text errors is to replace it, not to add Default.
+func TestProbeMCPGoSchemaValidation(t *testing.T) {
+	s := server.NewMCPServer("t", "1", server.WithInputSchemaValidation())
+	s.Use(goodServerChain()...)
+	s.AddTool(mcp.NewTool("t_get", mcp.WithString("id", mcp.Required(), mcp.Pattern("^[a-z]{3}$"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
+	r, err := audit.Server(context.Background(), s, audit.WithProbe())
+	require.NoError(t, err)
+	f, ok := dFindings(r, "t_get")[audit.CheckEnvelope]
+	require.True(t, ok, text(r))
+	assert.Contains(t, f.Message, "mcp-go's own input validation text")
+	assert.Contains(t, f.Fix, "drop server.WithInputSchemaValidation()")
+	assert.NotContains(t, f.Fix, "middleware.Default()")
+}

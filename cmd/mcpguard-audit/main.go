@@ -172,13 +172,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		failf(stderr, err)
 		return exitUsage
 	}
 	report, err := auditServer(ctx, c)
 	if err != nil {
 		// The audit package prefixes its errors; the command's prefix says it all.
-		fmt.Fprintf(stderr, "mcpguard-audit: %s\n", strings.TrimPrefix(err.Error(), "audit: "))
+		failf(stderr, err)
 		return exitUsage
 	}
 	if c.json {
@@ -189,7 +189,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = report.WriteText(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		failf(stderr, err)
 		return exitUsage
 	}
 	if c.failOn != "none" && report.Failed() {
@@ -201,6 +201,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // defaultMaxMessage bounds one message from the server: a tools/list page
 // of the default list limit, with room for the JSON-RPC frame.
 const defaultMaxMessage = 17 << 20
+
+// failf prints err once prefixed: the audit package prefixes its errors
+// with "audit: ", and the command's own prefix says it all.
+func failf(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "mcpguard-audit: %s\n", strings.TrimPrefix(err.Error(), "audit: "))
+}
 
 func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.deadline)

@@ -178,6 +178,7 @@ func TestUsageErrors(t *testing.T) {
 			code := run(context.Background(), args, &out, &errOut)
 			assert.Equal(t, 2, code, errOut.String())
 			assert.NotEmpty(t, errOut.String())
+			assert.NotContains(t, errOut.String(), "mcpguard-audit: audit:")
 			assert.Empty(t, out.String())
 		})
 	}

@@ -226,6 +226,10 @@ type tool struct {
 	name        string
 	description string
 	schema      map[string]any // the inputSchema object; nil if absent or not an object
+	output      map[string]any // the outputSchema object; nil if absent
+	annotations map[string]any // nil if absent
+	wire        map[string]any // the whole definition
+	size        int            // bytes of the definition on the wire
 	encodeErr   error
 }
 
@@ -239,14 +243,11 @@ func decodeTools(tools []mcp.Tool) []tool {
 			out = append(out, d)
 			continue
 		}
-		var wire struct {
-			InputSchema json.RawMessage `json:"inputSchema"`
-		}
-		if err := json.Unmarshal(b, &wire); err == nil && len(wire.InputSchema) > 0 {
-			var m map[string]any
-			if json.Unmarshal(wire.InputSchema, &m) == nil {
-				d.schema = m
-			}
+		d.size = len(b)
+		if json.Unmarshal(b, &d.wire) == nil {
+			d.schema, _ = d.wire["inputSchema"].(map[string]any)
+			d.output, _ = d.wire["outputSchema"].(map[string]any)
+			d.annotations, _ = d.wire["annotations"].(map[string]any)
 		}
 		out = append(out, d)
 	}
@@ -266,6 +267,7 @@ type auditor struct {
 	omitted  map[Rule]int             // rule -> findings over the limit
 	probed   bool
 	near     *nameIndex // built on the first near-miss search
+	tokens   int        // estimated size of the tool list
 	// incomplete says why the audit stopped early; "" when it did not.
 	incomplete string
 }
@@ -288,6 +290,13 @@ func (a *auditor) static(ctx context.Context) *Report {
 		}
 		a.checkDescription(t)
 		a.checkSchema(t)
+		a.checkNetworkRefs(t)
+		a.checkAnnotations(t)
+		a.checkPoisoning(t)
+	}
+	a.checkTokens()
+	if a.o.baseline != nil {
+		a.checkBaseline(a.o.baseline)
 	}
 	return a.report()
 }
@@ -329,13 +338,15 @@ func (a *auditor) add(f Finding) {
 
 func (a *auditor) report() *Report {
 	r := &Report{
-		Server:         a.o.serverName,
-		Prefix:         a.prefix,
-		PrefixDetected: a.detected,
-		Probed:         a.probed,
-		FailOn:         a.o.failOn,
-		Findings:       append([]Finding(nil), a.findings...),
-		Incomplete:     a.incomplete,
+		Server:          a.o.serverName,
+		Prefix:          a.prefix,
+		PrefixDetected:  a.detected,
+		Probed:          a.probed,
+		FailOn:          a.o.failOn,
+		Findings:        append([]Finding(nil), a.findings...),
+		Incomplete:      a.incomplete,
+		EstimatedTokens: a.tokens,
+		listed:          a.tools,
 	}
 	for rule, n := range a.omitted {
 		if r.Omitted == nil {
@@ -347,6 +358,9 @@ func (a *auditor) report() *Report {
 		r.Tools = append(r.Tools, t.name)
 	}
 	sort.Strings(r.Tools)
+	if a.o.ignore != nil {
+		r.Findings, r.Ignored, r.UnusedIgnores = a.o.ignore.apply(r.Findings)
+	}
 	sortFindings(r.Findings)
 	r.Scores = a.scores()
 	return r

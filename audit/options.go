@@ -21,6 +21,9 @@ type options struct {
 	serverName string
 	deadline   time.Duration
 	limits     Limits
+	tokens     int
+	baseline   *Baseline
+	ignore     *Ignore
 }
 
 // Limits bound what a hostile or broken server can make the audit read and
@@ -56,6 +59,7 @@ func newOptions(opts []Option) options {
 		timeout:  10 * time.Second,
 		deadline: DefaultDeadline,
 		limits:   DefaultLimits(),
+		tokens:   DefaultTokenBudget,
 	}
 	for _, opt := range opts {
 		if opt != nil {
@@ -168,4 +172,32 @@ func WithLimits(l Limits) Option {
 			}
 		}
 	}
+}
+
+// DefaultTokenBudget is the estimated size, in tokens, above which a
+// tools/list is reported as too large ([CheckListTokens]).
+const DefaultTokenBudget = 15_000
+
+// WithTokenBudget sets the estimated size, in tokens, above which the
+// tool list is reported as too large; [DefaultTokenBudget] unless set. It
+// panics unless n is positive.
+func WithTokenBudget(n int) Option {
+	if n <= 0 {
+		panic(fmt.Sprintf("audit: WithTokenBudget(%d): want a positive number of tokens", n))
+	}
+	return func(o *options) { o.tokens = n }
+}
+
+// WithBaseline checks the listed tools against a baseline written earlier
+// ([Report.Baseline], --baseline): tools added, removed or changed since
+// are reported under [RuleBaseline], each change with a readable diff.
+func WithBaseline(b *Baseline) Option {
+	return func(o *options) { o.baseline = b }
+}
+
+// WithIgnore drops the findings an [Ignore] list accepts from the report's
+// findings (and so from [Report.Failed]) into [Report.Ignored], each with
+// its reason. Scores are not changed: they say what the server is.
+func WithIgnore(i *Ignore) Option {
+	return func(o *options) { o.ignore = i }
 }

@@ -36,15 +36,37 @@ type Report struct {
 	// Incomplete says why the audit stopped before its end (the deadline
 	// passed); empty when it ran to the end. An incomplete report fails.
 	Incomplete string `json:"incomplete,omitempty"`
+	// Ignored lists the findings an ignore list ([WithIgnore]) accepted,
+	// each with its reason. They do not fail the report.
+	Ignored []IgnoredFinding `json:"ignored,omitempty"`
+	// UnusedIgnores lists the ignore entries that matched no finding: the
+	// problem they accepted is gone, and the entry can go too.
+	UnusedIgnores []IgnoreEntry `json:"unused_ignores,omitempty"`
+	// EstimatedTokens is the tool list's estimated size in tokens.
+	EstimatedTokens int `json:"estimated_tokens"`
+
+	listed []tool // for Baseline
 }
 
-// Scores holds a [Score] per rule and their mean. D is nil unless the
-// server was probed and had at least one probeable tool.
+// Baseline returns the listed tools' definitions pinned, to write with
+// [Baseline.Write] and check later runs against with [WithBaseline]. It is
+// nil on a report decoded from JSON.
+func (r *Report) Baseline() *Baseline {
+	if r.listed == nil {
+		return nil
+	}
+	return newBaseline(r.Server, r.listed)
+}
+
+// Scores holds a [Score] per scored rule and their mean. D is nil unless
+// the server was probed and had at least one probeable tool.
 type Scores struct {
 	A *Score `json:"A,omitempty"`
 	B *Score `json:"B,omitempty"`
 	C *Score `json:"C,omitempty"`
 	D *Score `json:"D,omitempty"`
+	E *Score `json:"E,omitempty"`
+	F *Score `json:"F,omitempty"`
 	// Overall is the mean of the rules' percentages.
 	Overall float64 `json:"overall"`
 }
@@ -52,7 +74,7 @@ type Scores struct {
 // Score counts, for one rule, the items it checked and those that passed.
 // The items are: for A each tool name, for B each description, for C each
 // schema node (the input schema and every property, nested ones included),
-// for D each probed tool. An item passes when no error or warning is
+// for D each probed tool, for E and F each tool. An item passes when no error or warning is
 // reported against it; infos do not count.
 type Score struct {
 	Checked int     `json:"checked"`
@@ -71,8 +93,30 @@ func (s Scores) Rule(r Rule) *Score {
 		return s.C
 	case RuleErrors:
 		return s.D
+	case RuleAnnotations:
+		return s.E
+	case RulePoisoning:
+		return s.F
 	}
 	return nil
+}
+
+// set stores the score of one rule.
+func (s *Scores) set(r Rule, sc *Score) {
+	switch r {
+	case RuleNames:
+		s.A = sc
+	case RuleDescriptions:
+		s.B = sc
+	case RuleSchemas:
+		s.C = sc
+	case RuleErrors:
+		s.D = sc
+	case RuleAnnotations:
+		s.E = sc
+	case RulePoisoning:
+		s.F = sc
+	}
 }
 
 func (a *auditor) scores() Scores {
@@ -98,16 +142,7 @@ func (a *auditor) scores() Scores {
 		}
 		sum += sc.Percent
 		n++
-		switch r {
-		case RuleNames:
-			s.A = sc
-		case RuleDescriptions:
-			s.B = sc
-		case RuleSchemas:
-			s.C = sc
-		case RuleErrors:
-			s.D = sc
-		}
+		s.set(r, sc)
 	}
 	if n > 0 {
 		s.Overall = math.Round(10*sum/float64(n)) / 10
@@ -122,7 +157,8 @@ func percent(p float64) string {
 }
 
 // Summary renders the scores on one line, e.g.
-// "A 100%, B 80%, C 95%, D 100%, overall 93%", for a badge or a CI log.
+// "A 100%, B 80%, C 95%, D 100%, E 100%, F 100%, overall 95%", for a badge
+// or a CI log.
 func (r *Report) Summary() string {
 	var parts []string
 	for _, rule := range Rules() {

@@ -149,6 +149,9 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 		if w.seen[ref] {
 			return
 		}
+		if !strings.HasPrefix(ref, "#") {
+			return // C.network_ref, reported by checkNetworkRefs
+		}
 		target, ok := w.resolve(ref)
 		if !ok {
 			w.add(CheckType, Error, path, fmt.Sprintf("the $ref %q does not resolve within the schema, so its type is unknown to a client", ref),

@@ -43,6 +43,9 @@ func Server(ctx context.Context, s *server.MCPServer, opts ...Option) (*Report, 
 // Client audits the server behind a connected, initialized client. With
 // [WithProbe] it also calls its tools (rule D).
 //
+// Tools are listed twice: definitions that change between the two calls,
+// or come in another order, are reported under [RuleList].
+//
 // The whole audit ends by the deadline set with [WithDeadline]. Listing is
 // bounded by [Limits]: when c can list one page at a time (as mcp-go's
 // *client.Client can, with ListToolsByPage), pages, tools and bytes are
@@ -61,12 +64,15 @@ func Client(ctx context.Context, c Caller, opts ...Option) (*Report, error) {
 		return nil, fmt.Errorf("audit: tools/list: %w", err)
 	}
 	a := newAuditor(o, tools)
-	r := a.static(ctx)
+	a.static(ctx)
+	if a.incomplete == "" {
+		again, err := listTools(ctx, c, o.limits)
+		a.checkRelist(ctx, again, err)
+	}
 	if o.probe && a.incomplete == "" {
 		a.probe(ctx, c)
-		r = a.report()
 	}
-	return r, nil
+	return a.report(), nil
 }
 
 // pager lists one page of tools at a time; mcp-go's *client.Client does.
@@ -157,13 +163,21 @@ type inProcess struct {
 	id atomic.Int64
 }
 
-// rpcError is a JSON-RPC error answer, as the server sent it.
-type rpcError struct {
-	Code    int
+// ProtocolError is a JSON-RPC error answer, as the server sent it. A
+// [Caller] returns it (or an error wrapping it) so that the probe sees the
+// code and the message verbatim: mcp-go's client keeps only the message
+// of codes it does not know, and replaces standard codes' messages.
+type ProtocolError struct {
+	// Code is the JSON-RPC error code.
+	Code int
+	// Message is the error's message.
 	Message string
 }
 
-func (e *rpcError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+// Error renders the code and the message.
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message)
+}
 
 func (p *inProcess) roundTrip(ctx context.Context, method string, params any, out any) error {
 	req := map[string]any{"jsonrpc": "2.0", "id": p.id.Add(1), "method": method, "params": params}
@@ -190,7 +204,7 @@ func (p *inProcess) roundTrip(ctx context.Context, method string, params any, ou
 		return err
 	}
 	if msg.Error != nil {
-		return &rpcError{Code: msg.Error.Code, Message: msg.Error.Message}
+		return &ProtocolError{Code: msg.Error.Code, Message: msg.Error.Message}
 	}
 	return json.Unmarshal(msg.Result, out)
 }

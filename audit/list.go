@@ -1,11 +1,15 @@
 package audit
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// tokensPerByte estimates tokens from bytes of JSON: about four bytes a
+// bytesPerToken estimates tokens from bytes of JSON: about four bytes a
 // token for English text and JSON punctuation with common tokenizers.
 const bytesPerToken = 4
 
@@ -64,5 +68,66 @@ func walkRefs(path string, v any, depth int, f func(path, ref string)) {
 		for _, k := range sortedKeys(x) {
 			walkRefs(childPath(path, k), x[k], depth+1, f)
 		}
+	}
+}
+
+// checkRelist compares a second tools/list with the first: a server that
+// changes its definitions between two calls can show a reviewer one tool
+// and the model another, and one that reorders them defeats clients'
+// prompt caches (the 2026-07-28 specification says the order SHOULD be
+// deterministic).
+func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, err error) {
+	if err != nil {
+		if ctx.Err() != nil {
+			a.incomplete = "the deadline passed while the tools were listed a second time"
+			return
+		}
+		a.item(RuleList, "", "relist")
+		a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Path: "tools",
+			Message: "a second tools/list failed where the first succeeded: " + snippet(err.Error()),
+			Fix:     "answer tools/list the same way every time"})
+		return
+	}
+	a.item(RuleList, "", "relist")
+	first := map[string]PinnedTool{}
+	var firstOrder, secondOrder []string
+	for _, t := range a.tools {
+		first[t.name] = pin(t)
+		firstOrder = append(firstOrder, t.name)
+	}
+	changed := false
+	seen := map[string]bool{}
+	for _, t := range decodeTools(again) {
+		secondOrder = append(secondOrder, t.name)
+		seen[t.name] = true
+		now := pin(t)
+		old, ok := first[t.name]
+		switch {
+		case !ok:
+			changed = true
+			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: t.name,
+				Message: "the tool appeared in the second tools/list call but not in the first",
+				Fix:     "list the same tools on every call; announce real changes with notifications/tools/list_changed"})
+		case old.SHA256 != now.SHA256:
+			changed = true
+			diff := diffJSON("", old.Definition, now.Definition)
+			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: t.name,
+				Message: fmt.Sprintf("the definition differs between two tools/list calls in one run (%s)", changedParts(diff)),
+				Fix:     "serve the same definition on every call; a definition that changes per call cannot be reviewed",
+				Diff:    clipLines(diff, maxDiffLines)})
+		}
+	}
+	for _, name := range firstOrder {
+		if !seen[name] {
+			changed = true
+			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: name,
+				Message: "the tool was in the first tools/list call but not in the second",
+				Fix:     "list the same tools on every call; announce real changes with notifications/tools/list_changed"})
+		}
+	}
+	if !changed && !slices.Equal(firstOrder, secondOrder) {
+		a.add(Finding{Rule: RuleList, Check: CheckListOrder, Severity: Warning, Path: "tools",
+			Message: "two tools/list calls returned the same tools in different orders; the specification says the order SHOULD be deterministic, and clients' prompt caches miss on every reordering",
+			Fix:     "sort the tools (by name, or by a fixed registration order) before listing them"})
 	}
 }

@@ -35,7 +35,13 @@ func (noLoader) Load(url string) (any, error) {
 
 // compile compiles a tool's input schema for checking probe arguments.
 func compile(t tool) (*jsonschema.Schema, error) {
-	b, err := json.Marshal(t.schema)
+	return compileSchema(t.schema)
+}
+
+// compileSchema compiles a schema from a definition; external $refs are
+// never loaded.
+func compileSchema(schema map[string]any) (*jsonschema.Schema, error) {
+	b, err := json.Marshal(schema)
 	if err != nil {
 		return nil, err
 	}
@@ -45,24 +51,24 @@ func compile(t tool) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
-	const url = "mem:///mcpguard-audit/input-schema.json"
+	const url = "mem:///mcpguard-audit/schema.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
 	return c.Compile(url)
 }
 
-// rejects reports whether the schema rejects args.
-func rejects(s *jsonschema.Schema, args map[string]any) bool {
-	b, err := json.Marshal(args)
+// rejects reports whether the schema rejects v.
+func rejects(s *jsonschema.Schema, v any) bool {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return false
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		return false
 	}
-	return s.Validate(v) != nil
+	return s.Validate(doc) != nil
 }
 
 // probeCalls builds the invalid calls for a tool, each checked against the
@@ -303,6 +309,10 @@ type problem struct {
 // show. It reports false, recording nothing, when the run's deadline cut
 // a call short: the tool is not to blame for that.
 func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probeCall) bool {
+	var output *jsonschema.Schema
+	if t.output != nil {
+		output, _ = compileSchema(t.output) // an output schema that does not compile checks nothing
+	}
 	problems := map[string]*problem{}
 	var order []string
 	note := func(check string, sev Severity, what, msg, fix string) {
@@ -325,6 +335,10 @@ func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probe
 			return false
 		}
 		a.judge(call.what, res, err, note)
+		if err == nil && res != nil && res.IsError && res.StructuredContent != nil && output != nil && rejects(output, res.StructuredContent) {
+			note(CheckStructuredError, Error, call.what, "the error result carries structuredContent that does not match the tool's outputSchema; strict clients (the official TypeScript SDK) validate it even on errors and throw, so the model never sees the error",
+				"leave structuredContent off error results of tools with an outputSchema (mcpguard's envelope does), or make the error match the schema")
+		}
 	}
 	a.item(RuleErrors, t.name, "")
 	for _, check := range order {
@@ -342,15 +356,35 @@ const mcpGoValidationPrefix = "input schema validation failed:"
 
 const schemaValidationFix = "drop server.WithInputSchemaValidation(): it answers before the tool's middleware runs, so no envelope is ever added; validate with mcpguard's validate layer instead (validate.Handler or validate.Args with validate.InputSchema), which answers validation_error envelopes with next_steps"
 
+// badCode says what is wrong with a JSON-RPC error code on a tool
+// failure, or "" for a standard code.
+func badCode(code int) string {
+	switch {
+	case code == 0:
+		return "which is not a JSON-RPC error code; clients reject the answer"
+	case code == -32603:
+		return "internal error: a protocol fault, which clients report as a broken server rather than a tool's answer"
+	case code <= -32000 && code >= -32019:
+		return "in the legacy implementation-defined range (-32000 to -32019), which the 2026-07-28 specification no longer assigns to tool failures"
+	case code <= -32020 && code >= -32099:
+		return "in the range the 2026-07-28 specification reserves (-32020 to -32099) for the protocol's own errors"
+	}
+	return ""
+}
+
 const envelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"
 
 func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note func(check string, sev Severity, what, msg, fix string)) {
 	if err != nil {
-		var rpc *rpcError
+		var rpc *ProtocolError
 		var te *transport.Error
 		switch {
 		case errors.As(err, &rpc):
 			note(CheckJSONRPC, Error, what, fmt.Sprintf("answered with JSON-RPC error %d instead of a tool result; the model never sees it and the agent stalls", rpc.Code), envelopeFix)
+			if why := badCode(rpc.Code); why != "" {
+				note(CheckJSONRPCCode, Error, what, fmt.Sprintf("the failure carries JSON-RPC code %d, %s", rpc.Code, why),
+					"answer tool failures with an isError result; keep JSON-RPC errors for protocol faults, with the standard codes (-32602 for invalid params)")
+			}
 			if l := leaked(rpc.Message); len(l) > 0 {
 				note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "),
 					"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")

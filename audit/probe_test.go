@@ -48,11 +48,11 @@ func TestProbeFlagsBadServer(t *testing.T) {
 
 	want := map[string][]string{
 		// (nil, err): a JSON-RPC error the model never sees.
-		"shop_search": {audit.CheckJSONRPC},
+		"shop_search": {audit.CheckJSONRPC, audit.CheckJSONRPCCode},
 		// A real nil-map panic and a panic with a stack, both turned by
 		// server.WithRecovery into JSON-RPC errors carrying the value.
-		"shop_get_order":    {audit.CheckJSONRPC, audit.CheckLeak},
-		"shop_cancel_order": {audit.CheckJSONRPC, audit.CheckLeak},
+		"shop_get_order":    {audit.CheckJSONRPC, audit.CheckJSONRPCCode, audit.CheckLeak},
+		"shop_cancel_order": {audit.CheckJSONRPC, audit.CheckJSONRPCCode, audit.CheckLeak},
 		// mcp.NewToolResultError: isError, but prose.
 		"shop_add_to_cart": {audit.CheckEnvelope},
 		// The article's v1.9.0 shape: JSON, but not the taxonomy, and a path.

@@ -17,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpguard/mcpguard/audit"
 )
 
 // hostileEnv selects the hostile server the test binary runs over stdio.
@@ -62,6 +64,19 @@ func serveHostile() bool {
 			if mode == "silent" {
 				continue // never answer
 			}
+			if mode == "codes" {
+				var call struct {
+					Params struct {
+						Name string `json:"name"`
+					} `json:"params"`
+				}
+				_ = json.Unmarshal(in.Bytes(), &call)
+				code := map[string]int{"h_zero": 0, "h_reserved": -32050, "h_legacy": -32000, "h_params": -32602}[call.Params.Name]
+				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": code, "message": "bad call"}})
+				_, _ = out.Write(append(b, '\n'))
+				_ = out.Flush()
+				continue
+			}
 			send(msg.ID, map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": "no"}}})
 		default:
 			send(msg.ID, map[string]any{})
@@ -102,6 +117,10 @@ func hostilePage(mode, cursor string) map[string]any {
 	case "silent": // many tools that never answer a call
 		for i := range 1_000 {
 			tools = append(tools, hostileTool(fmt.Sprintf("h_t%d", i), "Silent. Use this when testing, then stop."))
+		}
+	case "codes": // tool failures answered with JSON-RPC errors
+		for _, n := range []string{"h_zero", "h_reserved", "h_legacy", "h_params"} {
+			tools = append(tools, hostileTool(n, "Fails. Use this when testing, then stop."))
 		}
 	case "ansi": // names and descriptions that would rewrite a terminal
 		tools = append(tools,
@@ -214,4 +233,28 @@ func TestTextReportEscapesServerText(t *testing.T) {
 	}
 	assert.Contains(t, s, `h_b\u202eevil`)
 	assert.Contains(t, s, `h_c\U000e0041\U000e0042`)
+}
+
+// The probe judges the JSON-RPC codes a stdio server sends, though mcp-go's
+// client keeps only the message of codes it does not know.
+func TestProbeSeesJSONRPCCodes(t *testing.T) {
+	t.Setenv(hostileEnv, "codes")
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"--probe", "--json", "--", exe, "-test.run=^$"}, &out, &errOut)
+	require.Equal(t, 1, code, errOut.String())
+	r := decode(t, out.String())
+	for tool, want := range map[string]string{"h_zero": "code 0", "h_reserved": "code -32050", "h_legacy": "code -32000"} {
+		var got []string
+		for _, f := range r.Findings {
+			if f.Tool == tool && f.Check == audit.CheckJSONRPCCode {
+				got = append(got, f.Message)
+			}
+		}
+		require.Len(t, got, 1, tool)
+		assert.Contains(t, got[0], want)
+	}
+	assert.NotContains(t, checksOf(r, "h_params"), audit.CheckJSONRPCCode, "-32602 is the standard code")
+	assert.Contains(t, checksOf(r, "h_params"), audit.CheckJSONRPC)
 }

@@ -253,17 +253,19 @@ func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 	}
 	opts = append(opts, audit.WithServerName(name))
 
-	r, err := audit.Client(ctx, boundedList{Client: cl.Client, d: c.connectTimeout}, opts...)
+	r, err := audit.Client(ctx, boundedList{Client: cl.Client, d: c.connectTimeout, sniff: cl.sniff}, opts...)
 	if err != nil {
 		return nil, explain(err)
 	}
 	return r, nil
 }
 
-// conn is a connected client and what closes it.
+// conn is a connected client, what closes it, and the sniffer that sees
+// its JSON-RPC error codes.
 type conn struct {
 	*client.Client
 	close func() error
+	sniff *errorSniffer
 }
 
 func (c conn) Close() error { return c.close() }
@@ -273,8 +275,9 @@ func (c conn) Close() error { return c.close() }
 // cut the stream, and the server's last stderr lines.
 func connect(ctx context.Context, c *config) (cl conn, explain func(error) error, err error) {
 	errOut := &tail{max: 4096}
+	sniff := &errorSniffer{}
 	if c.url != "" {
-		hc := &http.Client{Transport: limitedBodies{base: http.DefaultTransport, max: int64(c.maxMessage)}}
+		hc := &http.Client{Transport: limitedBodies{base: http.DefaultTransport, max: int64(c.maxMessage), sniff: sniff}}
 		hcl, err := client.NewStreamableHttpClient(c.url, transport.WithHTTPBasicClient(hc))
 		if err != nil {
 			return conn{}, nil, fmt.Errorf("cannot connect: %w", err)
@@ -285,18 +288,18 @@ func connect(ctx context.Context, c *config) (cl conn, explain func(error) error
 			_ = hcl.Close()
 			return conn{}, nil, fmt.Errorf("cannot connect: %w", err)
 		}
-		return conn{Client: hcl, close: hcl.Close}, func(err error) error { return err }, nil
+		return conn{Client: hcl, close: hcl.Close, sniff: sniff}, func(err error) error { return err }, nil
 	}
 	var w io.Writer = errOut
 	if c.passStderr {
 		w = io.MultiWriter(errOut, os.Stderr)
 	}
-	s, err := startStdio(c.command[0], c.command[1:], w, c.maxMessage)
+	s, err := startStdio(c.command[0], c.command[1:], w, c.maxMessage, sniff)
 	if err != nil {
 		return conn{}, nil, fmt.Errorf("cannot start the server: %w", err)
 	}
 	explain = func(err error) error { return withStderr(s.explain(err), s, errOut) }
-	return conn{Client: s.client, close: s.Close}, explain, nil
+	return conn{Client: s.client, close: s.Close, sniff: sniff}, explain, nil
 }
 
 // boundedList bounds tools/list by the connect timeout; probe calls get
@@ -304,7 +307,13 @@ func connect(ctx context.Context, c *config) (cl conn, explain func(error) error
 // ListToolsByPage, so the audit counts pages against its limits.
 type boundedList struct {
 	*client.Client
-	d time.Duration
+	d     time.Duration
+	sniff *errorSniffer
+}
+
+// CallTool reports a JSON-RPC error answer with the code the server sent.
+func (b boundedList) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return callWithCodes(ctx, b.Client.CallTool, b.sniff, req)
 }
 
 func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {

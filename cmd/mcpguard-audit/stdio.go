@@ -30,7 +30,7 @@ type stdioServer struct {
 // so that once the server has exited every byte it wrote is in errOut:
 // no sleeping in the hope that a copying goroutine has caught up.
 // WaitDelay bounds the wait for a grandchild that keeps the pipe open.
-func startStdio(command string, args []string, errOut io.Writer, maxLine int) (*stdioServer, error) {
+func startStdio(command string, args []string, errOut io.Writer, maxLine int, sniff *errorSniffer) (*stdioServer, error) {
 	ctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, command, args...)
 	cmd.Stderr = errOut
@@ -49,7 +49,7 @@ func startStdio(command string, args []string, errOut io.Writer, maxLine int) (*
 		kill()
 		return nil, err
 	}
-	s := &stdioServer{cmd: cmd, kill: kill, stdout: &lineLimit{r: stdout, max: maxLine}, exited: make(chan struct{})}
+	s := &stdioServer{cmd: cmd, kill: kill, stdout: &lineLimit{r: stdout, max: maxLine, sniff: sniff}, exited: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(s.exited)
@@ -102,9 +102,10 @@ func (e errLineTooLong) Error() string {
 // longer than max, and then ends it. It reports io.EOF to the transport,
 // which stops reading quietly, and keeps the real reason for Err.
 type lineLimit struct {
-	r    io.Reader
-	max  int
-	line int // bytes of the current line so far
+	r     io.Reader
+	max   int
+	line  int // bytes of the current line so far
+	sniff *errorSniffer
 
 	mu  sync.Mutex
 	err error
@@ -128,6 +129,7 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 	}
+	l.sniff.Write(p[:n])
 	return n, err
 }
 
@@ -141,8 +143,9 @@ func (l *lineLimit) Err() error {
 // limitedBodies bounds every HTTP response body the streamable HTTP
 // transport reads, for the same reason as lineLimit.
 type limitedBodies struct {
-	base http.RoundTripper
-	max  int64
+	base  http.RoundTripper
+	max   int64
+	sniff *errorSniffer
 }
 
 func (t limitedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -150,13 +153,14 @@ func (t limitedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+	resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.max, max: t.max, sniff: t.sniff}
 	return resp, nil
 }
 
 type limitedBody struct {
 	io.ReadCloser
 	left, max int64
+	sniff     *errorSniffer
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -168,5 +172,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
+	b.sniff.Write(p[:n])
+	if err != nil {
+		b.sniff.Flush()
+	}
 	return n, err
 }

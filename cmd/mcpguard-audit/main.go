@@ -1,7 +1,10 @@
 // Command mcpguard-audit checks any MCP server, in any language, against the
-// four agent-readiness rules — namespaced names (A), intent-oriented
-// descriptions (B), strict schemas (C) and structured error envelopes (D) —
-// and prints a score per rule and the findings grouped by tool.
+// agent-readiness rules — namespaced names (A), intent-oriented
+// descriptions (B), strict schemas (C), structured error envelopes (D),
+// consistent annotations (E) and no tool poisoning (F) — plus a pinned
+// baseline and a stable, bounded tools/list, and prints a score per rule
+// and the findings grouped by tool, as text, JSON, SARIF 2.1.0 or
+// Markdown.
 //
 // Usage:
 //
@@ -10,7 +13,17 @@
 //
 // Flags:
 //
-//	--json             print the report as JSON
+//	--format F         text (default), json, sarif or markdown
+//	--json             the same as --format=json
+//	--sarif-uri PATH   with --format=sarif: the file results are located in
+//	                   (GitHub code scanning lists only located results)
+//	--baseline FILE    write the tool definitions, pinned, to FILE
+//	--check-baseline FILE  report tools added, removed or changed since FILE
+//	--ignore FILE      accepted findings, each with a reason (JSON)
+//	--max-tokens N     token budget of the tool list (default 15000)
+//	--deadline D       bound on the whole run (default 5m)
+//	--max-message N, --max-list-bytes N, --max-pages N, --max-tools N,
+//	--max-findings N   bounds on what a server can make the audit read and list
 //	--probe            check rule D: call each tool with arguments its own
 //	                   schema rejects (never a valid call)
 //	--fail-on LEVEL    error (default), warning, info or none: the lowest
@@ -43,6 +56,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +84,10 @@ func main() {
 
 type config struct {
 	json, probe, passStderr bool
+	format, sarifURI        string
+	baseline, checkBaseline string
+	ignore                  string
+	tokens                  int
 	failOn                  string
 	prefix, skip, url, name string
 	timeout, connectTimeout time.Duration
@@ -82,7 +101,13 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	fs := flag.NewFlagSet("mcpguard-audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&c.json, "json", false, "print the report as JSON (the same as --format=json)")
+	fs.StringVar(&c.format, "format", "text", "report format: text, json, sarif or markdown")
+	fs.StringVar(&c.sarifURI, "sarif-uri", "", "with --format=sarif: the repository file every result is located in")
+	fs.StringVar(&c.baseline, "baseline", "", "write the tool definitions, pinned (canonical JSON, SHA-256 per tool), to this file")
+	fs.StringVar(&c.checkBaseline, "check-baseline", "", "report tools added, removed or changed since the baseline in this file")
+	fs.StringVar(&c.ignore, "ignore", "", "JSON file of accepted findings, each with a reason")
+	fs.IntVar(&c.tokens, "max-tokens", audit.DefaultTokenBudget, "token budget of the tool list (list.tokens)")
 	fs.BoolVar(&c.probe, "probe", false, "check rule D by calling each tool with arguments its own schema rejects (never a valid call)")
 	fs.StringVar(&c.failOn, "fail-on", "error", "lowest severity that fails the run: error, warning, info or none")
 	fs.StringVar(&c.prefix, "prefix", "", "namespace prefix every tool name must start with (default: detected)")
@@ -114,8 +139,21 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("give either --url or a command, not both")
 	case c.timeout <= 0 || c.connectTimeout <= 0 || c.deadline <= 0:
 		return nil, errors.New("timeouts and the deadline must be positive")
+	case c.tokens <= 0:
+		return nil, errors.New("--max-tokens must be positive")
 	case c.maxMessage <= 0 || c.limits.ListBytes <= 0 || c.limits.Pages <= 0 || c.limits.Tools <= 0 || c.limits.FindingsPerRule <= 0:
 		return nil, errors.New("the --max-* limits must be positive")
+	}
+	if c.json {
+		if c.format != "text" && c.format != "json" {
+			return nil, fmt.Errorf("--json and --format=%s contradict each other", c.format)
+		}
+		c.format = "json"
+	}
+	switch c.format {
+	case "text", "json", "sarif", "markdown":
+	default:
+		return nil, fmt.Errorf("--format=%s: want text, json, sarif or markdown", c.format)
 	}
 	if c.url != "" {
 		if err := loopback(c.url); err != nil {
@@ -175,20 +213,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		failf(stderr, err)
 		return exitUsage
 	}
-	report, err := auditServer(ctx, c)
+	opts, err := fileOptions(c)
 	if err != nil {
-		// The audit package prefixes its errors; the command's prefix says it all.
 		failf(stderr, err)
 		return exitUsage
 	}
-	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(report)
-	} else {
-		err = report.WriteText(stdout)
-	}
+	report, err := auditServer(ctx, c, opts...)
 	if err != nil {
+		failf(stderr, err)
+		return exitUsage
+	}
+	if c.baseline != "" {
+		if err := writeFile(c.baseline, report.Baseline().Write); err != nil {
+			failf(stderr, err)
+			return exitUsage
+		}
+	}
+	if err := write(report, c, stdout); err != nil {
 		failf(stderr, err)
 		return exitUsage
 	}
@@ -196,6 +237,81 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitOK
+}
+
+// write prints the report in the chosen format.
+func write(r *audit.Report, c *config, w io.Writer) error {
+	switch c.format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "sarif":
+		return r.WriteSARIF(w, audit.SARIFOptions{ToolVersion: version(), ArtifactURI: c.sarifURI})
+	case "markdown":
+		return r.WriteMarkdown(w)
+	}
+	return r.WriteText(w)
+}
+
+// version is the command's module version, when it was built from one
+// (go install ...@v1.2.3).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return ""
+}
+
+// fileOptions reads --check-baseline and --ignore.
+func fileOptions(c *config) ([]audit.Option, error) {
+	var opts []audit.Option
+	if c.checkBaseline != "" {
+		f, err := os.Open(c.checkBaseline)
+		if err != nil {
+			return nil, fmt.Errorf("--check-baseline: %w", err)
+		}
+		defer f.Close()
+		b, err := audit.ReadBaseline(f)
+		if err != nil {
+			return nil, fmt.Errorf("--check-baseline %s: %w", c.checkBaseline, err)
+		}
+		opts = append(opts, audit.WithBaseline(b))
+	}
+	if c.ignore != "" {
+		f, err := os.Open(c.ignore)
+		if err != nil {
+			return nil, fmt.Errorf("--ignore: %w", err)
+		}
+		defer f.Close()
+		ig, err := audit.ReadIgnore(f)
+		if err != nil {
+			return nil, fmt.Errorf("--ignore %s: %w", c.ignore, err)
+		}
+		opts = append(opts, audit.WithIgnore(ig))
+	}
+	return opts, nil
+}
+
+// writeFile writes a file through a temporary one, so that a failed run
+// never leaves half a baseline.
+func writeFile(name string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".mcpguard-audit-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // a file to commit, not a secret
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
 }
 
 // defaultMaxMessage bounds one message from the server: a tools/list page
@@ -208,10 +324,11 @@ func failf(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "mcpguard-audit: %s\n", strings.TrimPrefix(err.Error(), "audit: "))
 }
 
-func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
+func auditServer(ctx context.Context, c *config, extra ...audit.Option) (*audit.Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.deadline)
 	defer cancel()
-	opts := []audit.Option{audit.WithTimeout(c.timeout), audit.WithDeadline(c.deadline), audit.WithLimits(c.limits)}
+	opts := append([]audit.Option{audit.WithTimeout(c.timeout), audit.WithDeadline(c.deadline), audit.WithLimits(c.limits),
+		audit.WithTokenBudget(c.tokens)}, extra...)
 	if c.failOn != "none" {
 		sev, _ := audit.ParseSeverity(c.failOn)
 		opts = append(opts, audit.WithFailOn(sev))

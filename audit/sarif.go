@@ -49,7 +49,7 @@ type sarifRule struct {
 }
 
 type sarifLocation struct {
-	PhysicalLocation *sarifPhysical  `json:"physicalLocation,omitempty"`
+	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
 	LogicalLocations []sarifLogical `json:"logicalLocations"`
 }
 

@@ -23,7 +23,9 @@ type Caller interface {
 // to call; use [Server] or [Client] with [WithProbe] for it.
 func Tools(tools []mcp.Tool, opts ...Option) *Report {
 	o := newOptions(opts)
-	return newAuditor(o, tools).static()
+	ctx, cancel := context.WithTimeout(context.Background(), o.deadline)
+	defer cancel()
+	return newAuditor(o, tools).static(ctx)
 }
 
 // Server audits the tools an in-process mcp-go server lists, exactly as a
@@ -40,22 +42,117 @@ func Server(ctx context.Context, s *server.MCPServer, opts ...Option) (*Report, 
 
 // Client audits the server behind a connected, initialized client. With
 // [WithProbe] it also calls its tools (rule D).
+//
+// Tools are listed twice: definitions that change between the two calls,
+// or come in another order, are reported under [RuleList].
+//
+// The whole audit ends by the deadline set with [WithDeadline]. Listing is
+// bounded by [Limits]: when c can list one page at a time (as mcp-go's
+// *client.Client can, with ListToolsByPage), pages, tools and bytes are
+// counted as they arrive and the audit stops with an error at the first
+// limit exceeded. An analysis or probe cut short by the deadline returns
+// the report so far, marked [Report.Incomplete].
 func Client(ctx context.Context, c Caller, opts ...Option) (*Report, error) {
 	if c == nil {
 		return nil, errors.New("audit: nil Caller")
 	}
 	o := newOptions(opts)
-	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	ctx, cancel := context.WithTimeout(ctx, o.deadline)
+	defer cancel()
+	tools, err := listTools(ctx, c, o.limits)
 	if err != nil {
 		return nil, fmt.Errorf("audit: tools/list: %w", err)
 	}
-	a := newAuditor(o, res.Tools)
-	r := a.static()
-	if o.probe {
-		a.probe(ctx, c)
-		r = a.report()
+	a := newAuditor(o, tools)
+	a.static(ctx)
+	if a.incomplete == "" {
+		again, err := listTools(ctx, c, o.limits)
+		a.checkRelist(ctx, again, err)
 	}
-	return r, nil
+	if o.probe && a.incomplete == "" {
+		a.probe(ctx, c)
+	}
+	return a.report(), nil
+}
+
+// pager lists one page of tools at a time; mcp-go's *client.Client does.
+type pager interface {
+	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
+}
+
+// listTools lists every tool within the limits.
+func listTools(ctx context.Context, c Caller, l Limits) ([]mcp.Tool, error) {
+	p, ok := c.(pager)
+	if !ok {
+		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			return nil, err
+		}
+		var size listSize
+		if err := size.add(l, res.Tools); err != nil {
+			return nil, err
+		}
+		return res.Tools, nil
+	}
+	var (
+		tools []mcp.Tool
+		size  listSize
+		seen  = map[mcp.Cursor]bool{}
+		req   mcp.ListToolsRequest
+	)
+	for {
+		if size.pages == l.Pages {
+			return nil, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
+		}
+		page, err := p.ListToolsByPage(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if err := size.add(l, page.Tools); err != nil {
+			return nil, err
+		}
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return tools, nil
+		}
+		if seen[page.NextCursor] {
+			return nil, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
+		}
+		seen[page.NextCursor] = true
+		req.Params.Cursor = page.NextCursor
+	}
+}
+
+// listSize counts what tools/list has returned so far against the limits.
+type listSize struct {
+	pages, tools, bytes int
+}
+
+func (s *listSize) add(l Limits, page []mcp.Tool) error {
+	s.pages++
+	s.tools += len(page)
+	if s.tools > l.Tools {
+		return fmt.Errorf("more than %d tools listed (raise Limits.Tools, --max-tools, if they are genuine)", l.Tools)
+	}
+	for i := range page {
+		b, err := json.Marshal(page[i])
+		if err != nil {
+			continue // reported per tool by rule C
+		}
+		s.bytes += len(b)
+		if s.bytes > l.ListBytes {
+			return fmt.Errorf("the tool definitions exceed %d bytes (raise Limits.ListBytes, --max-list-bytes, if they are genuine)", l.ListBytes)
+		}
+	}
+	return nil
+}
+
+// clip cuts s to at most n bytes, for quoting server text in an error.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // inProcess calls an *server.MCPServer through HandleMessage, so that a
@@ -66,13 +163,21 @@ type inProcess struct {
 	id atomic.Int64
 }
 
-// rpcError is a JSON-RPC error answer, as the server sent it.
-type rpcError struct {
-	Code    int
+// ProtocolError is a JSON-RPC error answer, as the server sent it. A
+// [Caller] returns it (or an error wrapping it) so that the probe sees the
+// code and the message verbatim: mcp-go's client keeps only the message
+// of codes it does not know, and replaces standard codes' messages.
+type ProtocolError struct {
+	// Code is the JSON-RPC error code.
+	Code int
+	// Message is the error's message.
 	Message string
 }
 
-func (e *rpcError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+// Error renders the code and the message.
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message)
+}
 
 func (p *inProcess) roundTrip(ctx context.Context, method string, params any, out any) error {
 	req := map[string]any{"jsonrpc": "2.0", "id": p.id.Add(1), "method": method, "params": params}
@@ -82,7 +187,7 @@ func (p *inProcess) roundTrip(ctx context.Context, method string, params any, ou
 	}
 	resp := p.s.HandleMessage(ctx, b)
 	if resp == nil {
-		return errors.New("audit: no response")
+		return errors.New("no response")
 	}
 	raw, err := json.Marshal(resp)
 	if err != nil {
@@ -99,26 +204,26 @@ func (p *inProcess) roundTrip(ctx context.Context, method string, params any, ou
 		return err
 	}
 	if msg.Error != nil {
-		return &rpcError{Code: msg.Error.Code, Message: msg.Error.Message}
+		return &ProtocolError{Code: msg.Error.Code, Message: msg.Error.Message}
 	}
 	return json.Unmarshal(msg.Result, out)
 }
 
-func (p *inProcess) ListTools(ctx context.Context, _ mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
-	var all mcp.ListToolsResult
+func (p *inProcess) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	return p.ListToolsByPage(ctx, req)
+}
+
+// ListToolsByPage lists one page, so that [listTools] applies the limits.
+func (p *inProcess) ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
 	params := map[string]any{}
-	for range 1000 {
-		var page mcp.ListToolsResult
-		if err := p.roundTrip(ctx, "tools/list", params, &page); err != nil {
-			return nil, err
-		}
-		all.Tools = append(all.Tools, page.Tools...)
-		if page.NextCursor == "" {
-			break
-		}
-		params = map[string]any{"cursor": page.NextCursor}
+	if req.Params.Cursor != "" {
+		params["cursor"] = req.Params.Cursor
 	}
-	return &all, nil
+	var page mcp.ListToolsResult
+	if err := p.roundTrip(ctx, "tools/list", params, &page); err != nil {
+		return nil, err
+	}
+	return &page, nil
 }
 
 func (p *inProcess) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -135,6 +240,10 @@ type tool struct {
 	name        string
 	description string
 	schema      map[string]any // the inputSchema object; nil if absent or not an object
+	output      map[string]any // the outputSchema object; nil if absent
+	annotations map[string]any // nil if absent
+	wire        map[string]any // the whole definition
+	size        int            // bytes of the definition on the wire
 	encodeErr   error
 }
 
@@ -148,14 +257,11 @@ func decodeTools(tools []mcp.Tool) []tool {
 			out = append(out, d)
 			continue
 		}
-		var wire struct {
-			InputSchema json.RawMessage `json:"inputSchema"`
-		}
-		if err := json.Unmarshal(b, &wire); err == nil && len(wire.InputSchema) > 0 {
-			var m map[string]any
-			if json.Unmarshal(wire.InputSchema, &m) == nil {
-				d.schema = m
-			}
+		d.size = len(b)
+		if json.Unmarshal(b, &d.wire) == nil {
+			d.schema, _ = d.wire["inputSchema"].(map[string]any)
+			d.output, _ = d.wire["outputSchema"].(map[string]any)
+			d.annotations, _ = d.wire["annotations"].(map[string]any)
 		}
 		out = append(out, d)
 	}
@@ -171,22 +277,40 @@ type auditor struct {
 	detected bool
 	findings []Finding
 	items    map[Rule]map[string]bool // rule -> item key -> passed so far
+	listed   map[Rule]int             // rule -> findings listed
+	omitted  map[Rule]int             // rule -> findings over the limit
 	probed   bool
+	near     *nameIndex // built on the first near-miss search
+	tokens   int        // estimated size of the tool list
+	// incomplete says why the audit stopped early; "" when it did not.
+	incomplete string
 }
 
 func newAuditor(o options, tools []mcp.Tool) *auditor {
-	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[string]bool{}}
+	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[string]bool{},
+		listed: map[Rule]int{}, omitted: map[Rule]int{}}
 	for _, t := range a.tools {
 		a.names[t.name]++
 	}
 	return a
 }
 
-func (a *auditor) static() *Report {
+func (a *auditor) static(ctx context.Context) *Report {
 	a.checkNames()
-	for _, t := range a.tools {
+	for i, t := range a.tools {
+		if ctx.Err() != nil {
+			a.incomplete = fmt.Sprintf("the deadline passed after the descriptions and schemas of %d of %d tools were checked", i, len(a.tools))
+			break
+		}
 		a.checkDescription(t)
 		a.checkSchema(t)
+		a.checkNetworkRefs(t)
+		a.checkAnnotations(t)
+		a.checkPoisoning(t)
+	}
+	a.checkTokens()
+	if a.o.baseline != nil {
+		a.checkBaseline(a.o.baseline)
 	}
 	return a.report()
 }
@@ -211,8 +335,15 @@ func itemKey(r Rule, toolName, path string) string {
 	return toolName + "\x00" + path
 }
 
+// add records a finding: listed while its rule is under the findings
+// limit, counted in Omitted beyond it. Either way it counts for the score.
 func (a *auditor) add(f Finding) {
-	a.findings = append(a.findings, f)
+	if a.listed[f.Rule] < a.o.limits.FindingsPerRule {
+		a.listed[f.Rule]++
+		a.findings = append(a.findings, f)
+	} else {
+		a.omitted[f.Rule]++
+	}
 	if f.Severity >= Warning {
 		a.item(f.Rule, f.Tool, f.Path)
 		a.items[f.Rule][itemKey(f.Rule, f.Tool, f.Path)] = false
@@ -221,17 +352,29 @@ func (a *auditor) add(f Finding) {
 
 func (a *auditor) report() *Report {
 	r := &Report{
-		Server:         a.o.serverName,
-		Prefix:         a.prefix,
-		PrefixDetected: a.detected,
-		Probed:         a.probed,
-		FailOn:         a.o.failOn,
-		Findings:       append([]Finding(nil), a.findings...),
+		Server:          a.o.serverName,
+		Prefix:          a.prefix,
+		PrefixDetected:  a.detected,
+		Probed:          a.probed,
+		FailOn:          a.o.failOn,
+		Findings:        append([]Finding(nil), a.findings...),
+		Incomplete:      a.incomplete,
+		EstimatedTokens: a.tokens,
+		listed:          a.tools,
+	}
+	for rule, n := range a.omitted {
+		if r.Omitted == nil {
+			r.Omitted = map[Rule]int{}
+		}
+		r.Omitted[rule] = n
 	}
 	for _, t := range a.tools {
 		r.Tools = append(r.Tools, t.name)
 	}
 	sort.Strings(r.Tools)
+	if a.o.ignore != nil {
+		r.Findings, r.Ignored, r.UnusedIgnores = a.o.ignore.apply(r.Findings)
+	}
 	sortFindings(r.Findings)
 	r.Scores = a.scores()
 	return r

@@ -118,7 +118,7 @@ func TestV190IsClean(t *testing.T) {
 	assert.Equal(t, "marketnow_", r.Prefix)
 	assert.True(t, r.PrefixDetected)
 	assert.True(t, r.Perfect())
-	assert.Equal(t, "A 100%, B 100%, C 100%, overall 100%", r.Summary())
+	assert.Equal(t, "A 100%, B 100%, C 100%, E 100%, F 100%, overall 100%", r.Summary())
 	assert.Equal(t, 6, r.Scores.A.Checked)
 	assert.Equal(t, 6, r.Scores.B.Checked)
 	assert.Greater(t, r.Scores.C.Checked, 15, "every nested schema node is an item")
@@ -239,7 +239,8 @@ func TestHostileDefinitions(t *testing.T) {
 	one(t, r, audit.CheckDescLong, "x_huge", "description", audit.Warning)
 	one(t, r, audit.CheckType, "x_weird", "inputSchema.properties.any", audit.Error)
 	assert.Empty(t, find(r, audit.CheckType, "x_weird", `inputSchema.properties["a.b\"c"]`))
-	assert.Len(t, find(r, audit.CheckType, "x_dangling", ""), 2)
+	one(t, r, audit.CheckType, "x_dangling", "inputSchema.properties.a", audit.Error)
+	one(t, r, audit.CheckNetworkRef, "x_dangling", "inputSchema.properties.b", audit.Error)
 	one(t, r, audit.CheckRootType, "x_notobj", "inputSchema", audit.Error)
 	assert.Empty(t, find(r, audit.CheckType, "x_cycle", ""), text(r))
 	assert.Empty(t, find(r, audit.CheckType, "x_deep", ""))
@@ -290,8 +291,8 @@ func TestSeverity(t *testing.T) {
 
 func TestThresholds(t *testing.T) {
 	// One warning (no maxLength), one info (no successor named), no error.
-	r := audit.Tools(tools(`{"name":"a_b","description":"Look things up. Use this when you need to.","inputSchema":{"type":"object","additionalProperties":false,"properties":{"q":{"type":"string"}}}}`,
-		`{"name":"a_c","description":"Look other things up. Use this when you need to, then call a_b.","inputSchema":{"type":"object","additionalProperties":false}}`))
+	r := audit.Tools(tools(`{"name":"a_b","description":"Look things up. Use this when you need to.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","additionalProperties":false,"properties":{"q":{"type":"string"}}}}`,
+		`{"name":"a_c","description":"Look other things up. Use this when you need to, then call a_b.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","additionalProperties":false}}`))
 	require.Equal(t, 0, r.Count(audit.Error), text(r))
 	require.Equal(t, 1, r.Count(audit.Warning), text(r))
 	require.Equal(t, 1, r.Count(audit.Info), text(r))
@@ -302,7 +303,7 @@ func TestThresholds(t *testing.T) {
 	assert.False(t, r.Perfect())
 	// C: two tools' root objects and one property; the property fails.
 	assert.Equal(t, audit.Score{Checked: 3, Passed: 2, Percent: 66.7}, *r.Scores.C)
-	assert.Equal(t, "A 100%, B 100%, C 66%, overall 88%", r.Summary())
+	assert.Equal(t, "A 100%, B 100%, C 66%, E 100%, F 100%, overall 93%", r.Summary())
 }
 
 func TestReportJSON(t *testing.T) {
@@ -325,7 +326,7 @@ func TestReportJSON(t *testing.T) {
 	require.NotEmpty(t, m.Findings)
 	for _, f := range m.Findings {
 		assert.Contains(t, []any{"error", "warning", "info"}, f["severity"])
-		assert.Contains(t, []any{"A", "B", "C"}, f["rule"])
+		assert.Contains(t, []any{"A", "B", "C", "E", "F", "list"}, f["rule"])
 		assert.NotEmpty(t, f["check"])
 		assert.NotEmpty(t, f["message"])
 	}

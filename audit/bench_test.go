@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/mcpguard/mcpguard/audit"
@@ -26,5 +27,20 @@ func BenchmarkServerProbe(b *testing.B) {
 		if _, err := audit.Server(context.Background(), s, audit.WithProbe()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkToolsScale audits generated servers of 100, 1,000 and 10,000
+// tools whose descriptions name other tools and near-misses: the work
+// grows linearly with the tools.
+func BenchmarkToolsScale(b *testing.B) {
+	for _, n := range []int{100, 1_000, 10_000} {
+		tl := generated(n)
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				audit.Tools(tl)
+			}
+		})
 	}
 }

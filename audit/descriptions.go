@@ -100,23 +100,115 @@ func (a *auditor) checkNamedTools(t tool, d string) {
 
 // nearestTool returns the tool whose name is within two edits of w, for
 // names long enough that two edits are a typo or a rename rather than
-// another word.
+// another word; ties go to the first name in byte order.
 func (a *auditor) nearestTool(w string) string {
-	if len(w) < 6 {
+	if len(w) < minNearName {
 		return ""
 	}
-	best, bestD := "", 3
-	for name := range a.names {
-		if len(name) < 6 {
-			continue
-		}
-		if d := editDistance(w, name, 3); d < bestD || (d == bestD && d < 3 && name < best) {
-			best, bestD = name, d
+	if a.near == nil {
+		a.near = newNameIndex(a.names)
+	}
+	return a.near.nearest(w)
+}
+
+// minNearName is the shortest name the near-miss search considers.
+const minNearName = 6
+
+// maxNearCandidates bounds the names verified per word, so that the search
+// is linear in the words of all descriptions even on a list where
+// thousands of names share long fragments. Real servers' names never
+// reach it.
+const maxNearCandidates = 64
+
+// nameIndex finds names within two edits of a word without comparing the
+// word with every name. Each name is cut into three pieces; two edits
+// touch at most two of them, so one piece of any name within two edits
+// appears verbatim in the word, shifted by at most two positions. The
+// index maps (name length, piece number, piece) to the names, and a query
+// looks up the at most 5 lengths x 3 pieces x 5 shifts keys the word can
+// match. Only the names found are compared with the word.
+type nameIndex struct {
+	names  []string
+	pieces map[pieceKey][]int32
+	stamp  []uint32 // per name, the query that last saw it
+	query  uint32
+	memo   map[string]string
+	// verified counts edit distances computed, for the test that holds
+	// the search to its bound.
+	verified int
+}
+
+type pieceKey struct {
+	n, i  int
+	piece string
+}
+
+// pieceAt returns the start and length of piece i of a name n bytes long.
+func pieceAt(n, i int) (start, length int) {
+	start, end := n*i/3, n*(i+1)/3
+	return start, end - start
+}
+
+func newNameIndex(names map[string]int) *nameIndex {
+	x := &nameIndex{pieces: map[pieceKey][]int32{}, memo: map[string]string{}}
+	for name := range names {
+		if len(name) >= minNearName {
+			x.names = append(x.names, name)
 		}
 	}
+	sort.Strings(x.names)
+	x.stamp = make([]uint32, len(x.names))
+	for id, name := range x.names {
+		for i := range 3 {
+			start, length := pieceAt(len(name), i)
+			k := pieceKey{len(name), i, name[start : start+length]}
+			x.pieces[k] = append(x.pieces[k], int32(id))
+		}
+	}
+	return x
+}
+
+func (x *nameIndex) nearest(w string) string {
+	if best, ok := x.memo[w]; ok {
+		return best
+	}
+	// The lists of the pieces w contains, rarest first: a distinctive
+	// piece ("00042") finds the name sooner than a shared one ("tool_").
+	var lists [][]int32
+	for n := max(len(w)-2, minNearName); n <= len(w)+2; n++ {
+		for i := range 3 {
+			start, length := pieceAt(n, i)
+			for at := max(start-2, 0); at <= start+2 && at+length <= len(w); at++ {
+				if l := x.pieces[pieceKey{n, i, w[at : at+length]}]; len(l) > 0 {
+					lists = append(lists, l)
+				}
+			}
+		}
+	}
+	sort.SliceStable(lists, func(i, j int) bool { return len(lists[i]) < len(lists[j]) })
+	x.query++
+	best, bestD, verified := "", 3, 0
+	for _, l := range lists {
+		for _, id := range l {
+			if verified == maxNearCandidates {
+				break
+			}
+			if x.stamp[id] == x.query {
+				continue
+			}
+			x.stamp[id] = x.query
+			verified++
+			name := x.names[id]
+			if d := editDistance(w, name, 3); d < bestD || (d == bestD && d < 3 && name < best) {
+				best, bestD = name, d
+			}
+		}
+	}
+	x.verified += verified
 	if bestD > 2 {
-		return ""
+		best = ""
 	}
+	x.memo[w] = best
 	return best
 }
 

@@ -44,6 +44,15 @@
 //	                info     answered with execution_failed or not_found
 //	D.leak          error    the answer carries a stack trace, file path or panic value
 //
+// Rule C reads a schema the way a validator applies it: allOf branches add
+// their constraints to the node; anyOf and oneOf branches that admit only
+// null (pydantic's and FastMCP's Optional[...]) are ignored, and when the
+// rest are scalars the node has a constraint when every branch has it (an
+// enum when each branch is an enum or const, a bound when each has it or
+// is a const, and so on); object and array alternatives are checked as
+// nodes of their own. "type" arrays ignore "null", a const counts as an
+// enum, and local $refs ("#/$defs/x") are followed.
+//
 // The namespace prefix is the one given with [WithPrefix], or the leading
 // word ("shop_" in "shop_search") that more than half of the tools, and at
 // least two, share. Common verbs ("get_", "list_", "search_") never count

@@ -36,7 +36,8 @@ func ExampleTools() {
 	// error C.bounds inputSchema.properties.limit
 	// warning C.bounds inputSchema.properties.max_price
 	// warning C.max_length inputSchema.properties.query
-	// A 0%, B 0%, C 0%, overall 0%
+	// warning E.read_only annotations.readOnlyHint
+	// A 0%, B 0%, C 0%, E 0%, F 100%, overall 20%
 }
 
 // An in-process server built with mcpguard, audited with the probe: the
@@ -48,6 +49,7 @@ func ExampleServer() {
 		mcp.WithDescription("Get one order's status. Use this after shop_list_orders has returned an order_id, then tell the user."),
 		mcp.WithString("order_id", mcp.Required(), mcp.Pattern(`^ord_[0-9]{6}$`)),
 		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if _, ok := req.GetArguments()["order_id"].(string); !ok {
 			return nil, envelope.New(envelope.ValidationError, "order_id must be a string like ord_123456")
@@ -57,6 +59,7 @@ func ExampleServer() {
 	s.AddTool(mcp.NewTool("shop_list_orders",
 		mcp.WithDescription("List the user's recent orders. Use this when the user asks about an order, then call shop_get_order with its order_id."),
 		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("[]"), nil
 	})
@@ -69,7 +72,7 @@ func ExampleServer() {
 	fmt.Println(r.Summary())
 	fmt.Println(r.Perfect())
 	// Output:
-	// A 100%, B 100%, C 100%, D 100%, overall 100%
+	// A 100%, B 100%, C 100%, D 100%, E 100%, F 100%, overall 100%
 	// true
 }
 

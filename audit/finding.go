@@ -5,10 +5,12 @@ import (
 	"strings"
 )
 
-// Rule is one of the four agent-readiness rules.
+// Rule groups checks. A to F are scored agent-readiness rules; baseline
+// and list are gates without a score.
 type Rule string
 
-// The four rules, as the design article names them.
+// The rules: the four of the design article (A to D), two the MCP
+// specification implies (E, F), and two about the tool list as a whole.
 const (
 	// RuleNames (A): namespaced, spec-valid, snake_case, unique tool names.
 	RuleNames Rule = "A"
@@ -21,10 +23,28 @@ const (
 	// RuleErrors (D): invalid calls answered with a structured isError
 	// envelope that leaks nothing. Checked only by the opt-in probe.
 	RuleErrors Rule = "D"
+	// RuleAnnotations (E): tool annotations present and consistent with
+	// what the name and description say the tool does.
+	RuleAnnotations Rule = "E"
+	// RulePoisoning (F): no instructions aimed at the model hidden in
+	// descriptions or schemas (tool poisoning).
+	RulePoisoning Rule = "F"
+	// RuleBaseline: the tool definitions match a pinned baseline. Checked
+	// only against a [Baseline] ([WithBaseline], --check-baseline).
+	RuleBaseline Rule = "baseline"
+	// RuleList: tools/list as a whole: stable between two calls within a
+	// run, in a deterministic order, and small enough for a model's
+	// context.
+	RuleList Rule = "list"
 )
 
-// Rules returns the four rules in order.
-func Rules() []Rule { return []Rule{RuleNames, RuleDescriptions, RuleSchemas, RuleErrors} }
+// Rules returns the scored rules in order, A to F.
+func Rules() []Rule {
+	return []Rule{RuleNames, RuleDescriptions, RuleSchemas, RuleErrors, RuleAnnotations, RulePoisoning}
+}
+
+// AllRules returns every rule: the scored ones, then baseline and list.
+func AllRules() []Rule { return append(Rules(), RuleBaseline, RuleList) }
 
 // Title returns the rule's short name, e.g. "namespaced names".
 func (r Rule) Title() string {
@@ -37,6 +57,14 @@ func (r Rule) Title() string {
 		return "strict schemas"
 	case RuleErrors:
 		return "structured error envelopes"
+	case RuleAnnotations:
+		return "consistent annotations"
+	case RulePoisoning:
+		return "no tool poisoning"
+	case RuleBaseline:
+		return "pinned definitions"
+	case RuleList:
+		return "stable, bounded tools/list"
 	}
 	return "unknown rule"
 }
@@ -118,6 +146,9 @@ type Finding struct {
 	Message string `json:"message"`
 	// Fix says concretely what to change.
 	Fix string `json:"fix,omitempty"`
+	// Diff lists, for a changed definition, each JSON pointer that
+	// changed with its old and new value, one per line.
+	Diff []string `json:"diff,omitempty"`
 }
 
 // String renders the finding on one line.
@@ -162,4 +193,23 @@ const (
 	CheckNextSteps       = "D.next_steps"       // envelope without next_steps
 	CheckErrorType       = "D.error_type"       // internal_error for invalid arguments
 	CheckLeak            = "D.leak"             // stack trace, path or panic value leaked
+	CheckJSONRPCCode     = "D.jsonrpc_code"     // a tool failure answered with code 0 or a reserved code
+	CheckStructuredError = "D.structured_error" // isError structuredContent that breaks the outputSchema
+	CheckNetworkRef      = "C.network_ref"      // a $ref a client would have to fetch
+
+	CheckAnnotationsMissing = "E.missing"     // no annotations at all
+	CheckReadOnlyHint       = "E.read_only"   // a read tool without readOnlyHint: true
+	CheckDestructiveHint    = "E.destructive" // a deleting tool that claims to be read-only or harmless
+
+	CheckInstructions  = "F.instructions"   // text that instructs the model rather than informs it
+	CheckImportantTag  = "F.important"      // <IMPORTANT>-style blocks aimed at the model
+	CheckHiddenUnicode = "F.hidden_unicode" // invisible Unicode: tag characters, zero-width, bidi controls
+
+	CheckBaselineAdded   = "baseline.added"   // a tool the baseline does not have
+	CheckBaselineRemoved = "baseline.removed" // a baseline tool the server no longer lists
+	CheckBaselineChanged = "baseline.changed" // a tool whose definition differs from the baseline
+
+	CheckListChanged = "list.changed" // definitions differ between two tools/list calls in one run
+	CheckListOrder   = "list.order"   // two tools/list calls list the tools in different orders
+	CheckListTokens  = "list.tokens"  // tools/list is larger than the token budget
 )

@@ -19,14 +19,47 @@ type options struct {
 	maxDesc    int
 	timeout    time.Duration
 	serverName string
+	deadline   time.Duration
+	limits     Limits
+	tokens     int
+	baseline   *Baseline
+	ignore     *Ignore
 }
+
+// Limits bound what a hostile or broken server can make the audit read and
+// report. The zero value of a field means its default.
+type Limits struct {
+	// ListBytes bounds the encoded size of all tools/list pages together;
+	// 16 MiB unless set.
+	ListBytes int
+	// Pages bounds the number of tools/list pages; 100 unless set.
+	Pages int
+	// Tools bounds the number of tools listed; 10,000 unless set.
+	Tools int
+	// FindingsPerRule bounds the findings a report lists per rule; 1,000
+	// unless set. The rest are counted in [Report.Omitted]; scores still
+	// count every item.
+	FindingsPerRule int
+}
+
+// DefaultLimits returns the limits an audit applies unless told otherwise.
+func DefaultLimits() Limits {
+	return Limits{ListBytes: 16 << 20, Pages: 100, Tools: 10_000, FindingsPerRule: 1_000}
+}
+
+// DefaultDeadline bounds a whole audit (listing, analysis and probe) unless
+// [WithDeadline] says otherwise.
+const DefaultDeadline = 5 * time.Minute
 
 func newOptions(opts []Option) options {
 	o := options{
-		failOn:  Error,
-		minDesc: 40,
-		maxDesc: 1024,
-		timeout: 10 * time.Second,
+		failOn:   Error,
+		minDesc:  40,
+		maxDesc:  1024,
+		timeout:  10 * time.Second,
+		deadline: DefaultDeadline,
+		limits:   DefaultLimits(),
+		tokens:   DefaultTokenBudget,
 	}
 	for _, opt := range opts {
 		if opt != nil {
@@ -103,4 +136,68 @@ func WithTimeout(d time.Duration) Option {
 // WithServerName records a name for the audited server in the report.
 func WithServerName(name string) Option {
 	return func(o *options) { o.serverName = name }
+}
+
+// WithDeadline bounds the whole audit: listing, static analysis and the
+// probe together; [DefaultDeadline] unless set. A probe cut short reports
+// the tools it did not reach as a [CheckDeadline] finding; a listing cut
+// short is an error. It panics on a duration that is not positive.
+func WithDeadline(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("audit: WithDeadline(%v): want a positive duration", d))
+	}
+	return func(o *options) { o.deadline = d }
+}
+
+// WithLimits bounds what the audit reads and reports; zero fields keep
+// their [DefaultLimits]. It panics on a negative limit.
+func WithLimits(l Limits) Option {
+	if l.ListBytes < 0 || l.Pages < 0 || l.Tools < 0 || l.FindingsPerRule < 0 {
+		panic(fmt.Sprintf("audit: WithLimits(%+v): limits cannot be negative", l))
+	}
+	return func(o *options) {
+		d := DefaultLimits()
+		for _, f := range []struct {
+			dst    *int
+			v, def int
+		}{
+			{&o.limits.ListBytes, l.ListBytes, d.ListBytes},
+			{&o.limits.Pages, l.Pages, d.Pages},
+			{&o.limits.Tools, l.Tools, d.Tools},
+			{&o.limits.FindingsPerRule, l.FindingsPerRule, d.FindingsPerRule},
+		} {
+			*f.dst = f.def
+			if f.v > 0 {
+				*f.dst = f.v
+			}
+		}
+	}
+}
+
+// DefaultTokenBudget is the estimated size, in tokens, above which a
+// tools/list is reported as too large ([CheckListTokens]).
+const DefaultTokenBudget = 15_000
+
+// WithTokenBudget sets the estimated size, in tokens, above which the
+// tool list is reported as too large; [DefaultTokenBudget] unless set. It
+// panics unless n is positive.
+func WithTokenBudget(n int) Option {
+	if n <= 0 {
+		panic(fmt.Sprintf("audit: WithTokenBudget(%d): want a positive number of tokens", n))
+	}
+	return func(o *options) { o.tokens = n }
+}
+
+// WithBaseline checks the listed tools against a baseline written earlier
+// ([Report.Baseline], --baseline): tools added, removed or changed since
+// are reported under [RuleBaseline], each change with a readable diff.
+func WithBaseline(b *Baseline) Option {
+	return func(o *options) { o.baseline = b }
+}
+
+// WithIgnore drops the findings an [Ignore] list accepts from the report's
+// findings (and so from [Report.Failed]) into [Report.Ignored], each with
+// its reason. Scores are not changed: they say what the server is.
+func WithIgnore(i *Ignore) Option {
+	return func(o *options) { o.ignore = i }
 }

@@ -30,12 +30,18 @@ type probeCall struct {
 type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("audit: external $ref %q not loaded", url)
+	return nil, fmt.Errorf("external $ref %q not loaded", url)
 }
 
 // compile compiles a tool's input schema for checking probe arguments.
 func compile(t tool) (*jsonschema.Schema, error) {
-	b, err := json.Marshal(t.schema)
+	return compileSchema(t.schema)
+}
+
+// compileSchema compiles a schema from a definition; external $refs are
+// never loaded.
+func compileSchema(schema map[string]any) (*jsonschema.Schema, error) {
+	b, err := json.Marshal(schema)
 	if err != nil {
 		return nil, err
 	}
@@ -45,24 +51,24 @@ func compile(t tool) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
-	const url = "mem:///mcpguard-audit/input-schema.json"
+	const url = "mem:///mcpguard-audit/schema.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
 	return c.Compile(url)
 }
 
-// rejects reports whether the schema rejects args.
-func rejects(s *jsonschema.Schema, args map[string]any) bool {
-	b, err := json.Marshal(args)
+// rejects reports whether the schema rejects v.
+func rejects(s *jsonschema.Schema, v any) bool {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return false
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		return false
 	}
-	return s.Validate(v) != nil
+	return s.Validate(doc) != nil
 }
 
 // probeCalls builds the invalid calls for a tool, each checked against the
@@ -101,12 +107,11 @@ func probeCalls(t tool) ([]probeCall, error) {
 		calls = append(calls, probeCall{what: fmt.Sprintf("missing required %s", quoteList(required)), args: map[string]any{}})
 	}
 	prop := func(k string) map[string]any {
-		m, _ := props[k].(map[string]any)
-		if ref, ok := m["$ref"].(string); ok {
-			if r, ok := w.resolve(ref); ok {
-				return r
-			}
+		m := w.deref(props[k])
+		if m == nil {
+			return nil
 		}
+		m, _ = w.flatten(m)
 		return m
 	}
 	for _, k := range keys {
@@ -266,7 +271,11 @@ func snippet(text string) string {
 // probe calls every probeable tool (rule D).
 func (a *auditor) probe(ctx context.Context, c Caller) {
 	a.probed = true
-	for _, t := range a.tools {
+	for i, t := range a.tools {
+		if ctx.Err() != nil {
+			a.incomplete = fmt.Sprintf("the deadline passed after %d of %d tools were probed", i, len(a.tools))
+			return
+		}
 		if a.o.skip[t.name] || t.schema == nil || a.names[t.name] > 1 {
 			continue
 		}
@@ -283,8 +292,10 @@ func (a *auditor) probe(ctx context.Context, c Caller) {
 				Fix:     "nothing to do; rule D is checked on the tools that take arguments"})
 			continue
 		}
-		a.item(RuleErrors, t.name, "")
-		a.probeTool(ctx, c, t, calls)
+		if !a.probeTool(ctx, c, t, calls) {
+			a.incomplete = fmt.Sprintf("the deadline passed while %q was probed, after %d of %d tools", t.name, i, len(a.tools))
+			return
+		}
 	}
 }
 
@@ -294,7 +305,14 @@ type problem struct {
 	probes   []string
 }
 
-func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probeCall) {
+// probeTool sends a tool its invalid calls and records what the answers
+// show. It reports false, recording nothing, when the run's deadline cut
+// a call short: the tool is not to blame for that.
+func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probeCall) bool {
+	var output *jsonschema.Schema
+	if t.output != nil {
+		output, _ = compileSchema(t.output) // an output schema that does not compile checks nothing
+	}
 	problems := map[string]*problem{}
 	var order []string
 	note := func(check string, sev Severity, what, msg, fix string) {
@@ -313,24 +331,60 @@ func (a *auditor) probeTool(ctx context.Context, c Caller, t tool, calls []probe
 		req.Params.Arguments = call.args
 		res, err := c.CallTool(cctx, req)
 		cancel()
+		if ctx.Err() != nil {
+			return false
+		}
 		a.judge(call.what, res, err, note)
+		if err == nil && res != nil && res.IsError && res.StructuredContent != nil && output != nil && rejects(output, res.StructuredContent) {
+			note(CheckStructuredError, Error, call.what, "the error result carries structuredContent that does not match the tool's outputSchema; strict clients (the official TypeScript SDK) validate it even on errors and throw, so the model never sees the error",
+				"leave structuredContent off error results of tools with an outputSchema (mcpguard's envelope does), or make the error match the schema")
+		}
 	}
+	a.item(RuleErrors, t.name, "")
 	for _, check := range order {
 		p := problems[check]
 		a.add(Finding{Rule: RuleErrors, Check: check, Severity: p.sev, Tool: t.name,
 			Message: fmt.Sprintf("probe (%s): %s", strings.Join(p.probes, "; "), p.msg), Fix: p.fix})
 	}
+	return true
+}
+
+// mcpGoValidationPrefix starts the text of the isError result mcp-go sends
+// when server.WithInputSchemaValidation rejects a call. It answers before
+// any tool middleware runs, so adding mcpguard's chain does not change it.
+const mcpGoValidationPrefix = "input schema validation failed:"
+
+const schemaValidationFix = "drop server.WithInputSchemaValidation(): it answers before the tool's middleware runs, so no envelope is ever added; validate with mcpguard's validate layer instead (validate.Handler or validate.Args with validate.InputSchema), which answers validation_error envelopes with next_steps"
+
+// badCode says what is wrong with a JSON-RPC error code on a tool
+// failure, or "" for a standard code.
+func badCode(code int) string {
+	switch {
+	case code == 0:
+		return "which is not a JSON-RPC error code; clients reject the answer"
+	case code == -32603:
+		return "internal error: a protocol fault, which clients report as a broken server rather than a tool's answer"
+	case code <= -32000 && code >= -32019:
+		return "in the legacy implementation-defined range (-32000 to -32019), which the 2026-07-28 specification no longer assigns to tool failures"
+	case code <= -32020 && code >= -32099:
+		return "in the range the 2026-07-28 specification reserves (-32020 to -32099) for the protocol's own errors"
+	}
+	return ""
 }
 
 const envelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"
 
 func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note func(check string, sev Severity, what, msg, fix string)) {
 	if err != nil {
-		var rpc *rpcError
+		var rpc *ProtocolError
 		var te *transport.Error
 		switch {
 		case errors.As(err, &rpc):
 			note(CheckJSONRPC, Error, what, fmt.Sprintf("answered with JSON-RPC error %d instead of a tool result; the model never sees it and the agent stalls", rpc.Code), envelopeFix)
+			if why := badCode(rpc.Code); why != "" {
+				note(CheckJSONRPCCode, Error, what, fmt.Sprintf("the failure carries JSON-RPC code %d, %s", rpc.Code, why),
+					"answer tool failures with an isError result; keep JSON-RPC errors for protocol faults, with the standard codes (-32602 for invalid params)")
+			}
 			if l := leaked(rpc.Message); len(l) > 0 {
 				note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "),
 					"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")
@@ -381,7 +435,12 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note fu
 		if strings.HasPrefix(first, "{") {
 			kind = "JSON without an error_type from the taxonomy"
 		}
-		note(CheckEnvelope, Error, what, fmt.Sprintf("isError: true, but the error is %s (%q); the agent has to parse prose and has no code to branch on", kind, snippet(first)), envelopeFix)
+		fix := envelopeFix
+		if strings.HasPrefix(first, mcpGoValidationPrefix) {
+			kind = "mcp-go's own input validation text"
+			fix = schemaValidationFix
+		}
+		note(CheckEnvelope, Error, what, fmt.Sprintf("isError: true, but the error is %s (%q); the agent has to parse prose and has no code to branch on", kind, snippet(first)), fix)
 		return
 	}
 	if len(env.NextSteps) == 0 {

@@ -48,11 +48,11 @@ func TestProbeFlagsBadServer(t *testing.T) {
 
 	want := map[string][]string{
 		// (nil, err): a JSON-RPC error the model never sees.
-		"shop_search": {audit.CheckJSONRPC},
+		"shop_search": {audit.CheckJSONRPC, audit.CheckJSONRPCCode},
 		// A real nil-map panic and a panic with a stack, both turned by
 		// server.WithRecovery into JSON-RPC errors carrying the value.
-		"shop_get_order":    {audit.CheckJSONRPC, audit.CheckLeak},
-		"shop_cancel_order": {audit.CheckJSONRPC, audit.CheckLeak},
+		"shop_get_order":    {audit.CheckJSONRPC, audit.CheckJSONRPCCode, audit.CheckLeak},
+		"shop_cancel_order": {audit.CheckJSONRPC, audit.CheckJSONRPCCode, audit.CheckLeak},
 		// mcp.NewToolResultError: isError, but prose.
 		"shop_add_to_cart": {audit.CheckEnvelope},
 		// The article's v1.9.0 shape: JSON, but not the taxonomy, and a path.
@@ -315,4 +315,22 @@ func TestRequireFailsOnThreshold(t *testing.T) {
 	rt = &recorderTB{TB: t}
 	audit.RequireServer(rt, goodServer(&calls{}), audit.WithProbe(), audit.WithFailOn(audit.Warning))
 	assert.NotEmpty(t, rt.errors)
+}
+
+// mcp-go's own schema validation answers before any tool middleware, so
+// the fix for its plain-text errors is to replace it, not to add Default.
+func TestProbeMCPGoSchemaValidation(t *testing.T) {
+	s := server.NewMCPServer("t", "1", server.WithInputSchemaValidation())
+	s.Use(goodServerChain()...)
+	s.AddTool(mcp.NewTool("t_get", mcp.WithString("id", mcp.Required(), mcp.Pattern("^[a-z]{3}$"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
+	r, err := audit.Server(context.Background(), s, audit.WithProbe())
+	require.NoError(t, err)
+	f, ok := dFindings(r, "t_get")[audit.CheckEnvelope]
+	require.True(t, ok, text(r))
+	assert.Contains(t, f.Message, "mcp-go's own input validation text")
+	assert.Contains(t, f.Fix, "drop server.WithInputSchemaValidation()")
+	assert.NotContains(t, f.Fix, "middleware.Default()")
 }

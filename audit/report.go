@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Report is the result of an audit.
@@ -25,17 +27,46 @@ type Report struct {
 	FailOn Severity `json:"fail_on"`
 	// Scores holds the score of each rule and the overall score.
 	Scores Scores `json:"scores"`
-	// Findings lists every finding, sorted by tool, rule and path.
+	// Findings lists the findings, sorted by tool, rule and path: all of
+	// them, up to [Limits] FindingsPerRule per rule.
 	Findings []Finding `json:"findings"`
+	// Omitted counts, per rule, the findings beyond the per-rule limit that
+	// Findings leaves out. Empty when none were left out.
+	Omitted map[Rule]int `json:"omitted,omitempty"`
+	// Incomplete says why the audit stopped before its end (the deadline
+	// passed); empty when it ran to the end. An incomplete report fails.
+	Incomplete string `json:"incomplete,omitempty"`
+	// Ignored lists the findings an ignore list ([WithIgnore]) accepted,
+	// each with its reason. They do not fail the report.
+	Ignored []IgnoredFinding `json:"ignored,omitempty"`
+	// UnusedIgnores lists the ignore entries that matched no finding: the
+	// problem they accepted is gone, and the entry can go too.
+	UnusedIgnores []IgnoreEntry `json:"unused_ignores,omitempty"`
+	// EstimatedTokens is the tool list's estimated size in tokens.
+	EstimatedTokens int `json:"estimated_tokens"`
+
+	listed []tool // for Baseline
 }
 
-// Scores holds a [Score] per rule and their mean. D is nil unless the
-// server was probed and had at least one probeable tool.
+// Baseline returns the listed tools' definitions pinned, to write with
+// [Baseline.Write] and check later runs against with [WithBaseline]. It is
+// nil on a report decoded from JSON.
+func (r *Report) Baseline() *Baseline {
+	if r.listed == nil {
+		return nil
+	}
+	return newBaseline(r.Server, r.listed)
+}
+
+// Scores holds a [Score] per scored rule and their mean. D is nil unless
+// the server was probed and had at least one probeable tool.
 type Scores struct {
 	A *Score `json:"A,omitempty"`
 	B *Score `json:"B,omitempty"`
 	C *Score `json:"C,omitempty"`
 	D *Score `json:"D,omitempty"`
+	E *Score `json:"E,omitempty"`
+	F *Score `json:"F,omitempty"`
 	// Overall is the mean of the rules' percentages.
 	Overall float64 `json:"overall"`
 }
@@ -43,7 +74,7 @@ type Scores struct {
 // Score counts, for one rule, the items it checked and those that passed.
 // The items are: for A each tool name, for B each description, for C each
 // schema node (the input schema and every property, nested ones included),
-// for D each probed tool. An item passes when no error or warning is
+// for D each probed tool, for E and F each tool. An item passes when no error or warning is
 // reported against it; infos do not count.
 type Score struct {
 	Checked int     `json:"checked"`
@@ -62,8 +93,30 @@ func (s Scores) Rule(r Rule) *Score {
 		return s.C
 	case RuleErrors:
 		return s.D
+	case RuleAnnotations:
+		return s.E
+	case RulePoisoning:
+		return s.F
 	}
 	return nil
+}
+
+// set stores the score of one rule.
+func (s *Scores) set(r Rule, sc *Score) {
+	switch r {
+	case RuleNames:
+		s.A = sc
+	case RuleDescriptions:
+		s.B = sc
+	case RuleSchemas:
+		s.C = sc
+	case RuleErrors:
+		s.D = sc
+	case RuleAnnotations:
+		s.E = sc
+	case RulePoisoning:
+		s.F = sc
+	}
 }
 
 func (a *auditor) scores() Scores {
@@ -89,16 +142,7 @@ func (a *auditor) scores() Scores {
 		}
 		sum += sc.Percent
 		n++
-		switch r {
-		case RuleNames:
-			s.A = sc
-		case RuleDescriptions:
-			s.B = sc
-		case RuleSchemas:
-			s.C = sc
-		case RuleErrors:
-			s.D = sc
-		}
+		s.set(r, sc)
 	}
 	if n > 0 {
 		s.Overall = math.Round(10*sum/float64(n)) / 10
@@ -113,7 +157,8 @@ func percent(p float64) string {
 }
 
 // Summary renders the scores on one line, e.g.
-// "A 100%, B 80%, C 95%, D 100%, overall 93%", for a badge or a CI log.
+// "A 100%, B 80%, C 95%, D 100%, E 100%, F 100%, overall 95%", for a badge
+// or a CI log.
 func (r *Report) Summary() string {
 	var parts []string
 	for _, rule := range Rules() {
@@ -147,9 +192,13 @@ func (r *Report) AtLeast(s Severity) []Finding {
 	return out
 }
 
-// Failed reports whether any finding is at or above threshold. With no
-// argument it uses the report's FailOn.
+// Failed reports whether any finding is at or above threshold, or the
+// audit is [Report.Incomplete]. With no argument it uses the report's
+// FailOn.
 func (r *Report) Failed(threshold ...Severity) bool {
+	if r.Incomplete != "" {
+		return true
+	}
 	t := r.FailOn
 	if len(threshold) > 0 {
 		t = threshold[0]
@@ -195,7 +244,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "server"
 	}
-	fmt.Fprintf(&b, "mcpguard-audit: %s, %d tool(s)", name, len(r.Tools))
+	fmt.Fprintf(&b, "mcpguard-audit: %s, %d tool(s)", printable(name), len(r.Tools))
 	switch {
 	case r.Prefix != "" && r.PrefixDetected:
 		fmt.Fprintf(&b, ", namespace prefix %q (detected)", r.Prefix)
@@ -209,6 +258,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "score: %s\n", r.Summary())
+	if r.Incomplete != "" {
+		fmt.Fprintf(&b, "INCOMPLETE: %s\n", printable(r.Incomplete))
+	}
 
 	byTool := map[string][]Finding{}
 	for _, f := range r.Findings {
@@ -225,7 +277,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		seen[t] = true
 		fs := byTool[t]
-		title := t
+		title := printable(t)
 		if t == "" {
 			title = "(server)"
 		}
@@ -237,15 +289,18 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, f := range fs {
 			fmt.Fprintf(&b, "  %-7s %s", f.Severity, f.Check)
 			if f.Path != "" {
-				fmt.Fprintf(&b, " at %s", f.Path)
+				fmt.Fprintf(&b, " at %s", printable(f.Path))
 			}
-			fmt.Fprintf(&b, "\n          %s\n", f.Message)
+			fmt.Fprintf(&b, "\n          %s\n", printable(f.Message))
 			if f.Fix != "" {
-				fmt.Fprintf(&b, "          fix: %s\n", f.Fix)
+				fmt.Fprintf(&b, "          fix: %s\n", printable(f.Fix))
 			}
 		}
 	}
 	fmt.Fprintf(&b, "\n%d error(s), %d warning(s), %d info(s)", r.Count(Error), r.Count(Warning), r.Count(Info))
+	if n := r.omittedTotal(); n > 0 {
+		fmt.Fprintf(&b, ", %d more not listed (over the per-rule limit)", n)
+	}
 	if r.Failed() {
 		fmt.Fprintf(&b, ": FAIL (fail-on %s)\n", r.FailOn)
 	} else {
@@ -259,4 +314,48 @@ func (r *Report) WriteText(w io.Writer) error {
 // true exactly when the report has no error or warning.
 func (r *Report) Perfect() bool {
 	return len(r.AtLeast(Warning)) == 0
+}
+
+func (r *Report) omittedTotal() int {
+	n := 0
+	for _, c := range r.Omitted {
+		n += c
+	}
+	return n
+}
+
+// printable escapes what a terminal would act on rather than show: control
+// characters (ANSI escape sequences start with one), format characters
+// (bidirectional overrides, invisible Unicode tags), line and paragraph
+// separators and invalid UTF-8. Server text reaches every report through
+// it, so a tool name cannot rewrite what the report says.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || (r != ' ' && !unicode.IsPrint(r)) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		w = size
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == ' ' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xFFFF:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	return b.String()
 }

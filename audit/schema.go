@@ -149,6 +149,9 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 		if w.seen[ref] {
 			return
 		}
+		if !strings.HasPrefix(ref, "#") {
+			return // C.network_ref, reported by checkNetworkRefs
+		}
 		target, ok := w.resolve(ref)
 		if !ok {
 			w.add(CheckType, Error, path, fmt.Sprintf("the $ref %q does not resolve within the schema, so its type is unknown to a client", ref),
@@ -168,6 +171,7 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 		defer delete(w.seen, ref)
 		m = merged
 	}
+	m, branches := w.flatten(m)
 	desc, _ := m["description"].(string)
 	types := typesOf(m)
 	if root {
@@ -179,20 +183,11 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 			}
 		}
 	}
+	for _, b := range branches {
+		w.node(fmt.Sprintf("%s.%s[%d]", path, b.key, b.i), b.schema, name, false, depth+1)
+	}
 	if len(types) == 0 {
-		if has(m, "enum", "const") {
-			return
-		}
-		branched := false
-		for _, k := range []string{"anyOf", "oneOf", "allOf"} {
-			if bs, ok := m[k].([]any); ok && len(bs) > 0 {
-				branched = true
-				for i, b := range bs {
-					w.node(fmt.Sprintf("%s.%s[%d]", path, k, i), b, name, false, depth+1)
-				}
-			}
-		}
-		if !branched {
+		if len(branches) == 0 && !has(m, "enum", "const") {
 			w.add(CheckType, Error, path, "the property has no type, so the model may send any JSON value (an \"any\" type)",
 				`declare a concrete "type" ("string", "integer", "number", "boolean", "array" or "object")`)
 		}

@@ -1,7 +1,10 @@
 // Command mcpguard-audit checks any MCP server, in any language, against the
-// four agent-readiness rules — namespaced names (A), intent-oriented
-// descriptions (B), strict schemas (C) and structured error envelopes (D) —
-// and prints a score per rule and the findings grouped by tool.
+// agent-readiness rules — namespaced names (A), intent-oriented
+// descriptions (B), strict schemas (C), structured error envelopes (D),
+// consistent annotations (E) and no tool poisoning (F) — plus a pinned
+// baseline and a stable, bounded tools/list, and prints a score per rule
+// and the findings grouped by tool, as text, JSON, SARIF 2.1.0 or
+// Markdown.
 //
 // Usage:
 //
@@ -10,7 +13,17 @@
 //
 // Flags:
 //
-//	--json             print the report as JSON
+//	--format F         text (default), json, sarif or markdown
+//	--json             the same as --format=json
+//	--sarif-uri PATH   with --format=sarif: the file results are located in
+//	                   (GitHub code scanning lists only located results)
+//	--baseline FILE    write the tool definitions, pinned, to FILE
+//	--check-baseline FILE  report tools added, removed or changed since FILE
+//	--ignore FILE      accepted findings, each with a reason (JSON)
+//	--max-tokens N     token budget of the tool list (default 15000)
+//	--deadline D       bound on the whole run (default 5m)
+//	--max-message N, --max-list-bytes N, --max-pages N, --max-tools N,
+//	--max-findings N   bounds on what a server can make the audit read and list
 //	--probe            check rule D: call each tool with arguments its own
 //	                   schema rejects (never a valid call)
 //	--fail-on LEVEL    error (default), warning, info or none: the lowest
@@ -39,10 +52,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -69,9 +84,16 @@ func main() {
 
 type config struct {
 	json, probe, passStderr bool
+	format, sarifURI        string
+	baseline, checkBaseline string
+	ignore                  string
+	tokens                  int
 	failOn                  string
 	prefix, skip, url, name string
 	timeout, connectTimeout time.Duration
+	deadline                time.Duration
+	maxMessage              int
+	limits                  audit.Limits
 	command                 []string
 }
 
@@ -79,7 +101,13 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	fs := flag.NewFlagSet("mcpguard-audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&c.json, "json", false, "print the report as JSON (the same as --format=json)")
+	fs.StringVar(&c.format, "format", "text", "report format: text, json, sarif or markdown")
+	fs.StringVar(&c.sarifURI, "sarif-uri", "", "with --format=sarif: the repository file every result is located in")
+	fs.StringVar(&c.baseline, "baseline", "", "write the tool definitions, pinned (canonical JSON, SHA-256 per tool), to this file")
+	fs.StringVar(&c.checkBaseline, "check-baseline", "", "report tools added, removed or changed since the baseline in this file")
+	fs.StringVar(&c.ignore, "ignore", "", "JSON file of accepted findings, each with a reason")
+	fs.IntVar(&c.tokens, "max-tokens", audit.DefaultTokenBudget, "token budget of the tool list (list.tokens)")
 	fs.BoolVar(&c.probe, "probe", false, "check rule D by calling each tool with arguments its own schema rejects (never a valid call)")
 	fs.StringVar(&c.failOn, "fail-on", "error", "lowest severity that fails the run: error, warning, info or none")
 	fs.StringVar(&c.prefix, "prefix", "", "namespace prefix every tool name must start with (default: detected)")
@@ -89,6 +117,13 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.passStderr, "stderr", false, "pass the stdio server's stderr through")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each probe call")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", 60*time.Second, "bound on starting, initializing and listing tools")
+	fs.DurationVar(&c.deadline, "deadline", audit.DefaultDeadline, "bound on the whole run: start, listing, analysis and probe")
+	d := audit.DefaultLimits()
+	fs.IntVar(&c.maxMessage, "max-message", defaultMaxMessage, "bound in bytes on any one message from the server")
+	fs.IntVar(&c.limits.ListBytes, "max-list-bytes", d.ListBytes, "bound in bytes on all tool definitions together")
+	fs.IntVar(&c.limits.Pages, "max-pages", d.Pages, "bound on the number of tools/list pages")
+	fs.IntVar(&c.limits.Tools, "max-tools", d.Tools, "bound on the number of tools")
+	fs.IntVar(&c.limits.FindingsPerRule, "max-findings", d.FindingsPerRule, "findings listed per rule; the rest are counted")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage:\n  mcpguard-audit [flags] -- command [args...]\n  mcpguard-audit [flags] --url http://127.0.0.1:PORT/mcp\n\nflags:\n")
 		fs.PrintDefaults()
@@ -102,8 +137,23 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("name a server: -- command [args...] or --url")
 	case c.url != "" && len(c.command) > 0:
 		return nil, errors.New("give either --url or a command, not both")
-	case c.timeout <= 0 || c.connectTimeout <= 0:
-		return nil, errors.New("timeouts must be positive")
+	case c.timeout <= 0 || c.connectTimeout <= 0 || c.deadline <= 0:
+		return nil, errors.New("timeouts and the deadline must be positive")
+	case c.tokens <= 0:
+		return nil, errors.New("--max-tokens must be positive")
+	case c.maxMessage <= 0 || c.limits.ListBytes <= 0 || c.limits.Pages <= 0 || c.limits.Tools <= 0 || c.limits.FindingsPerRule <= 0:
+		return nil, errors.New("the --max-* limits must be positive")
+	}
+	if c.json {
+		if c.format != "text" && c.format != "json" {
+			return nil, fmt.Errorf("--json and --format=%s contradict each other", c.format)
+		}
+		c.format = "json"
+	}
+	switch c.format {
+	case "text", "json", "sarif", "markdown":
+	default:
+		return nil, fmt.Errorf("--format=%s: want text, json, sarif or markdown", c.format)
 	}
 	if c.url != "" {
 		if err := loopback(c.url); err != nil {
@@ -160,23 +210,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		failf(stderr, err)
 		return exitUsage
 	}
-	report, err := auditServer(ctx, c)
+	opts, err := fileOptions(c)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		failf(stderr, err)
 		return exitUsage
 	}
-	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(report)
-	} else {
-		err = report.WriteText(stdout)
-	}
+	report, err := auditServer(ctx, c, opts...)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpguard-audit: %v\n", err)
+		failf(stderr, err)
+		return exitUsage
+	}
+	if c.baseline != "" {
+		if err := writeFile(c.baseline, report.Baseline().Write); err != nil {
+			failf(stderr, err)
+			return exitUsage
+		}
+	}
+	if err := write(report, c, stdout); err != nil {
+		failf(stderr, err)
 		return exitUsage
 	}
 	if c.failOn != "none" && report.Failed() {
@@ -185,8 +239,96 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
-	opts := []audit.Option{audit.WithTimeout(c.timeout)}
+// write prints the report in the chosen format.
+func write(r *audit.Report, c *config, w io.Writer) error {
+	switch c.format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "sarif":
+		return r.WriteSARIF(w, audit.SARIFOptions{ToolVersion: version(), ArtifactURI: c.sarifURI})
+	case "markdown":
+		return r.WriteMarkdown(w)
+	}
+	return r.WriteText(w)
+}
+
+// version is the command's module version, when it was built from one
+// (go install ...@v1.2.3).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return ""
+}
+
+// fileOptions reads --check-baseline and --ignore.
+func fileOptions(c *config) ([]audit.Option, error) {
+	var opts []audit.Option
+	if c.checkBaseline != "" {
+		f, err := os.Open(c.checkBaseline)
+		if err != nil {
+			return nil, fmt.Errorf("--check-baseline: %w", err)
+		}
+		defer f.Close()
+		b, err := audit.ReadBaseline(f)
+		if err != nil {
+			return nil, fmt.Errorf("--check-baseline %s: %w", c.checkBaseline, err)
+		}
+		opts = append(opts, audit.WithBaseline(b))
+	}
+	if c.ignore != "" {
+		f, err := os.Open(c.ignore)
+		if err != nil {
+			return nil, fmt.Errorf("--ignore: %w", err)
+		}
+		defer f.Close()
+		ig, err := audit.ReadIgnore(f)
+		if err != nil {
+			return nil, fmt.Errorf("--ignore %s: %w", c.ignore, err)
+		}
+		opts = append(opts, audit.WithIgnore(ig))
+	}
+	return opts, nil
+}
+
+// writeFile writes a file through a temporary one, so that a failed run
+// never leaves half a baseline.
+func writeFile(name string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".mcpguard-audit-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // a file to commit, not a secret
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+// defaultMaxMessage bounds one message from the server: a tools/list page
+// of the default list limit, with room for the JSON-RPC frame.
+const defaultMaxMessage = 17 << 20
+
+// failf prints err once prefixed: the audit package prefixes its errors
+// with "audit: ", and the command's own prefix says it all.
+func failf(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "mcpguard-audit: %s\n", strings.TrimPrefix(err.Error(), "audit: "))
+}
+
+func auditServer(ctx context.Context, c *config, extra ...audit.Option) (*audit.Report, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.deadline)
+	defer cancel()
+	opts := append([]audit.Option{audit.WithTimeout(c.timeout), audit.WithDeadline(c.deadline), audit.WithLimits(c.limits),
+		audit.WithTokenBudget(c.tokens)}, extra...)
 	if c.failOn != "none" {
 		sev, _ := audit.ParseSeverity(c.failOn)
 		opts = append(opts, audit.WithFailOn(sev))
@@ -207,40 +349,20 @@ func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 		opts = append(opts, audit.WithSkip(names...))
 	}
 
-	cctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
-	defer cancel()
-	var (
-		cl     *client.Client
-		err    error
-		errOut = &tail{max: 4096}
-	)
-	if c.url != "" {
-		cl, err = client.NewStreamableHttpClient(c.url)
-		if err == nil {
-			if err = cl.Start(cctx); err != nil {
-				_ = cl.Close()
-			}
-		}
-	} else {
-		var w io.Writer = errOut
-		if c.passStderr {
-			w = io.MultiWriter(errOut, os.Stderr)
-		}
-		cl, err = client.NewStdioMCPClientWithOptions(c.command[0], nil, c.command[1:],
-			transport.WithCommandFunc(stderrTo(w)))
-	}
+	cl, explain, err := connect(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("cannot start the server: %w", err)
+		return nil, err
 	}
 	defer cl.Close()
-	withStderr := func(err error) error { return withStderr(err, cl, errOut) }
 
+	cctx, ccancel := context.WithTimeout(ctx, c.connectTimeout)
+	defer ccancel()
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpguard-audit", Version: "1.0.0"}
 	res, err := cl.Initialize(cctx, init)
 	if err != nil {
-		return nil, withStderr(fmt.Errorf("initialize: %w", err))
+		return nil, explain(fmt.Errorf("initialize: %w", err))
 	}
 	name := c.name
 	if name == "" {
@@ -248,18 +370,67 @@ func auditServer(ctx context.Context, c *config) (*audit.Report, error) {
 	}
 	opts = append(opts, audit.WithServerName(name))
 
-	r, err := audit.Client(ctx, boundedList{Client: cl, d: c.connectTimeout}, opts...)
+	r, err := audit.Client(ctx, boundedList{Client: cl.Client, d: c.connectTimeout, sniff: cl.sniff}, opts...)
 	if err != nil {
-		return nil, withStderr(err)
+		return nil, explain(err)
 	}
 	return r, nil
 }
 
+// conn is a connected client, what closes it, and the sniffer that sees
+// its JSON-RPC error codes.
+type conn struct {
+	*client.Client
+	close func() error
+	sniff *errorSniffer
+}
+
+func (c conn) Close() error { return c.close() }
+
+// connect starts the server (stdio) or connects to it (HTTP). explain
+// turns a later failure into the clearest error: the message limit that
+// cut the stream, and the server's last stderr lines.
+func connect(ctx context.Context, c *config) (cl conn, explain func(error) error, err error) {
+	errOut := &tail{max: 4096}
+	sniff := &errorSniffer{}
+	if c.url != "" {
+		hc := &http.Client{Transport: limitedBodies{base: http.DefaultTransport, max: int64(c.maxMessage), sniff: sniff}}
+		hcl, err := client.NewStreamableHttpClient(c.url, transport.WithHTTPBasicClient(hc))
+		if err != nil {
+			return conn{}, nil, fmt.Errorf("cannot connect: %w", err)
+		}
+		sctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
+		defer cancel()
+		if err := hcl.Start(sctx); err != nil {
+			_ = hcl.Close()
+			return conn{}, nil, fmt.Errorf("cannot connect: %w", err)
+		}
+		return conn{Client: hcl, close: hcl.Close, sniff: sniff}, func(err error) error { return err }, nil
+	}
+	var w io.Writer = errOut
+	if c.passStderr {
+		w = io.MultiWriter(errOut, os.Stderr)
+	}
+	s, err := startStdio(c.command[0], c.command[1:], w, c.maxMessage, sniff)
+	if err != nil {
+		return conn{}, nil, fmt.Errorf("cannot start the server: %w", err)
+	}
+	explain = func(err error) error { return withStderr(s.explain(err), s, errOut) }
+	return conn{Client: s.client, close: s.Close, sniff: sniff}, explain, nil
+}
+
 // boundedList bounds tools/list by the connect timeout; probe calls get
-// their own --timeout from the audit.
+// their own --timeout from the audit. Embedding *client.Client keeps its
+// ListToolsByPage, so the audit counts pages against its limits.
 type boundedList struct {
 	*client.Client
-	d time.Duration
+	d     time.Duration
+	sniff *errorSniffer
+}
+
+// CallTool reports a JSON-RPC error answer with the code the server sent.
+func (b boundedList) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return callWithCodes(ctx, b.Client.CallTool, b.sniff, req)
 }
 
 func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
@@ -268,25 +439,17 @@ func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*
 	return b.Client.ListTools(ctx, req)
 }
 
-// stderrTo starts the server with its stderr copied to w by os/exec, so
-// that once the client is closed (and so the process waited for), every
-// byte the server wrote is in w: no sleeping in the hope that a copying
-// goroutine has caught up. WaitDelay bounds the wait for a grandchild that
-// keeps the pipe open.
-func stderrTo(w io.Writer) transport.CommandFunc {
-	return func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, command, args...)
-		cmd.Stderr = w
-		cmd.WaitDelay = 5 * time.Second
-		return cmd, nil
-	}
+func (b boundedList) ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.d)
+	defer cancel()
+	return b.Client.ListToolsByPage(ctx, req)
 }
 
 // withStderr adds the server's last stderr lines to err. It closes the
-// client first: that waits for the server to exit, and with it for the
-// copy of its stderr to finish.
-func withStderr(err error, cl io.Closer, t *tail) error {
-	_ = cl.Close()
+// server first: that waits for it to exit, and with it for the copy of its
+// stderr to finish.
+func withStderr(err error, server io.Closer, t *tail) error {
+	_ = server.Close()
 	if s := strings.TrimSpace(t.String()); s != "" {
 		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, s)
 	}

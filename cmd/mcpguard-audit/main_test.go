@@ -24,7 +24,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	if serveTestServer() {
+	if serveTestServer() || serveHostile() {
 		os.Exit(0)
 	}
 	dir, err := os.MkdirTemp("", "mcpguard-audit-test")
@@ -96,7 +96,7 @@ func TestStdioGoodServerGetsFullMarks(t *testing.T) {
 	res := runBin(t, env, append([]string{"--probe", "--fail-on=warning"}, args...)...)
 	require.Equal(t, 0, res.code, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
 	assert.Contains(t, res.stdout, "good-shop 1.0.0, 3 tool(s), namespace prefix \"shop_\" (detected)")
-	assert.Contains(t, res.stdout, "score: A 100%, B 100%, C 100%, D 100%, overall 100%")
+	assert.Contains(t, res.stdout, "score: A 100%, B 100%, C 100%, D 100%, E 100%, F 100%, overall 100%")
 	assert.Contains(t, res.stdout, "shop_get_product: ok")
 	assert.Contains(t, res.stdout, "shop_list_categories:\n  info    D.not_probeable", "a tool without arguments is never called")
 	assert.Contains(t, res.stdout, "PASS (fail-on warning)")
@@ -178,6 +178,7 @@ func TestUsageErrors(t *testing.T) {
 			code := run(context.Background(), args, &out, &errOut)
 			assert.Equal(t, 2, code, errOut.String())
 			assert.NotEmpty(t, errOut.String())
+			assert.NotContains(t, errOut.String(), "mcpguard-audit: audit:")
 			assert.Empty(t, out.String())
 		})
 	}

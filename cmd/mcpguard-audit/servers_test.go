@@ -53,12 +53,13 @@ func goodServer() *server.MCPServer {
 	s := server.NewMCPServer("good-shop", "1.0.0")
 	s.Use(middleware.Default()...)
 	closed := mcp.WithSchemaAdditionalProperties(false)
+	readOnly := mcp.WithReadOnlyHintAnnotation(true)
 	s.AddTool(mcp.NewTool("shop_search_products",
 		mcp.WithDescription("Search the shop's catalogue by keyword. Use this when the user wants a product but has no product ID yet. Then call shop_get_product with a returned product_id."),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(200), mcp.Description("Keywords, in plain English.")),
 		mcp.WithString("category", mcp.Enum("books", "games", "music")),
 		mcp.WithNumber("limit", mcp.Min(1), mcp.Max(50)),
-		closed,
+		closed, readOnly,
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		q, ok := req.GetArguments()["query"].(string)
 		if !ok || q == "" || len(q) > 200 {
@@ -74,7 +75,7 @@ func goodServer() *server.MCPServer {
 	s.AddTool(mcp.NewTool("shop_get_product",
 		mcp.WithDescription("Get one product's details and stock. Use this after shop_search_products has returned a product_id. Then tell the user the price and stock."),
 		mcp.WithString("product_id", mcp.Required(), mcp.Pattern(productID.String())),
-		closed,
+		closed, readOnly,
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		id, ok := req.GetArguments()["product_id"].(string)
 		if !ok || !productID.MatchString(id) {
@@ -84,7 +85,7 @@ func goodServer() *server.MCPServer {
 	})
 	s.AddTool(mcp.NewTool("shop_list_categories",
 		mcp.WithDescription("List the shop's categories. Use this before shop_search_products when you need a valid category, then pass it to shop_search_products."),
-		closed,
+		closed, readOnly,
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(`["books","games","music"]`), nil
 	})

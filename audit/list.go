@@ -1,0 +1,133 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// bytesPerToken estimates tokens from bytes of JSON: about four bytes a
+// token for English text and JSON punctuation with common tokenizers.
+const bytesPerToken = 4
+
+// checkTokens reports a tool list larger than the token budget.
+func (a *auditor) checkTokens() {
+	total := 0
+	for _, t := range a.tools {
+		total += t.size
+	}
+	a.tokens = total / bytesPerToken
+	a.item(RuleList, "", "tools")
+	if a.tokens > a.o.tokens {
+		a.add(Finding{Rule: RuleList, Check: CheckListTokens, Severity: Warning, Path: "tools",
+			Message: fmt.Sprintf("the tool definitions are about %d tokens (%d bytes), over the budget of %d; every turn of every conversation pays for them", a.tokens, total, a.o.tokens),
+			Fix:     "shorten descriptions, move reference text into resources, or split the server so clients load only the tools a task needs"})
+	}
+}
+
+// checkNetworkRefs reports every $ref in the input and output schemas that
+// points outside the schema: a client has to fetch it (or fails), and
+// whoever controls that host can change the schema after review.
+func (a *auditor) checkNetworkRefs(t tool) {
+	for _, root := range []struct {
+		path string
+		m    map[string]any
+	}{{"inputSchema", t.schema}, {"outputSchema", t.output}} {
+		if root.m == nil {
+			continue
+		}
+		walkRefs(root.path, root.m, 0, func(path, ref string) {
+			if strings.HasPrefix(ref, "#") {
+				return
+			}
+			a.item(RuleSchemas, t.name, path)
+			a.add(Finding{Rule: RuleSchemas, Check: CheckNetworkRef, Severity: Error, Tool: t.name, Path: path,
+				Message: fmt.Sprintf("the $ref %q points outside the schema; a client must fetch it or fail, and whoever controls it can change the schema after review", clip(ref, 120)),
+				Fix:     "inline the referenced schema, or put it under $defs and refer to it as #/$defs/..."})
+		})
+	}
+}
+
+// walkRefs calls f with the path of every object that has a string $ref.
+func walkRefs(path string, v any, depth int, f func(path, ref string)) {
+	if depth > maxSchemaDepth*2 {
+		return
+	}
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			walkRefs(fmt.Sprintf("%s[%d]", path, i), e, depth+1, f)
+		}
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			f(path, ref)
+		}
+		for _, k := range sortedKeys(x) {
+			walkRefs(childPath(path, k), x[k], depth+1, f)
+		}
+	}
+}
+
+// checkRelist compares a second tools/list with the first: a server that
+// changes its definitions between two calls can show a reviewer one tool
+// and the model another, and one that reorders them defeats clients'
+// prompt caches (the 2026-07-28 specification says the order SHOULD be
+// deterministic).
+func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, err error) {
+	if err != nil {
+		if ctx.Err() != nil {
+			a.incomplete = "the deadline passed while the tools were listed a second time"
+			return
+		}
+		a.item(RuleList, "", "relist")
+		a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Path: "tools",
+			Message: "a second tools/list failed where the first succeeded: " + snippet(err.Error()),
+			Fix:     "answer tools/list the same way every time"})
+		return
+	}
+	a.item(RuleList, "", "relist")
+	first := map[string]PinnedTool{}
+	var firstOrder, secondOrder []string
+	for _, t := range a.tools {
+		first[t.name] = pin(t)
+		firstOrder = append(firstOrder, t.name)
+	}
+	changed := false
+	seen := map[string]bool{}
+	for _, t := range decodeTools(again) {
+		secondOrder = append(secondOrder, t.name)
+		seen[t.name] = true
+		now := pin(t)
+		old, ok := first[t.name]
+		switch {
+		case !ok:
+			changed = true
+			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: t.name,
+				Message: "the tool appeared in the second tools/list call but not in the first",
+				Fix:     "list the same tools on every call; announce real changes with notifications/tools/list_changed"})
+		case old.SHA256 != now.SHA256:
+			changed = true
+			diff := diffJSON("", old.Definition, now.Definition)
+			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: t.name,
+				Message: fmt.Sprintf("the definition differs between two tools/list calls in one run (%s)", changedParts(diff)),
+				Fix:     "serve the same definition on every call; a definition that changes per call cannot be reviewed",
+				Diff:    clipLines(diff, maxDiffLines)})
+		}
+	}
+	for _, name := range firstOrder {
+		if !seen[name] {
+			changed = true
+			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: name,
+				Message: "the tool was in the first tools/list call but not in the second",
+				Fix:     "list the same tools on every call; announce real changes with notifications/tools/list_changed"})
+		}
+	}
+	if !changed && !slices.Equal(firstOrder, secondOrder) {
+		a.add(Finding{Rule: RuleList, Check: CheckListOrder, Severity: Warning, Path: "tools",
+			Message: "two tools/list calls returned the same tools in different orders; the specification says the order SHOULD be deterministic, and clients' prompt caches miss on every reordering",
+			Fix:     "sort the tools (by name, or by a fixed registration order) before listing them"})
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/leak"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -231,29 +232,15 @@ func outOfRange(m map[string]any) (any, bool) {
 	return nil, false
 }
 
-var leaks = []struct {
-	re   *regexp.Regexp
-	what string
-}{
-	{regexp.MustCompile(`goroutine \d+ \[`), "a goroutine dump"},
-	{regexp.MustCompile(`\.go:\d+`), "a Go source position (file.go:NN)"},
-	{regexp.MustCompile(`(?m)^\s*at .+:\d+:\d+\)?\s*$`), "a JavaScript stack trace"},
-	{regexp.MustCompile(`Traceback \(most recent call last\)`), "a Python traceback"},
-	{regexp.MustCompile(`(?i)\bpanic(ked|s)?\b|runtime error:|nil pointer dereference`), "a panic value"},
-	{regexp.MustCompile(`(?:^|[\s"'(=:\[])/(?:home|Users|root|usr|var|opt|srv|tmp|etc|app|go|src|workspace|builds?|private|mnt)/[^\s"']+`), "an absolute file path"},
-	{regexp.MustCompile(`\b[A-Za-z]:\\[^\s"']+`), "a Windows file path"},
-}
-
-// leaked lists what text exposes of the server's internals.
+// leaked lists what text exposes of the server's internals, by the one
+// list the redactor and middlewaretest.NoLeak use (internal/leak): a
+// server that passes NoLeak passes this check, and the other way round.
 func leaked(text string) []string {
 	var out []string
-	for _, l := range leaks {
-		if l.re.MatchString(text) {
-			out = append(out, l.what)
+	for _, m := range leak.Find(text) {
+		if !slices.Contains(out, m.What) {
+			out = append(out, m.What)
 		}
-	}
-	if len(out) == 0 && redact.String(text) != text {
-		out = append(out, "text the redactor removes (a path, stack frame or secret)")
 	}
 	return out
 }

@@ -122,6 +122,12 @@ var Specs = []Spec{
 	{Name: "stack/go-panic", DetectOnly: true, What: "a Go panic", Expr: `\bpanic: |runtime\.gopanic|runtime/debug\.Stack|\[recovered\]`,
 		Triggers: []string{"panic", "recovered", "runtime/debug"}},
 	{Name: "stack/runtime-error", DetectOnly: true, What: "a runtime error", Expr: `runtime error: `, Triggers: []string{"runtime error"}},
+	// The Go runtime's own panic messages, and the wrappers SDK recovery
+	// layers put around a panic value (mcp-go's WithRecovery: "panic
+	// recovered in x tool handler: …"): the value of a panic on the wire.
+	{Name: "stack/panic-value", DetectOnly: true, What: "a panic value",
+		Expr:     `(?i)\bpanic recovered\b|\brecovered from panic\b|assignment to entry in nil map|invalid memory address or nil pointer dereference|index out of range \[-?\d+\]|slice bounds out of range|integer divide by zero`,
+		Triggers: []string{"panic", "nil map", "nil pointer", "out of range", "divide by zero"}},
 	{Name: "stack/javascript", DetectOnly: true, What: "a JavaScript stack trace", Expr: `(?m)^\s*at .+:\d+:\d+\)?\s*$`, Triggers: []string{"at "}},
 	{Name: "stack/python", DetectOnly: true, What: "a Python traceback", Expr: `Traceback \(most recent call last\)`, Triggers: []string{"traceback"}},
 }

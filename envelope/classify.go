@@ -170,3 +170,23 @@ func (o *options) protocolError(ctx context.Context, err error) (error, bool) {
 	}
 	return found, true
 }
+
+// Is is errors.Is over a bounded walk of err's chain: at most 256 errors
+// are visited, so an Unwrap that returns its own receiver (or any cycle)
+// cannot hang the caller, and an Is or Unwrap method that panics ends the
+// walk instead of the call. Layers use it on the errors handlers return.
+func Is(err, target error) bool { return isError(err, target) }
+
+// As is errors.As over the same bounded walk as [Is]: the first error in
+// err's chain that is a T. (Errors' own As methods are not consulted.)
+func As[T error](err error) (T, bool) {
+	var out T
+	found := false
+	walkChain(err, func(e error) bool {
+		if t, ok := e.(T); ok {
+			out, found = t, true
+		}
+		return !found
+	})
+	return out, found
+}

@@ -2,7 +2,6 @@ package hints
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -289,8 +288,9 @@ func (t *tool) matches(ctx context.Context, h *hint, f Failure) bool {
 		return false
 	}
 	var ok bool
-	// errors.Is calls the chain's Is methods, which are user code.
-	if p := safe.Call(func() { ok = errors.Is(f.Err, h.target) }); p != nil {
+	// Is calls the chain's Is methods, which are user code; its walk is
+	// bounded, so a cyclic chain cannot hang the call.
+	if p := safe.Call(func() { ok = envelope.Is(f.Err, h.target) }); p != nil {
 		t.panicked(ctx, "OnErrorIs", p)
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -558,3 +559,30 @@ func TestCall(t *testing.T) {
 }
 
 func nilMap() map[string]int { return nil }
+
+// selfCycle is an error whose Unwrap returns itself.
+type selfCycle struct{}
+
+func (c *selfCycle) Error() string { return "cycle" }
+func (c *selfCycle) Unwrap() error { return c }
+
+// A sentinel hint on an error with a cyclic chain: the walk is bounded, so
+// the call ends (with no hint) instead of spinning forever.
+func TestSentinelHintOnACyclicChainEnds(t *testing.T) {
+	t.Parallel()
+	errMissing := errors.New("missing")
+	rules := hints.For("t_get", hints.OnErrorIs(errMissing, hints.Text("Look elsewhere.")))
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, envelope.Wrap(envelope.NotFound, &selfCycle{})
+	}
+	srv := middlewaretest.New(t, mcp.NewTool("t_get"), h, append(middleware.Default(), hints.Middleware(rules))...)
+	done := make(chan *middlewaretest.Result, 1)
+	go func() { done <- srv.Call(nil) }()
+	select {
+	case r := <-done:
+		r.ExpectError(envelope.NotFound)
+		assert.NotContains(t, r.Envelope.NextSteps, "Look elsewhere.")
+	case <-time.After(5 * time.Minute): // a hang guard, not a timing assertion
+		t.Fatal("a cyclic error chain hung the hints layer")
+	}
+}

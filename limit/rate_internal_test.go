@@ -24,7 +24,10 @@ func TestBucketsEvictIdleKeysAndStayBounded(t *testing.T) {
 	later := now.Add(200 * time.Millisecond)
 	for i := range maxKeys {
 		_, ok := b.allow(bucketKey{key: fmt.Sprintf("new%d", i)}, later)
-		assert.True(t, ok || i >= maxKeys*3/4, "key %d refused although idle buckets could be evicted", i)
+		// Keys hash to shards at random (a per-process seed): a shard fills
+		// up before the others, but not before half the keys, whose mean
+		// share is half a shard (many standard deviations away).
+		assert.True(t, ok || i >= maxKeys/2, "key %d refused although idle buckets could be evicted", i)
 	}
 	assert.LessOrEqual(t, b.len(), maxKeys)
 

@@ -70,7 +70,7 @@ func (o *options) timed(ctx context.Context, req mcp.CallToolRequest, next serve
 		if out.panic != nil {
 			panic(&HandlerPanic{Value: out.panic, Stack: out.stack})
 		}
-		if out.err != nil && errors.Is(out.err, context.DeadlineExceeded) && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		if out.err != nil && envelope.Is(out.err, context.DeadlineExceeded) && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 			return o.timedOut(ctx, req, limit), nil
 		}
 		return out.res, out.err

@@ -3,7 +3,6 @@ package otel
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -146,9 +145,9 @@ type outcome struct {
 func (o *options) classify(res *mcp.CallToolResult, err error) outcome {
 	if err != nil {
 		code := mcp.INTERNAL_ERROR
-		var u mcp.URLElicitationRequiredError
-		var up *mcp.URLElicitationRequiredError
-		if errors.As(err, &u) || (errors.As(err, &up) && up != nil) {
+		_, isValue := envelope.As[mcp.URLElicitationRequiredError](err)
+		up, isPointer := envelope.As[*mcp.URLElicitationRequiredError](err)
+		if isValue || (isPointer && up != nil) {
 			code = mcp.URL_ELICITATION_REQUIRED
 		}
 		return outcome{errorType: strconv.Itoa(code), rpcCode: code}

@@ -22,7 +22,7 @@ type flatField struct {
 // member it does not handle (anything but strings, booleans and numbers,
 // by value or by one pointer), in which case json.Unmarshal binds.
 func flatPlan(ti *typeInfo) map[string]flatField {
-	if ti.kind != kStruct || ti.hasEmbPtr {
+	if ti.kind != kStruct || ti.hasEmbPtr || customDecoding(ti.rt) {
 		return nil
 	}
 	out := make(map[string]flatField, len(ti.fields))

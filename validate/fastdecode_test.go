@@ -59,4 +59,13 @@ func TestNoFastPlanForCustomDecoding(t *testing.T) {
 	if flatPlan(buildType(reflect.TypeFor[args](), map[reflect.Type]bool{})) != nil {
 		t.Fatal("a type with UnmarshalText must be decoded by encoding/json")
 	}
+	if flatPlan(buildType(reflect.TypeFor[selfDecoding](), map[reflect.Type]bool{})) != nil {
+		t.Fatal("a struct with UnmarshalJSON must be decoded by encoding/json")
+	}
 }
+
+type selfDecoding struct {
+	S string `json:"s"`
+}
+
+func (s *selfDecoding) UnmarshalJSON(b []byte) error { s.S = "custom"; return nil }

@@ -3,7 +3,12 @@ package validate_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"runtime"
+	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -120,4 +125,66 @@ func BenchmarkLayer(b *testing.B) {
 			return mw(benchOK)(ctx, req)
 		})
 	})
+}
+
+// TestValidationCPUCost measures what BenchmarkValidation does, in CPU
+// time (getrusage) rather than wall time, interleaving the variants round
+// by round, so that a machine shared with other work still gives usable
+// figures. It reports and asserts nothing about time: run it with
+// MCPGUARD_CPUCOST=1 go test -run CPUCost -v ./validate.
+func TestValidationCPUCost(t *testing.T) {
+	if os.Getenv("MCPGUARD_CPUCOST") == "" {
+		t.Skip("set MCPGUARD_CPUCOST=1 to measure")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	variants := []struct {
+		name string
+		s    *server.MCPServer
+	}{
+		{"bare", server.NewMCPServer("b", "1")},
+		{"handwritten", server.NewMCPServer("b", "1")},
+		{"WithInputSchemaValidation", server.NewMCPServer("b", "1", server.WithInputSchemaValidation())},
+		{"validate.Args", server.NewMCPServer("b", "1")},
+	}
+	variants[0].s.AddTool(mcp.NewTool("shop_search"), benchOK)
+	variants[1].s.AddTool(mcp.NewTool("shop_search"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a benchArgs
+		if err := req.BindArguments(&a); err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		if err := benchValidator.Struct(&a); err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		return benchOK(ctx, req)
+	})
+	variants[2].s.AddTool(mcp.NewTool("shop_search", mcp.WithRawInputSchema(benchSchema)), benchOK)
+	variants[3].s.AddTool(mcp.NewTool("shop_search", validate.InputSchema[benchArgs]()), middleware.Wrap(benchOK, validate.Args[benchArgs]()))
+	ctx := context.Background()
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	const rounds, n = 8, 20000
+	per := make([][]float64, len(variants))
+	for range rounds {
+		for i, v := range variants {
+			runtime.GC()
+			start := cpu()
+			for range n {
+				v.s.HandleMessage(ctx, benchMsg)
+			}
+			per[i] = append(per[i], float64(cpu()-start)/n)
+		}
+	}
+	median := func(xs []float64) float64 {
+		s := slices.Clone(xs)
+		slices.Sort(s)
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	bare := median(per[0])
+	for i, v := range variants {
+		m := median(per[i])
+		t.Logf("%-26s %8.2f µs CPU/call  +%5.2f µs over bare", v.name, m/1000, (m-bare)/1000)
+	}
 }

@@ -105,112 +105,9 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 	}
 	switch c := s.b[s.i]; {
 	case c == '{':
-		if depth >= s.maxDepth {
-			s.tooDeep = true
-			return false
-		}
-		if ti != nil && ti.kind != kStruct && ti.kind != kMap && ti.kind != kAny {
-			s.slow, ti = true, nil
-		}
-		s.i++
-		s.ws()
-		// Members that must be present, seen so far.
-		var seen uint64
-		done := func() bool {
-			if ti != nil && ti.kind == kStruct && (ti.reqOver || seen != ti.reqMask) {
-				s.slow = true
-			}
-			return true
-		}
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			return done()
-		}
-		for {
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != '"' {
-				return s.bad()
-			}
-			start := s.i + 1
-			esc, ok := s.str()
-			if !ok {
-				return false
-			}
-			var child *typeInfo
-			if ti != nil {
-				switch ti.kind {
-				case kStruct:
-					if f := ti.byJSON[string(s.b[start:s.i-1])]; f != nil && !esc {
-						child = f.typ
-						if f.reqBit >= 0 {
-							seen |= 1 << f.reqBit
-						}
-					} else {
-						s.slow = true
-					}
-				case kMap:
-					child = ti.elem
-				}
-			}
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != ':' {
-				return s.bad()
-			}
-			s.i++
-			if !s.value(child, depth+1) {
-				return false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return s.bad()
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return done()
-			default:
-				return s.bad()
-			}
-		}
+		return s.object(ti, depth)
 	case c == '[':
-		if depth >= s.maxDepth {
-			s.tooDeep = true
-			return false
-		}
-		var child *typeInfo
-		if ti != nil {
-			if ti.kind == kSlice {
-				child = ti.elem
-			} else if ti.kind != kAny {
-				s.slow = true
-			}
-		}
-		s.i++
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
-			s.i++
-			return true
-		}
-		for {
-			if !s.value(child, depth+1) {
-				return false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return s.bad()
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return true
-			default:
-				return s.bad()
-			}
-		}
+		return s.array(ti, depth)
 	case c == '"':
 		if ti != nil && ti.kind != kString && ti.kind != kTime && ti.kind != kAny {
 			s.slow = true
@@ -235,39 +132,160 @@ func (s *scanner) value(ti *typeInfo, depth int) bool {
 		}
 		return s.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
-		start := s.i
-		integer := true
-		for s.i < len(s.b) {
-			d := s.b[s.i]
-			if d >= '0' && d <= '9' || d == '-' || d == '+' {
-				s.i++
-				continue
-			}
-			if d == '.' || d == 'e' || d == 'E' {
-				integer = false
-				s.i++
-				continue
-			}
-			break
-		}
-		if ti != nil {
-			switch ti.kind {
-			case kInt, kUint:
-				if !integer {
-					s.slow = true // 1.0 and 1e2 are integers to JSON Schema, not to encoding/json
-				}
-			case kFloat:
-				if ti.bits == 32 && (s.i-start > 38 || bytes.ContainsAny(s.b[start:s.i], "eE")) {
-					s.slow = true // float32's bound is checked exactly, on the slow path
-				}
-			case kAny:
-			default:
-				s.slow = true
-			}
-		}
+		s.number(ti)
 		return true
 	default:
 		return s.bad()
+	}
+}
+
+// object scans an object starting at its "{".
+func (s *scanner) object(ti *typeInfo, depth int) bool {
+	if depth >= s.maxDepth {
+		s.tooDeep = true
+		return false
+	}
+	if ti != nil && ti.kind != kStruct && ti.kind != kMap && ti.kind != kAny {
+		s.slow, ti = true, nil
+	}
+	s.i++
+	s.ws()
+	var seen uint64 // members that must be present, seen so far
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return s.closed(ti, seen)
+	}
+	for {
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return s.bad()
+		}
+		start := s.i + 1
+		esc, ok := s.str()
+		if !ok {
+			return false
+		}
+		var child *typeInfo
+		if ti != nil {
+			switch ti.kind {
+			case kStruct:
+				if f := ti.byJSON[string(s.b[start:s.i-1])]; f != nil && !esc {
+					child = f.typ
+					if f.reqBit >= 0 {
+						seen |= 1 << f.reqBit
+					}
+				} else {
+					s.slow = true
+				}
+			case kMap:
+				child = ti.elem
+			}
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return s.bad()
+		}
+		s.i++
+		if !s.value(child, depth+1) {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.bad()
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return s.closed(ti, seen)
+		default:
+			return s.bad()
+		}
+	}
+}
+
+// closed ends an object, sending the call down the slow path when a
+// member that must be present was not seen.
+func (s *scanner) closed(ti *typeInfo, seen uint64) bool {
+	if ti != nil && ti.kind == kStruct && (ti.reqOver || seen != ti.reqMask) {
+		s.slow = true
+	}
+	return true
+}
+
+// array scans an array starting at its "[".
+func (s *scanner) array(ti *typeInfo, depth int) bool {
+	if depth >= s.maxDepth {
+		s.tooDeep = true
+		return false
+	}
+	var child *typeInfo
+	if ti != nil {
+		if ti.kind == kSlice {
+			child = ti.elem
+		} else if ti.kind != kAny {
+			s.slow = true
+		}
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !s.value(child, depth+1) {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.bad()
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
+			return s.bad()
+		}
+	}
+}
+
+// number skips a number; json.Unmarshal checks its grammar.
+func (s *scanner) number(ti *typeInfo) {
+	start := s.i
+	integer := true
+	for s.i < len(s.b) {
+		d := s.b[s.i]
+		if d >= '0' && d <= '9' || d == '-' || d == '+' {
+			s.i++
+			continue
+		}
+		if d == '.' || d == 'e' || d == 'E' {
+			integer = false
+			s.i++
+			continue
+		}
+		break
+	}
+	if ti == nil {
+		return
+	}
+	switch ti.kind {
+	case kInt, kUint:
+		if !integer {
+			s.slow = true // 1.0 and 1e2 are integers to JSON Schema, not to encoding/json
+		}
+	case kFloat:
+		if ti.bits == 32 && (s.i-start > 38 || bytes.ContainsAny(s.b[start:s.i], "eE")) {
+			s.slow = true // float32's bound is checked exactly, on the slow path
+		}
+	case kAny:
+	default:
+		s.slow = true
 	}
 }
 
@@ -310,6 +328,12 @@ func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
 		}
 	}
 	if !s.malformed && !s.slow {
+		if p.flat != nil {
+			if decodeFlat(raw, reflect.ValueOf(dst).UnsafePointer(), p.flat) {
+				return bindResult{}
+			}
+			reflect.ValueOf(dst).Elem().SetZero()
+		}
 		if json.Unmarshal(raw, dst) == nil {
 			return bindResult{}
 		}
@@ -466,81 +490,104 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 	}
 	switch ti.kind {
 	case kStruct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			w.typeError(path, ti, v)
-			return dropped{}
-		}
-		out := make(map[string]any, len(m))
-		for _, k := range sortedKeys(m) {
-			f := ti.byJSON[k]
-			if f != nil && m[k] == nil && !f.present {
-				// An optional member sent as null is absent.
-				continue
-			}
-			if f == nil && w.full() {
-				w.more++
-				continue
-			}
-			if f == nil {
-				name := pathKey(path, k)
-				msg := fmt.Sprintf("%s is not an argument of this tool", name)
-				fe := envelope.FieldError{Field: name, Rule: "unknown", Message: msg, Allowed: slices.Clone(ti.names)}
-				if s := suggest(k, ti.names); s != "" {
-					fe.Suggestion = s
-					fe.Message += fmt.Sprintf("; did you mean %q?", s)
-				}
-				w.add(fe)
-				continue
-			}
-			if c := w.walk(m[k], f.typ, join(path, k), depth+1); c != (dropped{}) {
-				out[k] = c
-			}
-		}
-		for _, f := range ti.fields {
-			if _, ok := m[f.jsonName]; f.present && !ok {
-				name := join(path, f.jsonName)
-				w.fail(name, "required", "", name+" is required")
-			}
-		}
-		return out
+		return w.walkStruct(v, ti, path, depth)
 	case kMap:
-		m, ok := v.(map[string]any)
-		if !ok {
-			w.typeError(path, ti, v)
-			return dropped{}
-		}
-		out := make(map[string]any, len(m))
-		for _, k := range sortedKeys(m) {
-			if c := w.walk(m[k], ti.elem, pathKey(path, k), depth+1); c != (dropped{}) {
-				out[k] = c
-			}
-		}
-		return out
+		return w.walkMap(v, ti, path, depth)
 	case kSlice:
-		a, ok := v.([]any)
-		if !ok {
-			w.typeError(path, ti, v)
-			return dropped{}
+		return w.walkSlice(v, ti, path, depth)
+	}
+	return w.walkScalar(v, ti, path)
+}
+
+// walkStruct checks an object bound to a struct: unknown members, missing
+// ones, and each member's value. Optional members sent as null are absent.
+func (w *walker) walkStruct(v any, ti *typeInfo, path string, depth int) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.typeError(path, ti, v)
+		return dropped{}
+	}
+	out := make(map[string]any, len(m))
+	for _, k := range sortedKeys(m) {
+		f := ti.byJSON[k]
+		if f != nil && m[k] == nil && !f.present {
+			// An optional member sent as null is absent.
+			continue
 		}
-		out := make([]any, 0, len(a))
-		for i, e := range a {
-			c := w.walk(e, ti.elem, path+"["+strconv.Itoa(i)+"]", depth+1)
-			if c == (dropped{}) {
-				// Keep the index positions of later elements stable.
-				c = nil
-				if !ti.elem.nullable {
-					c = zeroJSON(ti.elem)
-					if ti.elem.kind == kStruct || ti.elem.kind == kMap {
-						c = map[string]any{}
-					} else if ti.elem.kind == kSlice {
-						c = []any{}
-					}
+		if f == nil && w.full() {
+			w.more++
+			continue
+		}
+		if f == nil {
+			name := pathKey(path, k)
+			msg := fmt.Sprintf("%s is not an argument of this tool", name)
+			fe := envelope.FieldError{Field: name, Rule: "unknown", Message: msg, Allowed: slices.Clone(ti.names)}
+			if s := suggest(k, ti.names); s != "" {
+				fe.Suggestion = s
+				fe.Message += fmt.Sprintf("; did you mean %q?", s)
+			}
+			w.add(fe)
+			continue
+		}
+		if c := w.walk(m[k], f.typ, join(path, k), depth+1); c != (dropped{}) {
+			out[k] = c
+		}
+	}
+	for _, f := range ti.fields {
+		if _, ok := m[f.jsonName]; f.present && !ok {
+			name := join(path, f.jsonName)
+			w.fail(name, "required", "", name+" is required")
+		}
+	}
+	return out
+}
+
+func (w *walker) walkMap(v any, ti *typeInfo, path string, depth int) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		w.typeError(path, ti, v)
+		return dropped{}
+	}
+	out := make(map[string]any, len(m))
+	for _, k := range sortedKeys(m) {
+		if c := w.walk(m[k], ti.elem, pathKey(path, k), depth+1); c != (dropped{}) {
+			out[k] = c
+		}
+	}
+	return out
+}
+
+// walkSlice checks an array, keeping dropped elements' positions.
+func (w *walker) walkSlice(v any, ti *typeInfo, path string, depth int) any {
+	a, ok := v.([]any)
+	if !ok {
+		w.typeError(path, ti, v)
+		return dropped{}
+	}
+	out := make([]any, 0, len(a))
+	for i, e := range a {
+		c := w.walk(e, ti.elem, path+"["+strconv.Itoa(i)+"]", depth+1)
+		if c == (dropped{}) {
+			// Keep the index positions of later elements stable.
+			c = nil
+			if !ti.elem.nullable {
+				c = zeroJSON(ti.elem)
+				if ti.elem.kind == kStruct || ti.elem.kind == kMap {
+					c = map[string]any{}
+				} else if ti.elem.kind == kSlice {
+					c = []any{}
 				}
 			}
-			out = append(out, c)
 		}
-		return out
+		out = append(out, c)
+	}
+	return out
+}
+
+// walkScalar checks a string, date-time, boolean or number, coercing
+// strings with WithCoercion.
+func (w *walker) walkScalar(v any, ti *typeInfo, path string) any {
+	switch ti.kind {
 	case kString:
 		if _, ok := v.(string); !ok {
 			w.typeError(path, ti, v)

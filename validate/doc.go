@@ -17,7 +17,7 @@
 //
 // [Args] binds a call's arguments into the struct strictly (unknown
 // members, wrong JSON types, members that match only case-insensitively,
-// nulls for non-pointer fields, non-object arguments are refused; size
+// nulls and absence for required members, non-object arguments are refused; size
 // and nesting are bounded before anything is decoded), validates them
 // with validator/v10, and either hands the typed value to the handler
 // ([ArgsFrom], [Handler]) or answers with a validation_error envelope. The
@@ -32,9 +32,55 @@
 // required members, enum, bounds, lengths, item counts, uniqueItems,
 // formats, named patterns, nested objects and additionalProperties: false.
 // A differential test holds the schema, compiled by a JSON Schema
-// validator, and Args to the same verdict on generated arguments. A tag
-// the schema cannot state is named in the property's description and
-// listed by [RuntimeOnly]; it is never silently dropped.
+// validator, and Args to the same verdict on generated arguments, nulls
+// and zeros included. A tag the schema cannot state is named in the
+// property's description and listed by [RuntimeOnly]; it is never
+// silently dropped.
+//
+// # Schema conventions
+//
+// Presence follows Go and the two Go SDKs. A field without omitempty or
+// omitzero that is not a pointer is required: listed in "required" and
+// refused when absent, though its zero value is allowed;
+// validate:"required" also refuses the zero value, as validator/v10 does.
+// Any other field is optional, and advertises its constraint as is, with
+// no anyOf, const or null around it:
+//
+//	Status string `json:"status,omitempty" validate:"omitempty,oneof=open closed"`  // {"type":"string","enum":["open","closed"]}
+//	Limit  int    `json:"limit,omitempty" validate:"omitempty,min=1,max=100"`       // {"type":"integer","minimum":1,"maximum":100}
+//
+// An optional member sent as null, or as its zero value where its tag
+// allows the zero (omitempty), is treated as absent: the one deliberate
+// leniency, because hosts in strict tool-calling modes fill optional
+// members with null and models send "" or 0 for "not set".
+//
+// Bounds appear only where they say something: from a tag, or from a
+// narrower Go type (int8, uint16, float32, ...; uint has minimum 0). A
+// 64-bit integer or a float64 advertises no range, and a number it cannot
+// hold is refused when called. json.RawMessage and any fields take any
+// JSON value. Embedded structs, by value or by pointer, are flattened as
+// encoding/json flattens them. A time.Time field is an RFC 3339
+// date-time in the one shape Go and the "date-time" format both accept
+// (upper-case T and Z, no leap second, offsets up to 23:59), which its
+// schema states as a pattern. The email and url tags, and datetime with
+// an RFC 3339 layout, are runtime-only: JSON Schema's formats disagree
+// with validator/v10 at the edges (a@b, http://).
+//
+// # Typed results
+//
+// [StructuredHandler] returns a typed value as structuredContent, with its
+// JSON as the text, and [OutputSchema] advertises the schema derived from
+// its type the way encoding/json writes it. A result off that schema is
+// never sent: the call is an internal_error with an incident ID.
+//
+// # Bounds
+//
+// A validation_error lists at most [MaxFieldErrors] violations, then one
+// entry with rule "more" counting the rest; paths, messages, previews and
+// keys are clipped; numbers are read in linear time before any
+// big-number arithmetic. A failure is therefore a few kilobytes whatever
+// the size of the arguments, which [WithMaxBytes] bounds before anything
+// is decoded.
 //
 // Named patterns ([RegisterPattern]) are the one place a regular
 // expression lives: the runtime check and the schema's "pattern" come from

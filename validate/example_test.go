@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -106,4 +107,52 @@ func ExampleRuntimeOnly() {
 	fmt.Println(validate.RuntimeOnly[args]())
 	// Output:
 	// [code: startswith=SKU-]
+}
+
+type PriceArgs struct {
+	SKU string `json:"sku" jsonschema:"The product's SKU" validate:"required,alphanum,max=12"`
+}
+
+type Price struct {
+	SKU   string `json:"sku"`
+	Cents int    `json:"cents" validate:"min=0"`
+}
+
+// StructuredHandler returns a typed result as structuredContent, with its
+// JSON as the text; OutputSchema advertises its schema.
+func ExampleStructuredHandler() {
+	s := server.NewMCPServer("shop", "1.0.0")
+	s.Use(envelope.Middleware())
+	s.AddTool(mcp.NewTool("shop_price", validate.InputSchema[PriceArgs](), validate.OutputSchema[Price]()),
+		validate.StructuredHandler(func(ctx context.Context, req mcp.CallToolRequest, a PriceArgs) (Price, error) {
+			if a.SKU != "SKU42" {
+				return Price{}, fmt.Errorf("no SKU %s: %w", a.SKU, envelope.ErrNotFound)
+			}
+			return Price{SKU: a.SKU, Cents: 999}, nil
+		}))
+	call := func(args string) *mcp.CallToolResult {
+		msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop_price","arguments":` + args + `}}`
+		return s.HandleMessage(context.Background(), json.RawMessage(msg)).(mcp.JSONRPCResponse).Result.(*mcp.CallToolResult)
+	}
+	res := call(`{"sku":"SKU42"}`)
+	fmt.Printf("%+v %s\n", res.StructuredContent, res.Content[0].(mcp.TextContent).Text)
+	env, _ := envelope.FromResult(call(`{"sku":"SKU7"}`))
+	fmt.Println(env.ErrorType, env.Message)
+	fmt.Println(string(validate.OutputSchemaOf[Price]()))
+	// Output:
+	// {SKU:SKU42 Cents:999} {"sku":"SKU42","cents":999}
+	// not_found no SKU SKU7: not found
+	// {"type":"object","properties":{"sku":{"type":"string"},"cents":{"type":"integer","minimum":0}},"required":["sku","cents"],"additionalProperties":false}
+}
+
+// WithCoercion takes numbers sent as strings, as some models send them.
+func ExampleWithCoercion() {
+	s := server.NewMCPServer("shop", "1.0.0")
+	s.AddTool(mcp.NewTool("shop_search", validate.InputSchema[ShopSearchArgs]()),
+		validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a ShopSearchArgs) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(fmt.Sprintf("limit %d", a.Limit)), nil
+		}, validate.WithCoercion(), validate.WithLogger(slog.New(slog.DiscardHandler))))
+	fmt.Println(exampleCall(s, `{"query":"agents","limit":"10"}`))
+	// Output:
+	// limit 10
 }

@@ -1,13 +1,19 @@
 package validate_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	"github.com/mcpguard/mcpguard/validate"
 )
 
@@ -60,4 +66,77 @@ func FuzzArgs(f *testing.F) {
 			t.Fatalf("wire(%q): %s", args, r.raw)
 		}
 	})
+}
+
+// The secret the fuzzer plants as the value of the secret-named api_key
+// member, where no preview may ever show it.
+const fuzzSecret = "sk-fuzzC4NARY0123456789abcdefghijkl"
+
+// FuzzDefaultArgs drives middleware.Default() plus Args with arbitrary
+// argument JSON through HandleMessage and holds every response to the
+// documented bounds: at most maxFailureBytes on the wire, an isError
+// validation_error envelope for every failure, nothing that
+// middlewaretest.Leaks flags (stacks, positions, paths) unless the
+// arguments themselves hold it, and the planted secret never on the wire
+// while the arguments hold it only as api_key.
+func FuzzDefaultArgs(f *testing.F) {
+	for _, seed := range []string{
+		`{"query":"agents"}`, `{"query":"ab","limit":9999,"category":"ai/ml"}`, `{"card_id":"../../etc/passwd"}`,
+		`{"api_key":"` + fuzzSecret + `"}`, `{"api_key":"` + fuzzSecret + `","query":"x"}`,
+		`{"query":"password=hunter2hunter2 and /srv/app/main.go:12"}`, `{"/etc/passwd":1}`,
+		`{"category":"/srv/app/main.go:12 password=hunter2"}`, `{"card_id":"goroutine 1 [running]: panic: runtime error: x"}`,
+		`{"category":"C:\\Users\\me\\secret.txt"}`,
+		`{"filters":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}`, `{"query":null}`, `{"limit":"5"}`,
+		`{"extra":{"a":[{"b":null}]},"max_price":1e308}`, `[]`, `null`, `{"Query":"x","qeury":"y"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := newServer(f)
+	s.Use(middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))...)
+	s.AddTool(mcp.NewTool("shop_search", validate.InputSchema[SearchArgs]()),
+		middleware.Wrap(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		}, validate.Args[SearchArgs]()))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		if !json.Valid(args) {
+			return // not a JSON-RPC message at all
+		}
+		r := callRaw(t, s, "shop_search", string(args))
+		if r.rpcErr {
+			return // refused by mcp-go's own parsing, before any layer
+		}
+		if len(r.raw) > maxFailureBytes {
+			t.Fatalf("%d-byte arguments got a %d-byte response", len(args), len(r.raw))
+		}
+		if r.isErr && (r.env == nil || r.env.ErrorType != envelope.ValidationError || len(r.env.Fields) == 0) {
+			t.Fatalf("a failure that is not a validation_error envelope: %s", r.raw)
+		}
+		if onlyAsAPIKey(args) {
+			if leaks := middlewaretest.Leaks([]byte(r.raw), fuzzSecret); slices.ContainsFunc(leaks, isSecret) {
+				t.Fatalf("arguments %s: the api_key reached the wire: %s", args, r.raw)
+			}
+		}
+		// A short preview may echo what the agent itself sent; anything
+		// else that looks like a stack, a position or a path came from
+		// the server.
+		if len(middlewaretest.Leaks(args)) == 0 {
+			if leaks := middlewaretest.Leaks([]byte(r.raw)); len(leaks) > 0 {
+				t.Fatalf("arguments %s: the response gives away %v: %s", args, leaks, r.raw)
+			}
+		}
+	})
+}
+
+func isSecret(leak string) bool { return strings.HasPrefix(leak, "a secret") }
+
+// onlyAsAPIKey reports whether args hold fuzzSecret only as the value of
+// their top-level api_key member.
+func onlyAsAPIKey(args []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return false
+	}
+	delete(m, "api_key")
+	rest, _ := json.Marshal(m)
+	return !bytes.Contains(rest, []byte(fuzzSecret)) && !bytes.Contains(rest, []byte("fuzzC4NARY"))
 }

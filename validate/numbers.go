@@ -144,21 +144,6 @@ func cmpAbs(a, b decimal) int {
 	return 0
 }
 
-// cmp compares a and b.
-func cmp(a, b decimal) int {
-	an := a.neg && a.digits != ""
-	bn := b.neg && b.digits != ""
-	switch {
-	case an && !bn:
-		return -1
-	case !an && bn:
-		return 1
-	case an:
-		return -cmpAbs(a, b)
-	}
-	return cmpAbs(a, b)
-}
-
 // integer checks that n is an integer within ti's range, as JSON Schema
 // would (1.0 and 1e2 are integers), and returns its canonical form.
 func integer(n string, ti *typeInfo) (canon, rule, param, msg string) {

@@ -227,10 +227,14 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 	} else if nullable && ti.kind == kStruct {
 		s.set("type", []string{"object", "null"})
 	}
-	if !constrained {
-		return s
+	if constrained {
+		g.constrain(s, ti, lvl, path, m)
 	}
+	return s
+}
 
+// constrain adds to s, the schema of a value, what lvl's tags say.
+func (g *schemaGen) constrain(s *obj, ti *typeInfo, lvl *level, path string, m member) {
 	c := &obj{}
 	var notes []string
 	for _, r := range lvl.rules {
@@ -276,7 +280,6 @@ func (g *schemaGen) value(ti *typeInfo, lvl *level, constrained bool, path strin
 		}
 		s.set("description", "Also checked when called: "+strings.Join(notes, ", ")+".")
 	}
-	return s
 }
 
 // nullable reports whether the schema admits null for a value. Arguments:

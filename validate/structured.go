@@ -40,6 +40,13 @@ func OutputSchema[Out any](opts ...Option) mcp.ToolOption {
 	}
 }
 
+// OutputSchemaOf returns the JSON Schema derived from Out's tags: the
+// outputSchema [OutputSchema] advertises. The returned bytes are a copy.
+func OutputSchemaOf[Out any](opts ...Option) json.RawMessage {
+	o := evaluate(opts)
+	return slices.Clone(outputPlanFor(reflect.TypeFor[Out](), o.validator).schema)
+}
+
 // StructuredHandler adapts a typed handler with a typed result to mcp-go,
 // the counterpart of mcp-go's NewStructuredToolHandler. Its arguments are
 // bound and validated as [Handler]'s are (reusing [Args]' value when it

@@ -10,7 +10,9 @@
 // errors to execution_failed, a refused write to access_denied), per-tool
 // next steps with the hints layer (shop_query's three-way pagination hint
 // from the seed article), validate.Args on some tools, validate.Handler on
-// others, and one legacy tool, shop_store_hours, left as it was written.
+// another, validate.StructuredHandler with validate.OutputSchema where a
+// tool returns a typed result, and one legacy tool, shop_store_hours, left
+// as it was written.
 //
 // # Where it sits
 //

@@ -1,0 +1,71 @@
+package validate_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/validate"
+)
+
+type Paging struct {
+	Page int `json:"page,omitempty" validate:"omitempty,min=1,max=100"`
+	Size int `json:"size" validate:"max=50"`
+}
+
+type Owner struct {
+	Owner string `json:"owner,omitempty" validate:"omitempty,alpha"`
+}
+
+type listArgs struct {
+	*Paging
+	Owner
+	Query string          `json:"query,omitempty" validate:"omitempty,max=10"`
+	Raw   json.RawMessage `json:"raw,omitempty"`
+}
+
+// Embedded structs are flattened as encoding/json flattens them, by
+// pointer as by value: one schema, and the same checks whether or not the
+// agent sent a member of the embedded pointer.
+func TestEmbeddedPointerStructs(t *testing.T) {
+	t.Parallel()
+	got := string(validate.Schema[listArgs]())
+	want := `{"type":"object","properties":{"page":{"type":"integer","minimum":1,"maximum":100},"size":{"type":"integer","maximum":50},"owner":{"type":"string","pattern":"^[a-zA-Z]+$"},"query":{"type":"string","maxLength":10},"raw":{}},"required":["size"],"additionalProperties":false}`
+	if got != want {
+		t.Fatalf("schema\n%s\nwant\n%s", got, want)
+	}
+	s := newServer(t)
+	s.AddTool(mcp.NewTool("list", validate.InputSchema[listArgs]()),
+		validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a listArgs) (*mcp.CallToolResult, error) {
+			b, _ := json.Marshal(a)
+			return mcp.NewToolResultText(string(b)), nil
+		}))
+	for args, want := range map[string]string{
+		`{"size":5}`: `{"size":5}`,
+		`{"size":5,"page":2,"raw":[1,{"a":null}]}`: `{"page":2,"size":5,"raw":[1,{"a":null}]}`,
+		`{}`:                                 "size:required",
+		`{"size":51}`:                        "size:max",
+		`{"size":1,"page":101,"owner":"x1"}`: "page:max owner:alpha",
+	} {
+		r := callRaw(t, s, "list", args)
+		if want[0] == '{' {
+			if r.isErr || r.text != want {
+				t.Errorf("%s: %s, want %s", args, r.raw, want)
+			}
+			continue
+		}
+		env := mustInvalid(t, r)
+		var fields string
+		for i, f := range env.Fields {
+			if i > 0 {
+				fields += " "
+			}
+			fields += f.Field + ":" + f.Rule
+		}
+		if fields != want {
+			t.Errorf("%s: %s, want %s", args, fields, want)
+		}
+	}
+}

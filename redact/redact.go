@@ -11,7 +11,7 @@ import (
 // concurrent use.
 type Redactor struct {
 	rules []Rule
-	sent  *sent // what the call's arguments hold, for KeepSent rules
+	sent  *leak.Sent // what the call's arguments hold, for KeepSent rules
 }
 
 // New returns a Redactor that applies rules in order. New() with no rules
@@ -147,7 +147,7 @@ func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
 			k0, k1 = m[2*g], m[2*g+1]
 		}
-		if r.sent.contains(s[k0:k1]) {
+		if r.sent.Contains(s[k0:k1]) {
 			continue
 		}
 		changed = true

@@ -162,7 +162,12 @@ func Compiled(name string) *regexp.Regexp {
 // Find lists the leaks in text: every match of a detected kind, every
 // match the redactor would change, and every value of a secret-named key
 // that is not already a placeholder. At most one match per kind.
-func Find(text string) []Match {
+func Find(text string) []Match { return FindExcept(text, nil) }
+
+// FindExcept is [Find] for the answer to a call whose arguments were sent:
+// a match of a KeepSent kind (a path) that the arguments contain verbatim
+// is not a leak, as the redactor keeps it too.
+func FindExcept(text string, sent *Sent) []Match {
 	if text == "" {
 		return nil
 	}
@@ -173,20 +178,32 @@ func Find(text string) []Match {
 		if len(c.Triggers) > 0 && !ContainsAny(lower, c.Triggers) {
 			continue
 		}
-		if c.Name == PairsName {
-			if vs := SecretValues(text, nil); len(vs) > 0 {
-				out = append(out, Match{c.Name, c.What, text[vs[0].Start:vs[0].End]})
-			}
-			continue
-		}
-		for _, m := range c.re.FindAllString(text, 16) {
-			if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {
-				out = append(out, Match{c.Name, c.What, m})
-				break
-			}
+		if m, ok := c.find(text, sent); ok {
+			out = append(out, Match{c.Name, c.What, m})
 		}
 	}
 	return out
+}
+
+// find returns the first leak of c's kind in text.
+func (c *compiled) find(text string, sent *Sent) (string, bool) {
+	if c.Name == PairsName {
+		if vs := SecretValues(text, nil); len(vs) > 0 {
+			return text[vs[0].Start:vs[0].End], true
+		}
+		return "", false
+	}
+	kept := c.re.SubexpIndex("kept")
+	for _, loc := range c.re.FindAllStringSubmatchIndex(text, 16) {
+		m := text[loc[0]:loc[1]]
+		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.Contains(text[loc[2*kept]:loc[2*kept+1]]) {
+			continue
+		}
+		if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {
+			return m, true
+		}
+	}
+	return "", false
 }
 
 // ContainsAny reports whether lower (already lower-cased) contains one of

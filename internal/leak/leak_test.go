@@ -1,6 +1,7 @@
 package leak_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"testing"
 
@@ -100,4 +101,17 @@ func TestSpecsCompileAndAreNamedByCategory(t *testing.T) {
 			assert.NotNil(t, leak.Compiled(s.Name), s.Name)
 		}
 	}
+}
+
+func TestFindExceptWhatWasSent(t *testing.T) {
+	t.Parallel()
+	sent := leak.NewSent(json.RawMessage(`{"path":"/home/alice/todo.md","password":"/home/alice/pw"}`))
+	assert.Empty(t, leak.FindExcept("open /home/alice/todo.md: not found", sent))
+	assert.NotEmpty(t, leak.FindExcept("open /home/alice/pw: not found", sent), "a secret-named argument is not kept")
+	assert.NotEmpty(t, leak.FindExcept("open /srv/x/y: not found", sent))
+	assert.NotEmpty(t, leak.FindExcept("password=hunter2 at /home/alice/todo.md", sent), "only paths are kept")
+	assert.Nil(t, leak.NewSent(nil))
+	assert.Nil(t, leak.NewSent(map[string]any{"n": 1.0}))
+	assert.False(t, (*leak.Sent)(nil).Contains("x"))
+	assert.True(t, leak.NewSent(struct{ P string }{"/a/b"}).Contains("/a/b"), "other values go through their JSON encoding")
 }

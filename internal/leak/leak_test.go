@@ -3,6 +3,7 @@ package leak_test
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,6 +98,9 @@ func TestSpecsCompileAndAreNamedByCategory(t *testing.T) {
 		assert.False(t, seen[s.Name], "duplicate %s", s.Name)
 		seen[s.Name] = true
 		assert.NotEmpty(t, s.What)
+		for _, tr := range s.Triggers {
+			assert.Equal(t, strings.ToLower(tr), tr, "%s: triggers are compared lower-cased", s.Name)
+		}
 		if s.Name != leak.PairsName {
 			assert.NotNil(t, leak.Compiled(s.Name), s.Name)
 		}
@@ -114,4 +118,16 @@ func TestFindExceptWhatWasSent(t *testing.T) {
 	assert.Nil(t, leak.NewSent(map[string]any{"n": 1.0}))
 	assert.False(t, (*leak.Sent)(nil).Contains("x"))
 	assert.True(t, leak.NewSent(struct{ P string }{"/a/b"}).Contains("/a/b"), "other values go through their JSON encoding")
+}
+
+func TestSentIsBounded(t *testing.T) {
+	t.Parallel()
+	xs := make([]any, 1_000_000)
+	for i := range xs {
+		xs[i] = "/a/b"
+	}
+	xs[len(xs)-1] = "/late/path"
+	s := leak.NewSent(map[string]any{"xs": xs})
+	assert.True(t, s.Contains("/a/b"))
+	assert.False(t, s.Contains("/late/path"), "the walk stops at its budget")
 }

@@ -19,8 +19,9 @@ const (
 // values of secret-named keys: what the client sent is no leak when it
 // comes back, but a secret it sent must not come back either.
 type Sent struct {
-	strs  []string
-	bytes int
+	strs   []string
+	bytes  int
+	visits int // values walked, bounded like the tokens of JSON text
 }
 
 // NewSent collects the strings of args: json.RawMessage or []byte (the
@@ -79,8 +80,8 @@ func (s *Sent) add(v string) bool {
 // addValue walks decoded JSON. It reports false for a value of another
 // type, which the caller encodes and reads as JSON instead.
 func (s *Sent) addValue(v any, secretKey bool, depth int) bool {
-	if depth > maxSentDepth {
-		return true
+	if s.visits++; depth > maxSentDepth || s.visits > maxSentTokens {
+		return true // past the budget: remember nothing more
 	}
 	switch x := v.(type) {
 	case string:
@@ -92,11 +93,17 @@ func (s *Sent) addValue(v any, secretKey bool, depth int) bool {
 			if !s.addValue(e, IsSecretKey(k), depth+1) {
 				return false
 			}
+			if s.visits > maxSentTokens {
+				break
+			}
 		}
 	case []any:
 		for _, e := range x {
 			if !s.addValue(e, secretKey, depth+1) {
 				return false
+			}
+			if s.visits > maxSentTokens {
+				break
 			}
 		}
 	case nil, bool, float64, json.Number:

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/mcpguard/mcpguard/internal/leak"
 )
@@ -66,10 +65,6 @@ func named(name string, names []string) bool {
 // Rules returns a copy of the Redactor's rules.
 func (r *Redactor) Rules() []Rule { return append([]Rule(nil), r.rules...) }
 
-// lowerBufSize is how much text is lower-cased on the stack to look for
-// triggers; longer text pays one allocation.
-const lowerBufSize = 512
-
 // String returns s with every rule applied. Text that no rule's triggers
 // occur in is returned as is, without allocating.
 func (r *Redactor) String(s string) string {
@@ -77,30 +72,21 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	var buf [lowerBufSize]byte
+	var scan textScan
 	lower := lowerASCII(buf[:0], s)
+	scan.reset(lower)
 	for i := range r.rules {
 		rule := &r.rules[i]
-		if !rule.active() || len(rule.Triggers) > 0 && !leak.ContainsAny(lower, rule.Triggers) {
+		if !rule.active() || len(rule.Triggers) > 0 && !scan.has(lower, rule.Triggers) {
 			continue
 		}
 		if out := r.apply(rule, s); out != s {
 			s = out
 			lower = lowerASCII(buf[:0], s)
+			scan.reset(lower)
 		}
 	}
 	return s
-}
-
-// lowerASCII lower-cases the ASCII letters of s into dst (the triggers are
-// ASCII) and returns a string view of it that lives as long as dst.
-func lowerASCII(dst []byte, s string) string {
-	dst = append(dst, s...)
-	for i, c := range dst {
-		if 'A' <= c && c <= 'Z' {
-			dst[i] = c + 'a' - 'A'
-		}
-	}
-	return unsafe.String(unsafe.SliceData(dst), len(dst))
 }
 
 // apply runs one rule over s.
@@ -108,13 +94,7 @@ func (r *Redactor) apply(rule *Rule, s string) string {
 	if rule.pairs {
 		return replacePairs(s)
 	}
-	if !rule.Pattern.MatchString(s) {
-		return s
-	}
-	if rule.KeepSent && r.sent != nil {
-		return r.replaceKeepingSent(rule, s)
-	}
-	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
+	return r.replace(rule, s)
 }
 
 // replacePairs masks the values of secret-named keys.
@@ -136,19 +116,23 @@ func replacePairs(s string) string {
 	return b.String()
 }
 
-// replaceKeepingSent replaces the matches of rule that the call's
-// arguments do not contain verbatim.
-func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
+// replace replaces the matches of rule in s, in one pass, except those
+// the call's arguments contain verbatim when the rule keeps what was sent.
+// Text without a match is returned as is, without allocating.
+func (r *Redactor) replace(rule *Rule, s string) string {
 	var b []byte
 	changed := false
 	last := 0
+	keep := rule.KeepSent && r.sent != nil
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		k0, k1 := m[0], m[1]
-		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
-			k0, k1 = m[2*g], m[2*g+1]
-		}
-		if r.sent.Contains(s[k0:k1]) {
-			continue
+		if keep {
+			k0, k1 := m[0], m[1]
+			if g := rule.kept(); g > 0 && m[2*g] >= 0 {
+				k0, k1 = m[2*g], m[2*g+1]
+			}
+			if r.sent.Contains(s[k0:k1]) {
+				continue
+			}
 		}
 		changed = true
 		b = append(b, s[last:m[0]]...)
@@ -168,12 +152,14 @@ func (r *Redactor) triggered(s string) bool {
 		return false
 	}
 	var buf [lowerBufSize]byte
+	var scan textScan
 	lower := lowerASCII(buf[:0], s)
+	scan.reset(lower)
 	for i := range r.rules {
 		if !r.rules[i].active() {
 			continue
 		}
-		if len(r.rules[i].Triggers) == 0 || leak.ContainsAny(lower, r.rules[i].Triggers) {
+		if len(r.rules[i].Triggers) == 0 || scan.has(lower, r.rules[i].Triggers) {
 			return true
 		}
 	}

@@ -108,7 +108,7 @@ var Specs = []Spec{
 		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true},
 	{Name: "paths/unix", What: "an absolute file path",
 		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,
-		Replacement: "${1}[path]", Triggers: []string{"/"}, KeepSent: true},
+		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.
 	{Name: "stack/goroutine-header", DetectOnly: true, What: "a goroutine dump", Expr: `goroutine \d+ \[`, Triggers: []string{"goroutine "}},
@@ -118,6 +118,11 @@ var Specs = []Spec{
 	{Name: "stack/javascript", DetectOnly: true, What: "a JavaScript stack trace", Expr: `(?m)^\s*at .+:\d+:\d+\)?\s*$`, Triggers: []string{"at "}},
 	{Name: "stack/python", DetectOnly: true, What: "a Python traceback", Expr: `Traceback \(most recent call last\)`, Triggers: []string{"traceback"}},
 }
+
+// unixPathTriggers are the pairs a Unix path match starts with: one of
+// pathStart's characters, then "/".
+var unixPathTriggers = []string{"^/", " /", "\t/", "\n/", "\r/", "\f/", "\"/", "'/", "(/", "=/", "[/", ",/", ":/", ";/",
+	"{/", "}/", "</", ">/", "|/", "`/", "*/", "\x00/"}
 
 // PairsName names the rule that masks the values of secret-named keys.
 const PairsName = "secrets/pairs"

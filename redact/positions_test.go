@@ -171,7 +171,6 @@ func TestForCallKeepsWhatTheAgentSent(t *testing.T) {
 
 	d := redact.Default()
 	assert.Same(t, d, d.ForCall(nil), "no arguments, no cost")
-	assert.Same(t, d, d.ForCall(json.RawMessage(`{"limit":5}`)), "no strings, nothing to keep")
 }
 
 func TestForCallIsBoundedOnHugeArguments(t *testing.T) {

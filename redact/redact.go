@@ -10,7 +10,7 @@ import (
 // concurrent use.
 type Redactor struct {
 	rules []Rule
-	sent  *leak.Sent // what the call's arguments hold, for KeepSent rules
+	call  *call // the call's arguments, for KeepSent rules; nil outside a call
 }
 
 // New returns a Redactor that applies rules in order. New() with no rules
@@ -32,7 +32,7 @@ func (r *Redactor) With(extra ...Rule) *Redactor {
 	}
 	rules := make([]Rule, 0, len(r.rules)+len(extra))
 	rules = append(append(rules, r.rules...), extra...)
-	return &Redactor{rules: rules, sent: r.sent}
+	return &Redactor{rules: rules, call: r.call}
 }
 
 // Without returns a new Redactor without the rules named by names. A name
@@ -50,7 +50,7 @@ func (r *Redactor) Without(names ...string) *Redactor {
 			rules = append(rules, rule)
 		}
 	}
-	return &Redactor{rules: rules, sent: r.sent}
+	return &Redactor{rules: rules, call: r.call}
 }
 
 func named(name string, names []string) bool {
@@ -123,14 +123,14 @@ func (r *Redactor) replace(rule *Rule, s string) string {
 	var b []byte
 	changed := false
 	last := 0
-	keep := rule.KeepSent && r.sent != nil
+	keep := rule.KeepSent && r.call != nil
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
 		if keep {
 			k0, k1 := m[0], m[1]
 			if g := rule.kept(); g > 0 && m[2*g] >= 0 {
 				k0, k1 = m[2*g], m[2*g+1]
 			}
-			if r.sent.Contains(s[k0:k1]) {
+			if r.call.sent().Contains(s[k0:k1]) {
 				continue
 			}
 		}

@@ -1,6 +1,11 @@
 package redact
 
-import "github.com/mcpguard/mcpguard/internal/leak"
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpguard/mcpguard/internal/leak"
+)
 
 // ForCall returns a Redactor for the results of one call: rules marked
 // [Rule.KeepSent] (the path rules, by default) leave alone what appears
@@ -14,17 +19,38 @@ import "github.com/mcpguard/mcpguard/internal/leak"
 // args is what the request carries: req.GetRawArguments() (json.RawMessage
 // on the wire), a map[string]any, or any value that encodes as JSON. Only
 // the first 256 strings and 64 KiB are remembered. ForCall returns r itself
-// when there is nothing to keep, so it costs nothing on calls without
-// arguments.
+// when there are no arguments (or r keeps nothing), so such calls cost
+// nothing. The arguments are read only when a rule that keeps what was
+// sent finds a match, so a call whose error holds no path pays one small
+// allocation.
 func (r *Redactor) ForCall(args any) *Redactor {
 	if r == nil || args == nil || !r.keepsSent() {
 		return r
 	}
-	s := leak.NewSent(args)
-	if s == nil {
+	if raw, ok := args.(json.RawMessage); ok && len(raw) == 0 {
 		return r
 	}
-	return &Redactor{rules: r.rules, sent: s}
+	fc := &forCall{r: Redactor{rules: r.rules}, c: call{args: args}}
+	fc.r.call = &fc.c
+	return &fc.r
+}
+
+// forCall is a Redactor and its call in one allocation.
+type forCall struct {
+	r Redactor
+	c call
+}
+
+// call holds a call's arguments and, once a rule needs them, their strings.
+type call struct {
+	args any
+	once sync.Once
+	s    *leak.Sent
+}
+
+func (c *call) sent() *leak.Sent {
+	c.once.Do(func() { c.s = leak.NewSent(c.args) })
+	return c.s
 }
 
 func (r *Redactor) keepsSent() bool {

@@ -129,7 +129,10 @@ const PairsName = "secrets/pairs"
 
 // PairTriggers are fixed strings one of which every secret-named key
 // contains, compared case-insensitively.
-var PairTriggers = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie", "bearer", "session"}
+// Every secret word of IsSecretKey contains one (a test checks it), which
+// lets clean text skip the pair scan.
+var PairTriggers = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie", "bearer", "session",
+	"pin", "otp", "cvv", "cvc"}
 
 // Match is one leak found by [Find].
 type Match struct {

@@ -20,16 +20,17 @@ func TestIsSecretKey(t *testing.T) {
 		"session-id", "sessionId", "passwd", "pwd", "DB_PASS", "passphrase", "credentials", "private_key",
 		"signingKey", "secret_key_base", "encryption_key", "cookie", "Set-Cookie", "spring.datasource.password",
 		"oauth2Token", "password2", "mysql_root_password", "AccountKey", "SharedAccessKey", "bearer", "csrf_token",
-		"secrets", "api_keys", "passwords", "password_hash",
+		"secrets", "api_keys", "passwords", "password_hash", "pin", "card_cvv", "otp_code",
 	} {
 		assert.True(t, leak.IsSecretKey(k), k)
+		assert.True(t, leak.ContainsAny(strings.ToLower(k), leak.PairTriggers), "%s holds no pair trigger", k)
 	}
 	for _, k := range []string{
 		"", "query", "limit", "tokens_used", "max_tokens", "tokens", "keyword", "key", "sort_key", "primary_key",
 		"token_count", "token_type", "tokenType", "password_min_length", "secret_name", "auth_type", "auth_method",
 		"page_token", "next_page_token", "nextPageToken", "NextToken", "continuation_token", "next_cursor", "author",
 		"authority", "passenger", "compass", "token_expires_at", "monkey", "turkey", "idempotency_key", "user_id",
-		"password_policy", "secretary",
+		"password_policy", "secretary", "pinned", "spin", "opinion",
 	} {
 		assert.False(t, leak.IsSecretKey(k), k)
 	}

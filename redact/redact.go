@@ -77,7 +77,7 @@ func (r *Redactor) String(s string) string {
 	scan.reset(lower)
 	for i := range r.rules {
 		rule := &r.rules[i]
-		if !rule.active() || len(rule.Triggers) > 0 && !scan.has(lower, rule.Triggers) {
+		if !rule.active() || len(rule.Triggers) > 0 && !scan.has(lower, rule.Triggers) || rule.pre != nil && !rule.pre(s) {
 			continue
 		}
 		if out := r.apply(rule, s); out != s {
@@ -89,12 +89,18 @@ func (r *Redactor) String(s string) string {
 	return s
 }
 
-// apply runs one rule over s.
+// apply runs one rule over s. MatchString first: it is cheaper than a
+// replacement, which allocates even when nothing matches.
 func (r *Redactor) apply(rule *Rule, s string) string {
-	if rule.pairs {
+	switch {
+	case rule.pairs:
 		return replacePairs(s)
+	case !rule.Pattern.MatchString(s):
+		return s
+	case rule.KeepSent && r.call != nil:
+		return r.replaceKeepingSent(rule, s)
 	}
-	return r.replace(rule, s)
+	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
 }
 
 // replacePairs masks the values of secret-named keys.
@@ -116,23 +122,19 @@ func replacePairs(s string) string {
 	return b.String()
 }
 
-// replace replaces the matches of rule in s, in one pass, except those
-// the call's arguments contain verbatim when the rule keeps what was sent.
-// Text without a match is returned as is, without allocating.
-func (r *Redactor) replace(rule *Rule, s string) string {
+// replaceKeepingSent replaces the matches of rule in s except those the
+// call's arguments contain verbatim.
+func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 	var b []byte
 	changed := false
 	last := 0
-	keep := rule.KeepSent && r.call != nil
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		if keep {
-			k0, k1 := m[0], m[1]
-			if g := rule.kept(); g > 0 && m[2*g] >= 0 {
-				k0, k1 = m[2*g], m[2*g+1]
-			}
-			if r.call.sent().Contains(s[k0:k1]) {
-				continue
-			}
+		k0, k1 := m[0], m[1]
+		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
+			k0, k1 = m[2*g], m[2*g+1]
+		}
+		if r.call.sent().Contains(s[k0:k1]) {
+			continue
 		}
 		changed = true
 		b = append(b, s[last:m[0]]...)
@@ -159,7 +161,8 @@ func (r *Redactor) triggered(s string) bool {
 		if !r.rules[i].active() {
 			continue
 		}
-		if len(r.rules[i].Triggers) == 0 || scan.has(lower, r.rules[i].Triggers) {
+		rule := &r.rules[i]
+		if (len(rule.Triggers) == 0 || scan.has(lower, rule.Triggers)) && (rule.pre == nil || rule.pre(s)) {
 			return true
 		}
 	}

@@ -28,6 +28,10 @@ type Spec struct {
 	Triggers []string
 	// KeepSent keeps a match the call's own arguments contain verbatim.
 	KeepSent bool
+	// Pre, when set, runs after the triggers matched: a cheap scan that
+	// returns false when the expression cannot match (a URL's "://" holds
+	// the trigger ":/" but never a path).
+	Pre func(s string) bool
 }
 
 // Path and stack building blocks. L is a path segment character: letters
@@ -105,10 +109,10 @@ var Specs = []Spec{
 		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true},
 	{Name: "paths/windows", What: "a Windows file path",
 		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `*)`,
-		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true},
+		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
 		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,
-		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true},
+		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.
 	{Name: "stack/goroutine-header", DetectOnly: true, What: "a goroutine dump", Expr: `goroutine \d+ \[`, Triggers: []string{"goroutine "}},
@@ -123,6 +127,35 @@ var Specs = []Spec{
 // pathStart's characters, then "/".
 var unixPathTriggers = []string{"^/", " /", "\t/", "\n/", "\r/", "\f/", "\"/", "'/", "(/", "=/", "[/", ",/", ":/", ";/",
 	"{/", "}/", "</", ">/", "|/", "`/", "*/", "\x00/"}
+
+// mayBeDrivePath reports whether s has a drive letter at a word boundary
+// followed by a separator, as paths/windows needs.
+func mayBeDrivePath(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == ':' && (s[i+1] == '\\' || s[i+1] == '/') && isLetter(s[i-1]) && (i < 2 || !isWordByte(s[i-2])) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeUnixPath reports whether s has a '/' where paths/unix can start
+// one: at the start or after one of pathStart's characters, and not
+// followed by another '/'.
+func mayBeUnixPath(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '/' && s[i+1] != '/' && (i == 0 || strings.IndexByte(pathStartChars, s[i-1]) >= 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathStartChars are the characters of pathStart's class.
+const pathStartChars = " \t\n\r\f\"'(=[,:;{}<>|`*\x00"
+
+func isLetter(c byte) bool   { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
 
 // PairsName names the rule that masks the values of secret-named keys.
 const PairsName = "secrets/pairs"
@@ -183,7 +216,7 @@ func FindExcept(text string, sent *Sent) []Match {
 	var out []Match
 	for i := range compiledSpecs {
 		c := &compiledSpecs[i]
-		if len(c.Triggers) > 0 && !ContainsAny(lower, c.Triggers) {
+		if len(c.Triggers) > 0 && !ContainsAny(lower, c.Triggers) || c.Pre != nil && !c.Pre(text) {
 			continue
 		}
 		if m, ok := c.find(text, sent); ok {

@@ -2,6 +2,7 @@ package leak_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -131,4 +132,30 @@ func TestSentIsBounded(t *testing.T) {
 	s := leak.NewSent(map[string]any{"xs": xs})
 	assert.True(t, s.Contains("/a/b"))
 	assert.False(t, s.Contains("/late/path"), "the walk stops at its budget")
+}
+
+// A Pre check may only skip an expression that cannot match.
+func TestPreNeverHidesAMatch(t *testing.T) {
+	t.Parallel()
+	alphabet := "aZc:/\\ .-_é\"'(=[{`*\x00\t\n9"
+	rng := rand.New(rand.NewPCG(3, 4))
+	texts := []string{"C:/x", `a C:\\b`, "/a/b", "x=/a/b", "postgres://u:p@h/db", "e:/x"}
+	for range 20000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range leak.Specs {
+		if s.Pre == nil {
+			continue
+		}
+		re := leak.Compiled(s.Name)
+		for _, text := range texts {
+			if re.MatchString(text) && !s.Pre(text) {
+				t.Fatalf("%s: Pre(%q) is false but the expression matches", s.Name, text)
+			}
+		}
+	}
 }

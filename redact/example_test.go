@@ -1,7 +1,11 @@
 package redact_test
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 
 	"github.com/mcpguard/mcpguard/redact"
 )
@@ -20,4 +24,52 @@ func ExampleRedactor_With() {
 	r := redact.Default().With(redact.NewRule("employee-id", `\bEMP-\d{6}\b`, "EMP-[REDACTED]", "emp-"))
 	fmt.Println(r.String("no record for EMP-004211"))
 	// Output: no record for EMP-[REDACTED]
+}
+
+func ExampleIsSecretKey() {
+	for _, k := range []string{"db_password", "clientSecret", "AWS_SECRET_ACCESS_KEY", "x-api-key", "token_count", "next_page_token"} {
+		fmt.Println(k, redact.IsSecretKey(k))
+	}
+	// Output:
+	// db_password true
+	// clientSecret true
+	// AWS_SECRET_ACCESS_KEY true
+	// x-api-key true
+	// token_count false
+	// next_page_token false
+}
+
+func ExampleRedactor_ForCall() {
+	args := json.RawMessage(`{"path":"/home/alice/notes/todo.md","token":"ghp_16C7e42F292c6912E7710c838347Ae178B4a"}`)
+	r := redact.Default().ForCall(args)
+	fmt.Println(r.String("open /home/alice/notes/todo.md: not found"))
+	fmt.Println(r.String("open /srv/shop/cache/todo.md: not found"))
+	fmt.Println(r.String("token ghp_16C7e42F292c6912E7710c838347Ae178B4a rejected"))
+	// Output:
+	// open /home/alice/notes/todo.md: not found
+	// open [path]: not found
+	// token [REDACTED] rejected
+}
+
+func ExampleRedactor_Without() {
+	r := redact.Default().Without("paths")
+	fmt.Println(r.String("open /srv/shop/x.db as DB_PASSWORD=hunter2"))
+	// Output: open /srv/shop/x.db as DB_PASSWORD=[REDACTED]
+}
+
+func ExampleHandler() {
+	// A shipped log redacts; a local one (slog.NewJSONHandler(os.Stderr, nil)
+	// alone) would keep full detail under the same incident ID.
+	shipped := slog.New(redact.Handler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // a stable example
+			}
+			return a
+		},
+	})))
+	shipped.Error("dial postgres://app:hunter2@db/shop failed",
+		"incident_id", "inc_1", "dbPassword", 1234, "err", errors.New("open /srv/shop/tls.key: denied"))
+	// Output:
+	// {"level":"ERROR","msg":"dial postgres://app:[REDACTED]@db/shop failed","incident_id":"inc_1","dbPassword":"[REDACTED]","err":"open [path]: denied"}
 }

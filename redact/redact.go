@@ -2,7 +2,6 @@ package redact
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/mcpguard/mcpguard/internal/leak"
 )
@@ -11,7 +10,7 @@ import (
 // concurrent use.
 type Redactor struct {
 	rules []Rule
-	sent  *sent // what the call's arguments hold, for KeepSent rules
+	call  *call // the call's arguments, for KeepSent rules; nil outside a call
 }
 
 // New returns a Redactor that applies rules in order. New() with no rules
@@ -33,7 +32,7 @@ func (r *Redactor) With(extra ...Rule) *Redactor {
 	}
 	rules := make([]Rule, 0, len(r.rules)+len(extra))
 	rules = append(append(rules, r.rules...), extra...)
-	return &Redactor{rules: rules, sent: r.sent}
+	return &Redactor{rules: rules, call: r.call}
 }
 
 // Without returns a new Redactor without the rules named by names. A name
@@ -51,7 +50,7 @@ func (r *Redactor) Without(names ...string) *Redactor {
 			rules = append(rules, rule)
 		}
 	}
-	return &Redactor{rules: rules, sent: r.sent}
+	return &Redactor{rules: rules, call: r.call}
 }
 
 func named(name string, names []string) bool {
@@ -66,10 +65,6 @@ func named(name string, names []string) bool {
 // Rules returns a copy of the Redactor's rules.
 func (r *Redactor) Rules() []Rule { return append([]Rule(nil), r.rules...) }
 
-// lowerBufSize is how much text is lower-cased on the stack to look for
-// triggers; longer text pays one allocation.
-const lowerBufSize = 512
-
 // String returns s with every rule applied. Text that no rule's triggers
 // occur in is returned as is, without allocating.
 func (r *Redactor) String(s string) string {
@@ -77,41 +72,32 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	var buf [lowerBufSize]byte
+	var scan textScan
 	lower := lowerASCII(buf[:0], s)
+	scan.reset(lower)
 	for i := range r.rules {
 		rule := &r.rules[i]
-		if !rule.active() || len(rule.Triggers) > 0 && !leak.ContainsAny(lower, rule.Triggers) {
+		if !rule.active() || len(rule.Triggers) > 0 && !scan.has(lower, rule.Triggers) || rule.pre != nil && !rule.pre(s) {
 			continue
 		}
 		if out := r.apply(rule, s); out != s {
 			s = out
 			lower = lowerASCII(buf[:0], s)
+			scan.reset(lower)
 		}
 	}
 	return s
 }
 
-// lowerASCII lower-cases the ASCII letters of s into dst (the triggers are
-// ASCII) and returns a string view of it that lives as long as dst.
-func lowerASCII(dst []byte, s string) string {
-	dst = append(dst, s...)
-	for i, c := range dst {
-		if 'A' <= c && c <= 'Z' {
-			dst[i] = c + 'a' - 'A'
-		}
-	}
-	return unsafe.String(unsafe.SliceData(dst), len(dst))
-}
-
-// apply runs one rule over s.
+// apply runs one rule over s. MatchString first: it is cheaper than a
+// replacement, which allocates even when nothing matches.
 func (r *Redactor) apply(rule *Rule, s string) string {
-	if rule.pairs {
+	switch {
+	case rule.pairs:
 		return replacePairs(s)
-	}
-	if !rule.Pattern.MatchString(s) {
+	case !rule.Pattern.MatchString(s):
 		return s
-	}
-	if rule.KeepSent && r.sent != nil {
+	case rule.KeepSent && r.call != nil:
 		return r.replaceKeepingSent(rule, s)
 	}
 	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
@@ -136,8 +122,8 @@ func replacePairs(s string) string {
 	return b.String()
 }
 
-// replaceKeepingSent replaces the matches of rule that the call's
-// arguments do not contain verbatim.
+// replaceKeepingSent replaces the matches of rule in s except those the
+// call's arguments contain verbatim.
 func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 	var b []byte
 	changed := false
@@ -147,7 +133,7 @@ func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
 			k0, k1 = m[2*g], m[2*g+1]
 		}
-		if r.sent.contains(s[k0:k1]) {
+		if r.call.sent().Contains(s[k0:k1]) {
 			continue
 		}
 		changed = true
@@ -168,12 +154,15 @@ func (r *Redactor) triggered(s string) bool {
 		return false
 	}
 	var buf [lowerBufSize]byte
+	var scan textScan
 	lower := lowerASCII(buf[:0], s)
+	scan.reset(lower)
 	for i := range r.rules {
 		if !r.rules[i].active() {
 			continue
 		}
-		if len(r.rules[i].Triggers) == 0 || leak.ContainsAny(lower, r.rules[i].Triggers) {
+		rule := &r.rules[i]
+		if (len(rule.Triggers) == 0 || scan.has(lower, rule.Triggers)) && (rule.pre == nil || rule.pre(s)) {
 			return true
 		}
 	}

@@ -36,6 +36,8 @@ type Rule struct {
 	// never do.
 	KeepSent bool
 
+	// pre is a default rule's cheap scan after its triggers matched.
+	pre func(string) bool
 	// pairs marks the built-in rule that masks the values of secret-named
 	// keys, which is code rather than an expression.
 	pairs bool
@@ -68,7 +70,7 @@ var defaultRules = func() []Rule {
 		if s.DetectOnly {
 			continue
 		}
-		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent}
+		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, pre: s.Pre}
 		if s.Name == leak.PairsName {
 			rule.pairs = true
 		} else {

@@ -22,7 +22,10 @@ import (
 // Choose per handler: a local log kept on the machine can keep full detail
 // (incident records with stacks and secrets, tied to the incident ID); a
 // log shipped off-box goes through Handler. Options are those of
-// [Middleware]: [WithRedactor], [WithRules], [WithoutRules].
+// [Middleware]: [WithRedactor], [WithRules], [WithoutRules]. The record's
+// PC is passed on, so a wrapped handler with AddSource still prints the
+// caller's file and line: leave AddSource off for a shipped log whose
+// readers must not learn the source layout.
 func Handler(h slog.Handler, opts ...Option) slog.Handler {
 	if h == nil {
 		panic("redact: Handler needs a handler to wrap")

@@ -11,7 +11,8 @@ import "strings"
 // (dbPassword, DB_PASSWORD, x-api-key, APIKey), so prefixes and suffixes do
 // not hide a secret word. A name is secret when one of its words is a
 // secret word (password, passwd, pwd, pass, passphrase, passcode, secret(s),
-// token, credential(s), authorization, auth, cookie, bearer) or a compound
+// token, credential(s), authorization, auth, cookie, bearer, pin, otp, cvv,
+// cvc) or a compound
 // ending in one (accesstoken, dbpassword), or is "key(s)" after api, access,
 // secret, private, signing, encryption, master, client, account or ssh, or
 // "id" after session. It is not secret when a metadata word follows the
@@ -55,6 +56,7 @@ var (
 		"password", "passwd", "pwd", "pass", "passphrase", "passcode", "secret", "secrets",
 		"token", "credential", "credentials", "authorization", "auth", "cookie", "bearer",
 		"apikey", "apikeys", "privatekey", "accesskey", "secretkey", "sessionid", "passwords",
+		"pin", "otp", "cvv", "cvc",
 	}
 	// compoundSuffixes make a one-word compound secret: dbpassword, accesstoken.
 	compoundSuffixes = []string{"password", "passwd", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey"}

@@ -1,10 +1,3 @@
-// Package leak is mcpguard's one list of what must not reach a client or a
-// shipped log: stack traces, goroutine dumps, source positions, absolute
-// paths and secret shapes, and the one matcher for keys that name a
-// secret. The redact package builds its default rules from [Specs];
-// middlewaretest.Leaks and the audit's leak check find leaks with [Find].
-// Keeping both on one list is what makes "the redactor removes it" and "the
-// harness flags it" the same statement.
 package leak
 
 import (
@@ -35,6 +28,10 @@ type Spec struct {
 	Triggers []string
 	// KeepSent keeps a match the call's own arguments contain verbatim.
 	KeepSent bool
+	// Pre, when set, runs after the triggers matched: a cheap scan that
+	// returns false when the expression cannot match (a URL's "://" holds
+	// the trigger ":/" but never a path).
+	Pre func(s string) bool
 }
 
 // Path and stack building blocks. L is a path segment character: letters
@@ -112,10 +109,10 @@ var Specs = []Spec{
 		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true},
 	{Name: "paths/windows", What: "a Windows file path",
 		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `*)`,
-		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true},
+		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
 		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,
-		Replacement: "${1}[path]", Triggers: []string{"/"}, KeepSent: true},
+		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.
 	{Name: "stack/goroutine-header", DetectOnly: true, What: "a goroutine dump", Expr: `goroutine \d+ \[`, Triggers: []string{"goroutine "}},
@@ -132,12 +129,49 @@ var Specs = []Spec{
 	{Name: "stack/python", DetectOnly: true, What: "a Python traceback", Expr: `Traceback \(most recent call last\)`, Triggers: []string{"traceback"}},
 }
 
+// unixPathTriggers are the pairs a Unix path match starts with: one of
+// pathStart's characters, then "/".
+var unixPathTriggers = []string{"^/", " /", "\t/", "\n/", "\r/", "\f/", "\"/", "'/", "(/", "=/", "[/", ",/", ":/", ";/",
+	"{/", "}/", "</", ">/", "|/", "`/", "*/", "\x00/"}
+
+// mayBeDrivePath reports whether s has a drive letter at a word boundary
+// followed by a separator, as paths/windows needs.
+func mayBeDrivePath(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == ':' && (s[i+1] == '\\' || s[i+1] == '/') && isLetter(s[i-1]) && (i < 2 || !isWordByte(s[i-2])) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeUnixPath reports whether s has a '/' where paths/unix can start
+// one: at the start or after one of pathStart's characters, and not
+// followed by another '/'.
+func mayBeUnixPath(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '/' && s[i+1] != '/' && (i == 0 || strings.IndexByte(pathStartChars, s[i-1]) >= 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathStartChars are the characters of pathStart's class.
+const pathStartChars = " \t\n\r\f\"'(=[,:;{}<>|`*\x00"
+
+func isLetter(c byte) bool   { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
+
 // PairsName names the rule that masks the values of secret-named keys.
 const PairsName = "secrets/pairs"
 
 // PairTriggers are fixed strings one of which every secret-named key
 // contains, compared case-insensitively.
-var PairTriggers = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie", "bearer", "session"}
+// Every secret word of IsSecretKey contains one (a test checks it), which
+// lets clean text skip the pair scan.
+var PairTriggers = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie", "bearer", "session",
+	"pin", "otp", "cvv", "cvc"}
 
 // Match is one leak found by [Find].
 type Match struct {
@@ -175,7 +209,12 @@ func Compiled(name string) *regexp.Regexp {
 // Find lists the leaks in text: every match of a detected kind, every
 // match the redactor would change, and every value of a secret-named key
 // that is not already a placeholder. At most one match per kind.
-func Find(text string) []Match {
+func Find(text string) []Match { return FindExcept(text, nil) }
+
+// FindExcept is [Find] for the answer to a call whose arguments were sent:
+// a match of a KeepSent kind (a path) that the arguments contain verbatim
+// is not a leak, as the redactor keeps it too.
+func FindExcept(text string, sent *Sent) []Match {
 	if text == "" {
 		return nil
 	}
@@ -183,23 +222,35 @@ func Find(text string) []Match {
 	var out []Match
 	for i := range compiledSpecs {
 		c := &compiledSpecs[i]
-		if len(c.Triggers) > 0 && !ContainsAny(lower, c.Triggers) {
+		if len(c.Triggers) > 0 && !ContainsAny(lower, c.Triggers) || c.Pre != nil && !c.Pre(text) {
 			continue
 		}
-		if c.Name == PairsName {
-			if vs := SecretValues(text, nil); len(vs) > 0 {
-				out = append(out, Match{c.Name, c.What, text[vs[0].Start:vs[0].End]})
-			}
-			continue
-		}
-		for _, m := range c.re.FindAllString(text, 16) {
-			if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {
-				out = append(out, Match{c.Name, c.What, m})
-				break
-			}
+		if m, ok := c.find(text, sent); ok {
+			out = append(out, Match{c.Name, c.What, m})
 		}
 	}
 	return out
+}
+
+// find returns the first leak of c's kind in text.
+func (c *compiled) find(text string, sent *Sent) (string, bool) {
+	if c.Name == PairsName {
+		if vs := SecretValues(text, nil); len(vs) > 0 {
+			return text[vs[0].Start:vs[0].End], true
+		}
+		return "", false
+	}
+	kept := c.re.SubexpIndex("kept")
+	for _, loc := range c.re.FindAllStringSubmatchIndex(text, 16) {
+		m := text[loc[0]:loc[1]]
+		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.Contains(text[loc[2*kept]:loc[2*kept+1]]) {
+			continue
+		}
+		if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {
+			return m, true
+		}
+	}
+	return "", false
 }
 
 // ContainsAny reports whether lower (already lower-cased) contains one of

@@ -1,7 +1,10 @@
 package leak_test
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,16 +21,17 @@ func TestIsSecretKey(t *testing.T) {
 		"session-id", "sessionId", "passwd", "pwd", "DB_PASS", "passphrase", "credentials", "private_key",
 		"signingKey", "secret_key_base", "encryption_key", "cookie", "Set-Cookie", "spring.datasource.password",
 		"oauth2Token", "password2", "mysql_root_password", "AccountKey", "SharedAccessKey", "bearer", "csrf_token",
-		"secrets", "api_keys", "passwords", "password_hash",
+		"secrets", "api_keys", "passwords", "password_hash", "pin", "card_cvv", "otp_code",
 	} {
 		assert.True(t, leak.IsSecretKey(k), k)
+		assert.True(t, leak.ContainsAny(strings.ToLower(k), leak.PairTriggers), "%s holds no pair trigger", k)
 	}
 	for _, k := range []string{
 		"", "query", "limit", "tokens_used", "max_tokens", "tokens", "keyword", "key", "sort_key", "primary_key",
 		"token_count", "token_type", "tokenType", "password_min_length", "secret_name", "auth_type", "auth_method",
 		"page_token", "next_page_token", "nextPageToken", "NextToken", "continuation_token", "next_cursor", "author",
 		"authority", "passenger", "compass", "token_expires_at", "monkey", "turkey", "idempotency_key", "user_id",
-		"password_policy", "secretary",
+		"password_policy", "secretary", "pinned", "spin", "opinion",
 	} {
 		assert.False(t, leak.IsSecretKey(k), k)
 	}
@@ -96,8 +100,62 @@ func TestSpecsCompileAndAreNamedByCategory(t *testing.T) {
 		assert.False(t, seen[s.Name], "duplicate %s", s.Name)
 		seen[s.Name] = true
 		assert.NotEmpty(t, s.What)
+		for _, tr := range s.Triggers {
+			assert.Equal(t, strings.ToLower(tr), tr, "%s: triggers are compared lower-cased", s.Name)
+		}
 		if s.Name != leak.PairsName {
 			assert.NotNil(t, leak.Compiled(s.Name), s.Name)
+		}
+	}
+}
+
+func TestFindExceptWhatWasSent(t *testing.T) {
+	t.Parallel()
+	sent := leak.NewSent(json.RawMessage(`{"path":"/home/alice/todo.md","password":"/home/alice/pw"}`))
+	assert.Empty(t, leak.FindExcept("open /home/alice/todo.md: not found", sent))
+	assert.NotEmpty(t, leak.FindExcept("open /home/alice/pw: not found", sent), "a secret-named argument is not kept")
+	assert.NotEmpty(t, leak.FindExcept("open /srv/x/y: not found", sent))
+	assert.NotEmpty(t, leak.FindExcept("password=hunter2 at /home/alice/todo.md", sent), "only paths are kept")
+	assert.Nil(t, leak.NewSent(nil))
+	assert.Nil(t, leak.NewSent(map[string]any{"n": 1.0}))
+	assert.False(t, (*leak.Sent)(nil).Contains("x"))
+	assert.True(t, leak.NewSent(struct{ P string }{"/a/b"}).Contains("/a/b"), "other values go through their JSON encoding")
+}
+
+func TestSentIsBounded(t *testing.T) {
+	t.Parallel()
+	xs := make([]any, 1_000_000)
+	for i := range xs {
+		xs[i] = "/a/b"
+	}
+	xs[len(xs)-1] = "/late/path"
+	s := leak.NewSent(map[string]any{"xs": xs})
+	assert.True(t, s.Contains("/a/b"))
+	assert.False(t, s.Contains("/late/path"), "the walk stops at its budget")
+}
+
+// A Pre check may only skip an expression that cannot match.
+func TestPreNeverHidesAMatch(t *testing.T) {
+	t.Parallel()
+	alphabet := "aZc:/\\ .-_é\"'(=[{`*\x00\t\n9"
+	rng := rand.New(rand.NewPCG(3, 4))
+	texts := []string{"C:/x", `a C:\\b`, "/a/b", "x=/a/b", "postgres://u:p@h/db", "e:/x"}
+	for range 20000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range leak.Specs {
+		if s.Pre == nil {
+			continue
+		}
+		re := leak.Compiled(s.Name)
+		for _, text := range texts {
+			if re.MatchString(text) && !s.Pre(text) {
+				t.Fatalf("%s: Pre(%q) is false but the expression matches", s.Name, text)
+			}
 		}
 	}
 }

@@ -12,8 +12,12 @@
 // server sends it. [Result.ExpectError] checks the whole wire contract (a
 // result, never a JSON-RPC error; isError: true; a valid envelope naming the
 // tool; next steps; structuredContent equal to the text envelope when
-// present), and [Result.NoLeak] searches the raw response for stack traces,
-// source positions, panic details, absolute paths and the secrets you name.
+// present), and [Result.NoLeak] searches every string of the response, JSON
+// inside JSON strings included, for what the redact package removes (stack
+// traces, source positions, panic details, absolute paths, secret shapes,
+// values of secret-named keys, from the one list both use) and for the
+// secrets you name, however often they were escaped. A path the call's own
+// arguments hold is no leak, as the redactor keeps it.
 //
 // # Where it sits
 //

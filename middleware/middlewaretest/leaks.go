@@ -25,12 +25,16 @@ const maxDecodeDepth = 4
 // are binary and not searched for patterns.
 //
 // Use it on bytes from any client; [Result.NoLeak] applies it to a call.
-func Leaks(raw []byte, secrets ...string) []string {
+func Leaks(raw []byte, secrets ...string) []string { return leaks(raw, nil, secrets) }
+
+// leaks is Leaks for the answer to a call: a path the call's own arguments
+// hold is not a leak, as the redactor keeps it.
+func leaks(raw []byte, sent *leak.Sent, secrets []string) []string {
 	texts := wireTexts(raw)
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range texts {
-		for _, m := range leak.Find(t) {
+		for _, m := range leak.FindExcept(t, sent) {
 			if !seen[m.Name] {
 				seen[m.Name] = true
 				out = append(out, m.What+" ("+clip(strings.TrimSpace(m.Text))+")")

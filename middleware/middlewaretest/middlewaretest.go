@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/leak"
 )
 
 // Server is a real *server.MCPServer driven through HandleMessage, the
@@ -97,7 +98,9 @@ func (s *Server) CallTool(name string, args any) *Result {
 	if args != nil {
 		params["arguments"] = args
 	}
-	return s.decode(name, s.send(params, "tools/call"))
+	r := s.decode(name, s.send(params, "tools/call"))
+	r.sent = leak.NewSent(args)
+	return r
 }
 
 // ListTools returns the tools as tools/list sends them, with their input
@@ -189,6 +192,7 @@ type Result struct {
 	Envelope *envelope.Envelope
 
 	rawResult json.RawMessage
+	sent      *leak.Sent // what the call's arguments held
 }
 
 // IsError reports whether the result has isError: true.
@@ -408,11 +412,12 @@ func (r *Result) Field(field string) *envelope.FieldError {
 }
 
 // NoLeak checks that the raw response holds no stack trace, no source
-// position, no absolute file path, no panic detail and none of the given
-// secrets; see [Leaks].
+// position, no absolute file path, no panic detail, no secret shape and
+// none of the given secrets; see [Leaks]. A path the call's own arguments
+// hold is no leak: the client sent it, and the redactor keeps it.
 func (r *Result) NoLeak(secrets ...string) *Result {
 	r.tb.Helper()
-	for _, l := range Leaks(r.Raw, secrets...) {
+	for _, l := range leaks(r.Raw, r.sent, secrets) {
 		r.tb.Errorf("%s: response leaks %s: %s", r.Tool, l, r.describe())
 	}
 	return r

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
+	"github.com/mcpguard/mcpguard/redact"
 )
 
 // recorder captures the failures the harness reports, to prove its checks
@@ -359,5 +360,28 @@ func TestLeaksUsesTheRedactorsPatterns(t *testing.T) {
 	}})
 	if got := middlewaretest.Leaks(quiet); got != nil {
 		t.Errorf("Leaks(%s) = %q", quiet, got)
+	}
+}
+
+// Issue 10: a path the agent sent comes back (the redactor keeps it), and
+// NoLeak agrees it is no leak; a path it did not send still is one.
+func TestNoLeakAcceptsWhatTheCallSent(t *testing.T) {
+	t.Parallel()
+	echo := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError("open " + req.GetString("path", "") + ": not found"), nil
+	}
+	srv := middlewaretest.New(t, tool, echo, redact.Middleware())
+	r := srv.Call(map[string]any{"path": "/home/alice/notes/todo.md"}).NoLeak()
+	if !strings.Contains(r.Text(), "/home/alice/notes/todo.md") {
+		t.Fatalf("the sent path did not come back: %s", r.Raw)
+	}
+
+	rec := &recorder{TB: t}
+	plain := middlewaretest.New(rec, tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("open /home/alice/other.md: not found"), nil
+	})
+	plain.Call(map[string]any{"path": "/home/alice/notes/todo.md"}).NoLeak()
+	if got := rec.joined(); !strings.Contains(got, "absolute file path") {
+		t.Fatalf("NoLeak missed a path the call never sent: %q", got)
 	}
 }

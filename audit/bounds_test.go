@@ -61,7 +61,10 @@ func TestDeadlineMarksTheReportIncomplete(t *testing.T) {
 	}
 	r, err := audit.Server(context.Background(), s, audit.WithProbe(), audit.WithTimeout(time.Hour), audit.WithDeadline(200*time.Millisecond))
 	require.NoError(t, err)
-	assert.Contains(t, r.Incomplete, "the deadline passed while \"slow_t")
+	// Which phase the deadline cuts depends on the machine's speed (on a
+	// busy one, the static checks of 50 tools may take 200 ms): assert
+	// only that the run ended, incomplete, and blamed no tool.
+	assert.Contains(t, r.Incomplete, "the deadline passed")
 	assert.True(t, r.Failed(audit.Error))
 	assert.Empty(t, r.WithCheck(audit.CheckNoAnswer), "the tool cut off by the run's deadline is not blamed for it")
 }

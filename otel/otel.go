@@ -69,7 +69,7 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			start := time.Now()
 			callCtx := ctx // the key the hooks stored the request ID under
-			common := commonAttrs(ctx, req)
+			common := o.commonAttrs(ctx, req)
 			ctx, span := tracer.Start(o.extract(ctx, req), methodToolsCall+" "+req.Params.Name,
 				trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(common...))
@@ -104,10 +104,14 @@ func isNoop(tp trace.TracerProvider, mp metric.MeterProvider) bool {
 
 // commonAttrs are the span's and the metric's attributes known before the
 // call runs.
-func commonAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyValue {
+func (o *options) commonAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 7)
 	attrs = append(attrs, attrToolsCall, genAIToolNameKey.String(req.Params.Name), attrExecuteTool)
-	if v := protocolVersion(ctx, req); v != "" {
+	v := protocolVersion(ctx, req)
+	if v == "" && o.ids != nil {
+		v = o.ids.version(sessionID(ctx))
+	}
+	if v != "" {
 		attrs = append(attrs, mcpProtocolVersionKey.String(v))
 	}
 	switch transport(ctx, req) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -32,7 +33,7 @@ func Example() {
 		res := resp.Result.(*mcp.CallToolResult)
 		if env, ok := envelope.FromResult(res); ok {
 			fmt.Println(env.ErrorType, env.Retryable, env.RetryAfterMS > 3_500_000)
-			fmt.Println(env.NextSteps[0][:25])
+			fmt.Println(digits.ReplaceAllString(env.NextSteps[0], "N"))
 			continue
 		}
 		fmt.Println(res.Content[0].(mcp.TextContent).Text)
@@ -40,5 +41,7 @@ func Example() {
 	// Output:
 	// 3 products
 	// execution_failed true true
-	// Wait 3600000 ms (retry_af
+	// Wait N ms (retry_after_ms), then repeat this call unchanged; calling sooner will be refused again.
 }
+
+var digits = regexp.MustCompile(`[0-9]+`)

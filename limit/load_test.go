@@ -26,8 +26,9 @@ import (
 // tool behind one global bucket of 100 calls/s. Each client calls as an
 // agent would: again at once after a success, after retry_after_ms (at
 // least 20 ms) after a refusal. Over the run, the accepted calls must match
-// what a bucket of that rate and burst allows, within 10%, every refusal
-// must be an envelope with a retry delay, and no call may end in a
+// what a bucket of that rate and burst allows, within 10% (the lower bound
+// when the clients offered at least twice what was accepted), every
+// refusal must be an envelope with a retry delay, and no call may end in a
 // JSON-RPC error.
 func TestRateUnderLoad(t *testing.T) {
 	const (
@@ -106,7 +107,6 @@ func TestRateUnderLoad(t *testing.T) {
 	assert.Zero(t, rpcErrors.Load(), "JSON-RPC errors")
 	assert.Zero(t, badRefusals.Load(), "refusals that are not retryable envelopes with retry_after_ms")
 	assert.Equal(t, accepted.Load(), handled.Load(), "every accepted call, and only those, reached the handler")
-	assert.Positive(t, refused.Load(), "the clients asked for more than the limit")
 
 	// The bucket starts full (burst) and refills at perSec: that is the
 	// most it can accept over the run, and, with clients always waiting,
@@ -116,6 +116,13 @@ func TestRateUnderLoad(t *testing.T) {
 	t.Logf("%d clients, %s: %d accepted (bucket allows %.0f, %.1f/s), %d refused",
 		clients, elapsed.Round(time.Millisecond), accepted.Load(), allowed, got/elapsed.Seconds(), refused.Load())
 	assert.LessOrEqual(t, got, allowed+1, "more accepted than the bucket allows")
+	if refused.Load() < accepted.Load() {
+		// The clients asked for less than twice what was accepted: the
+		// machine (a loaded CI runner, the race detector), not the limiter,
+		// set the pace, so a shortfall would say nothing about the limiter.
+		t.Logf("offered load too low to check the lower bound: %d calls in %s", accepted.Load()+refused.Load(), elapsed)
+		return
+	}
 	assert.GreaterOrEqual(t, got, float64(burst)+0.9*perSec*elapsed.Seconds(), "accepted rate more than 10%% below the limit")
 }
 

@@ -89,29 +89,15 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	opts := []shop.Option{shop.WithLogger(logger)}
-	if c.panicTool {
-		opts = append(opts, shop.WithPanicTool())
+	spans := io.Writer(os.Stderr)
+	if c.addr != "" {
+		spans = os.Stdout
 	}
-	if c.plain {
-		opts = append(opts, shop.WithoutGuard())
+	opts, shutdown, err := shopOptions(c, logger, spans)
+	if err != nil {
+		return errors.Join(err, store.Close())
 	}
-	if c.rate > 0 {
-		opts = append(opts, shop.WithChainOptions(middleware.WithLimits(
-			limit.Rate(rate.Limit(c.rate), max(1, int(c.rate))))))
-	}
-	if c.otelStdout {
-		out := os.Stderr
-		if c.addr != "" {
-			out = os.Stdout
-		}
-		tracing, shutdown, err := stdoutTracing(out)
-		if err != nil {
-			return err
-		}
-		defer shutdown()
-		opts = append(opts, tracing...)
-	}
+	defer shutdown()
 	s := shop.NewServer(store, opts...)
 
 	// The baseline is taken with everything but the transport running.
@@ -128,6 +114,31 @@ func run(c config) error {
 	err = errors.Join(err, store.Close())
 	rec.report()
 	return err
+}
+
+// shopOptions turns the flags into the shop's options. Spans go to spans;
+// shutdown flushes them.
+func shopOptions(c config, logger *slog.Logger, spans io.Writer) (opts []shop.Option, shutdown func(), err error) {
+	opts = []shop.Option{shop.WithLogger(logger)}
+	shutdown = func() {}
+	if c.panicTool {
+		opts = append(opts, shop.WithPanicTool())
+	}
+	if c.plain {
+		opts = append(opts, shop.WithoutGuard())
+	}
+	if c.rate > 0 {
+		opts = append(opts, shop.WithChainOptions(middleware.WithLimits(
+			limit.Rate(rate.Limit(c.rate), max(1, int(c.rate))))))
+	}
+	if c.otelStdout {
+		tracing, flush, err := stdoutTracing(spans)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts, shutdown = append(opts, tracing...), flush
+	}
+	return opts, shutdown, nil
 }
 
 // stdoutTracing returns the shop options that trace every tool call with

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	otelapi "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -63,7 +64,12 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 		metric.WithDescription(durationDescription),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	if err != nil {
-		panic(fmt.Sprintf("otel: creating %s: %v", durationMetric, err))
+		// As the OpenTelemetry API does: report the error, carry on with
+		// what we got (or nothing), never fail the server over telemetry.
+		otelapi.Handle(fmt.Errorf("mcpguard/otel: creating %s: %w", durationMetric, err))
+		if hist == nil {
+			hist = metricnoop.Float64Histogram{}
+		}
 	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {

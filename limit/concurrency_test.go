@@ -95,3 +95,19 @@ func TestInvalidConcurrencyConfigurationPanics(t *testing.T) {
 	assert.Panics(t, func() { limit.Concurrency(0) })
 	assert.Panics(t, func() { limit.WithMaxWait(-1) })
 }
+
+func TestConcurrencyAnswersACallCancelledWhileItWaits(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	srv := middlewaretest.New(t, tool, g.handle, limit.Concurrency(1, limit.WithMaxWait(time.Hour)))
+	first := background(srv, "shop_search")
+	<-g.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	raw := send(t, srv.MCPServer(), ctx)
+	assert.Contains(t, raw, `"isError":true`)
+	assert.Contains(t, raw, `\"error_type\":\"execution_failed\"`)
+	assert.NotContains(t, raw, "retry_after_ms", "not refused by the limit: the caller left")
+	close(g.release)
+	(<-first).ExpectSuccess()
+}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"regexp"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -32,17 +32,16 @@ func Example() {
 		resp := s.HandleMessage(context.Background(), json.RawMessage(call)).(mcp.JSONRPCResponse)
 		res := resp.Result.(*mcp.CallToolResult)
 		if env, ok := envelope.FromResult(res); ok {
-			// retry_after_ms is what is left of the hour: round it, since
-			// the first call took a few microseconds.
-			wait := (time.Duration(env.RetryAfterMS) * time.Millisecond).Round(time.Minute)
-			fmt.Println(env.ErrorType, env.Retryable, wait)
-			fmt.Println(strings.Fields(env.NextSteps[0])[0], "…")
+			fmt.Println(env.ErrorType, env.Retryable, env.RetryAfterMS > 3_500_000)
+			fmt.Println(digits.ReplaceAllString(env.NextSteps[0], "N"))
 			continue
 		}
 		fmt.Println(res.Content[0].(mcp.TextContent).Text)
 	}
 	// Output:
 	// 3 products
-	// execution_failed true 1h0m0s
-	// Wait …
+	// execution_failed true true
+	// Wait N ms (retry_after_ms), then repeat this call unchanged; calling sooner will be refused again.
 }
+
+var digits = regexp.MustCompile(`[0-9]+`)

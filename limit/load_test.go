@@ -3,7 +3,6 @@ package limit_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -24,23 +23,19 @@ import (
 )
 
 // TestRateUnderLoad runs 50 streamable-HTTP clients on loopback against a
-// tool behind one global bucket. Each client calls as an agent would: again
-// at once after a success, after retry_after_ms (at least 20 ms) after a
-// refusal. Every refusal must be an envelope with a retry delay, no call
-// may end in a JSON-RPC error, and the bucket never accepts more than its
-// rate and burst allow. Whether it accepts within 10% of that depends on
-// the clients offering more than the rate, which depends on how fast the
-// machine is: that bound is asserted only when they offered at least twice
-// the rate, and logged otherwise, so the verdict never rests on the
-// machine's speed. The default rate, 20 calls/s, is far below what 50
-// clients offer even under -race on two busy cores (about 60/s);
-// MCPGUARD_LOAD=full uses the 100 calls/s.
+// tool behind one global bucket of 100 calls/s. Each client calls as an
+// agent would: again at once after a success, after retry_after_ms (at
+// least 20 ms) after a refusal. Over the run, the accepted calls must match
+// what a bucket of that rate and burst allows, within 10% (the lower bound
+// when the clients offered at least twice what was accepted), every
+// refusal must be an envelope with a retry delay, and no call may end in a
+// JSON-RPC error.
 func TestRateUnderLoad(t *testing.T) {
-	const clients = 50
-	perSec, burst := rate.Limit(20), 5
-	if os.Getenv("MCPGUARD_LOAD") == "full" {
-		perSec, burst = 100, 20
-	}
+	const (
+		clients = 50
+		perSec  = 100
+		burst   = 20
+	)
 	run := 3 * time.Second
 	if testing.Short() {
 		run = time.Second
@@ -112,22 +107,23 @@ func TestRateUnderLoad(t *testing.T) {
 	assert.Zero(t, rpcErrors.Load(), "JSON-RPC errors")
 	assert.Zero(t, badRefusals.Load(), "refusals that are not retryable envelopes with retry_after_ms")
 	assert.Equal(t, accepted.Load(), handled.Load(), "every accepted call, and only those, reached the handler")
+
 	// The bucket starts full (burst) and refills at perSec: that is the
 	// most it can accept over the run, and, with clients always waiting,
 	// what it should accept, within 10% of the rate.
-	rps := float64(perSec)
-	allowed := float64(burst) + rps*elapsed.Seconds()
+	allowed := float64(burst) + perSec*elapsed.Seconds()
 	got := float64(accepted.Load())
-	offered := float64(accepted.Load()+refused.Load()) / elapsed.Seconds()
-	t.Logf("%d clients, %s: %d accepted (bucket allows %.0f, %.1f/s), %d refused, %.1f calls/s offered",
-		clients, elapsed.Round(time.Millisecond), accepted.Load(), allowed, got/elapsed.Seconds(), refused.Load(), offered)
+	t.Logf("%d clients, %s: %d accepted (bucket allows %.0f, %.1f/s), %d refused",
+		clients, elapsed.Round(time.Millisecond), accepted.Load(), allowed, got/elapsed.Seconds(), refused.Load())
 	assert.LessOrEqual(t, got, allowed+1, "more accepted than the bucket allows")
-	if offered < 2*rps {
-		t.Logf("the clients offered %.1f calls/s, under twice the rate: the lower bound is not checked on a machine this busy", offered)
+	if refused.Load() < accepted.Load() {
+		// The clients asked for less than twice what was accepted: the
+		// machine (a loaded CI runner, the race detector), not the limiter,
+		// set the pace, so a shortfall would say nothing about the limiter.
+		t.Logf("offered load too low to check the lower bound: %d calls in %s", accepted.Load()+refused.Load(), elapsed)
 		return
 	}
-	assert.Positive(t, refused.Load(), "the clients asked for more than the limit")
-	assert.GreaterOrEqual(t, got, float64(burst)+0.9*rps*elapsed.Seconds(), "accepted rate more than 10%% below the limit")
+	assert.GreaterOrEqual(t, got, float64(burst)+0.9*perSec*elapsed.Seconds(), "accepted rate more than 10%% below the limit")
 }
 
 // TestRateMemoryIsBoundedUnderManyKeys sends 100,000 distinct keys, then

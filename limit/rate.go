@@ -41,7 +41,7 @@ func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware 
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	}
 	b := newBuckets(r, burst, o.maxKeys)
-	why := fmt.Sprintf("Rate limit reached: this server accepts %s calls per second from one caller, in bursts of at most %d.", formatRate(r), burst)
+	why := fmt.Sprintf("Rate limit reached: this server accepts %s per second from one caller, in bursts of at most %d.", formatRate(r), burst)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			k := bucketKey{key: o.key(ctx, req)}
@@ -56,11 +56,16 @@ func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware 
 	}
 }
 
+// formatRate says "1 call", "100 calls" or "0.5 calls".
 func formatRate(r rate.Limit) string {
-	if r == rate.Limit(math.Trunc(float64(r))) {
-		return fmt.Sprintf("%d", int64(r))
+	switch {
+	case r == 1:
+		return "1 call"
+	case r == rate.Limit(math.Trunc(float64(r))):
+		return fmt.Sprintf("%d calls", int64(r))
+	default:
+		return fmt.Sprintf("%.3g calls", float64(r))
 	}
-	return fmt.Sprintf("%.3g", float64(r))
 }
 
 const shardCount = 16

@@ -67,14 +67,13 @@ func (o *options) timed(ctx context.Context, req mcp.CallToolRequest, next serve
 	go run(tctx, req, next, done)
 	select {
 	case out := <-done:
-		if out.panic != nil {
-			panic(&HandlerPanic{Value: out.panic, Stack: out.stack})
-		}
-		if out.err != nil && envelope.Is(out.err, context.DeadlineExceeded) && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-			return o.timedOut(ctx, req, limit), nil
-		}
-		return out.res, out.err
+		return o.settle(ctx, tctx, req, limit, out)
 	case <-tctx.Done():
+		select {
+		case out := <-done: // finished just in time: its answer wins
+			return o.settle(ctx, tctx, req, limit, out)
+		default:
+		}
 		go o.drain(ctx, req.Params.Name, done)
 		if ctx.Err() != nil {
 			// The client went away or cancelled: not this layer's deadline.
@@ -82,6 +81,19 @@ func (o *options) timed(ctx context.Context, req mcp.CallToolRequest, next serve
 		}
 		return o.timedOut(ctx, req, limit), nil
 	}
+}
+
+// settle answers with what the handler did in time: its result, its
+// error, or its panic raised again in the caller's goroutine. A handler
+// that gave up on this layer's deadline gets the timeout answer.
+func (o *options) settle(ctx, tctx context.Context, req mcp.CallToolRequest, limit time.Duration, out outcome) (*mcp.CallToolResult, error) {
+	if out.panic != nil {
+		panic(&HandlerPanic{Value: out.panic, Stack: out.stack})
+	}
+	if out.err != nil && envelope.Is(out.err, context.DeadlineExceeded) && errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return o.timedOut(ctx, req, limit), nil
+	}
+	return out.res, out.err
 }
 
 // run calls the handler and reports how it ended, a panic or

@@ -54,9 +54,6 @@ func TestTimeoutReleasesTheCallerOfAHandlerThatIgnoresItsContext(t *testing.T) {
 
 func TestTimeoutPutsTheDeadlineInTheHandlersContext(t *testing.T) {
 	t.Parallel()
-	// The layer answers at the deadline without waiting for the handler:
-	// the handler reports on a channel, which orders its write before the
-	// test's read.
 	sawDeadline := make(chan bool, 1)
 	h := func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		_, ok := ctx.Deadline()

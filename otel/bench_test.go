@@ -61,3 +61,34 @@ func BenchmarkToolsCall(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLayer measures the otel layer alone, wrapped once around a
+// successful handler, without mcp-go around it:
+//
+//	go test -run '^$' -bench Layer -benchmem -count 6 -cpu 1 ./otel | benchstat -col /variant -
+func BenchmarkLayer(b *testing.B) {
+	res := mcp.NewToolResultText("ok")
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_get_product"}}
+	variants := []struct {
+		name string
+		mw   server.ToolHandlerMiddleware
+	}{
+		{"variant=none", func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }},
+		{"variant=otel-noop", otel.Middleware(otel.WithTracerProvider(tracenoop.NewTracerProvider()), otel.WithMeterProvider(metricnoop.NewMeterProvider()))},
+		{"variant=otel-global-unset", otel.Middleware()},
+		{"variant=otel-sdk", otel.Middleware(
+			otel.WithTracerProvider(sdktrace.NewTracerProvider()),
+			otel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))))},
+	}
+	ctx := context.Background()
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			wrapped := v.mw(h)
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = wrapped(ctx, req)
+			}
+		})
+	}
+}

@@ -72,7 +72,8 @@ func WithPropagator(p propagation.TextMapPropagator) Option {
 	}
 }
 
-// WithHooks records jsonrpc.request.id on spans. mcp-go does not pass the
+// WithHooks records jsonrpc.request.id on spans, and mcp.protocol.version
+// where the transport does not keep it (stdio). mcp-go does not pass the
 // JSON-RPC request ID to tool handlers, only to hooks, so give the same
 // hooks to the server:
 //
@@ -80,7 +81,8 @@ func WithPropagator(p propagation.TextMapPropagator) Option {
 //	s := server.NewMCPServer("shop", "1.0.0", server.WithHooks(hooks))
 //	s.Use(otel.Middleware(otel.WithHooks(hooks)))
 //
-// The hooks hold an ID only while its call is in flight.
+// The hooks hold a request ID only while its call is in flight, and a
+// negotiated version only while its session is registered.
 func WithHooks(h *server.Hooks) Option {
 	return func(o *options) {
 		if h == nil {
@@ -94,6 +96,12 @@ func WithHooks(h *server.Hooks) Option {
 				ids.forget(ctx)
 			}
 		})
+		h.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+			if s := server.ClientSessionFromContext(ctx); s != nil && res != nil {
+				ids.versions.Store(s.SessionID(), res.ProtocolVersion)
+			}
+		})
+		h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { ids.versions.Delete(s.SessionID()) })
 		o.ids = ids
 	}
 }
@@ -116,8 +124,18 @@ func WithResults() Option { return func(o *options) { o.results = true } }
 func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
 
 // requestIDs maps an in-flight call's context, which mcp-go hands both to
-// the hooks and to the middleware chain, to its JSON-RPC request ID.
-type requestIDs struct{ m sync.Map }
+// the hooks and to the middleware chain, to its JSON-RPC request ID; and a
+// session ID to the protocol version its initialize negotiated.
+type requestIDs struct {
+	m        sync.Map
+	versions sync.Map
+}
+
+func (r *requestIDs) version(sessionID string) string {
+	v, _ := r.versions.Load(sessionID)
+	s, _ := v.(string)
+	return s
+}
 
 func (r *requestIDs) store(ctx context.Context, id any) {
 	defer func() { _ = recover() }() // a context type that cannot be a map key

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	otelapi "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -62,13 +63,18 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 		metric.WithDescription(durationDescription),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	if err != nil {
-		panic(fmt.Sprintf("otel: creating %s: %v", durationMetric, err))
+		// As the OpenTelemetry API does: report the error, carry on with
+		// what we got (or nothing), never fail the server over telemetry.
+		otelapi.Handle(fmt.Errorf("mcpguard/otel: creating %s: %w", durationMetric, err))
+		if hist == nil {
+			hist = metricnoop.Float64Histogram{}
+		}
 	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			start := time.Now()
 			callCtx := ctx // the key the hooks stored the request ID under
-			common := commonAttrs(ctx, req)
+			common := o.commonAttrs(ctx, req)
 			ctx, span := tracer.Start(o.extract(ctx, req), methodToolsCall+" "+req.Params.Name,
 				trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(common...))
@@ -103,10 +109,14 @@ func isNoop(tp trace.TracerProvider, mp metric.MeterProvider) bool {
 
 // commonAttrs are the span's and the metric's attributes known before the
 // call runs.
-func commonAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyValue {
+func (o *options) commonAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 7)
 	attrs = append(attrs, attrToolsCall, genAIToolNameKey.String(req.Params.Name), attrExecuteTool)
-	if v := protocolVersion(ctx, req); v != "" {
+	v := protocolVersion(ctx, req)
+	if v == "" && o.ids != nil {
+		v = o.ids.version(sessionID(ctx))
+	}
+	if v != "" {
 		attrs = append(attrs, mcpProtocolVersionKey.String(v))
 	}
 	switch transport(ctx, req) {

@@ -417,3 +417,31 @@ func TestNoopProvidersInstallNothing(t *testing.T) {
 	mw = otel.Middleware(otel.WithTracerProvider(tracenoop.NewTracerProvider()))
 	assert.NotEqual(t, reflect.ValueOf(h).Pointer(), reflect.ValueOf(mw(h)).Pointer(), "metrics still on: wrapped")
 }
+
+// bareSession is a stdio-like session that, like mcp-go's stdio session,
+// does not remember the negotiated protocol version.
+type bareSession struct{ notes chan mcp.JSONRPCNotification }
+
+func (s *bareSession) Initialize()                                         {}
+func (s *bareSession) Initialized() bool                                   { return true }
+func (s *bareSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
+func (s *bareSession) SessionID() string                                   { return "stdio" }
+
+func TestHooksRememberTheNegotiatedVersionForStdio(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	hooks := &server.Hooks{}
+	s := server.NewMCPServer("t", "0", server.WithHooks(hooks))
+	s.Use(otel.Middleware(otel.WithTracerProvider(tp), otel.WithHooks(hooks)))
+	s.AddTool(mcp.NewTool(toolName), failing(errors.New("x")))
+	ctx := s.WithContext(context.Background(), &bareSession{notes: make(chan mcp.JSONRPCNotification, 8)})
+	s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+	s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+toolName+`"}}`))
+	got := spans.GetSpans().Snapshots()
+	require.Len(t, got, 1)
+	attrs := values(got[0].Attributes())
+	assert.Equal(t, protocolVersion, attrs[convProtocolVersion])
+	assert.Equal(t, "pipe", attrs[convTransport])
+	assert.Equal(t, "2", attrs[convRequestID])
+}

@@ -3,8 +3,10 @@
 //
 //	go run ./example/cmd/shop-server                       # stdio, for an MCP client config
 //	go run ./example/cmd/shop-server -http 127.0.0.1:8080  # streamable HTTP at /mcp
+//	go run ./example/cmd/shop-server -otel-stdout -rate 5  # print spans, 5 calls/s per caller
 //
-// Logs go to stderr; on stdio, stdout carries only the protocol.
+// Logs go to stderr; on stdio, stdout carries only the protocol, so
+// -otel-stdout prints spans to stderr there (to stdout with -http).
 package main
 
 import (
@@ -26,8 +28,16 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"golang.org/x/time/rate"
 
 	"github.com/mcpguard/mcpguard/example/shop"
+	"github.com/mcpguard/mcpguard/limit"
+	"github.com/mcpguard/mcpguard/middleware"
+	mcpotel "github.com/mcpguard/mcpguard/otel"
 )
 
 // PanicToolEnv enables the test-only panic tool, like -panic-tool.
@@ -40,20 +50,37 @@ func main() {
 		plain     = flag.Bool("plain", false, "serve without the mcpguard chain, as plain mcp-go would (for comparison only)")
 		verbose   = flag.Bool("v", false, "log every tool call to stderr, not only failures")
 		stats     = flag.Bool("stats", false, "on exit, print goroutine and heap statistics to stderr as a JSON line starting with \"stats: \"")
+		otelOut   = flag.Bool("otel-stdout", false, "trace every tool call with OpenTelemetry and print the spans (stdout with -http, stderr on stdio)")
+		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per caller (session), with bursts of as many; 0: no limit")
 	)
 	flag.Parse()
-	if err := run(*addr, *panicTool, *plain, *verbose, *stats); err != nil {
+	if *perSec < 0 {
+		fmt.Fprintln(os.Stderr, "shop-server: -rate must not be negative")
+		os.Exit(2)
+	}
+	if err := run(config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec}); err != nil {
 		fmt.Fprintln(os.Stderr, "shop-server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string, panicTool, plain, verbose, stats bool) error {
+type config struct {
+	addr                             string
+	panicTool, plain, verbose, stats bool
+	otelStdout                       bool
+	rate                             float64
+}
+
+func run(c config) error {
 	level := slog.LevelWarn
-	if verbose {
+	if c.verbose {
 		level = slog.LevelInfo
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	var handler slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})
+	if c.otelStdout {
+		handler = mcpotel.LogHandler(handler) // log lines carry trace_id and span_id
+	}
+	logger := slog.New(handler)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -62,17 +89,20 @@ func run(addr string, panicTool, plain, verbose, stats bool) error {
 	if err != nil {
 		return err
 	}
-	opts := []shop.Option{shop.WithLogger(logger)}
-	if panicTool {
-		opts = append(opts, shop.WithPanicTool())
+	spans := io.Writer(os.Stderr)
+	if c.addr != "" {
+		spans = os.Stdout
 	}
-	if plain {
-		opts = append(opts, shop.WithoutGuard())
+	opts, shutdown, err := shopOptions(c, logger, spans)
+	if err != nil {
+		return errors.Join(err, store.Close())
 	}
+	defer shutdown()
 	s := shop.NewServer(store, opts...)
 
 	// The baseline is taken with everything but the transport running.
-	rec := newRecorder(stats)
+	rec := newRecorder(c.stats)
+	addr := c.addr
 	if addr == "" {
 		err = server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout)
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
@@ -84,6 +114,49 @@ func run(addr string, panicTool, plain, verbose, stats bool) error {
 	err = errors.Join(err, store.Close())
 	rec.report()
 	return err
+}
+
+// shopOptions turns the flags into the shop's options. Spans go to spans;
+// shutdown flushes them.
+func shopOptions(c config, logger *slog.Logger, spans io.Writer) (opts []shop.Option, shutdown func(), err error) {
+	opts = []shop.Option{shop.WithLogger(logger)}
+	shutdown = func() {}
+	if c.panicTool {
+		opts = append(opts, shop.WithPanicTool())
+	}
+	if c.plain {
+		opts = append(opts, shop.WithoutGuard())
+	}
+	if c.rate > 0 {
+		opts = append(opts, shop.WithChainOptions(middleware.WithLimits(
+			limit.Rate(rate.Limit(c.rate), max(1, int(c.rate))))))
+	}
+	if c.otelStdout {
+		tracing, flush, err := stdoutTracing(spans)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts, shutdown = append(opts, tracing...), flush
+	}
+	return opts, shutdown, nil
+}
+
+// stdoutTracing returns the shop options that trace every tool call with
+// otel.Middleware, outermost, into the stdout exporter, pretty-printed to
+// out, and a function that flushes it.
+func stdoutTracing(out io.Writer) ([]shop.Option, func(), error) {
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(out), stdouttrace.WithPrettyPrint())
+	if err != nil {
+		return nil, nil, err
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp),
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "mcpguard-shop"))))
+	hooks := &server.Hooks{}
+	opts := []shop.Option{
+		shop.WithServerOptions(server.WithHooks(hooks)),
+		shop.WithOuterLayers(mcpotel.Middleware(mcpotel.WithTracerProvider(tp), mcpotel.WithHooks(hooks))),
+	}
+	return opts, func() { _ = tp.Shutdown(context.Background()) }, nil
 }
 
 func serveHTTP(ctx context.Context, s *server.MCPServer, addr string) error {

@@ -13,8 +13,8 @@
 //
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ envelope ──▶ [your layers] ──▶ handler
-//	            (opt-in)
+//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ envelope ──▶ [limits] ──▶ [your layers] ──▶ handler
+//	            (opt-in)                                         (WithLimits)
 //	result  ◀── one record ◀── panic ──▶ internal_error
 //	                           ◀── scrub error text
 //	                                      ◀── (nil, err) ──▶ envelope
@@ -22,7 +22,19 @@
 // recover is outside everything that can fail. redact is outside envelope,
 // so it also sees error results that layers between them, or the handler,
 // built by themselves. Logging, when enabled, is outermost so it records
-// what the client finally received, including recovered panics.
+// what the client finally received, including recovered panics. Limits
+// ([WithLimits]: limit.Rate, limit.Concurrency, limit.Timeout) sit right
+// inside envelope, so a refused call skips every layer after them and a
+// panic handed back by limit.Timeout still reaches recover.
+//
+// # One renderer
+//
+// Default builds one envelope.Renderer from [WithEnvelopeOptions] and gives
+// it to every layer that answers with an envelope: the envelope layer,
+// recover (a panic), and, through envelope.RendererFrom, hints and validate
+// inside it. A configured internal message, default next step or redactor
+// ([WithRedactor]) therefore holds for every failure, whichever layer
+// answers.
 //
 // # Gradual adoption
 //

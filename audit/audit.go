@@ -372,10 +372,10 @@ func (a *auditor) report() *Report {
 		r.Tools = append(r.Tools, t.name)
 	}
 	sort.Strings(r.Tools)
+	sortFindings(r.Findings)
 	if a.o.ignore != nil {
 		r.Findings, r.Ignored, r.UnusedIgnores = a.o.ignore.apply(r.Findings)
 	}
-	sortFindings(r.Findings)
 	r.Scores = a.scores()
 	return r
 }

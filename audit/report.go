@@ -292,6 +292,9 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, " at %s", printable(f.Path))
 			}
 			fmt.Fprintf(&b, "\n          %s\n", printable(f.Message))
+			for _, d := range f.Diff {
+				fmt.Fprintf(&b, "            %s\n", printable(d))
+			}
 			if f.Fix != "" {
 				fmt.Fprintf(&b, "          fix: %s\n", printable(f.Fix))
 			}
@@ -301,10 +304,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	if n := r.omittedTotal(); n > 0 {
 		fmt.Fprintf(&b, ", %d more not listed (over the per-rule limit)", n)
 	}
+	if n := len(r.Ignored); n > 0 {
+		fmt.Fprintf(&b, ", %d ignored (accepted in the ignore list)", n)
+	}
 	if r.Failed() {
 		fmt.Fprintf(&b, ": FAIL (fail-on %s)\n", r.FailOn)
 	} else {
 		fmt.Fprintf(&b, ": PASS (fail-on %s)\n", r.FailOn)
+	}
+	for _, e := range r.UnusedIgnores {
+		fmt.Fprintf(&b, "ignore entry matched nothing (remove it): %s %s %s\n", e.Check, printable(e.Tool), printable(e.Path))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

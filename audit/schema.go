@@ -72,13 +72,26 @@ func (w *walker) add(check string, sev Severity, path, msg, fix string) {
 }
 
 func childPath(path, key string) string {
-	if identOnly.MatchString(key) {
+	if identOnly(key) {
 		return path + "." + key
 	}
 	return path + "[" + strconv.Quote(key) + "]"
 }
 
-var identOnly = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+// identOnly reports whether key matches ^[A-Za-z_$][A-Za-z0-9_$-]*$, so
+// that it reads unquoted in a path.
+func identOnly(key string) bool {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '_', c == '$':
+		case (c >= '0' && c <= '9' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return key != ""
+}
 
 // resolve follows a local $ref ("#/$defs/x", "#/definitions/x").
 func (w *walker) resolve(ref string) (map[string]any, bool) {

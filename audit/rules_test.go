@@ -234,6 +234,7 @@ func TestBaselineInProcess(t *testing.T) {
 	f := r.WithCheck(audit.CheckBaselineChanged)[0]
 	assert.Equal(t, []string{`/inputSchema/properties/kind/enum: ["x","y"] → ["x","y","z"]`}, f.Diff)
 	assert.Contains(t, text(r), `/inputSchema/properties/kind/enum: ["x","y"] → ["x","y","z"]`)
+	assert.Contains(t, text(r), "\nx_b:\n  error   baseline.removed", "a removed tool has a section of its own")
 	assert.True(t, r.Failed())
 
 	// A hand-edited baseline is refused.

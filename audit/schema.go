@@ -114,6 +114,21 @@ func (w *walker) resolve(ref string) (map[string]any, bool) {
 	return m, ok
 }
 
+// withTarget merges a $ref's target with the referring object's other
+// keywords, which apply beside it; the $ref itself is dropped.
+func withTarget(target, m map[string]any) map[string]any {
+	merged := make(map[string]any, len(target)+len(m))
+	for k, v := range target {
+		merged[k] = v
+	}
+	for k, v := range m {
+		if k != "$ref" {
+			merged[k] = v
+		}
+	}
+	return merged
+}
+
 func typesOf(m map[string]any) []string {
 	var out []string
 	switch v := m["type"].(type) {
@@ -171,18 +186,9 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 				"inline the referenced schema or add it under $defs")
 			return
 		}
-		merged := make(map[string]any, len(target)+len(m))
-		for k, v := range target {
-			merged[k] = v
-		}
-		for k, v := range m {
-			if k != "$ref" {
-				merged[k] = v
-			}
-		}
 		w.seen[ref] = true
 		defer delete(w.seen, ref)
-		m = merged
+		m = withTarget(target, m)
 	}
 	m, branches := w.flatten(m)
 	desc, _ := m["description"].(string)

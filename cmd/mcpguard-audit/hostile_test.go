@@ -196,7 +196,7 @@ func TestHostileServers(t *testing.T) {
 		{mode: "endless-pages", code: 2, want: "more than 100 pages"},
 		{mode: "loop-pages", code: 2, want: "repeats the cursor"},
 		{mode: "giant-line", code: 2, want: "longer than 17825792 bytes"},
-		{mode: "silent", flags: []string{"--probe", "--json", "--timeout=100ms", "--deadline=2s"}, code: 1, want: `"incomplete": "the deadline passed`},
+		{mode: "silent", flags: []string{"--probe", "--json", "--timeout=100ms", "--deadline=4s"}, code: 1, want: `"incomplete": "the deadline passed`},
 		{mode: "ansi", code: 1, want: `h_a\x1b[2J\x1b[1;1HPASS`},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {

@@ -28,12 +28,18 @@ func firstWord(s string) string {
 	return s[:end]
 }
 
-// verbOf returns the action a tool's name leads with, after the prefix.
+// verbOf returns the action a tool's name leads with, after the prefix:
+// its first word, or its second when the first is no verb we know and so
+// may be an undetected namespace ("github_get_issue").
 func (a *auditor) verbOf(name string) string {
 	if a.prefix != "" && strings.HasPrefix(name, a.prefix) {
 		name = name[len(a.prefix):]
 	}
-	return firstWord(name)
+	first := firstWord(name)
+	if readVerbs[first] || destructiveVerbs[first] || len(first) >= len(name) {
+		return first
+	}
+	return firstWord(name[len(first)+1:])
 }
 
 // destructive reports whether the name or the description's first word

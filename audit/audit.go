@@ -14,6 +14,10 @@ import (
 
 // Caller is what the audit needs from a connected MCP client. A started and
 // initialized *client.Client from mcp-go satisfies it, over any transport.
+// A Caller that can list one page at a time (ListToolsByPage, as
+// *client.Client can) is listed page by page within [Limits]; one whose
+// CallTool returns a [*ProtocolError] for a JSON-RPC error answer lets
+// rule D judge the error's code.
 type Caller interface {
 	ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
 	CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
@@ -372,10 +376,10 @@ func (a *auditor) report() *Report {
 		r.Tools = append(r.Tools, t.name)
 	}
 	sort.Strings(r.Tools)
+	sortFindings(r.Findings)
 	if a.o.ignore != nil {
 		r.Findings, r.Ignored, r.UnusedIgnores = a.o.ignore.apply(r.Findings)
 	}
-	sortFindings(r.Findings)
 	r.Scores = a.scores()
 	return r
 }

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcpguard/mcpguard/audit"
+	"github.com/mcpguard/mcpguard/envelope"
 )
 
 func BenchmarkTools(b *testing.B) {
@@ -42,5 +46,25 @@ func BenchmarkToolsScale(b *testing.B) {
 				audit.Tools(tl)
 			}
 		})
+	}
+}
+
+// BenchmarkServer100Probed audits a generated 100-tool mcp-go server
+// behind mcpguard's Default chain in-process: listing twice, the static
+// rules and the probe (up to three invalid calls a tool).
+func BenchmarkServer100Probed(b *testing.B) {
+	s := server.NewMCPServer("gen", "1.0.0")
+	s.Use(goodServerChain()...)
+	for _, t := range generated(100) {
+		s.AddTool(t, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, envelope.New(envelope.ValidationError, "record_id is required")
+		})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := audit.Server(context.Background(), s, audit.WithProbe())
+		if err != nil || r.Scores.D == nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,23 +51,26 @@ func TestDeadlineMarksTheReportIncomplete(t *testing.T) {
 	assert.True(t, r.Failed())
 	assert.Contains(t, text(r), "INCOMPLETE: the deadline passed")
 
-	// A probe whose tools never answer stops at the deadline.
+	// A probe whose tools never answer stops when the run's context ends:
+	// here the first call ends it, so the outcome does not depend on timing.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
 	s := server.NewMCPServer("slow", "1")
 	for i := range 50 {
-		s.AddTool(mcp.NewTool(fmt.Sprintf("slow_t%d", i), mcp.WithString("q", mcp.Required())),
+		s.AddTool(mcp.NewTool(fmt.Sprintf("slow_t%02d", i), mcp.WithString("q", mcp.Required())),
 			func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				once.Do(cancel)
 				<-ctx.Done()
 				return nil, ctx.Err()
 			})
 	}
-	r, err := audit.Server(context.Background(), s, audit.WithProbe(), audit.WithTimeout(time.Hour), audit.WithDeadline(200*time.Millisecond))
+	r, err := audit.Server(ctx, s, audit.WithProbe(), audit.WithTimeout(time.Hour))
 	require.NoError(t, err)
-	// Which phase the deadline cuts depends on the machine's speed (on a
-	// busy one, the static checks of 50 tools may take 200 ms): assert
-	// only that the run ended, incomplete, and blamed no tool.
-	assert.Contains(t, r.Incomplete, "the deadline passed")
+	assert.Contains(t, r.Incomplete, `the deadline passed while "slow_t00" was probed, after 0 of 50 tools`)
 	assert.True(t, r.Failed(audit.Error))
 	assert.Empty(t, r.WithCheck(audit.CheckNoAnswer), "the tool cut off by the run's deadline is not blamed for it")
+	assert.Nil(t, r.Scores.D, "no tool was probed to the end")
 }
 
 // Listing stops at the first limit exceeded, with an error that names it.

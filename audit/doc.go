@@ -1,16 +1,20 @@
-// Package audit checks an MCP server's tools against the four
-// agent-readiness rules — namespaced names (A), intent-oriented
-// descriptions (B), strict schemas (C) and structured error envelopes (D) —
-// and scores each rule. It works on any server, in any language: a tool
-// list, an in-process mcp-go server, or any server a connected mcp-go
-// client reaches over stdio or streamable HTTP. The mcpguard-audit command
-// (cmd/mcpguard-audit) is its command-line front end.
+// Package audit checks an MCP server's tools against the agent-readiness
+// rules — namespaced names (A), intent-oriented descriptions (B), strict
+// schemas (C), structured error envelopes (D), consistent annotations (E)
+// and no tool poisoning (F) — scores each, and gates on a pinned
+// [Baseline] and on a stable, bounded tools/list. It works on any server,
+// in any language: a tool list, an in-process mcp-go server, or any server
+// a connected mcp-go client reaches over stdio or streamable HTTP. The
+// mcpguard-audit command (cmd/mcpguard-audit) is its command-line front
+// end; reports render as text, JSON, SARIF 2.1.0 ([Report.WriteSARIF]) and
+// Markdown ([Report.WriteMarkdown]).
 //
 // # What it guarantees
 //
 // Every [Finding] names its rule, a stable check ID, a severity, the tool,
-// the JSON path of what it is about, a message saying why it hurts an
-// agent, and a concrete fix. The checks are:
+// the path of what it is about ([Pointer] turns it into a JSON pointer), a
+// message saying why it hurts an agent, and a concrete fix. [Checks] is
+// the catalog of every check with its severity and why it matters:
 //
 //	A.name          error    name outside the MCP spec's 1-128 chars of A-Z a-z 0-9 _ - .
 //	A.namespace     error    name lacks the server's shared namespace prefix, or no prefix is shared
@@ -34,15 +38,33 @@
 //	                warning  a free string (no enum, pattern or bounded format) without maxLength
 //	C.max_items     warning  an array without maxItems
 //	C.additional    warning  an object without additionalProperties: false
+//	C.network_ref   error    a $ref outside the schema (a URL or a file), input or output
 //	D.not_probeable info     no invalid call exists for the tool; it is never called
 //	D.jsonrpc_error error    an invalid call was answered with a JSON-RPC error
+//	D.jsonrpc_code  error    ... with code 0, -32603, or a legacy (-32000..-32019) or
+//	                         reserved (-32020..-32099) code
 //	D.no_answer     error    an invalid call got no answer (transport failure, timeout)
 //	D.accepted_invalid error an invalid call was answered with success
 //	D.envelope      error    isError: true, but plain text or JSON without a taxonomy error_type
 //	D.next_steps    warning  the envelope has no next_steps
 //	D.error_type    warning  invalid arguments answered with internal_error;
 //	                info     answered with execution_failed or not_found
+//	D.structured_error error isError structuredContent that breaks the tool's outputSchema
 //	D.leak          error    the answer carries a stack trace, file path or panic value
+//	E.missing       warning  no annotations
+//	E.read_only     warning  a get_/list_/search_/read_ ... tool without readOnlyHint: true
+//	E.destructive   error    a delete_/drop_/remove_ ... tool claiming readOnlyHint: true
+//	                         or destructiveHint: false
+//	F.hidden_unicode error   invisible Unicode: tag characters, zero-width, bidi controls
+//	F.important     error    <IMPORTANT>, <SYSTEM>, <instructions> blocks
+//	F.instructions  error    instructions to the model ("ignore previous instructions",
+//	                         "do not tell the user", ~/.ssh ...)
+//	baseline.added   error   a tool the baseline ([WithBaseline]) does not have
+//	baseline.removed error   a baseline tool no longer listed
+//	baseline.changed error   a tool whose definition changed; Finding.Diff shows how
+//	list.changed    error    definitions differ between two tools/list calls in one run
+//	list.order      warning  two tools/list calls list the tools in different orders
+//	list.tokens     warning  the definitions exceed the token budget (WithTokenBudget)
 //
 // Rule C reads a schema the way a validator applies it: allOf branches add
 // their constraints to the node; anyOf and oneOf branches that admit only
@@ -60,10 +82,10 @@
 //
 // # Scores
 //
-// Each rule scores the share of its items that have no error or warning:
-// for A each tool name, for B each description, for C each schema node
-// (the input schema and every property, nested ones included), for D each
-// probed tool. Infos never lower a score. Overall is the mean of the rules
+// Each scored rule (A to F) scores the share of its items that have no
+// error or warning: for A each tool name, for B each description, for C
+// each schema node (the input schema and every property, nested ones
+// included), for D each probed tool, for E and F each tool. Infos never lower a score. Overall is the mean of the rules
 // checked; D counts only when probed. A report with no error or warning
 // scores 100% everywhere ([Report.Perfect]).
 //
@@ -82,6 +104,18 @@
 // its own schema could act on such a call, which is exactly the defect
 // D.accepted_invalid reports. Use [WithSkip] (--skip) for tools that must
 // never be called at all.
+//
+// # Bounds
+//
+// A hostile server can neither stall nor flood an audit. [WithDeadline]
+// bounds the whole run (5 minutes by default) and [WithTimeout] each probe
+// call; an analysis or probe the deadline cuts short returns the report so
+// far, marked [Report.Incomplete], which fails. [Limits] bound the pages,
+// tools and bytes of tools/list (the audit lists page by page when the
+// [Caller] can, and stops at the first limit or a repeated cursor) and the
+// findings listed per rule. The analysis is linear in tools and
+// description words. Every report format escapes server text: a tool name
+// cannot move a terminal's cursor or add a link to a Markdown comment.
 //
 // # Where it sits
 //

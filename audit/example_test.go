@@ -1,9 +1,12 @@
 package audit_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -88,4 +91,102 @@ func ExampleReport_Failed() {
 	// Output:
 	// false true
 	// add "maxLength" (and "minLength" if empty strings are invalid)
+}
+
+// Pinning tool definitions and checking a later version against them: a
+// changed enum is reported with a diff by JSON pointer.
+func ExampleWithBaseline() {
+	v1 := []mcp.Tool{mcp.NewTool("shop_search",
+		mcp.WithDescription("Search products. Use this when the user wants one, then call shop_get_product."),
+		mcp.WithString("category", mcp.Enum("books", "games")),
+	)}
+	var pinned bytes.Buffer
+	if err := audit.Tools(v1).Baseline().Write(&pinned); err != nil { // --baseline FILE
+		fmt.Println(err)
+		return
+	}
+
+	base, err := audit.ReadBaseline(&pinned) // --check-baseline FILE
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v2 := []mcp.Tool{mcp.NewTool("shop_search",
+		mcp.WithDescription("Search products. Use this when the user wants one, then call shop_get_product."),
+		mcp.WithString("category", mcp.Enum("books", "games", "admin")),
+	)}
+	for _, f := range audit.Tools(v2, audit.WithBaseline(base)).WithCheck(audit.CheckBaselineChanged) {
+		fmt.Println(f.Severity, f.Check, f.Tool)
+		fmt.Println(f.Diff[0])
+	}
+	// Output:
+	// error baseline.changed shop_search
+	// /inputSchema/properties/category/enum: ["books","games"] → ["books","games","admin"]
+}
+
+// Accepting a finding on a legacy server, with a reason: it no longer
+// fails the run, and stays visible in the report.
+func ExampleWithIgnore() {
+	ig, err := audit.ReadIgnore(strings.NewReader(`{"ignore": [
+		{"check": "C.max_length", "tool": "shop_search", "reason": "free text by design; capped in the handler"}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tools := []mcp.Tool{mcp.NewTool("shop_search",
+		mcp.WithDescription("Search products. Use this when the user wants one, then show the results."),
+		mcp.WithString("query", mcp.Required()),
+		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)}
+	r := audit.Tools(tools, audit.WithIgnore(ig), audit.WithFailOn(audit.Warning))
+	fmt.Println(r.Failed())
+	for _, f := range r.Ignored {
+		fmt.Println(f.Check, f.Path, "-", f.Reason)
+	}
+	// Output:
+	// false
+	// C.max_length inputSchema.properties.query - free text by design; capped in the handler
+}
+
+// A SARIF 2.1.0 log for code scanning: one result per finding, located by
+// tool and JSON pointer.
+func ExampleReport_WriteSARIF() {
+	r := audit.Tools([]mcp.Tool{mcp.NewTool("shop_search",
+		mcp.WithDescription("Search products. Use this when the user wants one, then show the results."),
+		mcp.WithNumber("limit"),
+		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithReadOnlyHintAnnotation(true),
+	)})
+	var b bytes.Buffer
+	if err := r.WriteSARIF(&b, audit.SARIFOptions{ArtifactURI: "server/tools.go"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					LogicalLocations []struct {
+						FullyQualifiedName string `json:"fullyQualifiedName"`
+					} `json:"logicalLocations"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("SARIF", log.Version)
+	for _, res := range log.Runs[0].Results {
+		fmt.Println(res.Level, res.RuleID, res.Locations[0].LogicalLocations[0].FullyQualifiedName)
+	}
+	// Output:
+	// SARIF 2.1.0
+	// note A.namespace shop_search/name
+	// warning C.bounds shop_search/inputSchema/properties/limit
 }

@@ -93,17 +93,9 @@ func (w *walker) deref(b any) map[string]any {
 		if !ok {
 			return nil
 		}
-		merged := make(map[string]any, len(target)+len(m))
-		for k, v := range target {
-			merged[k] = v
-		}
-		for k, v := range m {
-			if k != "$ref" {
-				merged[k] = v
-			}
-		}
-		if r2, _ := target["$ref"].(string); r2 != "" {
-			merged["$ref"] = r2
+		merged := withTarget(target, m)
+		if next, _ := target["$ref"].(string); next != "" {
+			merged["$ref"] = next // a reference to a reference: follow it next
 		}
 		m = merged
 	}
@@ -177,47 +169,9 @@ func combine(out map[string]any, bs []map[string]any) {
 	if len(bs) == 0 {
 		return
 	}
-	every := func(ok func(b map[string]any) bool) bool {
-		for _, b := range bs {
-			if !ok(b) {
-				return false
-			}
-		}
-		return true
-	}
-	enumish := func(b map[string]any) bool { return has(b, "enum", "const") }
-	parent := typesOf(out)
-	// isType reports whether a branch admits type t: by its own types,
-	// those of its values, or, when it states neither, its parent's. A
-	// branch of unknown type is taken to admit every type, so it must
-	// carry a constraint itself to count.
-	isType := func(b map[string]any, t string) bool {
-		types := branchTypes(b)
-		if len(types) == 0 {
-			types = parent
-		}
-		if len(types) == 0 {
-			return true
-		}
-		for _, x := range types {
-			if x == t || (t == "number" && x == "integer") {
-				return true
-			}
-		}
-		return false
-	}
-	if len(parent) == 0 {
-		var types []any
-		seen := map[string]bool{}
-		for _, b := range bs {
-			for _, t := range branchTypes(b) {
-				if !seen[t] {
-					seen[t] = true
-					types = append(types, t)
-				}
-			}
-		}
-		if len(types) > 0 {
+	u := union{bs: bs, parent: typesOf(out)}
+	if len(u.parent) == 0 {
+		if types := u.types(); len(types) > 0 {
 			out["type"] = types
 		}
 	}
@@ -229,7 +183,7 @@ func combine(out map[string]any, bs []map[string]any) {
 			}
 		}
 	}
-	if !has(out, "enum", "const") && every(enumish) {
+	if !has(out, "enum", "const") && u.every(enumish) {
 		var vals []any
 		for _, b := range bs {
 			vals = append(vals, values(b)...)
@@ -237,38 +191,99 @@ func combine(out map[string]any, bs []map[string]any) {
 		out["enum"] = vals
 		return
 	}
-	shaped := func(b map[string]any) bool {
-		f, _ := b["format"].(string)
-		return has(b, "pattern") || enumish(b) || f == "uuid" || !isType(b, "string")
-	}
-	if !has(out, "pattern") && every(shaped) {
-		for _, b := range bs {
-			if p, ok := b["pattern"].(string); ok && p != "" {
-				out["pattern"] = p
-				break
-			}
-		}
-		if !has(out, "pattern") && every(func(b map[string]any) bool { f, _ := b["format"].(string); return f == "uuid" || !isType(b, "string") }) {
-			out["format"] = "uuid"
-		}
-	}
+	u.shape(out)
 	lengthBounded := func(b map[string]any) bool {
 		f, _ := b["format"].(string)
-		return has(b, "maxLength", "pattern") || enumish(b) || boundedFormats[f] || !isType(b, "string")
+		return has(b, "maxLength", "pattern") || enumish(b) || boundedFormats[f] || !u.isType(b, "string")
 	}
-	if !has(out, "maxLength") && every(lengthBounded) {
+	if !has(out, "maxLength") && u.every(lengthBounded) {
 		out["maxLength"] = extreme(bs, "maxLength", true)
 	}
 	numeric := func(keys ...string) func(b map[string]any) bool {
 		return func(b map[string]any) bool {
-			return has(b, keys...) || enumish(b) || !isType(b, "number")
+			return has(b, keys...) || enumish(b) || !u.isType(b, "number")
 		}
 	}
-	if !has(out, "minimum", "exclusiveMinimum") && every(numeric("minimum", "exclusiveMinimum")) {
+	if !has(out, "minimum", "exclusiveMinimum") && u.every(numeric("minimum", "exclusiveMinimum")) {
 		out["minimum"] = extreme(bs, "minimum", false)
 	}
-	if !has(out, "maximum", "exclusiveMaximum") && every(numeric("maximum", "exclusiveMaximum")) {
+	if !has(out, "maximum", "exclusiveMaximum") && u.every(numeric("maximum", "exclusiveMaximum")) {
 		out["maximum"] = extreme(bs, "maximum", true)
+	}
+}
+
+// union is the scalar branches of an anyOf or oneOf, and the types their
+// parent declares.
+type union struct {
+	bs     []map[string]any
+	parent []string
+}
+
+func enumish(b map[string]any) bool { return has(b, "enum", "const") }
+
+// every reports whether every branch satisfies ok.
+func (u union) every(ok func(b map[string]any) bool) bool {
+	for _, b := range u.bs {
+		if !ok(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// isType reports whether a branch admits type t: by its own types, those
+// of its values, or, when it states neither, its parent's. A branch of
+// unknown type is taken to admit every type, so it must carry a
+// constraint itself to count.
+func (u union) isType(b map[string]any, t string) bool {
+	types := branchTypes(b)
+	if len(types) == 0 {
+		types = u.parent
+	}
+	if len(types) == 0 {
+		return true
+	}
+	for _, x := range types {
+		if x == t || (t == "number" && x == "integer") {
+			return true
+		}
+	}
+	return false
+}
+
+// types returns the union of the branches' types.
+func (u union) types() []any {
+	var types []any
+	seen := map[string]bool{}
+	for _, b := range u.bs {
+		for _, t := range branchTypes(b) {
+			if !seen[t] {
+				seen[t] = true
+				types = append(types, t)
+			}
+		}
+	}
+	return types
+}
+
+// shape gives out a pattern (or the uuid format) when every string branch
+// has a shape: a pattern, an enum or const, or the uuid format.
+func (u union) shape(out map[string]any) {
+	uuid := func(b map[string]any) bool { f, _ := b["format"].(string); return f == "uuid" }
+	shaped := func(b map[string]any) bool {
+		return has(b, "pattern") || enumish(b) || uuid(b) || !u.isType(b, "string")
+	}
+	if has(out, "pattern") || !u.every(shaped) {
+		return
+	}
+	for _, b := range u.bs {
+		if p, ok := b["pattern"].(string); ok && p != "" {
+			out["pattern"] = p
+			return
+		}
+	}
+	if u.every(func(b map[string]any) bool { return uuid(b) || !u.isType(b, "string") }) {
+		out["format"] = "uuid"
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 //	   "reason": "categories are open-ended upstream; tracked in #12"}
 //	]}
 type Ignore struct {
+	// Entries are the accepted findings; a finding is ignored by the first
+	// entry that matches it.
 	Entries []IgnoreEntry `json:"ignore"`
 }
 

@@ -6,36 +6,118 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
-// pattern is a regular expression run only on windows of text around its
-// anchors, so that scanning a megabyte of description costs a pass of
-// strings.Index per anchor rather than a regular-expression pass per
-// pattern.
-type pattern struct {
-	anchors []string // lowercase ASCII; at least one occurs in any match
-	re      *regexp.Regexp
+// word is a word of a text and where it lies.
+type word struct {
+	w          string // lowercased
+	start, end int
 }
 
-// window is how far around an anchor a match can reach.
-const window = 120
+// words splits s into lowercased words of letters, digits and
+// apostrophes, keeping their byte offsets.
+func words(s string) []word {
+	var out []word
+	start := -1
+	for i, r := range s {
+		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\''
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			out = append(out, word{strings.ToLower(s[start:i]), start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, word{strings.ToLower(s[start:]), start, len(s)})
+	}
+	return out
+}
 
-// find returns the first match in s, or "".
-func (p pattern) find(s, lower string) string {
-	for _, a := range p.anchors {
-		for from := 0; ; {
-			i := strings.Index(lower[from:], a)
-			if i < 0 {
-				break
-			}
-			i += from
-			if m := p.re.FindString(s[max(i-window, 0):min(i+len(a)+window, len(s))]); m != "" {
-				return m
-			}
-			from = i + len(a)
+// phrase is a sequence of word sets, each within gap words of the one
+// before: a pattern that costs a few map lookups a word, however long
+// and hostile the text.
+type phrase struct {
+	steps []map[string]bool
+	gaps  []int // gaps[i]: how many words step i+1 may come after step i
+}
+
+func wordSet(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// find returns the text of the first match in s (split into ws), or "".
+func (p phrase) find(s string, ws []word) string {
+	for i := range ws {
+		if !p.steps[0][ws[i].w] {
+			continue
+		}
+		if end, ok := p.match(ws, i, 1); ok {
+			return s[ws[i].start:ws[end].end]
 		}
 	}
 	return ""
+}
+
+// match reports whether steps k.. follow word i, and where the last ends.
+func (p phrase) match(ws []word, i, k int) (int, bool) {
+	if k == len(p.steps) {
+		return i, true
+	}
+	for j := i + 1; j <= i+p.gaps[k-1] && j < len(ws); j++ {
+		if p.steps[k][ws[j].w] {
+			if end, ok := p.match(ws, j, k+1); ok {
+				return end, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// instructionPhrases match text aimed at the model rather than the user:
+// the phrases public tool-poisoning scanners look for.
+var instructionPhrases = []phrase{
+	{[]map[string]bool{wordSet("ignore", "disregard", "forget", "override"),
+		wordSet("previous", "prior", "above", "earlier", "all", "any", "other", "system", "your"),
+		wordSet("instruction", "instructions", "prompt", "prompts", "rules", "directions", "guidelines")}, []int{5, 5}},
+	{[]map[string]bool{wordSet("not", "don't", "dont", "never"),
+		wordSet("tell", "inform", "mention", "reveal", "show", "notify", "alert"),
+		wordSet("user", "users")}, []int{3, 4}},
+	{[]map[string]bool{wordSet("without"), wordSet("telling", "informing", "notifying", "asking", "alerting"), wordSet("user", "users")}, []int{1, 2}},
+	{[]map[string]bool{wordSet("send", "include", "pass", "append", "copy", "upload", "forward", "attach"),
+		wordSet("system", "conversation", "previous", "chat"), wordSet("prompt", "history", "messages")}, []int{8, 1}},
+	{[]map[string]bool{wordSet("you"), wordSet("are"), wordSet("now")}, []int{1, 1}},
+	{[]map[string]bool{wordSet("new"), wordSet("instructions")}, []int{1}},
+	{[]map[string]bool{wordSet("pretend"), wordSet("to"), wordSet("be")}, []int{1, 1}},
+}
+
+// secretFiles are files a tool description has no reason to name.
+var secretFiles = []string{"~/.ssh", "id_rsa", "id_ed25519", ".aws/credentials", "/etc/shadow", ".netrc"}
+
+// importantTag matches, at a "<", the tag blocks tool-poisoning attacks
+// hide instructions in: <IMPORTANT>, <SYSTEM>, <instructions> and similar.
+var importantTag = regexp.MustCompile(`^(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|assistant)\b[^>]{0,40}>`)
+
+// findTag returns the first tag block in s, checking a short window at
+// each "<".
+func findTag(s string) string {
+	for from := 0; ; {
+		i := strings.IndexByte(s[from:], '<')
+		if i < 0 {
+			return ""
+		}
+		i += from
+		if m := importantTag.FindString(s[i:min(i+64, len(s))]); m != "" {
+			return m
+		}
+		from = i + 1
+	}
 }
 
 // asciiLower lowercases A-Z only, so byte offsets stay those of s.
@@ -49,20 +131,22 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// instructionPatterns match text aimed at the model rather than the user:
-// the phrases public tool-poisoning scanners look for.
-var instructionPatterns = []pattern{
-	{[]string{"ignore", "disregard", "forget", "override"}, regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\b.{0,30}\b(previous|prior|above|earlier|all|any|other|system)\b.{0,30}\b(instructions?|prompts?|rules|directions|guidelines)\b`)},
-	{[]string{"user"}, regexp.MustCompile(`(?i)\b(do not|don't|never)\b.{0,30}\b(tell|inform|mention|reveal|show|notify|alert)\b.{0,30}\buser\b`)},
-	{[]string{"without "}, regexp.MustCompile(`(?i)\bwithout (telling|informing|notifying|asking|alerting) the user\b`)},
-	{[]string{".ssh", "id_rsa", "id_ed25519", ".aws/credentials", "/etc/shadow", ".netrc"}, regexp.MustCompile(`(?i)(~/\.ssh|\bid_rsa\b|\bid_ed25519\b|\.aws/credentials|/etc/shadow|\.netrc\b)`)},
-	{[]string{"system prompt", "conversation history", "previous messages", "chat history"}, regexp.MustCompile(`(?i)\b(send|include|pass|append|copy|upload|forward)\b.{0,40}\b(system prompt|conversation history|previous messages|chat history)\b`)},
-	{[]string{"you are now", "new instructions", "pretend to be", "from now on"}, regexp.MustCompile(`(?i)\b(you are now|new instructions|pretend to be|from now on,? you)\b`)},
+// findInstruction returns the first instruction to the model in s, or "".
+func findInstruction(s string) string {
+	lower := asciiLower(s)
+	for _, f := range secretFiles {
+		if i := strings.Index(lower, f); i >= 0 {
+			return s[i : i+len(f)]
+		}
+	}
+	ws := words(s)
+	for _, p := range instructionPhrases {
+		if m := p.find(s, ws); m != "" {
+			return m
+		}
+	}
+	return ""
 }
-
-// importantTag matches the tag blocks tool-poisoning attacks hide
-// instructions in: <IMPORTANT>, <SYSTEM>, <instructions> and similar.
-var importantTag = pattern{[]string{"<"}, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|assistant)\b[^>]{0,40}>`)}
 
 // hiddenRune names what makes a rune invisible, or "".
 func hiddenRune(r rune) string {
@@ -122,15 +206,11 @@ func (a *auditor) checkPoisoning(t tool) {
 				break
 			}
 		}
-		lower := asciiLower(s)
-		if m := importantTag.find(s, lower); m != "" {
+		if m := findTag(s); m != "" {
 			note(CheckImportantTag, path, fmt.Sprintf("%q", m))
 		}
-		for _, p := range instructionPatterns {
-			if m := p.find(s, lower); m != "" {
-				note(CheckInstructions, path, fmt.Sprintf("%q", clip(m, 80)))
-				break
-			}
+		if m := findInstruction(s); m != "" {
+			note(CheckInstructions, path, fmt.Sprintf("%q", clip(m, 80)))
 		}
 	}
 	if t.wire != nil {

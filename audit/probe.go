@@ -359,32 +359,42 @@ func badCode(code int) string {
 	return ""
 }
 
+// judgeError judges a call that failed instead of answering: a JSON-RPC
+// error (with its code when the Caller kept it) or no answer at all.
+func judgeError(what string, err error, note noteFunc) {
+	var rpc *ProtocolError
+	var te *transport.Error
+	switch {
+	case errors.As(err, &rpc):
+		note(CheckJSONRPC, Error, what, fmt.Sprintf("answered with JSON-RPC error %d instead of a tool result; the model never sees it and the agent stalls", rpc.Code), envelopeFix)
+		if why := badCode(rpc.Code); why != "" {
+			note(CheckJSONRPCCode, Error, what, fmt.Sprintf("the failure carries JSON-RPC code %d, %s", rpc.Code, why),
+				"answer tool failures with an isError result; keep JSON-RPC errors for protocol faults, with the standard codes (-32602 for invalid params)")
+		}
+		if l := leaked(rpc.Message); len(l) > 0 {
+			note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "), leakFix)
+		}
+	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		note(CheckNoAnswer, Error, what, "no answer: "+snippet(err.Error()), "answer every call, valid or not, with a result")
+	default:
+		note(CheckJSONRPC, Error, what, "answered with a JSON-RPC error ("+snippet(err.Error())+") instead of a tool result; the model never sees it and the agent stalls", envelopeFix)
+		if l := leaked(err.Error()); len(l) > 0 {
+			note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "), leakFix)
+		}
+	}
+}
+
 const envelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"
 
-func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note func(check string, sev Severity, what, msg, fix string)) {
+// noteFunc records one problem a probe call showed.
+type noteFunc func(check string, sev Severity, what, msg, fix string)
+
+// leakFix is the fix of every D.leak finding.
+const leakFix = "log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)"
+
+func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note noteFunc) {
 	if err != nil {
-		var rpc *ProtocolError
-		var te *transport.Error
-		switch {
-		case errors.As(err, &rpc):
-			note(CheckJSONRPC, Error, what, fmt.Sprintf("answered with JSON-RPC error %d instead of a tool result; the model never sees it and the agent stalls", rpc.Code), envelopeFix)
-			if why := badCode(rpc.Code); why != "" {
-				note(CheckJSONRPCCode, Error, what, fmt.Sprintf("the failure carries JSON-RPC code %d, %s", rpc.Code, why),
-					"answer tool failures with an isError result; keep JSON-RPC errors for protocol faults, with the standard codes (-32602 for invalid params)")
-			}
-			if l := leaked(rpc.Message); len(l) > 0 {
-				note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "),
-					"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")
-			}
-		case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-			note(CheckNoAnswer, Error, what, "no answer: "+snippet(err.Error()), "answer every call, valid or not, with a result")
-		default:
-			note(CheckJSONRPC, Error, what, "answered with a JSON-RPC error ("+snippet(err.Error())+") instead of a tool result; the model never sees it and the agent stalls", envelopeFix)
-			if l := leaked(err.Error()); len(l) > 0 {
-				note(CheckLeak, Error, what, "the error leaks "+strings.Join(l, ", "),
-					"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")
-			}
-		}
+		judgeError(what, err, note)
 		return
 	}
 	if res == nil {
@@ -404,8 +414,7 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note fu
 	}
 	all := strings.Join(texts, "\n")
 	if l := leaked(all); len(l) > 0 {
-		note(CheckLeak, Error, what, "the answer leaks "+strings.Join(l, ", "),
-			"log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)")
+		note(CheckLeak, Error, what, "the answer leaks "+strings.Join(l, ", "), leakFix)
 	}
 	if !res.IsError {
 		note(CheckAccepted, Error, what, "the tool answered success to arguments its own schema rejects, so it acts on input it declared invalid",

@@ -266,45 +266,34 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, f := range r.Findings {
 		byTool[f.Tool] = append(byTool[f.Tool], f)
 	}
-	order := append([]string(nil), r.Tools...)
-	if _, ok := byTool[""]; ok {
-		order = append([]string{""}, order...)
-	}
-	seen := map[string]bool{}
-	for _, t := range order {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		fs := byTool[t]
+	for _, t := range r.toolOrder(byTool) {
 		title := printable(t)
 		if t == "" {
 			title = "(server)"
 		}
-		if len(fs) == 0 {
+		if len(byTool[t]) == 0 {
 			fmt.Fprintf(&b, "\n%s: ok\n", title)
 			continue
 		}
 		fmt.Fprintf(&b, "\n%s:\n", title)
-		for _, f := range fs {
-			fmt.Fprintf(&b, "  %-7s %s", f.Severity, f.Check)
-			if f.Path != "" {
-				fmt.Fprintf(&b, " at %s", printable(f.Path))
-			}
-			fmt.Fprintf(&b, "\n          %s\n", printable(f.Message))
-			if f.Fix != "" {
-				fmt.Fprintf(&b, "          fix: %s\n", printable(f.Fix))
-			}
+		for _, f := range byTool[t] {
+			writeFinding(&b, f)
 		}
 	}
 	fmt.Fprintf(&b, "\n%d error(s), %d warning(s), %d info(s)", r.Count(Error), r.Count(Warning), r.Count(Info))
 	if n := r.omittedTotal(); n > 0 {
 		fmt.Fprintf(&b, ", %d more not listed (over the per-rule limit)", n)
 	}
+	if n := len(r.Ignored); n > 0 {
+		fmt.Fprintf(&b, ", %d ignored (accepted in the ignore list)", n)
+	}
 	if r.Failed() {
 		fmt.Fprintf(&b, ": FAIL (fail-on %s)\n", r.FailOn)
 	} else {
 		fmt.Fprintf(&b, ": PASS (fail-on %s)\n", r.FailOn)
+	}
+	for _, e := range r.UnusedIgnores {
+		fmt.Fprintf(&b, "ignore entry matched nothing (remove it): %s %s %s\n", e.Check, printable(e.Tool), printable(e.Path))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -314,6 +303,44 @@ func (r *Report) WriteText(w io.Writer) error {
 // true exactly when the report has no error or warning.
 func (r *Report) Perfect() bool {
 	return len(r.AtLeast(Warning)) == 0
+}
+
+// toolOrder lists the server's findings first, then every listed tool,
+// then tools only findings name (a baseline tool no longer listed).
+func (r *Report) toolOrder(byTool map[string][]Finding) []string {
+	var order []string
+	seen := map[string]bool{}
+	if _, ok := byTool[""]; ok {
+		order, seen[""] = append(order, ""), true
+	}
+	for _, t := range r.Tools {
+		if !seen[t] {
+			order, seen[t] = append(order, t), true
+		}
+	}
+	var extra []string
+	for t := range byTool {
+		if !seen[t] {
+			extra = append(extra, t)
+		}
+	}
+	sort.Strings(extra)
+	return append(order, extra...)
+}
+
+// writeFinding writes one finding of the text report.
+func writeFinding(b *strings.Builder, f Finding) {
+	fmt.Fprintf(b, "  %-7s %s", f.Severity, f.Check)
+	if f.Path != "" {
+		fmt.Fprintf(b, " at %s", printable(f.Path))
+	}
+	fmt.Fprintf(b, "\n          %s\n", printable(f.Message))
+	for _, d := range f.Diff {
+		fmt.Fprintf(b, "            %s\n", printable(d))
+	}
+	if f.Fix != "" {
+		fmt.Fprintf(b, "          fix: %s\n", printable(f.Fix))
+	}
 }
 
 func (r *Report) omittedTotal() int {

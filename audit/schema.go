@@ -72,13 +72,26 @@ func (w *walker) add(check string, sev Severity, path, msg, fix string) {
 }
 
 func childPath(path, key string) string {
-	if identOnly.MatchString(key) {
+	if identOnly(key) {
 		return path + "." + key
 	}
 	return path + "[" + strconv.Quote(key) + "]"
 }
 
-var identOnly = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+// identOnly reports whether key matches ^[A-Za-z_$][A-Za-z0-9_$-]*$, so
+// that it reads unquoted in a path.
+func identOnly(key string) bool {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '_', c == '$':
+		case (c >= '0' && c <= '9' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return key != ""
+}
 
 // resolve follows a local $ref ("#/$defs/x", "#/definitions/x").
 func (w *walker) resolve(ref string) (map[string]any, bool) {
@@ -99,6 +112,21 @@ func (w *walker) resolve(ref string) (map[string]any, bool) {
 	}
 	m, ok := cur.(map[string]any)
 	return m, ok
+}
+
+// withTarget merges a $ref's target with the referring object's other
+// keywords, which apply beside it; the $ref itself is dropped.
+func withTarget(target, m map[string]any) map[string]any {
+	merged := make(map[string]any, len(target)+len(m))
+	for k, v := range target {
+		merged[k] = v
+	}
+	for k, v := range m {
+		if k != "$ref" {
+			merged[k] = v
+		}
+	}
+	return merged
 }
 
 func typesOf(m map[string]any) []string {
@@ -158,18 +186,9 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 				"inline the referenced schema or add it under $defs")
 			return
 		}
-		merged := make(map[string]any, len(target)+len(m))
-		for k, v := range target {
-			merged[k] = v
-		}
-		for k, v := range m {
-			if k != "$ref" {
-				merged[k] = v
-			}
-		}
 		w.seen[ref] = true
 		defer delete(w.seen, ref)
-		m = merged
+		m = withTarget(target, m)
 	}
 	m, branches := w.flatten(m)
 	desc, _ := m["description"].(string)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -187,4 +188,129 @@ func TestFormatsEscapeServerText(t *testing.T) {
 	assert.NotContains(t, b.String(), "<img")
 	assert.NotRegexp(t, `[^\\]\]\(http`, b.String(), "no link")
 	assert.Contains(t, b.String(), `\|cell`, "a pipe in a name cannot open a table cell")
+}
+
+// rebaseline writes, to a new file, the baseline of the tools in file
+// after edit has changed their definitions: the baseline of a server whose
+// tools were edited since.
+func rebaseline(t *testing.T, file string, edit func(defs map[string]map[string]any)) string {
+	t.Helper()
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	b, err := audit.ReadBaseline(f)
+	f.Close()
+	require.NoError(t, err)
+	defs := map[string]map[string]any{}
+	for _, p := range b.Tools {
+		defs[p.Name] = p.Definition
+	}
+	edit(defs)
+	var tools []mcp.Tool
+	for _, p := range b.Tools {
+		d := defs[p.Name]
+		raw, _ := json.Marshal(d)
+		var tl mcp.Tool
+		require.NoError(t, json.Unmarshal(raw, &tl))
+		in, _ := json.Marshal(d["inputSchema"])
+		tl.InputSchema, tl.RawInputSchema = mcp.ToolInputSchema{}, in
+		if out, ok := d["outputSchema"]; ok {
+			tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, must(json.Marshal(out))
+		}
+		tools = append(tools, tl)
+	}
+	name := filepath.Join(t.TempDir(), "edited.json")
+	out, err := os.Create(name)
+	require.NoError(t, err)
+	require.NoError(t, audit.Tools(tools).Baseline().Write(out))
+	require.NoError(t, out.Close())
+	return name
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// A baseline written for the example shop passes --check-baseline while
+// nothing changes, and fails with a readable diff once one tool's
+// description and another's enum differ.
+func TestBaselineOfTheShop(t *testing.T) {
+	shop := shopServer(t)
+	file := filepath.Join(t.TempDir(), "mcp-baseline.json")
+	res := runBin(t, nil, "--probe", "--baseline", file, "--", shop)
+	require.Equal(t, 0, res.code, res.stderr)
+	written, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Contains(t, string(written), `"sha256"`)
+
+	res = runBin(t, nil, "--check-baseline", file, "--json", "--", shop)
+	require.Equal(t, 0, res.code, res.stdout)
+	assert.Empty(t, findingsOf(decode(t, res.stdout), audit.RuleBaseline))
+
+	// The same definitions rebuilt: nothing changes (the edit below is all
+	// the difference).
+	same := rebaseline(t, file, func(map[string]map[string]any) {})
+	res = runBin(t, nil, "--check-baseline", same, "--json", "--", shop)
+	require.Equal(t, 0, res.code, res.stdout)
+
+	var described, enumed string
+	edited := rebaseline(t, file, func(defs map[string]map[string]any) {
+		for _, name := range sortedNames(defs) {
+			d := defs[name]
+			if described == "" {
+				described = name
+				d["description"] = d["description"].(string) + " Also deletes the catalog."
+				continue
+			}
+			props, _ := d["inputSchema"].(map[string]any)["properties"].(map[string]any)
+			for _, pn := range sortedNames(props) {
+				if p, ok := props[pn].(map[string]any); ok && enumed == "" {
+					if e, ok := p["enum"].([]any); ok {
+						p["enum"] = append(e, "everything")
+						enumed = name + "/" + pn
+					}
+				}
+			}
+		}
+	})
+	require.NotEmpty(t, enumed, "the shop has a tool with an enum")
+	res = runBin(t, nil, "--check-baseline", edited, "--json", "--", shop)
+	require.Equal(t, 1, res.code, res.stdout)
+	changed := findingsOf(decode(t, res.stdout), audit.RuleBaseline)
+	require.Len(t, changed, 2, res.stdout)
+	byTool := map[string]audit.Finding{}
+	for _, f := range changed {
+		assert.Equal(t, audit.CheckBaselineChanged, f.Check)
+		byTool[f.Tool] = f
+	}
+	tool, prop, _ := strings.Cut(enumed, "/")
+	assert.Contains(t, byTool[described].Diff[0], "[- Also deletes the catalog.-]", "the baseline had the sentence, the server has not")
+	require.NotEmpty(t, byTool[tool].Diff)
+	assert.Contains(t, byTool[tool].Diff[0], "/inputSchema/properties/"+prop+"/enum: ")
+	assert.Contains(t, byTool[tool].Diff[0], `"everything"]`)
+
+	text := runBin(t, nil, "--check-baseline", edited, "--", shop)
+	assert.Contains(t, text.stdout, "baseline.changed")
+	assert.Contains(t, text.stdout, "/inputSchema/properties/"+prop+"/enum: ")
+}
+
+func findingsOf(r *audit.Report, rule audit.Rule) []audit.Finding {
+	var out []audit.Finding
+	for _, f := range r.Findings {
+		if f.Rule == rule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -196,7 +196,7 @@ func TestHostileServers(t *testing.T) {
 		{mode: "endless-pages", code: 2, want: "more than 100 pages"},
 		{mode: "loop-pages", code: 2, want: "repeats the cursor"},
 		{mode: "giant-line", code: 2, want: "longer than 17825792 bytes"},
-		{mode: "silent", flags: []string{"--probe", "--json", "--timeout=100ms", "--deadline=2s"}, code: 1, want: `"incomplete": "the deadline passed`},
+		{mode: "silent", flags: []string{"--probe", "--json", "--timeout=100ms", "--deadline=4s"}, code: 1, want: `"incomplete": "the deadline passed`},
 		{mode: "ansi", code: 1, want: `h_a\x1b[2J\x1b[1;1HPASS`},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
@@ -257,4 +257,45 @@ func TestProbeSeesJSONRPCCodes(t *testing.T) {
 	}
 	assert.NotContains(t, checksOf(r, "h_params"), audit.CheckJSONRPCCode, "-32602 is the standard code")
 	assert.Contains(t, checksOf(r, "h_params"), audit.CheckJSONRPC)
+}
+
+// BenchmarkStdio100 audits a 100-tool server over stdio, probe included:
+// start-up, initialize, two listings, every rule and up to three calls a
+// tool. BenchmarkStdioStartOnly is the same server started and listed
+// once, the cost that is the server's own.
+func BenchmarkStdio100(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv(testServerEnv, "gen100")
+	for b.Loop() {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"--probe", "--fail-on=warning", "--", exe, "-test.run=^$"}, &out, &errOut); code != 0 {
+			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+		}
+	}
+}
+
+func BenchmarkStdioStartOnly(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv(testServerEnv, "gen100")
+	for b.Loop() {
+		s, err := startStdio(exe, []string{"-test.run=^$"}, io.Discard, defaultMaxMessage, &errorSniffer{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var init mcp.InitializeRequest
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		if _, err := s.client.Initialize(context.Background(), init); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.client.ListTools(context.Background(), mcp.ListToolsRequest{}); err != nil {
+			b.Fatal(err)
+		}
+		_ = s.Close()
+	}
 }

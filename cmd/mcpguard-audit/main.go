@@ -17,6 +17,7 @@
 //	--json             the same as --format=json
 //	--sarif-uri PATH   with --format=sarif: the file results are located in
 //	                   (GitHub code scanning lists only located results)
+//	--write F=FILE     also write the report in format F to FILE (repeatable)
 //	--baseline FILE    write the tool definitions, pinned, to FILE
 //	--check-baseline FILE  report tools added, removed or changed since FILE
 //	--ignore FILE      accepted findings, each with a reason (JSON)
@@ -88,6 +89,7 @@ type config struct {
 	baseline, checkBaseline string
 	ignore                  string
 	tokens                  int
+	also                    outputs
 	failOn                  string
 	prefix, skip, url, name string
 	timeout, connectTimeout time.Duration
@@ -107,6 +109,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.baseline, "baseline", "", "write the tool definitions, pinned (canonical JSON, SHA-256 per tool), to this file")
 	fs.StringVar(&c.checkBaseline, "check-baseline", "", "report tools added, removed or changed since the baseline in this file")
 	fs.StringVar(&c.ignore, "ignore", "", "JSON file of accepted findings, each with a reason")
+	fs.Var(&c.also, "write", "also write the report as FORMAT=FILE (repeatable), e.g. sarif=audit.sarif")
 	fs.IntVar(&c.tokens, "max-tokens", audit.DefaultTokenBudget, "token budget of the tool list (list.tokens)")
 	fs.BoolVar(&c.probe, "probe", false, "check rule D by calling each tool with arguments its own schema rejects (never a valid call)")
 	fs.StringVar(&c.failOn, "fail-on", "error", "lowest severity that fails the run: error, warning, info or none")
@@ -150,9 +153,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.format = "json"
 	}
-	switch c.format {
-	case "text", "json", "sarif", "markdown":
-	default:
+	if !formats[c.format] {
 		return nil, fmt.Errorf("--format=%s: want text, json, sarif or markdown", c.format)
 	}
 	if c.url != "" {
@@ -229,9 +230,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	if err := write(report, c, stdout); err != nil {
+	if err := write(report, c.format, c.sarifURI, stdout); err != nil {
 		failf(stderr, err)
 		return exitUsage
+	}
+	for _, o := range c.also {
+		if err := writeFile(o.file, func(w io.Writer) error { return write(report, o.format, c.sarifURI, w) }); err != nil {
+			failf(stderr, fmt.Errorf("--write %s=%s: %w", o.format, o.file, err))
+			return exitUsage
+		}
 	}
 	if c.failOn != "none" && report.Failed() {
 		return exitFindings
@@ -239,15 +246,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// write prints the report in the chosen format.
-func write(r *audit.Report, c *config, w io.Writer) error {
-	switch c.format {
+// formats are the report formats.
+var formats = map[string]bool{"text": true, "json": true, "sarif": true, "markdown": true}
+
+// output is one --write FORMAT=FILE.
+type output struct{ format, file string }
+
+// outputs collects --write flags.
+type outputs []output
+
+func (o *outputs) String() string { return fmt.Sprint(*o) }
+
+func (o *outputs) Set(v string) error {
+	format, file, ok := strings.Cut(v, "=")
+	if !ok || file == "" || !formats[format] {
+		return fmt.Errorf("want FORMAT=FILE with FORMAT text, json, sarif or markdown, not %q", v)
+	}
+	*o = append(*o, output{format, file})
+	return nil
+}
+
+// write prints the report in a format.
+func write(r *audit.Report, format, sarifURI string, w io.Writer) error {
+	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	case "sarif":
-		return r.WriteSARIF(w, audit.SARIFOptions{ToolVersion: version(), ArtifactURI: c.sarifURI})
+		return r.WriteSARIF(w, audit.SARIFOptions{ToolVersion: version(), ArtifactURI: sarifURI})
 	case "markdown":
 		return r.WriteMarkdown(w)
 	}

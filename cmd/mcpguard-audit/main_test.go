@@ -158,6 +158,13 @@ func TestStreamableHTTPOnLoopback(t *testing.T) {
 	res := runBin(t, nil, "--probe", "--fail-on=warning", "--url", ts.URL+"/mcp")
 	require.Equal(t, 0, res.code, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
 	assert.Contains(t, res.stdout, "D 100%")
+
+	// The JSON-RPC codes of tool failures reach the probe over HTTP too.
+	bad := httptest.NewServer(server.NewStreamableHTTPServer(badServer()))
+	defer bad.Close()
+	res = runBin(t, nil, "--probe", "--json", "--url", bad.URL+"/mcp")
+	require.Equal(t, 1, res.code, res.stderr)
+	assert.Equal(t, audit.Error, checksOf(decode(t, res.stdout), "search")[audit.CheckJSONRPCCode], res.stdout)
 }
 
 func TestUsageErrors(t *testing.T) {

@@ -29,6 +29,8 @@ func serveTestServer() bool {
 		s = goodServer()
 	case "bad":
 		s = badServer()
+	case "gen100":
+		s = generatedServer(100)
 	case "crash":
 		fmt.Fprintln(os.Stderr, "fatal: cannot open database shop.db")
 		os.Exit(3)
@@ -114,5 +116,24 @@ func badServer() *server.MCPServer {
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultError("Error: bad product"), nil
 	})
+	return s
+}
+
+// generatedServer has n tools that follow the rules, behind mcpguard's
+// Default chain, for timing an audit over stdio.
+func generatedServer(n int) *server.MCPServer {
+	s := server.NewMCPServer("generated", "1.0.0")
+	s.Use(middleware.Default()...)
+	for i := range n {
+		s.AddTool(mcp.NewTool(fmt.Sprintf("gen_get_record_%03d", i),
+			mcp.WithDescription(fmt.Sprintf("Get record group %d. Use this when the user asks about group %d, then call gen_get_record_%03d.", i, i, (i+1)%n)),
+			mcp.WithString("record_id", mcp.Required(), mcp.Pattern("^r_[0-9]+$")),
+			mcp.WithNumber("limit", mcp.Min(1), mcp.Max(100)),
+			mcp.WithSchemaAdditionalProperties(false),
+			mcp.WithReadOnlyHintAnnotation(true),
+		), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, envelope.New(envelope.ValidationError, "record_id must look like r_123")
+		})
+	}
 	return s
 }

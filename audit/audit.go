@@ -35,8 +35,8 @@ func Tools(tools []mcp.Tool, opts ...Option) *Report {
 // Server audits the tools an in-process mcp-go server lists, exactly as a
 // client receives them. With [WithProbe] it also calls them (rule D)
 // through the server's full middleware chain, and sees JSON-RPC errors
-// verbatim. This is the function a server's own tests use; see also
-// [RequireServer].
+// verbatim. This is the function a server's own tests use, through
+// audittest.RequireServer.
 func Server(ctx context.Context, s *server.MCPServer, opts ...Option) (*Report, error) {
 	if s == nil {
 		return nil, errors.New("audit: nil *server.MCPServer")

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/audit"
+	"github.com/mcpguard/mcpguard/audit/audittest"
 )
 
 func loadTools(t testing.TB, file string) []mcp.Tool {
@@ -113,7 +114,7 @@ var staticChecks = []string{
 
 // The fixed v1.9.0-style counterpart produces no finding at all.
 func TestV190IsClean(t *testing.T) {
-	r := audit.Require(t, loadTools(t, "testdata/v1.9.0.json"), audit.WithFailOn(audit.Info))
+	r := audittest.Require(t, loadTools(t, "testdata/v1.9.0.json"), audit.WithFailOn(audit.Info))
 	assert.Empty(t, r.Findings, text(r))
 	assert.Equal(t, "marketnow_", r.Prefix)
 	assert.True(t, r.PrefixDetected)

@@ -120,14 +120,16 @@
 // # Where it sits
 //
 // Outside the chain: the audit is a client of the server. From a Go test,
-// [RequireServer] audits an in-process *server.MCPServer through its full
-// middleware chain (HandleMessage), so a server built with
-// s.Use(middleware.Default()...) and validation can assert full marks:
+// audittest.RequireServer (package audit/audittest) audits an in-process
+// *server.MCPServer through its full middleware chain (HandleMessage), so
+// a server built with s.Use(middleware.Default()...) and validation can
+// assert full marks:
 //
-//	audit.RequireServer(t, s, audit.WithProbe(), audit.WithFailOn(audit.Warning))
+//	audittest.RequireServer(t, s, audit.WithProbe(), audit.WithFailOn(audit.Warning))
 //
-// [Require] does the same for a bare tool list; [Client] takes any
-// connected mcp-go client.
+// audittest.Require does the same for a bare tool list; [Server] and
+// [Tools] return the report without a test; [Client] takes any connected
+// mcp-go client.
 //
 // # Why
 //

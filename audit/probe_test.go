@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/audit"
+	"github.com/mcpguard/mcpguard/audit/audittest"
 )
 
 func dFindings(r *audit.Report, tool string) map[string]audit.Finding {
@@ -300,20 +301,20 @@ func (r *recorderTB) Errorf(format string, args ...any) {
 
 func TestRequireFailsOnThreshold(t *testing.T) {
 	rt := &recorderTB{TB: t}
-	audit.Require(rt, loadTools(t, "testdata/v1.7.0.json"))
+	audittest.Require(rt, loadTools(t, "testdata/v1.7.0.json"))
 	assert.Equal(t, audit.Tools(loadTools(t, "testdata/v1.7.0.json")).Count(audit.Error), len(rt.errors))
 
 	rt = &recorderTB{TB: t}
-	audit.RequireServer(rt, badServer(&calls{}), audit.WithProbe())
+	audittest.RequireServer(rt, badServer(&calls{}), audit.WithProbe())
 	assert.NotEmpty(t, rt.errors)
 
 	rt = &recorderTB{TB: t}
-	r := audit.RequireServer(rt, goodServer(&calls{}), audit.WithProbe())
+	r := audittest.RequireServer(rt, goodServer(&calls{}), audit.WithProbe())
 	assert.Empty(t, rt.errors, "only warnings on B and C; threshold is error")
 	assert.False(t, r.Perfect())
 
 	rt = &recorderTB{TB: t}
-	audit.RequireServer(rt, goodServer(&calls{}), audit.WithProbe(), audit.WithFailOn(audit.Warning))
+	audittest.RequireServer(rt, goodServer(&calls{}), audit.WithProbe(), audit.WithFailOn(audit.Warning))
 	assert.NotEmpty(t, rt.errors)
 }
 

@@ -211,3 +211,13 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	assert.Equal(t, "456789ab", tl.String())
 	assert.True(t, strings.HasSuffix(withStderr(assert.AnError, io.NopCloser(nil), tl).Error(), "456789ab"))
 }
+
+// The command links package audit, not its test helpers: no "testing" in
+// the binary (audit/audittest holds Require and RequireServer).
+func TestBinaryDoesNotLinkTesting(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, dep := range strings.Fields(string(out)) {
+		assert.NotEqual(t, "testing", dep, "mcpguard-audit links package testing")
+	}
+}

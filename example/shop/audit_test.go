@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpguard/mcpguard/audit"
+	"github.com/mcpguard/mcpguard/audit/audittest"
 	"github.com/mcpguard/mcpguard/example/shop"
 )
 
@@ -15,7 +16,7 @@ import (
 // takes no arguments) do not count against a score.
 func TestAuditFullMarks(t *testing.T) {
 	s := shop.NewServer(open(t), shop.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	r := audit.RequireServer(t, s, audit.WithProbe(), audit.WithFailOn(audit.Warning))
+	r := audittest.RequireServer(t, s, audit.WithProbe(), audit.WithFailOn(audit.Warning))
 	if !r.Perfect() {
 		t.Errorf("want 100%% on every rule, got %s", r.Summary())
 	}

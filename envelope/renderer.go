@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -28,6 +29,8 @@ type Renderer struct {
 	// envelope layer: their results are finished by that layer.
 	handoff bool
 	twin    *Renderer
+	// last is the server this layer registered last: a hit skips the map.
+	last atomic.Pointer[weak.Pointer[server.MCPServer]]
 }
 
 // NewRenderer returns a Renderer configured by opts. It panics on invalid
@@ -134,13 +137,16 @@ func (r *Renderer) register(ctx context.Context) {
 	if s == nil {
 		return
 	}
+	if last := r.last.Load(); last != nil && last.Value() == s {
+		return // weak: a collected server reads nil, never a reused address
+	}
 	wp := weak.Make(s)
-	if cur, ok := servers.Load(wp); ok && cur == r {
-		return
+	if cur, ok := servers.Load(wp); !ok || cur != r {
+		if _, loaded := servers.Swap(wp, r); !loaded {
+			runtime.AddCleanup(s, func(wp weak.Pointer[server.MCPServer]) { servers.Delete(wp) }, wp)
+		}
 	}
-	if _, loaded := servers.Swap(wp, r); !loaded {
-		runtime.AddCleanup(s, func(wp weak.Pointer[server.MCPServer]) { servers.Delete(wp) }, wp)
-	}
+	r.last.Store(&wp)
 }
 
 // RendererFrom returns the Renderer of the envelope layer serving the

@@ -91,4 +91,30 @@ func BenchmarkLayer(b *testing.B) {
 			}
 		})
 	}
+	// Under a server, the envelope layer registers its Renderer for the
+	// layers inside it (envelope.RendererFrom): one weak-pointer map read.
+	b.Run("envelope-under-a-server", func(b *testing.B) {
+		wrapped := envelope.Middleware()(h)
+		ctx := serverContext(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = wrapped(ctx, req)
+		}
+	})
+}
+
+// serverContext returns the context a tool handler gets from a real
+// server's HandleMessage: the server, its session, the request's values.
+func serverContext(b *testing.B) context.Context {
+	var got context.Context
+	s := server.NewMCPServer("bench", "0")
+	s.AddTool(mcp.NewTool("capture"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		got = ctx
+		return mcp.NewToolResultText("ok"), nil
+	})
+	_ = s.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"capture"}}`))
+	if got == nil || server.ServerFromContext(got) == nil {
+		b.Fatal("no server in the handler's context")
+	}
+	return got
 }

@@ -255,3 +255,20 @@ func TestConcurrentPanics(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The chain hands recover its Renderer, so a panic carries the configured
+// message and steps; a nil Renderer keeps the default one.
+func TestWithRenderer(t *testing.T) {
+	t.Parallel()
+	const msg, step = "Something broke on our side.", "Tell the on-call engineer."
+	r := envelope.NewRenderer(envelope.WithInternalMessage(msg), envelope.WithDefaultNextSteps(envelope.InternalError, step))
+	logs := middlewaretest.NewLog(t)
+	h := panicking(func() { panic("x") })
+	env := expect(t, middlewaretest.New(t, shopTool, h, mcprecover.Middleware(mcprecover.WithLogger(logs.Logger()), mcprecover.WithRenderer(r))).Call(nil), envelope.InternalError)
+	assert.True(t, strings.HasPrefix(env.Message, msg), env.Message)
+	assert.Equal(t, []string{step}, env.NextSteps)
+
+	env = expect(t, middlewaretest.New(t, shopTool, h, mcprecover.Middleware(mcprecover.WithLogger(logs.Logger()), mcprecover.WithRenderer(nil), nil)).Call(nil), envelope.InternalError)
+	assert.True(t, strings.HasPrefix(env.Message, "The tool failed with an internal error."), env.Message)
+	assert.Equal(t, envelope.NewRenderer().DefaultNextSteps(envelope.InternalError, env.IncidentID), env.NextSteps)
+}

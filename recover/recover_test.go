@@ -272,3 +272,18 @@ func TestWithRenderer(t *testing.T) {
 	assert.True(t, strings.HasPrefix(env.Message, "The tool failed with an internal error."), env.Message)
 	assert.Equal(t, envelope.NewRenderer().DefaultNextSteps(envelope.InternalError, env.IncidentID), env.NextSteps)
 }
+
+// WithoutStack keeps the stack out of the log, not out of the callback:
+// an error tracker still gets it.
+func TestOnPanicGetsTheStackWithoutStack(t *testing.T) {
+	t.Parallel()
+	var stack atomic.Value
+	logs := middlewaretest.NewLog(t)
+	srv := middlewaretest.New(t, shopTool, panicking(func() { panic("x") }), mcprecover.Middleware(
+		mcprecover.WithLogger(logs.Logger()), mcprecover.WithoutStack(),
+		mcprecover.WithOnPanic(func(_ context.Context, _ mcp.CallToolRequest, p mcprecover.Panic) { stack.Store(string(p.Stack)) })))
+	r := srv.Call(nil)
+	expect(t, r, envelope.InternalError)
+	assert.Contains(t, stack.Load(), "recover_test.go")
+	assert.NotContains(t, logs.ExpectIncident(r), "stack")
+}

@@ -64,3 +64,15 @@ func TestLeaksFindsASecretSentUnescaped(t *testing.T) {
 		t.Fatalf("Leaks with a secret that is not there = %q", got)
 	}
 }
+
+// A failed expectation quotes the response, cut, so a huge one does not
+// flood the test log.
+func TestFailureMessagesQuoteAtMostABoundedResponse(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{TB: t}
+	middlewaretest.New(rec, tool, text(strings.Repeat("x", 100_000))).Call(nil).ExpectError("not_found")
+	got := rec.joined()
+	if !strings.Contains(got, "got a successful result") || !strings.HasSuffix(got, "…") || len(got) > 2200 {
+		t.Fatalf("failure message of %d bytes: %.300q", len(got), got)
+	}
+}

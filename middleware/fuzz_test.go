@@ -35,7 +35,7 @@ const (
 var canaries = []string{canaryPassword, canaryKey, canaryPosition, canaryDump, canaryFrame}
 
 func canaryError(msg string) string {
-	return fmt.Sprintf("%s\n(dsn postgres://svc:%s@db:5432/app, key %s, password=%s, at %s)\n%s:\nmain.handler()\n\t/srv/%s +0x1d",
+	return fmt.Sprintf("%s\n(dsn postgres://svc:%s@db:5432/app, key %s, password=%s, at %s)\n%s:\nmain.handler()\n\t%s +0x1d",
 		msg, canaryPassword, canaryKey, canaryPassword, canaryPosition, canaryDump, canaryFrame)
 }
 
@@ -134,4 +134,35 @@ func fuzzOne(t *testing.T, srv *middlewaretest.Server, args []byte, m string, md
 			t.Fatalf("canary %q leaked: %s", c, r.Raw)
 		}
 	}
+	// Whatever kind of leak the shared patterns find on the wire was in
+	// what the handler or the fuzzer sent: the chain adds none of its own
+	// (a path, a panic, a runtime error that nobody sent).
+	// The failure's text is on the wire JSON-encoded once
+	// (structuredContent) and twice (the text envelope), so it is searched
+	// in both forms. It holds the canaries, which the loop above checks
+	// one by one.
+	sent := leakKinds(middlewaretest.Leaks(params))
+	once, _ := json.Marshal(canaryError(m))
+	twice, _ := json.Marshal(string(once))
+	for _, form := range [][]byte{once, twice} {
+		for k := range leakKinds(middlewaretest.Leaks(form)) {
+			sent[k] = true
+		}
+	}
+	for k := range leakKinds(middlewaretest.Leaks(r.Raw)) {
+		if !sent[k] {
+			t.Fatalf("the wire carries %s, which the fuzzer never sent: %s", k, r.Raw)
+		}
+	}
+}
+
+// leakKinds returns the kinds of Leaks' findings ("a goroutine dump"),
+// without the text that matched.
+func leakKinds(found []string) map[string]bool {
+	out := make(map[string]bool, len(found))
+	for _, f := range found {
+		kind, _, _ := strings.Cut(f, " (")
+		out[kind] = true
+	}
+	return out
 }

@@ -70,7 +70,8 @@ type shopCase struct {
 	args     map[string]any
 	code     envelope.Code // "" for success
 	message  string        // substring of the envelope's message
-	nextStep string        // substring of a next step (error) or of the text (success)
+	text     string        // substring of the tool's own output (success)
+	nextStep string        // substring of a next step: the envelope's, or a success hint's, never the tool's own output
 	field    string        // a field error the envelope must list
 }
 
@@ -89,12 +90,12 @@ func shopCases(session, clerk string) []shopCase {
 		{name: "search huge string", tool: "shop_search", args: map[string]any{"query": strings.Repeat("x", 200_000)},
 			code: envelope.ValidationError, field: "query"},
 		{name: "get product", tool: "shop_get_product", args: map[string]any{"id": "p-1001"},
-			nextStep: "shop_search"},
+			text: `"id":"p-1001"`, nextStep: "Call shop_search with this product's category"},
 		{name: "get product traversal", tool: "shop_get_product", args: map[string]any{"id": "../../etc/passwd"},
 			code: envelope.ValidationError, field: "id"},
 		{name: "get product missing", tool: "shop_get_product", args: map[string]any{"id": "p-9999"},
 			code: envelope.NotFound, message: "p-9999", nextStep: "Call shop_search"},
-		{name: "schema", tool: "shop_get_schema", args: nil, nextStep: "products"},
+		{name: "schema", tool: "shop_get_schema", args: nil, text: "products"},
 		{name: "query missing table", tool: "shop_query", args: map[string]any{"sql": "SELECT * FROM users"},
 			code: envelope.ExecutionFailed, message: "no such table: users", nextStep: "Call shop_get_schema"},
 		{name: "query write refused", tool: "shop_query", args: map[string]any{"sql": "DELETE FROM products"},
@@ -118,10 +119,10 @@ func shopCases(session, clerk string) []shopCase {
 		{name: "report bad month", tool: "shop_sales_report", args: map[string]any{"session_token": session, "month": "March"},
 			code: envelope.ValidationError, field: "month"},
 		{name: "report", tool: "shop_sales_report", args: map[string]any{"session_token": session, "month": "2025-03"},
-			nextStep: "revenue_cents"},
+			text: "revenue_cents"},
 		{name: "legacy tool error", tool: "shop_store_hours", args: map[string]any{"day": "someday"},
 			code: envelope.ExecutionFailed, message: "unknown day"},
-		{name: "legacy tool", tool: "shop_store_hours", args: map[string]any{"day": "Sunday"}, nextStep: "closed"},
+		{name: "legacy tool", tool: "shop_store_hours", args: map[string]any{"day": "Sunday"}, text: "closed"},
 		{name: "panic", tool: "shop_debug_panic", args: nil,
 			code: envelope.InternalError, message: "Incident ID", nextStep: "report incident"},
 	}
@@ -172,9 +173,7 @@ func checkOutcome(t *testing.T, tc shopCase, res *mcp.CallToolResult, raw string
 		if res.IsError {
 			t.Fatalf("want success, got %s", raw)
 		}
-		if !strings.Contains(allText(res), tc.nextStep) {
-			t.Errorf("success text lacks %q: %s", tc.nextStep, raw)
-		}
+		checkSuccess(t, tc, res, raw)
 		return
 	}
 	env, ok := envelope.FromResult(res)
@@ -287,19 +286,51 @@ func firstText(res *mcp.CallToolResult) string {
 	return ""
 }
 
-func allText(res *mcp.CallToolResult) string {
+// checkSuccess checks the tool's own output for tc.text and the success
+// hints for tc.nextStep, in both places the hints layer puts them: under
+// _meta's hints.MetaKey, for programs, and as a last "Next steps:" text
+// item, for models. A next step the tool's own output already contains
+// would prove nothing, so that fails too.
+func checkSuccess(t *testing.T, tc shopCase, res *mcp.CallToolResult, raw string) {
+	t.Helper()
+	own, hintText, steps := splitSuccess(res)
+	if !strings.Contains(own, tc.text) {
+		t.Errorf("the tool's output lacks %q: %s", tc.text, raw)
+	}
+	if tc.nextStep == "" {
+		return
+	}
+	if strings.Contains(own, tc.nextStep) {
+		t.Errorf("the tool's own output contains %q, so finding it proves no hint: %s", tc.nextStep, raw)
+	}
+	if !containsAny(steps, tc.nextStep) {
+		t.Errorf("_meta[%q] = %q lacks %q", hints.MetaKey, steps, tc.nextStep)
+	}
+	if !strings.Contains(hintText, tc.nextStep) {
+		t.Errorf("the Next steps text item %q lacks %q", hintText, tc.nextStep)
+	}
+}
+
+// splitSuccess returns a success result's own text, its hint text item
+// and the steps under _meta.
+func splitSuccess(res *mcp.CallToolResult) (own, hintText string, steps []string) {
 	var parts []string
 	for _, c := range res.Content {
 		if tc, ok := mcp.AsTextContent(c); ok {
 			parts = append(parts, tc.Text)
 		}
 	}
+	if n := len(parts); n > 1 && strings.HasPrefix(parts[n-1], "Next steps:") {
+		hintText, parts = parts[n-1], parts[:n-1]
+	}
 	if res.Meta != nil {
-		if steps, ok := res.Meta.AdditionalFields[hints.MetaKey]; ok {
-			parts = append(parts, fmt.Sprint(steps))
+		if list, ok := res.Meta.AdditionalFields[hints.MetaKey].([]any); ok {
+			for _, s := range list {
+				steps = append(steps, fmt.Sprint(s))
+			}
 		}
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), hintText, steps
 }
 
 func containsAny(list []string, sub string) bool {

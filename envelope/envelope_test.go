@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -15,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wiretest"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 )
 
 func failing(err error) server.ToolHandlerFunc {
@@ -26,11 +28,25 @@ func returning(res *mcp.CallToolResult) server.ToolHandlerFunc {
 	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
 }
 
-func serve(t *testing.T, h server.ToolHandlerFunc, opts ...envelope.Option) *server.MCPServer {
+var shopTool = mcp.NewTool("shop_tool")
+
+// serve puts h behind the envelope layer alone, as the tool "shop_tool".
+func serve(t *testing.T, h server.ToolHandlerFunc, opts ...envelope.Option) *middlewaretest.Server {
 	t.Helper()
-	s := wiretest.NewServer(envelope.Middleware(opts...))
-	s.AddTool(mcp.NewTool("shop_tool"), h)
-	return s
+	return middlewaretest.New(t, shopTool, h, envelope.Middleware(opts...))
+}
+
+// expect checks the whole wire contract with the public harness (a result,
+// isError, a strictly decoded envelope of code naming the tool, with next
+// steps, structuredContent equal to the text) and returns the envelope. It
+// stops the test when the contract is broken.
+func expect(t *testing.T, r *middlewaretest.Result, code envelope.Code) *envelope.Envelope {
+	t.Helper()
+	r.ExpectError(code)
+	if r.Envelope == nil || t.Failed() {
+		t.FailNow()
+	}
+	return r.Envelope
 }
 
 func TestSentinelsMapToTheirCodeOnTheWire(t *testing.T) {
@@ -50,15 +66,14 @@ func TestSentinelsMapToTheirCodeOnTheWire(t *testing.T) {
 		t.Run(string(tc.code), func(t *testing.T) {
 			t.Parallel()
 			err := fmt.Errorf("card ATC-2026-000001: %w", tc.sentinel)
-			r := wiretest.Call(t, serve(t, failing(err)), "shop_tool", map[string]any{})
-			env := r.Envelope(t)
-			assert.Equal(t, tc.code, env.ErrorType)
+			r := serve(t, failing(err)).Call(map[string]any{})
+			env := expect(t, r, tc.code)
 			assert.Equal(t, "shop_tool", env.Tool)
 			assert.Equal(t, err.Error(), env.Message)
 			assert.Equal(t, envelope.DefaultNextSteps(tc.code), env.NextSteps)
 			assert.False(t, env.Retryable)
 			assert.Empty(t, env.IncidentID)
-			assert.NotEmpty(t, r.Result.StructuredContent, "structuredContent mirrors the envelope for tools without an output schema")
+			assert.NotEmpty(t, r.StructuredContent(), "structuredContent mirrors the envelope for tools without an output schema")
 		})
 	}
 }
@@ -115,8 +130,7 @@ func TestCodeTextRoundTrip(t *testing.T) {
 func TestUserSentinelMapping(t *testing.T) {
 	t.Parallel()
 	s := serve(t, failing(fmt.Errorf("load card: %w", sql.ErrNoRows)), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
-	env := wiretest.Call(t, s, "shop_tool", nil).Envelope(t)
-	assert.Equal(t, envelope.NotFound, env.ErrorType)
+	env := expect(t, s.Call(nil), envelope.NotFound)
 	assert.Equal(t, "load card: sql: no rows in result set", env.Message)
 }
 
@@ -134,8 +148,7 @@ func TestMapperForErrorTypes(t *testing.T) {
 		return "", false
 	})
 	s := serve(t, failing(fmt.Errorf("query: %w", &pgError{"42P01", `relation "users" does not exist`})), mapper)
-	env := wiretest.Call(t, s, "shop_tool", nil).Envelope(t)
-	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+	env := expect(t, s.Call(nil), envelope.ExecutionFailed)
 	assert.Equal(t, `query: pq: relation "users" does not exist`, env.Message, "the agent needs the database's words to fix its SQL")
 }
 
@@ -143,20 +156,19 @@ func TestExplicitCodeWinsOverMappings(t *testing.T) {
 	t.Parallel()
 	err := envelope.Wrap(envelope.AccessDenied, sql.ErrNoRows)
 	s := serve(t, failing(err), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
-	assert.Equal(t, envelope.AccessDenied, wiretest.Call(t, s, "shop_tool", nil).Envelope(t).ErrorType)
+	expect(t, s.Call(nil), envelope.AccessDenied)
 }
 
 func TestPanickingMapperBecomesAnIncident(t *testing.T) {
 	t.Parallel()
-	var logs wiretest.Logs
+	logs := middlewaretest.NewLog(t)
 	s := serve(t, failing(errors.New("boom")),
 		envelope.WithLogger(logs.Logger()),
 		envelope.WithMapper(func(error) (envelope.Code, bool) { panic("mapper bug at /srv/app/map.go:12") }))
-	r := wiretest.Call(t, s, "shop_tool", nil)
-	env := r.Envelope(t)
-	assert.Equal(t, envelope.InternalError, env.ErrorType)
-	assert.Empty(t, wiretest.Leaks(r.Raw, "mapper bug", "boom"))
-	rec := logs.Find("incident_id", env.IncidentID)
+	r := s.Call(nil)
+	expect(t, r, envelope.InternalError)
+	r.NoLeak("mapper bug", "boom")
+	rec := logs.ExpectIncident(r, "mapper bug")
 	require.NotNil(t, rec, "the incident is logged under the ID the client got")
 	assert.Contains(t, rec["panic"], "mapper bug")
 }
@@ -165,8 +177,7 @@ func TestTimeoutsAreRetryableExecutionFailures(t *testing.T) {
 	t.Parallel()
 	for _, cause := range []error{context.DeadlineExceeded, context.Canceled} {
 		s := serve(t, failing(fmt.Errorf("query orders: %w", cause)))
-		env := wiretest.Call(t, s, "shop_tool", nil).Envelope(t)
-		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+		env := expect(t, s.Call(nil), envelope.ExecutionFailed)
 		assert.True(t, env.Retryable)
 		assert.Contains(t, env.NextSteps[0], "timed out")
 	}
@@ -174,18 +185,17 @@ func TestTimeoutsAreRetryableExecutionFailures(t *testing.T) {
 
 func TestUnknownErrorIsAnIncidentWithNothingLeaked(t *testing.T) {
 	t.Parallel()
-	var logs wiretest.Logs
+	logs := middlewaretest.NewLog(t)
 	secret := "postgres://app:hunter2@db.internal:5432/shop"
 	s := serve(t, failing(fmt.Errorf("connect %s: refused", secret)), envelope.WithLogger(logs.Logger()))
-	r := wiretest.Call(t, s, "shop_tool", nil)
-	env := r.Envelope(t)
-	assert.Equal(t, envelope.InternalError, env.ErrorType)
+	r := s.Call(nil)
+	env := expect(t, r, envelope.InternalError)
 	assert.True(t, env.Retryable)
 	assert.Regexp(t, `^inc_[0-9a-f]{16}$`, env.IncidentID)
 	assert.Contains(t, env.Message, env.IncidentID)
 	assert.Contains(t, strings.Join(env.NextSteps, " "), env.IncidentID)
-	assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "db.internal", "refused"))
-	rec := logs.Find("incident_id", env.IncidentID)
+	r.NoLeak("hunter2", "db.internal", "refused")
+	rec := logs.ExpectIncident(r, "hunter2")
 	require.NotNil(t, rec)
 	assert.Contains(t, rec["error"], "hunter2", "the server log keeps the full detail")
 	assert.Equal(t, "shop_tool", rec["tool"])
@@ -194,9 +204,9 @@ func TestUnknownErrorIsAnIncidentWithNothingLeaked(t *testing.T) {
 func TestCodedMessagesAreRedactedButReadable(t *testing.T) {
 	t.Parallel()
 	err := envelope.Wrap(envelope.ExecutionFailed, errors.New(`dial postgres://app:hunter2@db:5432/shop: relation "users" does not exist at /srv/shop/db.go:88`))
-	r := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil)
-	env := r.Envelope(t)
-	assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "/srv/shop"))
+	r := serve(t, failing(err)).Call(nil)
+	env := expect(t, r, envelope.ExecutionFailed)
+	r.NoLeak("hunter2", "/srv/shop")
 	assert.Contains(t, env.Message, `relation "users" does not exist`)
 	assert.Contains(t, env.Message, "postgres://app:[REDACTED]@db:5432")
 }
@@ -205,43 +215,40 @@ func TestHandBuiltErrorResultsAreNormalized(t *testing.T) {
 	t.Parallel()
 	t.Run("plain text", func(t *testing.T) {
 		t.Parallel()
-		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError("relation \"users\" does not exist"))), "shop_tool", nil)
-		env := r.Envelope(t)
-		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+		env := expect(t, serve(t, returning(mcp.NewToolResultError("relation \"users\" does not exist"))).Call(nil), envelope.ExecutionFailed)
 		assert.Equal(t, `relation "users" does not exist`, env.Message)
 		assert.Equal(t, envelope.DefaultNextSteps(envelope.ExecutionFailed), env.NextSteps)
 	})
 	t.Run("seed-style coded JSON", func(t *testing.T) {
 		t.Parallel()
 		text := `{"success":false,"error":"INVALID_ARGUMENT","tool":"search_skills","message":"Invalid card_id"}`
-		env := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError(text))), "shop_tool", nil).Envelope(t)
-		assert.Equal(t, envelope.ValidationError, env.ErrorType)
+		env := expect(t, serve(t, returning(mcp.NewToolResultError(text))).Call(nil), envelope.ValidationError)
 		assert.Equal(t, "Invalid card_id", env.Message)
 	})
 	t.Run("secret in text", func(t *testing.T) {
 		t.Parallel()
-		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError("auth with Bearer abcdefghijklmnopqrstuvwxyz failed"))), "shop_tool", nil)
-		assert.Empty(t, wiretest.Leaks(r.Raw, "abcdefghijklmnopqrstuvwxyz"))
+		serve(t, returning(mcp.NewToolResultError("auth with Bearer abcdefghijklmnopqrstuvwxyz failed"))).Call(nil).
+			ExpectError(envelope.ExecutionFailed).NoLeak("abcdefghijklmnopqrstuvwxyz")
 	})
 	t.Run("handler says internal", func(t *testing.T) {
 		t.Parallel()
-		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError(`{"error":"INTERNAL","message":"nil deref in cache.go"}`))), "shop_tool", nil)
-		env := r.Envelope(t)
-		assert.Equal(t, envelope.InternalError, env.ErrorType)
+		r := serve(t, returning(mcp.NewToolResultError(`{"error":"INTERNAL","message":"nil deref in cache.go"}`))).Call(nil)
+		env := expect(t, r, envelope.InternalError)
 		assert.NotEmpty(t, env.IncidentID)
-		assert.Empty(t, wiretest.Leaks(r.Raw, "nil deref"))
+		r.NoLeak("nil deref")
 	})
 	t.Run("opt out", func(t *testing.T) {
 		t.Parallel()
-		r := wiretest.Call(t, serve(t, returning(mcp.NewToolResultError("raw")), envelope.WithoutNormalization()), "shop_tool", nil)
-		assert.Equal(t, "raw", r.Text(t))
+		r := serve(t, returning(mcp.NewToolResultError("raw")), envelope.WithoutNormalization()).Call(nil)
+		assert.True(t, r.IsError())
+		assert.Nil(t, r.Envelope)
+		assert.Equal(t, "raw", r.Text())
 	})
 }
 
 func TestNilResultAndNilErrorIsAnInternalError(t *testing.T) {
 	t.Parallel()
-	r := wiretest.Call(t, serve(t, returning(nil)), "shop_tool", nil)
-	assert.Equal(t, envelope.InternalError, r.Envelope(t).ErrorType)
+	expect(t, serve(t, returning(nil)).Call(nil), envelope.InternalError)
 }
 
 func TestSuccessPassesThroughUntouched(t *testing.T) {
@@ -260,35 +267,34 @@ type out struct {
 
 func TestToolWithOutputSchemaGetsNoStructuredContent(t *testing.T) {
 	t.Parallel()
-	s := wiretest.NewServer(envelope.Middleware())
-	s.AddTool(mcp.NewTool("shop_count", mcp.WithOutputSchema[out]()), failing(envelope.ErrNotFound))
-	s.AddTool(mcp.NewTool("shop_plain"), failing(envelope.ErrNotFound))
-	r := wiretest.Call(t, s, "shop_count", nil)
-	assert.Equal(t, envelope.NotFound, r.Envelope(t).ErrorType)
-	assert.Empty(t, r.Result.StructuredContent, "strict clients would validate it against the output schema")
-	assert.NotEmpty(t, wiretest.Call(t, s, "shop_plain", nil).Result.StructuredContent)
+	s := middlewaretest.New(t, mcp.NewTool("shop_count", mcp.WithOutputSchema[out]()), failing(envelope.ErrNotFound), envelope.Middleware())
+	s.MCPServer().AddTool(mcp.NewTool("shop_plain"), failing(envelope.ErrNotFound))
+	r := s.Call(nil)
+	expect(t, r, envelope.NotFound)
+	assert.Empty(t, r.StructuredContent(), "strict clients would validate it against the output schema")
+	r = s.CallTool("shop_plain", nil)
+	expect(t, r, envelope.NotFound)
+	assert.NotEmpty(t, r.StructuredContent())
 
 	// mcp-go's own output validation accepts the error result too.
 	strict := server.NewMCPServer("strict", "1", server.WithToolCapabilities(false), server.WithOutputSchemaValidation())
 	strict.Use(envelope.Middleware())
 	strict.AddTool(mcp.NewTool("shop_count", mcp.WithOutputSchema[out]()), failing(envelope.ErrNotFound))
-	assert.Equal(t, envelope.NotFound, wiretest.Call(t, strict, "shop_count", nil).Envelope(t).ErrorType)
+	expect(t, middlewaretest.FromServer(t, strict).CallTool("shop_count", nil), envelope.NotFound)
 }
 
 func TestProtocolErrorsStayProtocolErrors(t *testing.T) {
 	t.Parallel()
 	s := serve(t, failing(errors.New("x")))
-	r := wiretest.Call(t, s, "no_such_tool", nil)
-	require.NotNil(t, r.Error, "an unknown tool is a protocol error")
-	assert.Equal(t, mcp.INVALID_PARAMS, r.Error.Code)
+	s.CallTool("no_such_tool", nil).ExpectProtocolError(mcp.INVALID_PARAMS)
 
-	r = wiretest.Send(t, s, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`))
-	require.NotNil(t, r.Error, "a malformed request is a protocol error")
+	out := s.MCPServer().HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`))
+	require.IsType(t, mcp.JSONRPCError{}, out, "a malformed request is a protocol error")
 
 	elicit := mcp.URLElicitationRequiredError{Elicitations: []mcp.ElicitationParams{}}
-	s2 := serve(t, failing(elicit))
-	r = wiretest.Call(t, s2, "shop_tool", nil)
-	require.NotNil(t, r.Error, "URL elicitation belongs to the protocol and passes through")
+	r := serve(t, failing(elicit)).Call(nil)
+	require.NotNil(t, r.ProtocolError, "URL elicitation belongs to the protocol and passes through: %s", r.Raw)
+	assert.Equal(t, mcp.URL_ELICITATION_REQUIRED, r.ProtocolError.Code)
 }
 
 func TestDecorations(t *testing.T) {
@@ -299,7 +305,7 @@ func TestDecorations(t *testing.T) {
 		err := envelope.WithNextSteps(
 			envelope.WithNextSteps(base, "Call shop_authenticate with your API key, then retry.", envelope.DefaultNextSteps(envelope.AuthenticationFailed)[0]),
 			"Outer step first.")
-		env := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil).Envelope(t)
+		env := expect(t, serve(t, failing(err)).Call(nil), envelope.AuthenticationFailed)
 		assert.Equal(t, []string{
 			"Outer step first.",
 			"Call shop_authenticate with your API key, then retry.",
@@ -309,14 +315,14 @@ func TestDecorations(t *testing.T) {
 	})
 	t.Run("replace", func(t *testing.T) {
 		t.Parallel()
-		env := wiretest.Call(t, serve(t, failing(envelope.ReplaceNextSteps(base, "Only this."))), "shop_tool", nil).Envelope(t)
+		env := expect(t, serve(t, failing(envelope.ReplaceNextSteps(base, "Only this."))).Call(nil), envelope.AuthenticationFailed)
 		assert.Equal(t, []string{"Only this."}, env.NextSteps)
 	})
 	t.Run("fields and retryable", func(t *testing.T) {
 		t.Parallel()
 		err := envelope.WithRetryable(envelope.WithFields(envelope.New(envelope.ValidationError, "1 argument is invalid"),
 			envelope.FieldError{Field: "limit", Rule: "max", Param: "50", Message: "limit must be at most 50"}), true)
-		env := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil).Envelope(t)
+		env := expect(t, serve(t, failing(err)).Call(nil), envelope.ValidationError)
 		require.Len(t, env.Fields, 1)
 		assert.Equal(t, "limit", env.Fields[0].Field)
 		assert.True(t, env.Retryable)
@@ -325,8 +331,7 @@ func TestDecorations(t *testing.T) {
 	t.Run("joined errors", func(t *testing.T) {
 		t.Parallel()
 		err := errors.Join(envelope.WithNextSteps(envelope.ErrNotFound, "Call shop_search first."), errors.New("second"))
-		env := wiretest.Call(t, serve(t, failing(err)), "shop_tool", nil).Envelope(t)
-		assert.Equal(t, envelope.NotFound, env.ErrorType)
+		env := expect(t, serve(t, failing(err)).Call(nil), envelope.NotFound)
 		assert.Equal(t, "Call shop_search first.", env.NextSteps[0])
 	})
 	t.Run("nil", func(t *testing.T) {
@@ -341,7 +346,7 @@ func TestDecorations(t *testing.T) {
 func TestDefaultNextStepsOverride(t *testing.T) {
 	t.Parallel()
 	s := serve(t, failing(envelope.ErrNotFound), envelope.WithDefaultNextSteps(envelope.NotFound, "Call shop_search to find valid product IDs."))
-	assert.Equal(t, []string{"Call shop_search to find valid product IDs."}, wiretest.Call(t, s, "shop_tool", nil).Envelope(t).NextSteps)
+	assert.Equal(t, []string{"Call shop_search to find valid product IDs."}, expect(t, s.Call(nil), envelope.NotFound).NextSteps)
 }
 
 func TestInvalidConfigurationPanicsAtConstruction(t *testing.T) {
@@ -381,47 +386,41 @@ func TestErrorResultWithoutServerInContext(t *testing.T) {
 
 func TestConcurrentCalls(t *testing.T) {
 	t.Parallel()
-	s := wiretest.NewServer(envelope.Middleware(envelope.WithLogger(new(wiretest.Logs).Logger())))
-	s.AddTool(mcp.NewTool("shop_nf"), failing(envelope.ErrNotFound))
-	s.AddTool(mcp.NewTool("shop_raw"), failing(errors.New("raw")))
-	s.AddTool(mcp.NewTool("shop_ok"), returning(mcp.NewToolResultText("ok")))
-	names := []string{"shop_nf", "shop_raw", "shop_ok"}
-	errs := make(chan error, 1200)
-	for i := 0; i < 1200; i++ {
-		go func(i int) {
-			name := names[i%3]
-			out := s.HandleMessage(context.Background(), wiretest.Message(name, map[string]any{"i": i}))
-			resp, ok := out.(mcp.JSONRPCResponse)
-			if !ok {
-				errs <- fmt.Errorf("%s: got %T", name, out)
-				return
+	s := middlewaretest.New(t, mcp.NewTool("shop_nf"), failing(envelope.ErrNotFound),
+		envelope.Middleware(envelope.WithLogger(slog.New(slog.DiscardHandler))))
+	s.MCPServer().AddTool(mcp.NewTool("shop_raw"), failing(errors.New("raw cause: dial 10.9.8.7 refused")))
+	s.MCPServer().AddTool(mcp.NewTool("shop_ok"), returning(mcp.NewToolResultText("ok")))
+	var wg sync.WaitGroup
+	for i := range 1200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 3 {
+			case 0:
+				s.CallTool("shop_nf", map[string]any{"i": i}).ExpectError(envelope.NotFound)
+			case 1:
+				s.CallTool("shop_raw", map[string]any{"i": i}).ExpectError(envelope.InternalError).NoLeak("10.9.8.7")
+			default:
+				s.CallTool("shop_ok", map[string]any{"i": i}).ExpectSuccess()
 			}
-			res, _ := resp.Result.(*mcp.CallToolResult)
-			if res == nil || res.IsError != (name != "shop_ok") {
-				errs <- fmt.Errorf("%s: unexpected result %#v", name, resp.Result)
-				return
-			}
-			errs <- nil
-		}(i)
+		}()
 	}
-	for i := 0; i < 1200; i++ {
-		require.NoError(t, <-errs)
-	}
+	wg.Wait()
 }
 
 func TestHugeMessagesAreBounded(t *testing.T) {
 	t.Parallel()
 	huge := strings.Repeat("é", 500_000) + " password=hunter2"
-	r := wiretest.Call(t, serve(t, failing(envelope.Wrap(envelope.ExecutionFailed, errors.New(huge)))), "shop_tool", nil)
-	env := r.Envelope(t)
+	r := serve(t, failing(envelope.Wrap(envelope.ExecutionFailed, errors.New(huge)))).Call(nil)
+	env := expect(t, r, envelope.ExecutionFailed)
 	assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes+len(" …(truncated)"))
 	assert.True(t, strings.HasSuffix(env.Message, "…(truncated)"))
 	assert.True(t, utf8.ValidString(env.Message), "cut at a character boundary")
-	assert.NotContains(t, string(r.Raw), "hunter2")
+	r.NoLeak("hunter2")
 
 	secretAtCut := strings.Repeat("x ", envelope.MaxMessageBytes/2-10) + "password=hunter2hunter2hunter2"
-	r = wiretest.Call(t, serve(t, failing(envelope.Wrap(envelope.ExecutionFailed, errors.New(secretAtCut)))), "shop_tool", nil)
-	assert.NotContains(t, string(r.Raw), "hunter2", "redaction runs before the cut, so a secret is never half-shown")
+	serve(t, failing(envelope.Wrap(envelope.ExecutionFailed, errors.New(secretAtCut)))).Call(nil).
+		ExpectError(envelope.ExecutionFailed).NoLeak("hunter2")
 }
 
 // hostile is an error whose every method panics.
@@ -434,9 +433,10 @@ func (hostile) Unwrap() error { panic("Unwrap") }
 
 func TestHostileErrorMethodsAreContained(t *testing.T) {
 	t.Parallel()
-	s := serve(t, failing(hostile{}), envelope.WithLogger(new(wiretest.Logs).Logger()), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
-	r := wiretest.Call(t, s, "shop_tool", nil)
-	env := r.Envelope(t)
-	assert.Equal(t, envelope.InternalError, env.ErrorType, "no recover layer needed: envelope contains it itself")
+	logs := middlewaretest.NewLog(t)
+	s := serve(t, failing(hostile{}), envelope.WithLogger(logs.Logger()), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
+	r := s.Call(nil)
+	env := expect(t, r, envelope.InternalError) // no recover layer needed: envelope contains it itself
 	assert.NotEmpty(t, env.IncidentID)
+	logs.ExpectIncident(r)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wiretest"
 	"github.com/mcpguard/mcpguard/middleware"
 	mcprecover "github.com/mcpguard/mcpguard/recover"
 	"github.com/mcpguard/mcpguard/redact"
@@ -31,7 +30,9 @@ func BenchmarkToolsCall(b *testing.B) {
 		return nil, fmt.Errorf("product P-1001: %w", envelope.ErrNotFound)
 	}
 	panics := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") }
-	msg := wiretest.Message("shop_get_product", map[string]any{"product_id": "P-1001"})
+	// The request as a transport hands it to HandleMessage. The harness is
+	// left out on purpose: its decoding would be measured too.
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop_get_product","arguments":{"product_id":"P-1001"}}}`)
 
 	variants := []struct {
 		name string

@@ -1,6 +1,7 @@
 package middleware_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,25 +14,36 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wiretest"
 	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
 // The canary is planted in every failure the fuzzer provokes, in the shapes
-// the redactor must catch. It must never reach the wire.
+// the redactor must catch: a password in a DSN and in a pair, an API key, a
+// source position and, last because it runs to the end of the text, a
+// goroutine dump. None of it may reach the wire.
 const (
 	canaryPassword = "c4naryPassw0rd"
 	canaryKey      = "sk-c4naryKEY0123456789abcdefgh"
+	canaryPosition = "c4narydb.go:17"
+	canaryDump     = "goroutine 7 [running]"
+	canaryFrame    = "c4nary/handler.go:42"
 )
 
+// canaries are what fuzzOne looks for on the wire.
+var canaries = []string{canaryPassword, canaryKey, canaryPosition, canaryDump, canaryFrame}
+
 func canaryError(msg string) string {
-	return fmt.Sprintf("%s\n(dsn postgres://svc:%s@db:5432/app, key %s, password=%s)", msg, canaryPassword, canaryKey, canaryPassword)
+	return fmt.Sprintf("%s\n(dsn postgres://svc:%s@db:5432/app, key %s, password=%s, at %s)\n%s:\nmain.handler()\n\t%s +0x1d",
+		msg, canaryPassword, canaryKey, canaryPassword, canaryPosition, canaryDump, canaryFrame)
 }
 
 // FuzzDefault feeds arbitrary argument JSON and arbitrary handler failures
-// through Default() and checks the invariants: every call gets a result,
-// every error result is a valid envelope, and the canary never leaks.
+// through Default() and checks the invariants with the public harness:
+// every call gets a result, every error result passes ExpectError (a
+// strictly decoded envelope of the expected type, naming the tool, with
+// next steps, structuredContent equal to the text), and no canary leaks.
 func FuzzDefault(f *testing.F) {
 	f.Add([]byte(`{"q":"x"}`), "relation users does not exist", uint8(0))
 	f.Add([]byte(`{"limit":9999}`), "boom", uint8(1))
@@ -46,9 +58,18 @@ func FuzzDefault(f *testing.F) {
 	f.Fuzz(func(t *testing.T, args []byte, m string, md uint8) { run(t, args, m, md) })
 }
 
+// fuzzCodes is the error_type each failing mode must produce; mode 3 (a
+// hand-built error result) takes the code its text names, and mode 6 is a
+// success.
+var fuzzCodes = map[uint8]envelope.Code{
+	0: envelope.ExecutionFailed, 1: envelope.InternalError, 2: envelope.InternalError,
+	4: envelope.NotFound, 5: envelope.InternalError, 7: envelope.ValidationError,
+}
+
 // fuzzSetup builds the server once per process and returns the check.
 func fuzzSetup() func(t *testing.T, args []byte, m string, md uint8) {
-	s := wiretest.NewServer(middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))...)
+	s := server.NewMCPServer("fuzz", "1.0.0", server.WithToolCapabilities(false))
+	s.Use(middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))...)
 	var mode uint8
 	var msg string
 	handler := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -73,55 +94,75 @@ func fuzzSetup() func(t *testing.T, args []byte, m string, md uint8) {
 		}
 	}
 	s.AddTool(mcp.NewTool("fuzz_tool"), handler)
-	return func(t *testing.T, args []byte, m string, md uint8) { fuzzOne(t, s, &mode, &msg, args, m, md) }
+	return func(t *testing.T, args []byte, m string, md uint8) {
+		mode, msg = md, m
+		fuzzOne(t, middlewaretest.FromServer(t, s), args, m, md)
+	}
 }
 
-func fuzzOne(t *testing.T, s *server.MCPServer, mode *uint8, msg *string, args []byte, m string, md uint8) {
-	{
-		*mode, *msg = md, m
-		var params string
-		if json.Valid(args) {
-			params = string(args)
-		} else {
-			b, _ := json.Marshal(string(args))
-			params = string(b)
+func fuzzOne(t *testing.T, srv *middlewaretest.Server, args []byte, m string, md uint8) {
+	params := json.RawMessage(args)
+	if !json.Valid(args) {
+		params, _ = json.Marshal(string(args))
+	}
+	r := srv.CallTool("fuzz_tool", params)
+	if r.ProtocolError != nil {
+		// mcp-go itself rejects arguments that are not an object: a
+		// protocol error, and the tool never ran.
+		if md%8 != 6 && bytes.HasPrefix(bytes.TrimSpace(params), []byte("{")) {
+			t.Fatalf("tool failure became a JSON-RPC error: %s", r.Raw)
 		}
-		raw := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fuzz_tool","arguments":` + params + `}}`)
-		out := s.HandleMessage(context.Background(), raw)
-		wire, err := json.Marshal(out)
-		if err != nil {
-			t.Fatalf("unencodable response: %v", err)
-		}
-		resp, ok := out.(mcp.JSONRPCResponse)
-		if !ok {
-			// mcp-go itself rejects arguments that are not an object:
-			// a protocol error, and the tool never ran.
-			if md%8 != 6 && strings.HasPrefix(strings.TrimSpace(params), "{") {
-				t.Fatalf("tool failure became a JSON-RPC error: %s", wire)
-			}
-			return
-		}
-		res, ok := resp.Result.(*mcp.CallToolResult)
-		if !ok || res == nil {
-			t.Fatalf("no tool result: %s", wire)
-		}
-		if md%8 == 6 {
-			return // a success echoing the fuzzer's own arguments
-		}
-		if !res.IsError {
-			t.Fatalf("failure answered as success: %s", wire)
-		}
-		env, ok := envelope.FromResult(&mcp.CallToolResult{IsError: true, Content: res.Content})
-		if !ok {
-			t.Fatalf("error result without a valid envelope: %s", wire)
-		}
-		if len(env.NextSteps) == 0 {
-			t.Fatalf("envelope without next steps: %s", wire)
-		}
-		for _, c := range []string{canaryPassword, canaryKey} {
-			if strings.Contains(string(wire), c) && !strings.Contains(redact.String(m), c) {
-				t.Fatalf("canary %q leaked: %s", c, wire)
-			}
+		return
+	}
+	if r.CallResult == nil {
+		t.Fatalf("no tool result: %s", r.Raw)
+	}
+	if md%8 == 6 {
+		r.ExpectSuccess() // a success echoing the fuzzer's own arguments
+		return
+	}
+	if r.Envelope == nil {
+		t.Fatalf("error result without a valid envelope: %s", r.Raw)
+	}
+	want, ok := fuzzCodes[md%8]
+	if !ok {
+		want = r.Envelope.ErrorType
+	}
+	r.ExpectError(want)
+	for _, c := range canaries {
+		if strings.Contains(string(r.Raw), c) && !strings.Contains(redact.String(m), c) {
+			t.Fatalf("canary %q leaked: %s", c, r.Raw)
 		}
 	}
+	// Whatever kind of leak the shared patterns find on the wire was in
+	// what the handler or the fuzzer sent: the chain adds none of its own
+	// (a path, a panic, a runtime error that nobody sent).
+	// The failure's text is on the wire JSON-encoded once
+	// (structuredContent) and twice (the text envelope), so it is searched
+	// in both forms. It holds the canaries, which the loop above checks
+	// one by one.
+	sent := leakKinds(middlewaretest.Leaks(params))
+	once, _ := json.Marshal(canaryError(m))
+	twice, _ := json.Marshal(string(once))
+	for _, form := range [][]byte{once, twice} {
+		for k := range leakKinds(middlewaretest.Leaks(form)) {
+			sent[k] = true
+		}
+	}
+	for k := range leakKinds(middlewaretest.Leaks(r.Raw)) {
+		if !sent[k] {
+			t.Fatalf("the wire carries %s, which the fuzzer never sent: %s", k, r.Raw)
+		}
+	}
+}
+
+// leakKinds returns the kinds of Leaks' findings ("a goroutine dump"),
+// without the text that matched.
+func leakKinds(found []string) map[string]bool {
+	out := make(map[string]bool, len(found))
+	for _, f := range found {
+		kind, _, _ := strings.Cut(f, " (")
+		out[kind] = true
+	}
+	return out
 }

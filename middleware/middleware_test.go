@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wiretest"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	mcprecover "github.com/mcpguard/mcpguard/recover"
@@ -46,16 +45,32 @@ func ok(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultText("ok"), nil
 }
 
+// newServer returns a server with the given layers installed with Use and
+// no tools yet.
+func newServer(layers ...server.ToolHandlerMiddleware) *server.MCPServer {
+	s := server.NewMCPServer("middleware_test", "1.0.0", server.WithToolCapabilities(false))
+	if len(layers) > 0 {
+		s.Use(layers...)
+	}
+	return s
+}
+
+// expect checks the whole wire contract with the public harness and
+// returns the envelope, stopping the test when the contract is broken.
+func expect(t *testing.T, r *middlewaretest.Result, code envelope.Code) *envelope.Envelope {
+	t.Helper()
+	r.ExpectError(code)
+	if r.Envelope == nil || t.Failed() {
+		t.FailNow()
+	}
+	return r.Envelope
+}
+
 func TestChainRunsOutermostFirstLikeUse(t *testing.T) {
 	t.Parallel()
 	var viaChain, viaUse tracer
-	s := wiretest.NewServer(middleware.Chain(viaChain.layer("a"), nil, viaChain.layer("b")))
-	s.AddTool(mcp.NewTool("t"), ok)
-	wiretest.Call(t, s, "t", nil)
-
-	s2 := wiretest.NewServer(viaUse.layer("a"), viaUse.layer("b"))
-	s2.AddTool(mcp.NewTool("t"), ok)
-	wiretest.Call(t, s2, "t", nil)
+	middlewaretest.New(t, mcp.NewTool("t"), ok, middleware.Chain(viaChain.layer("a"), nil, viaChain.layer("b"))).Call(nil).ExpectSuccess()
+	middlewaretest.New(t, mcp.NewTool("t"), ok, viaUse.layer("a"), viaUse.layer("b")).Call(nil).ExpectSuccess()
 
 	assert.Equal(t, []string{"a>", "b>", "<b", "<a"}, viaChain.log)
 	assert.Equal(t, viaUse.log, viaChain.log)
@@ -63,16 +78,19 @@ func TestChainRunsOutermostFirstLikeUse(t *testing.T) {
 
 func TestWrapOneTool(t *testing.T) {
 	t.Parallel()
-	s := wiretest.NewServer()
+	logs := middlewaretest.NewLog(t)
+	s := newServer()
 	boom := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") }
-	s.AddTool(mcp.NewTool("shop_guarded"), middleware.Wrap(boom, mcprecover.Middleware(mcprecover.WithLogger(slog.New(slog.DiscardHandler)))))
+	s.AddTool(mcp.NewTool("shop_guarded"), middleware.Wrap(boom, mcprecover.Middleware(mcprecover.WithLogger(logs.Logger()))))
 	s.AddTool(mcp.NewTool("shop_plain"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, errors.New("plain mcp-go")
 	})
-	assert.Equal(t, envelope.InternalError, wiretest.Call(t, s, "shop_guarded", nil).Envelope(t).ErrorType)
-	r := wiretest.Call(t, s, "shop_plain", nil)
-	require.NotNil(t, r.Error, "a tool without layers keeps mcp-go's behaviour")
-	assert.Equal(t, mcp.INTERNAL_ERROR, r.Error.Code)
+	srv := middlewaretest.FromServer(t, s)
+	r := srv.CallTool("shop_guarded", nil)
+	expect(t, r, envelope.InternalError)
+	logs.ExpectIncident(r, "boom")
+	// A tool without layers keeps mcp-go's behaviour.
+	srv.CallTool("shop_plain", nil).ExpectProtocolError(mcp.INTERNAL_ERROR)
 }
 
 func TestSelection(t *testing.T) {
@@ -95,18 +113,20 @@ func TestSelection(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := wiretest.NewServer(tc.mw(envelope.Middleware()))
+			s := newServer(tc.mw(envelope.Middleware()))
 			for name := range tc.wrapped {
 				s.AddTool(mcp.NewTool(name), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					return nil, envelope.ErrNotFound
 				})
 			}
+			srv := middlewaretest.FromServer(t, s)
 			for name, wrapped := range tc.wrapped {
-				r := wiretest.Call(t, s, name, nil)
+				r := srv.CallTool(name, nil)
 				if wrapped {
-					assert.Equal(t, envelope.NotFound, r.Envelope(t).ErrorType, name)
+					r.ExpectError(envelope.NotFound)
 				} else {
-					assert.NotNil(t, r.Error, "%s is not selected, so mcp-go answers as usual", name)
+					// Not selected, so mcp-go answers as usual.
+					r.ExpectProtocolError(mcp.INTERNAL_ERROR)
 				}
 			}
 		})
@@ -117,8 +137,8 @@ func TestSelection(t *testing.T) {
 
 func TestDefaultOnTheWire(t *testing.T) {
 	t.Parallel()
-	var logs wiretest.Logs
-	s := wiretest.NewServer(middleware.Default(
+	logs := middlewaretest.NewLog(t)
+	s := newServer(middleware.Default(
 		middleware.WithLogger(logs.Logger()),
 		middleware.WithEnvelopeOptions(envelope.WithMapping(errNoRows, envelope.NotFound)),
 	)...)
@@ -142,22 +162,20 @@ func TestDefaultOnTheWire(t *testing.T) {
 	add("shop_legacy", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultError("open /srv/shop/data.db: token=abc123 rejected"), nil
 	})
+	srv := middlewaretest.FromServer(t, s)
 
-	assert.Equal(t, "ok", wiretest.Call(t, s, "shop_ok", nil).Text(t))
-	assert.Equal(t, envelope.NotFound, wiretest.Call(t, s, "shop_sentinel", nil).Envelope(t).ErrorType)
-	assert.Equal(t, envelope.NotFound, wiretest.Call(t, s, "shop_mapped", nil).Envelope(t).ErrorType)
-	for _, name := range []string{"shop_dsn", "shop_panic"} {
-		r := wiretest.Call(t, s, name, nil)
-		env := r.Envelope(t)
-		assert.Equal(t, envelope.InternalError, env.ErrorType, name)
-		assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "db.internal", "nil map"), name)
-		rec := logs.Find("incident_id", env.IncidentID)
-		require.NotNil(t, rec, "%s: incident logged", name)
+	assert.Equal(t, "ok", srv.CallTool("shop_ok", nil).ExpectSuccess().Text())
+	srv.CallTool("shop_sentinel", nil).ExpectError(envelope.NotFound)
+	srv.CallTool("shop_mapped", nil).ExpectError(envelope.NotFound)
+	for name, detail := range map[string]string{"shop_dsn": "hunter2", "shop_panic": "nil map"} {
+		r := srv.CallTool(name, nil)
+		expect(t, r, envelope.InternalError)
+		r.NoLeak("hunter2", "db.internal", "nil map")
+		logs.ExpectIncident(r, detail)
 	}
-	r := wiretest.Call(t, s, "shop_legacy", nil)
-	env := r.Envelope(t)
-	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
-	assert.Empty(t, wiretest.Leaks(r.Raw, "abc123", "/srv/shop"))
+	r := srv.CallTool("shop_legacy", nil)
+	env := expect(t, r, envelope.ExecutionFailed)
+	r.NoLeak("abc123", "/srv/shop")
 	assert.Contains(t, env.Message, "rejected")
 
 	// One Logging record per call, with outcome and error_type.
@@ -188,10 +206,9 @@ var errNoRows = errors.New("sql: no rows in result set")
 
 func TestLoggingArgumentsAreMasked(t *testing.T) {
 	t.Parallel()
-	var logs wiretest.Logs
-	s := wiretest.NewServer(middleware.Logging(logs.Logger(), middleware.WithArguments()))
-	s.AddTool(mcp.NewTool("shop_login"), ok)
-	wiretest.Call(t, s, "shop_login", map[string]any{"user": "bob", "api_key": "live-123", "nested": map[string]any{"password": "hunter2"}, "note": "Bearer abcdefghijklmnopqrstu"})
+	logs := middlewaretest.NewLog(t)
+	srv := middlewaretest.New(t, mcp.NewTool("shop_login"), ok, middleware.Logging(logs.Logger(), middleware.WithArguments()))
+	srv.Call(map[string]any{"user": "bob", "api_key": "live-123", "nested": map[string]any{"password": "hunter2"}, "note": "Bearer abcdefghijklmnopqrstu"}).ExpectSuccess()
 	recs := logs.Records()
 	require.Len(t, recs, 1)
 	args := recs[0]["arguments"].(string)
@@ -208,22 +225,22 @@ func (panicHandler) Handle(context.Context, slog.Record) error { panic("log back
 
 func TestPanickingLogHandlerNeverFailsTheCall(t *testing.T) {
 	t.Parallel()
-	s := wiretest.NewServer(middleware.Default(middleware.WithLogger(slog.New(panicHandler{}), middleware.WithArguments()))...)
+	s := newServer(middleware.Default(middleware.WithLogger(slog.New(panicHandler{}), middleware.WithArguments()))...)
 	s.AddTool(mcp.NewTool("shop_ok"), ok)
 	s.AddTool(mcp.NewTool("shop_panic"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("x") })
 	s.AddTool(mcp.NewTool("shop_raw"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, errors.New("x") })
-	assert.Equal(t, "ok", wiretest.Call(t, s, "shop_ok", nil).Text(t))
-	assert.Equal(t, envelope.InternalError, wiretest.Call(t, s, "shop_panic", nil).Envelope(t).ErrorType)
-	assert.Equal(t, envelope.InternalError, wiretest.Call(t, s, "shop_raw", nil).Envelope(t).ErrorType)
+	srv := middlewaretest.FromServer(t, s)
+	assert.Equal(t, "ok", srv.CallTool("shop_ok", nil).ExpectSuccess().Text())
+	srv.CallTool("shop_panic", nil).ExpectError(envelope.InternalError)
+	srv.CallTool("shop_raw", nil).ExpectError(envelope.InternalError)
 }
 
 func TestLoggingWithoutEnvelopeLogsProtocolErrors(t *testing.T) {
 	t.Parallel()
-	var logs wiretest.Logs
-	s := wiretest.NewServer(middleware.Logging(logs.Logger()))
-	s.AddTool(mcp.NewTool("shop_raw"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, errors.New("raw") })
-	r := wiretest.Call(t, s, "shop_raw", nil)
-	require.NotNil(t, r.Error, "Logging never changes the answer")
+	logs := middlewaretest.NewLog(t)
+	raw := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, errors.New("raw") }
+	srv := middlewaretest.New(t, mcp.NewTool("shop_raw"), raw, middleware.Logging(logs.Logger()))
+	srv.Call(nil).ExpectProtocolError(mcp.INTERNAL_ERROR) // Logging never changes the answer
 	recs := logs.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, "protocol_error", recs[0]["outcome"])
@@ -245,8 +262,7 @@ func TestDefaultPassThroughAllocatesNothing(t *testing.T) {
 
 func TestManyConcurrentCallsThroughDefault(t *testing.T) {
 	t.Parallel()
-	s := wiretest.NewServer(middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))...)
-	s.AddTool(mcp.NewTool("shop_mixed"), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	h := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		switch req.GetInt("i", 0) % 4 {
 		case 0:
 			return mcp.NewToolResultText("ok"), nil
@@ -257,40 +273,26 @@ func TestManyConcurrentCallsThroughDefault(t *testing.T) {
 		default:
 			return nil, errors.New("password=hunter2")
 		}
-	})
+	}
+	srv := middlewaretest.New(t, mcp.NewTool("shop_mixed"), h, middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))...)
 	const n = 2000
 	var wg sync.WaitGroup
-	failures := make(chan string, n)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer wg.Done()
-			out := s.HandleMessage(context.Background(), wiretest.Message("shop_mixed", map[string]any{"i": i}))
-			resp, isResp := out.(mcp.JSONRPCResponse)
-			if !isResp {
-				failures <- fmt.Sprintf("call %d: %T", i, out)
-				return
+			r := srv.Call(map[string]any{"i": i}).NoLeak("hunter2")
+			switch i % 4 {
+			case 0:
+				r.ExpectSuccess()
+			case 1:
+				r.ExpectError(envelope.NotFound)
+			default:
+				r.ExpectError(envelope.InternalError)
 			}
-			res := resp.Result.(*mcp.CallToolResult)
-			if res.IsError != (i%4 != 0) {
-				failures <- fmt.Sprintf("call %d: isError %v", i, res.IsError)
-				return
-			}
-			if res.IsError {
-				env, ok := envelope.FromResult(res)
-				if !ok {
-					failures <- fmt.Sprintf("call %d: no envelope", i)
-				} else if strings.Contains(env.Message, "hunter2") {
-					failures <- fmt.Sprintf("call %d: leak", i)
-				}
-			}
-		}(i)
+		}()
 	}
 	wg.Wait()
-	close(failures)
-	for f := range failures {
-		t.Error(f)
-	}
 }
 
 // Issue 9: Logging(WithArguments()) masked only exact key names with string

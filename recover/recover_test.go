@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -15,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wiretest"
 	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	mcprecover "github.com/mcpguard/mcpguard/recover"
 )
 
@@ -37,6 +40,19 @@ func panicking(fn func()) server.ToolHandlerFunc {
 		fn()
 		return mcp.NewToolResultText("unreachable"), nil
 	}
+}
+
+var shopTool = mcp.NewTool("shop_tool")
+
+// expect checks the whole wire contract with the public harness and
+// returns the envelope, stopping the test when the contract is broken.
+func expect(t *testing.T, r *middlewaretest.Result, code envelope.Code) *envelope.Envelope {
+	t.Helper()
+	r.ExpectError(code)
+	if r.Envelope == nil || t.Failed() {
+		t.FailNow()
+	}
+	return r.Envelope
 }
 
 func TestEveryPanicValueBecomesAnIncident(t *testing.T) {
@@ -66,24 +82,65 @@ func TestEveryPanicValueBecomesAnIncident(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var logs wiretest.Logs
-			s := wiretest.NewServer(mcprecover.Middleware(mcprecover.WithLogger(logs.Logger())))
-			s.AddTool(mcp.NewTool("shop_tool"), panicking(tc.fn))
-			r := wiretest.Call(t, s, "shop_tool", map[string]any{})
-			env := r.Envelope(t)
-			assert.Equal(t, envelope.InternalError, env.ErrorType)
-			assert.Equal(t, "shop_tool", env.Tool)
-			assert.True(t, env.Retryable)
-			assert.Regexp(t, `^inc_[0-9a-f]{16}$`, env.IncidentID)
-			assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "exploded", "nil map", "index out of range", "evil", "custom"))
-
-			rec := logs.Find("incident_id", env.IncidentID)
-			require.NotNil(t, rec, "logged under the client's incident ID")
-			assert.Contains(t, strings.ToLower(fmt.Sprint(rec["panic"], rec["panic_go_type"])), strings.ToLower(tc.wantInLog))
-			assert.Contains(t, rec["stack"], "recover_test.go", "the stack reaches the log")
-			assert.Equal(t, "shop_tool", rec["tool"])
+			checkIncident(t, panicking(tc.fn), tc.wantInLog)
 		})
 	}
+}
+
+// checkIncident calls h behind recover alone and checks what the client
+// gets (an internal_error envelope with a fresh incident ID, nothing of the
+// panic) and what the log gets under that ID (the value, its type, the
+// stack).
+func checkIncident(t *testing.T, h server.ToolHandlerFunc, wantInLog string) {
+	t.Helper()
+	logs := middlewaretest.NewLog(t)
+	srv := middlewaretest.New(t, shopTool, h, mcprecover.Middleware(mcprecover.WithLogger(logs.Logger())))
+	r := srv.Call(map[string]any{})
+	env := expect(t, r, envelope.InternalError)
+	assert.Equal(t, "shop_tool", env.Tool)
+	assert.True(t, env.Retryable)
+	assert.Regexp(t, `^inc_[0-9a-f]{16}$`, env.IncidentID)
+	r.NoLeak("hunter2", "exploded", "nil map", "index out of range", "evil", "custom")
+
+	rec := logs.ExpectIncident(r)
+	require.NotNil(t, rec, "logged under the client's incident ID")
+	assert.Contains(t, strings.ToLower(fmt.Sprint(rec["panic"], rec["panic_go_type"])), strings.ToLower(wantInLog))
+	assert.Contains(t, rec["stack"], "recover_test.go", "the stack reaches the log")
+	assert.Equal(t, "shop_tool", rec["tool"])
+}
+
+// panicnilChild marks the re-executed test binary that runs with
+// GODEBUG=panicnil=1.
+const panicnilChild = "MCPGUARD_PANICNIL_CHILD"
+
+// Under GODEBUG=panicnil=1 (what a module whose go.mod says go 1.20 or
+// older gets), panic(nil) makes recover() return nil, so a layer that takes
+// a nil recover() for "no panic" lets the call end with no result at all.
+// The setting is fixed when a binary starts, so the test re-executes its
+// own binary with it; CI runs it as part of the package's tests.
+func TestPanicNilUnderGODEBUGPanicnil(t *testing.T) {
+	if os.Getenv(panicnilChild) == "" {
+		t.Parallel()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPanicNilUnderGODEBUGPanicnil$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "GODEBUG=panicnil=1", panicnilChild+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("under GODEBUG=panicnil=1: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "--- PASS: TestPanicNilUnderGODEBUGPanicnil") {
+			t.Fatalf("the panicnil=1 case did not run:\n%s", out)
+		}
+		return
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				t.Fatalf("GODEBUG=panicnil=1 is not in effect: recover() returned %T", v)
+			}
+		}()
+		panic(nil)
+	}()
+	checkIncident(t, panicking(func() { panic(nil) }), "nil")
 }
 
 func TestPanicInAnotherLayerOrCallback(t *testing.T) {
@@ -98,17 +155,25 @@ func TestPanicInAnotherLayerOrCallback(t *testing.T) {
 			return res, err
 		}
 	}
-	panickyMapper := envelope.Middleware(envelope.WithLogger(slog.New(slog.DiscardHandler)),
-		envelope.WithMapper(func(error) (envelope.Code, bool) { panic("mapper") }))
-	for name, mw := range map[string]server.ToolHandlerMiddleware{"before": before, "after": after, "mapper": panickyMapper} {
+	panickyMapper := func(logger *slog.Logger) server.ToolHandlerMiddleware {
+		return envelope.Middleware(envelope.WithLogger(logger),
+			envelope.WithMapper(func(error) (envelope.Code, bool) { panic("mapper") }))
+	}
+	layers := map[string]func(*slog.Logger) server.ToolHandlerMiddleware{
+		"before": func(*slog.Logger) server.ToolHandlerMiddleware { return before },
+		"after":  func(*slog.Logger) server.ToolHandlerMiddleware { return after },
+		"mapper": panickyMapper,
+	}
+	for name, layer := range layers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := wiretest.NewServer(mcprecover.Middleware(mcprecover.WithLogger(slog.New(slog.DiscardHandler))), mw)
-			s.AddTool(mcp.NewTool("shop_tool"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			logs := middlewaretest.NewLog(t)
+			srv := middlewaretest.New(t, shopTool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return nil, errors.New("x")
-			})
-			r := wiretest.Call(t, s, "shop_tool", nil)
-			assert.Equal(t, envelope.InternalError, r.Envelope(t).ErrorType)
+			}, mcprecover.Middleware(mcprecover.WithLogger(logs.Logger())), layer(logs.Logger()))
+			r := srv.Call(nil)
+			expect(t, r, envelope.InternalError)
+			logs.ExpectIncident(r)
 		})
 	}
 }
@@ -121,7 +186,7 @@ func (panicHandler) Handle(context.Context, slog.Record) error { panic("log back
 func TestPanickingLoggerAndCallbackAreContained(t *testing.T) {
 	t.Parallel()
 	var called atomic.Int32
-	s := wiretest.NewServer(mcprecover.Middleware(
+	srv := middlewaretest.New(t, shopTool, panicking(func() { panic("first") }), mcprecover.Middleware(
 		mcprecover.WithLogger(slog.New(panicHandler{})),
 		mcprecover.WithOnPanic(func(_ context.Context, req mcp.CallToolRequest, p mcprecover.Panic) {
 			called.Add(1)
@@ -130,19 +195,18 @@ func TestPanickingLoggerAndCallbackAreContained(t *testing.T) {
 			}
 			panic("callback too")
 		})))
-	s.AddTool(mcp.NewTool("shop_tool"), panicking(func() { panic("first") }))
-	r := wiretest.Call(t, s, "shop_tool", nil)
-	assert.Equal(t, envelope.InternalError, r.Envelope(t).ErrorType)
+	expect(t, srv.Call(nil), envelope.InternalError)
 	assert.Equal(t, int32(1), called.Load())
 }
 
 func TestWithoutStack(t *testing.T) {
 	t.Parallel()
-	var logs wiretest.Logs
-	s := wiretest.NewServer(mcprecover.Middleware(mcprecover.WithLogger(logs.Logger()), mcprecover.WithoutStack()))
-	s.AddTool(mcp.NewTool("shop_tool"), panicking(func() { panic("x") }))
-	env := wiretest.Call(t, s, "shop_tool", nil).Envelope(t)
-	rec := logs.Find("incident_id", env.IncidentID)
+	logs := middlewaretest.NewLog(t)
+	srv := middlewaretest.New(t, shopTool, panicking(func() { panic("x") }),
+		mcprecover.Middleware(mcprecover.WithLogger(logs.Logger()), mcprecover.WithoutStack()))
+	r := srv.Call(nil)
+	expect(t, r, envelope.InternalError)
+	rec := logs.ExpectIncident(r, "x")
 	require.NotNil(t, rec)
 	assert.NotContains(t, rec, "stack")
 }
@@ -169,23 +233,57 @@ func TestPassThroughCostsNothing(t *testing.T) {
 
 func TestConcurrentPanics(t *testing.T) {
 	t.Parallel()
-	s := wiretest.NewServer(mcprecover.Middleware(mcprecover.WithLogger(slog.New(slog.DiscardHandler))))
-	s.AddTool(mcp.NewTool("shop_tool"), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	h := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.GetInt("i", 0)%2 == 0 {
 			panic("even")
 		}
 		return mcp.NewToolResultText("odd"), nil
-	})
-	done := make(chan bool, 1000)
-	for i := 0; i < 1000; i++ {
-		go func(i int) {
-			out := s.HandleMessage(context.Background(), wiretest.Message("shop_tool", map[string]any{"i": i}))
-			resp, ok := out.(mcp.JSONRPCResponse)
-			res, _ := resp.Result.(*mcp.CallToolResult)
-			done <- ok && res != nil && res.IsError == (i%2 == 0)
-		}(i)
 	}
-	for i := 0; i < 1000; i++ {
-		require.True(t, <-done)
+	srv := middlewaretest.New(t, shopTool, h, mcprecover.Middleware(mcprecover.WithLogger(slog.New(slog.DiscardHandler))))
+	var wg sync.WaitGroup
+	for i := range 1000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := srv.Call(map[string]any{"i": i})
+			if i%2 == 0 {
+				r.ExpectError(envelope.InternalError).NoLeak("even")
+			} else {
+				r.ExpectSuccess()
+			}
+		}()
 	}
+	wg.Wait()
+}
+
+// The chain hands recover its Renderer, so a panic carries the configured
+// message and steps; a nil Renderer keeps the default one.
+func TestWithRenderer(t *testing.T) {
+	t.Parallel()
+	const msg, step = "Something broke on our side.", "Tell the on-call engineer."
+	r := envelope.NewRenderer(envelope.WithInternalMessage(msg), envelope.WithDefaultNextSteps(envelope.InternalError, step))
+	logs := middlewaretest.NewLog(t)
+	h := panicking(func() { panic("x") })
+	env := expect(t, middlewaretest.New(t, shopTool, h, mcprecover.Middleware(mcprecover.WithLogger(logs.Logger()), mcprecover.WithRenderer(r))).Call(nil), envelope.InternalError)
+	assert.True(t, strings.HasPrefix(env.Message, msg), env.Message)
+	assert.Equal(t, []string{step}, env.NextSteps)
+
+	env = expect(t, middlewaretest.New(t, shopTool, h, mcprecover.Middleware(mcprecover.WithLogger(logs.Logger()), mcprecover.WithRenderer(nil), nil)).Call(nil), envelope.InternalError)
+	assert.True(t, strings.HasPrefix(env.Message, "The tool failed with an internal error."), env.Message)
+	assert.Equal(t, envelope.NewRenderer().DefaultNextSteps(envelope.InternalError, env.IncidentID), env.NextSteps)
+}
+
+// WithoutStack keeps the stack out of the log, not out of the callback:
+// an error tracker still gets it.
+func TestOnPanicGetsTheStackWithoutStack(t *testing.T) {
+	t.Parallel()
+	var stack atomic.Value
+	logs := middlewaretest.NewLog(t)
+	srv := middlewaretest.New(t, shopTool, panicking(func() { panic("x") }), mcprecover.Middleware(
+		mcprecover.WithLogger(logs.Logger()), mcprecover.WithoutStack(),
+		mcprecover.WithOnPanic(func(_ context.Context, _ mcp.CallToolRequest, p mcprecover.Panic) { stack.Store(string(p.Stack)) })))
+	r := srv.Call(nil)
+	expect(t, r, envelope.InternalError)
+	assert.Contains(t, stack.Load(), "recover_test.go")
+	assert.NotContains(t, logs.ExpectIncident(r), "stack")
 }

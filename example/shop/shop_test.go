@@ -3,8 +3,10 @@ package shop_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,13 +110,40 @@ func TestWireOutcomes(t *testing.T) {
 	if err := json.Unmarshal([]byte(firstLine(res.Text())), &out); err != nil || out.Token == "" {
 		t.Fatalf("no session token in %q", res.Text())
 	}
-	srv.CallTool(shop.ToolSalesReport, map[string]any{"session_token": out.Token, "month": "2025-03"}).
-		ExpectSuccess().ExpectNextStep(`"revenue_cents":35394`)
+	// The hint is in _meta and in the text, and the tool's own output
+	// (the first text item) does not hold it: it comes from the hints layer.
+	const step = "Call shop_sales_report with this session_token"
+	res.ExpectNextStep(step)
+	if steps := successSteps(res); len(steps) != 1 || !strings.HasPrefix(steps[0], step) || strings.Contains(firstLine(res.Text()), "shop_sales_report") {
+		t.Errorf("authenticate: _meta steps %q, output %q", steps, firstLine(res.Text()))
+	}
+	// The report itself has no success hint; its figures are its output.
+	report := srv.CallTool(shop.ToolSalesReport, map[string]any{"session_token": out.Token, "month": "2025-03"}).ExpectSuccess()
+	if !strings.Contains(report.Text(), `"revenue_cents":35394`) || successSteps(report) != nil {
+		t.Errorf("report: %s", report.Raw)
+	}
 	now = now.Add(31 * time.Minute) // the session expires
 	srv.CallTool(shop.ToolSalesReport, map[string]any{"session_token": out.Token, "month": "2025-03"}).
 		ExpectError(envelope.AuthenticationFailed).ExpectNextStep("Call shop_authenticate").NoLeak(out.Token)
 	srv.CallTool(shop.ToolAuthenticate, map[string]any{"username": "alice", "api_key": "nope"}).
 		ExpectError(envelope.AuthenticationFailed).NoLeak("demo-key-alice")
+}
+
+// successSteps returns the next steps the hints layer put under _meta.
+func successSteps(r *middlewaretest.Result) []string {
+	if r.CallResult == nil || r.CallResult.Meta == nil {
+		return nil
+	}
+	var out []string
+	switch v := r.CallResult.Meta.AdditionalFields[hints.MetaKey].(type) {
+	case []any:
+		for _, s := range v {
+			out = append(out, fmt.Sprint(s))
+		}
+	case []string:
+		out = v
+	}
+	return out
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpguard/mcpguard/internal/nodetest"
@@ -27,5 +28,64 @@ func TestBinAndNode(t *testing.T) {
 	}
 	if nodetest.Node(t) == "" {
 		t.Fatal("no node")
+	}
+}
+
+// childCase names the case a re-executed test binary runs.
+const childCase = "MCPGUARD_NODETEST_CHILD"
+
+// A missing npm, node or installed binary fails the test that needs it,
+// with a message saying what is missing; nothing passes quietly. Each case
+// runs in a re-executed test binary with PATH cut down, because the
+// install runs once per process and looks tools up in PATH.
+func TestMissingToolsFailLoudly(t *testing.T) {
+	if c := os.Getenv(childCase); c != "" {
+		switch c {
+		case "npm":
+			nodetest.Dir(t)
+		case "bin":
+			nodetest.Bin(t, "no-such-mcp-server")
+		case "node":
+			nodetest.Node(t)
+		}
+		t.Log("not failed: the call above should have failed the test")
+		return
+	}
+	cases := []struct {
+		name, path, want string
+	}{
+		{"npm", t.TempDir(), "npm is not installed"},
+	}
+	if _, err := exec.LookPath("npm"); err == nil || os.Getenv("CI") != "" {
+		nodetest.Dir(t) // installed now, so the children need no npm run
+		onlyNPM := t.TempDir()
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(npm, filepath.Join(onlyNPM, "npm")); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases,
+			struct{ name, path, want string }{"bin", os.Getenv("PATH"), "no-such-mcp-server is not installed"},
+			struct{ name, path, want string }{"node", onlyNPM, "node not found"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestMissingToolsFailLoudly$", "-test.count=1", "-test.v")
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "PATH=") {
+					cmd.Env = append(cmd.Env, kv)
+				}
+			}
+			cmd.Env = append(cmd.Env, "PATH="+c.path, childCase+"="+c.name)
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "--- FAIL: TestMissingToolsFailLoudly") {
+				t.Fatalf("with PATH=%s the %s case did not fail: %v\n%s", c.path, c.name, err, out)
+			}
+			if !strings.Contains(string(out), c.want) {
+				t.Fatalf("the failure does not say %q:\n%s", c.want, out)
+			}
+		})
 	}
 }

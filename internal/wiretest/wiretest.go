@@ -1,6 +1,9 @@
 // Package wiretest drives a real *server.MCPServer through HandleMessage and
-// decodes what a client would receive, for mcpguard's own tests. Users get
-// the same from the public middleware/middlewaretest package.
+// decodes what a client would receive.
+//
+// Deprecated: mcpguard's tests use the public middleware/middlewaretest
+// harness, what users get. This package is kept only for the one test of
+// redact/redact_test.go that still calls it, and goes away with it.
 package wiretest
 
 import (
@@ -8,12 +11,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
@@ -146,15 +146,6 @@ func decodeStrict(t testing.TB, b []byte) envelope.Envelope {
 	return e
 }
 
-// Text returns the first text content item of a result.
-func (r Response) Text(t testing.TB) string {
-	t.Helper()
-	if r.Result == nil || len(r.Result.Content) == 0 {
-		t.Fatalf("want a result with content, got %s", r.Raw)
-	}
-	return r.Result.Content[0].Text
-}
-
 // Leaks returns the forbidden fragments found in raw wire bytes: what the
 // public harness, middlewaretest.Leaks, looks for (stack traces, source
 // positions, absolute paths, the given secrets, raw or JSON-escaped), plus
@@ -168,56 +159,4 @@ func Leaks(raw []byte, secrets ...string) []string {
 		}
 	}
 	return found
-}
-
-// Logs is a concurrency-safe slog handler that keeps every record as JSON
-// lines, for asserting on what the server logged.
-type Logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Logger returns a logger writing JSON records into l.
-func (l *Logs) Logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.buf.Write(p)
-	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// Records returns the records logged so far.
-func (l *Logs) Records() []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range bytes.Split(l.buf.Bytes(), []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var m map[string]any
-		if json.Unmarshal(line, &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// Find returns the first record whose attribute key equals value.
-func (l *Logs) Find(key, value string) map[string]any {
-	for _, r := range l.Records() {
-		if v, ok := r[key].(string); ok && v == value {
-			return r
-		}
-	}
-	return nil
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
-// Handler adapts a plain function to a tool handler, for brevity.
-func Handler(fn func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
-	return fn
 }

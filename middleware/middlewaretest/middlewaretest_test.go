@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	"github.com/mcpguard/mcpguard/redact"
@@ -209,11 +210,13 @@ func TestUnknownToolStaysAProtocolError(t *testing.T) {
 func TestFromServerDrivesEveryTool(t *testing.T) {
 	t.Parallel()
 	s := server.NewMCPServer("x", "1", server.WithToolCapabilities(false))
-	s.Use(middleware.Default()...)
+	s.Use(append(middleware.Default(), hints.Middleware(hints.For("a_ok", hints.OnSuccess(hints.Call("a_fail", "to see a refusal")))))...)
 	s.AddTool(mcp.NewTool("a_ok"), text("fine"))
 	s.AddTool(mcp.NewTool("a_fail"), failing(envelope.New(envelope.AccessDenied, "not yours")))
 	srv := middlewaretest.FromServer(t, s)
-	srv.CallTool("a_ok", nil).ExpectSuccess().ExpectNextStep("fine")
+	// The step comes from the hint: the tool's own output ("fine") cannot
+	// satisfy it.
+	srv.CallTool("a_ok", nil).ExpectSuccess().ExpectNextStep("Call a_fail to see a refusal")
 	srv.CallTool("a_fail", nil).ExpectError(envelope.AccessDenied).ExpectNextStep("Do not retry")
 	if n := len(srv.ListTools()); n != 2 {
 		t.Fatalf("ListTools returned %d tools", n)
@@ -302,6 +305,7 @@ func TestLogTiesTheIncidentToItsDetail(t *testing.T) {
 	log := middlewaretest.NewLog(t)
 	panicky := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var m map[string]int
+		//lint:ignore SA5000 the nil map write is the panic under test
 		m["x"] = 1
 		return nil, nil
 	}

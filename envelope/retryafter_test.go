@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wiretest"
 )
 
 func TestRetryAfterReachesTheWireInWholeMilliseconds(t *testing.T) {
@@ -26,7 +25,7 @@ func TestRetryAfterReachesTheWireInWholeMilliseconds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := wiretest.Call(t, serve(t, failing(envelope.WithRetryAfter(refused, tc.d))), "shop_tool", nil).Envelope(t)
+			env := expect(t, serve(t, failing(envelope.WithRetryAfter(refused, tc.d))).Call(nil), envelope.ExecutionFailed)
 			assert.Equal(t, tc.want, env.RetryAfterMS)
 			assert.True(t, env.Retryable)
 			assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
@@ -34,7 +33,7 @@ func TestRetryAfterReachesTheWireInWholeMilliseconds(t *testing.T) {
 	}
 	t.Run("absent unless set", func(t *testing.T) {
 		t.Parallel()
-		res := wiretest.Call(t, serve(t, failing(refused)), "shop_tool", nil)
+		res := serve(t, failing(refused)).Call(nil)
 		assert.NotContains(t, string(res.Raw), "retry_after_ms")
 		assert.NoError(t, envelope.WithRetryAfter(nil, time.Second))
 		plain := errors.New("x")
@@ -45,7 +44,7 @@ func TestRetryAfterReachesTheWireInWholeMilliseconds(t *testing.T) {
 		var req mcp.CallToolRequest
 		req.Params.Name = "shop_tool"
 		inner := envelope.ErrorResult(t.Context(), req, envelope.WithRetryAfter(refused, time.Second))
-		env := wiretest.Call(t, serve(t, returning(inner)), "shop_tool", nil).Envelope(t)
+		env := expect(t, serve(t, returning(inner)).Call(nil), envelope.ExecutionFailed)
 		assert.Equal(t, int64(1000), env.RetryAfterMS)
 		assert.Contains(t, env.Message, "rate limit")
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wiretest"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -137,12 +137,8 @@ func TestMiddlewareRedactsErrorResultsOnTheWire(t *testing.T) {
 	t.Parallel()
 	shared := mcp.NewToolResultError(`{"success":false,"error_type":"execution_failed","tool":"shop_tool","message":"dial postgres://u:hunter2@h/db","next_steps":["read /srv/app/README.md"],"retryable":false}`)
 	before, _ := json.Marshal(shared)
-	s := wiretest.NewServer(redact.Middleware())
-	s.AddTool(mcp.NewTool("shop_tool"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return shared, nil })
-	r := wiretest.Call(t, s, "shop_tool", nil)
-	assert.Empty(t, wiretest.Leaks(r.Raw, "hunter2", "/srv/app"))
-	env := r.Envelope(t)
-	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType, "an envelope stays an envelope")
+	srv := middlewaretest.New(t, mcp.NewTool("shop_tool"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return shared, nil }, redact.Middleware())
+	srv.Call(nil).NoLeak("hunter2", "/srv/app").ExpectError(envelope.ExecutionFailed) // an envelope stays an envelope
 	after, _ := json.Marshal(shared)
 	assert.JSONEq(t, string(before), string(after), "the handler's result is never modified in place")
 }

@@ -108,7 +108,9 @@ var Specs = []Spec{
 		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `*)`,
 		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true},
 	{Name: "paths/windows", What: "a Windows file path",
-		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `*)`,
+		// At least one character after the drive's separator: a bare "A:\"
+		// names nothing, and in JSON text it is how `"A:"` looks escaped.
+		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `+)`,
 		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
 		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,

@@ -105,7 +105,9 @@ var Specs = []Spec{
 	{Name: "paths/file-url", What: "a file URL",
 		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
 	{Name: "paths/unc", What: "a Windows network path",
-		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `*)`,
+		// A share after the server: "\\x7f\" is how a quoted "\x7f" looks
+		// in JSON text, and names nothing.
+		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `+)`,
 		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true},
 	{Name: "paths/windows", What: "a Windows file path",
 		// At least one character after the drive's separator: a bare "A:\"

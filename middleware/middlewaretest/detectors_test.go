@@ -1,9 +1,14 @@
 package middlewaretest_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 )
 
@@ -74,5 +79,36 @@ func TestFailureMessagesQuoteAtMostABoundedResponse(t *testing.T) {
 	got := rec.joined()
 	if !strings.Contains(got, "got a successful result") || !strings.HasSuffix(got, "…") || len(got) > 2200 {
 		t.Fatalf("failure message of %d bytes: %.300q", len(got), got)
+	}
+}
+
+// A failure names a leaked secret without repeating it: its first and last
+// two characters for a long one, only stars for a short one.
+func TestNoLeakMasksTheSecretItReports(t *testing.T) {
+	t.Parallel()
+	for secret, shown := range map[string]string{"hunter2": "hu***r2", "abcd": "****"} {
+		rec := &recorder{TB: t}
+		middlewaretest.New(rec, tool, text("the secret is "+secret)).Call(nil).NoLeak(secret)
+		got := rec.joined()
+		if !strings.Contains(got, "a secret ("+shown+")") || strings.Count(got, secret) != 1 {
+			// The one occurrence is the quoted response itself.
+			t.Fatalf("NoLeak(%q) reported %q", secret, got)
+		}
+	}
+}
+
+// ExpectField's failure lists the fields the envelope has, and reports a
+// result without an envelope instead of panicking.
+func TestExpectFieldFailureListsTheFields(t *testing.T) {
+	t.Parallel()
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, envelope.WithFields(envelope.New(envelope.ValidationError, "bad"), envelope.FieldError{Field: "limit", Rule: "max"})
+	}
+	rec := &recorder{TB: t}
+	middlewaretest.New(rec, tool, h, middleware.Default()...).Call(nil).ExpectField("category", "")
+	middlewaretest.New(rec, tool, text("fine")).Call(nil).ExpectField("limit", "")
+	got := rec.joined()
+	if !strings.Contains(got, `fields = ["limit:max"]`) || !strings.Contains(got, `no field error for "limit"; fields = []`) {
+		t.Fatalf("ExpectField reported %q", got)
 	}
 }

@@ -327,3 +327,27 @@ func TestRedactionKeepsWhatTheAgentSent(t *testing.T) {
 	off := middlewaretest.New(t, plainTool, open, middleware.Default(middleware.WithRedactor(redact.Default().Without("paths")))...)
 	off.Call(map[string]any{"path": sent}).ExpectError(envelope.NotFound).ExpectMessage("/etc/tracker/secrets.yaml")
 }
+
+// The draft toolFailure _meta carries retryNotBefore exactly when the
+// envelope says how long to wait.
+func TestToolFailureMetaRetryNotBefore(t *testing.T) {
+	t.Parallel()
+	meta := func(err error) map[string]any {
+		srv := middlewaretest.New(t, plainTool, plainFailing(err),
+			middleware.Default(middleware.WithEnvelopeOptions(envelope.WithToolFailureMeta()))...)
+		r := srv.Call(nil).ExpectError(envelope.ExecutionFailed)
+		var wire struct {
+			Result struct {
+				Meta map[string]map[string]any `json:"_meta"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(r.Raw, &wire))
+		return wire.Result.Meta[envelope.ToolFailureMetaKey]
+	}
+	refused := envelope.WithRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true)
+	waited := meta(envelope.WithRetryAfter(refused, 90*time.Second))
+	at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(waited["retryNotBefore"]))
+	require.NoError(t, err, "retryNotBefore is a timestamp: %v", waited)
+	assert.True(t, at.After(time.Now().Add(30*time.Second)), "about 90 s from now: %v", at)
+	assert.NotContains(t, meta(refused), "retryNotBefore", "no delay, no retryNotBefore")
+}

@@ -17,6 +17,8 @@ require (
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
+	github.com/mcpguard/mcpguard/core v0.0.0
+	github.com/mcpguard/mcpguard/internal v0.0.0
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
@@ -24,3 +26,7 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
+
+replace github.com/mcpguard/mcpguard/core => ./core
+
+replace github.com/mcpguard/mcpguard/internal => ./internal

@@ -30,3 +30,7 @@ require (
 )
 
 replace github.com/mcpguard/mcpguard => ../
+
+replace github.com/mcpguard/mcpguard/core => ../core
+
+replace github.com/mcpguard/mcpguard/internal => ../internal

@@ -1,57 +1,15 @@
-// Package redact removes what a client, or a log shipped off-box, must
-// never see from the text it does see: stack traces and source positions,
-// goroutine dumps, absolute file paths, passwords in URLs and DSNs, bearer
-// tokens, JWTs, common API key shapes, PEM private keys, and the value of
-// every key that names a secret.
+// Package redact keeps stack traces, file paths and secrets out of what an
+// mcp-go client sees: [Middleware] redacts every position of a tool result
+// (text content, resource links, embedded resources, _meta,
+// structuredContent and RawStructuredContent) with [Result], and [Handler]
+// does the same for a slog log shipped off-box.
 //
-// # Readable, not blank
-//
-// Redaction replaces the secret, not the message. An agent still reads
-// `pq: relation "users" does not exist` and fixes its SQL, and
-// `dial postgres://app:[REDACTED]@db:5432` still says which host failed.
-// JSON is redacted string by string, so an envelope stays a valid envelope.
-//
-// # Rules
-//
-// [DefaultRules] lists the rules, named "category/kind" (stack/…,
-// secrets/…, paths/…). They are built from mcpguard's one list of leak
-// kinds, which middlewaretest.Leaks also detects with, so what the redactor
-// removes and what the test harness flags cannot drift apart. Each rule is
-// a regular expression with fixed-text triggers; text that contains none of
-// a rule's triggers skips its expression, so redacting an ordinary message
-// is a few substring searches and no allocation. Extend the defaults with
-// [Redactor.With] or [WithRules], drop rules by name or category with
-// [Redactor.Without] or [WithoutRules]; a rule that does not compile panics
-// when it is built, never at call time.
-//
-// # Keys that name a secret
-//
-// One matcher, [IsSecretKey], decides whether a name holds a credential:
-// db_password, dbPassword, AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, x-api-key,
-// authorization and so on, whatever the case style, prefix or suffix. Its
-// value is masked whatever its type: in text pairs (KEY=v, key: v, JSON and
-// Python dicts, NUL-separated environment dumps), in JSON members, in
-// logged arguments, in validation previews and in slog attributes.
-//
-// # Positions
-//
-// [Redactor.Result] covers every place a tool result carries text: text
-// content, resource links, embedded resources by value or pointer, resource
-// URIs, _meta, structuredContent and RawStructuredContent. It never
-// modifies its input and allocates nothing when there is nothing to redact.
-//
-// # What the agent sent
-//
-// [Redactor.ForCall] narrows a redactor to one call: a path that appears
-// verbatim in the call's own arguments is not a leak, since the client
-// sent it, so a file tool's "open /home/alice/notes/todo.md: not found"
-// keeps its path. Secrets stay redacted even when the client sent them.
-// [Middleware] does this for every call.
-//
-// # Logs
-//
-// [Handler] wraps a slog.Handler with the same rules. Choose per handler:
-// a local log keeps full detail, a shipped log goes through [Handler].
+// The rules, the secret-key matcher and the text, JSON and value redaction
+// are SDK-neutral and live in github.com/mcpguard/mcpguard/core/redact; the
+// names here ([Redactor], [Rule], [Default], [String], [IsSecretKey], …) are
+// the same types and values. See that package for how redaction reads: a
+// message stays readable, JSON stays valid, and what the agent itself sent
+// is kept ([Redactor.ForCall]).
 //
 // # Where it sits
 //

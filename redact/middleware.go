@@ -5,10 +5,12 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	core "github.com/mcpguard/mcpguard/core/redact"
 )
 
 // Middleware redacts what a client sees of the results of the layers inside
-// it, in every position a result carries text (see [Redactor.Result]), for
+// it, in every position a result carries text (see [Result]), for
 // error results (and every result with [WithSuccessResults]). JSON text is
 // redacted string by string, so an envelope stays a valid envelope. The
 // redactor is narrowed to the call with [Redactor.ForCall], so a path the
@@ -18,14 +20,14 @@ import (
 // An error returned by the inner layers passes through unchanged; place the
 // envelope layer inside this one so that errors become results first.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
-	o := evaluate(opts)
+	o := core.Configure(opts...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := next(ctx, req)
-			if res == nil || (!res.IsError && !o.successes) {
+			if res == nil || (!res.IsError && !o.SuccessResults) {
 				return res, err
 			}
-			return o.redactor.ForCall(req.GetRawArguments()).Result(res), err
+			return Result(o.Redactor.ForCall(req.GetRawArguments()), res), err
 		}
 	}
 }

@@ -123,7 +123,7 @@ func TestUnknownContentKindsAreRedactedAsJSON(t *testing.T) {
 	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
 		mcp.ToolResultContent{Type: "tool_result", ToolUseID: "1", Content: []mcp.Content{mcp.NewTextContent("token=s-nested")}},
 	}}
-	b, err := json.Marshal(redact.Default().Result(res))
+	b, err := json.Marshal(redact.Result(redact.Default(), res))
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "s-nested")
 	assert.Contains(t, string(b), `"toolUseId":"1"`)
@@ -144,11 +144,11 @@ func TestCleanResultCostsNoAllocation(t *testing.T) {
 		IsError:           true,
 	}
 	r := redact.Default()
-	require.Same(t, res, r.Result(res))
+	require.Same(t, res, redact.Result(r, res))
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
-	assert.Zero(t, testing.AllocsPerRun(200, func() { _ = r.Result(res) }))
+	assert.Zero(t, testing.AllocsPerRun(200, func() { _ = redact.Result(r, res) }))
 	assert.Zero(t, testing.AllocsPerRun(200, func() { _ = redact.String("Order ORD-1 Was Not Found In The Store") }),
 		"mixed case clean text does not allocate either")
 }

@@ -1,187 +1,64 @@
 package redact
 
 import (
-	"strings"
+	"log/slog"
 
-	"github.com/mcpguard/mcpguard/internal/leak"
+	core "github.com/mcpguard/mcpguard/core/redact"
 )
+
+// The names below are those of the SDK-neutral core
+// (github.com/mcpguard/mcpguard/core/redact): the same types and values, so a
+// Redactor built here serves a go-sdk front as well.
+
+// Placeholder replaces every redacted span.
+const Placeholder = core.Placeholder
 
 // Redactor applies an ordered list of rules. It is immutable and safe for
 // concurrent use.
-type Redactor struct {
-	rules []Rule
-	call  *call // the call's arguments, for KeepSent rules; nil outside a call
+type Redactor = core.Redactor
+
+// Rule is one redaction: a named regular expression with fixed-text
+// triggers and a replacement.
+type Rule = core.Rule
+
+// Option configures [Middleware] and [Handler].
+type Option = core.Option
+
+// Default returns the redactor with [DefaultRules].
+func Default() *Redactor { return core.Default() }
+
+// New returns a redactor applying rules in order.
+func New(rules ...Rule) *Redactor { return core.New(rules...) }
+
+// NewRule builds a rule; it panics if expr does not compile.
+func NewRule(name, expr, replacement string, triggers ...string) Rule {
+	return core.NewRule(name, expr, replacement, triggers...)
 }
 
-// New returns a Redactor that applies rules in order. New() with no rules
-// redacts nothing; use [Default] or [DefaultRules] to start from the
-// defaults.
-func New(rules ...Rule) *Redactor {
-	return &Redactor{rules: append([]Rule(nil), rules...)}
-}
+// DefaultRules returns a copy of the default rules, in the order applied.
+func DefaultRules() []Rule { return core.DefaultRules() }
 
-var defaultRedactor = New(defaultRules...)
+// String redacts s with the default rules.
+func String(s string) string { return core.String(s) }
 
-// Default returns the Redactor with the default rules.
-func Default() *Redactor { return defaultRedactor }
+// IsSecretKey reports whether a key or attribute name holds a credential
+// (db_password, dbPassword, AWS_SECRET_ACCESS_KEY, x-api-key, …): the one
+// matcher every layer uses.
+func IsSecretKey(name string) bool { return core.IsSecretKey(name) }
 
-// With returns a new Redactor that applies r's rules and then extra.
-func (r *Redactor) With(extra ...Rule) *Redactor {
-	if r == nil {
-		r = &Redactor{}
-	}
-	rules := make([]Rule, 0, len(r.rules)+len(extra))
-	rules = append(append(rules, r.rules...), extra...)
-	return &Redactor{rules: rules, call: r.call}
-}
+// Handler wraps h so that every record it receives is redacted first: the
+// message, every attribute value and the values of secret-named attributes.
+func Handler(h slog.Handler, opts ...Option) slog.Handler { return core.Handler(h, opts...) }
 
-// Without returns a new Redactor without the rules named by names. A name
-// is a rule's full name ("paths/unix") or a category ("paths" drops every
-// "paths/…" rule). Unknown names drop nothing:
-//
-//	redact.Default().Without("paths") // a file tool whose errors name files
-func (r *Redactor) Without(names ...string) *Redactor {
-	if r == nil {
-		return New()
-	}
-	rules := make([]Rule, 0, len(r.rules))
-	for _, rule := range r.rules {
-		if !named(rule.Name, names) {
-			rules = append(rules, rule)
-		}
-	}
-	return &Redactor{rules: rules, call: r.call}
-}
+// WithRedactor replaces the redactor ([Default] when not given).
+func WithRedactor(r *Redactor) Option { return core.WithRedactor(r) }
 
-func named(name string, names []string) bool {
-	for _, n := range names {
-		if name == n || strings.HasPrefix(name, n+"/") {
-			return true
-		}
-	}
-	return false
-}
+// WithRules adds rules after the current redactor's.
+func WithRules(rules ...Rule) Option { return core.WithRules(rules...) }
 
-// Rules returns a copy of the Redactor's rules.
-func (r *Redactor) Rules() []Rule { return append([]Rule(nil), r.rules...) }
+// WithoutRules drops rules by name or by category ("paths", "secrets/jwt").
+func WithoutRules(names ...string) Option { return core.WithoutRules(names...) }
 
-// String returns s with every rule applied. Text that no rule's triggers
-// occur in is returned as is, without allocating.
-func (r *Redactor) String(s string) string {
-	if r == nil || s == "" {
-		return s
-	}
-	var buf [lowerBufSize]byte
-	var scan textScan
-	lower := lowerASCII(buf[:0], s)
-	scan.reset(lower)
-	for i := range r.rules {
-		rule := &r.rules[i]
-		if !rule.active() || len(rule.Triggers) > 0 && !scan.has(lower, rule.Triggers) || rule.pre != nil && !rule.pre(s) {
-			continue
-		}
-		if out := r.apply(rule, s); out != s {
-			s = out
-			lower = lowerASCII(buf[:0], s)
-			scan.reset(lower)
-		}
-	}
-	return s
-}
-
-// apply runs one rule over s. MatchString first: it is cheaper than a
-// replacement, which allocates even when nothing matches.
-func (r *Redactor) apply(rule *Rule, s string) string {
-	switch {
-	case rule.pairs:
-		return replacePairs(s)
-	case !rule.Pattern.MatchString(s):
-		return s
-	case rule.KeepSent && r.call != nil:
-		return r.replaceKeepingSent(rule, s)
-	}
-	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
-}
-
-// replacePairs masks the values of secret-named keys.
-func replacePairs(s string) string {
-	var buf [8]leak.SecretValue
-	vs := leak.SecretValues(s, buf[:0])
-	if len(vs) == 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for _, v := range vs {
-		b.WriteString(s[last:v.Start])
-		b.WriteString(v.Replacement)
-		last = v.End
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
-// replaceKeepingSent replaces the matches of rule in s except those the
-// call's arguments contain verbatim.
-func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
-	var b []byte
-	changed := false
-	last := 0
-	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		k0, k1 := m[0], m[1]
-		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
-			k0, k1 = m[2*g], m[2*g+1]
-		}
-		if r.call.sent().Contains(s[k0:k1]) {
-			continue
-		}
-		changed = true
-		b = append(b, s[last:m[0]]...)
-		b = rule.Pattern.ExpandString(b, rule.Replacement, s, m)
-		last = m[1]
-	}
-	if !changed {
-		return s
-	}
-	return string(append(b, s[last:]...))
-}
-
-// triggered reports whether any rule could match s: false means String(s)
-// would return s unchanged, which lets callers skip work on clean text.
-func (r *Redactor) triggered(s string) bool {
-	if r == nil || s == "" {
-		return false
-	}
-	var buf [lowerBufSize]byte
-	var scan textScan
-	lower := lowerASCII(buf[:0], s)
-	scan.reset(lower)
-	for i := range r.rules {
-		if !r.rules[i].active() {
-			continue
-		}
-		rule := &r.rules[i]
-		if (len(rule.Triggers) == 0 || scan.has(lower, rule.Triggers)) && (rule.pre == nil || rule.pre(s)) {
-			return true
-		}
-	}
-	return false
-}
-
-// String redacts s with the default rules: stack traces and source
-// positions, goroutine dumps, absolute paths, passwords in URLs and DSNs,
-// bearer tokens, JWTs, common API keys, PEM private keys and the values of
-// secret-named keys.
-func String(s string) string { return defaultRedactor.String(s) }
-
-// IsSecretKey reports whether a member, parameter, header or variable name
-// names a credential, whose value is never shown or logged whatever its
-// type: password, db_password, dbPassword, AWS_SECRET_ACCESS_KEY,
-// GITHUB_TOKEN, x-api-key, clientSecret, authorization, session_id. Names
-// of metadata stay readable: token_count, password_min_length, secret_name,
-// auth_type; so do pagination tokens (page_token, nextPageToken), which an
-// agent needs to page, and "tokens" (LLM usage counts). It is the one
-// matcher behind text pairs, JSON members, logged arguments and validation
-// previews.
-func IsSecretKey(name string) bool { return leak.IsSecretKey(name) }
+// WithSuccessResults makes [Middleware] redact successful results too, not
+// only failures.
+func WithSuccessResults() Option { return core.WithSuccessResults() }

@@ -154,7 +154,7 @@ func TestMiddlewareStructuredContentAndResources(t *testing.T) {
 		},
 		StructuredContent: map[string]any{"dsn": "mysql://root:toor@h/db"},
 	}
-	out := redact.Default().Result(res)
+	out := redact.Result(redact.Default(), res)
 	b, _ := json.Marshal(out)
 	assert.NotContains(t, string(b), "abc123")
 	assert.NotContains(t, string(b), "hunter2")

@@ -2,14 +2,11 @@ package redact
 
 import (
 	"encoding/json"
-	"maps"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpguard/mcpguard/internal/leak"
 )
 
-// Result returns a copy of res with its client-visible text redacted, or res
+// Result returns a copy of res, as r redacts it, with its client-visible text redacted, or res
 // itself, without allocating, when nothing needed redaction. It never
 // modifies res or anything res points to.
 //
@@ -21,14 +18,22 @@ import (
 // resource blobs are binary and left alone: rewriting base64 would corrupt
 // it, and text rules cannot read it. Content kinds mcp-go adds later are
 // redacted as JSON.
-func (r *Redactor) Result(res *mcp.CallToolResult) *mcp.CallToolResult {
+func Result(r *Redactor, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return walker{r}.result(res)
+}
+
+// walker walks mcp-go's result types; the text and value rules are the
+// shared Redactor's.
+type walker struct{ *Redactor }
+
+func (r walker) result(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res == nil {
 		return nil
 	}
 	content := r.contents(res.Content)
 	meta, metaChanged := r.meta(res.Meta)
-	structured, sChanged := r.value(res.StructuredContent, false, 0)
-	raw, rawChanged := r.rawJSON(res.RawStructuredContent)
+	structured, sChanged := r.Value(res.StructuredContent)
+	raw, rawChanged := r.RawJSON(res.RawStructuredContent)
 	if content == nil && !metaChanged && !sChanged && !rawChanged {
 		return res
 	}
@@ -49,7 +54,7 @@ func (r *Redactor) Result(res *mcp.CallToolResult) *mcp.CallToolResult {
 }
 
 // contents returns a redacted copy of cs, or nil when nothing changed.
-func (r *Redactor) contents(cs []mcp.Content) []mcp.Content {
+func (r walker) contents(cs []mcp.Content) []mcp.Content {
 	var out []mcp.Content
 	for i, c := range cs {
 		red, changed := r.content(c)
@@ -65,7 +70,7 @@ func (r *Redactor) contents(cs []mcp.Content) []mcp.Content {
 	return out
 }
 
-func (r *Redactor) content(c mcp.Content) (mcp.Content, bool) {
+func (r walker) content(c mcp.Content) (mcp.Content, bool) {
 	// Each kind is redacted by value and boxed again only when it changed,
 	// so an untouched item costs no allocation and the caller's item, value
 	// or pointer, is never modified.
@@ -113,7 +118,7 @@ func changed[T mcp.Content](v T, ok bool) (mcp.Content, bool) {
 	return v, true
 }
 
-func (r *Redactor) text(v mcp.TextContent) (mcp.TextContent, bool) {
+func (r walker) text(v mcp.TextContent) (mcp.TextContent, bool) {
 	t := r.Text(v.Text)
 	m, mc := r.meta(v.Meta)
 	tc := t != v.Text
@@ -121,19 +126,19 @@ func (r *Redactor) text(v mcp.TextContent) (mcp.TextContent, bool) {
 	return v, mc || tc
 }
 
-func (r *Redactor) image(v mcp.ImageContent) (mcp.ImageContent, bool) {
+func (r walker) image(v mcp.ImageContent) (mcp.ImageContent, bool) {
 	m, mc := r.meta(v.Meta)
 	v.Meta = m
 	return v, mc
 }
 
-func (r *Redactor) audio(v mcp.AudioContent) (mcp.AudioContent, bool) {
+func (r walker) audio(v mcp.AudioContent) (mcp.AudioContent, bool) {
 	m, mc := r.meta(v.Meta)
 	v.Meta = m
 	return v, mc
 }
 
-func (r *Redactor) link(v mcp.ResourceLink) (mcp.ResourceLink, bool) {
+func (r walker) link(v mcp.ResourceLink) (mcp.ResourceLink, bool) {
 	changed := false
 	for _, f := range []*string{&v.URI, &v.Name, &v.Title, &v.Description} {
 		if t := r.String(*f); t != *f {
@@ -145,7 +150,7 @@ func (r *Redactor) link(v mcp.ResourceLink) (mcp.ResourceLink, bool) {
 	return v, changed || mc
 }
 
-func (r *Redactor) embedded(v mcp.EmbeddedResource) (mcp.EmbeddedResource, bool) {
+func (r walker) embedded(v mcp.EmbeddedResource) (mcp.EmbeddedResource, bool) {
 	m, mc := r.meta(v.Meta)
 	v.Meta = m
 	var rc bool
@@ -178,9 +183,9 @@ func (r *Redactor) embedded(v mcp.EmbeddedResource) (mcp.EmbeddedResource, bool)
 	return v, mc || rc
 }
 
-func (r *Redactor) textResource(v mcp.TextResourceContents) (mcp.TextResourceContents, bool) {
+func (r walker) textResource(v mcp.TextResourceContents) (mcp.TextResourceContents, bool) {
 	uri, text := r.String(v.URI), r.Text(v.Text)
-	m, mc := r.value(v.Meta, false, 0)
+	m, mc := r.Value(v.Meta)
 	if uri == v.URI && text == v.Text && !mc {
 		return v, false
 	}
@@ -189,9 +194,9 @@ func (r *Redactor) textResource(v mcp.TextResourceContents) (mcp.TextResourceCon
 	return v, true
 }
 
-func (r *Redactor) blobResource(v mcp.BlobResourceContents) (mcp.BlobResourceContents, bool) {
+func (r walker) blobResource(v mcp.BlobResourceContents) (mcp.BlobResourceContents, bool) {
 	uri := r.String(v.URI)
-	m, mc := r.value(v.Meta, false, 0)
+	m, mc := r.Value(v.Meta)
 	if uri == v.URI && !mc {
 		return v, false
 	}
@@ -209,11 +214,11 @@ func metaMap(v any) map[string]any {
 
 // meta redacts the additional fields of a _meta; the progress token is the
 // client's own.
-func (r *Redactor) meta(m *mcp.Meta) (*mcp.Meta, bool) {
+func (r walker) meta(m *mcp.Meta) (*mcp.Meta, bool) {
 	if m == nil {
 		return nil, false
 	}
-	fields, changed := r.value(m.AdditionalFields, false, 0)
+	fields, changed := r.Value(m.AdditionalFields)
 	if !changed {
 		return m, false
 	}
@@ -224,7 +229,7 @@ func (r *Redactor) meta(m *mcp.Meta) (*mcp.Meta, bool) {
 
 // otherContent redacts a content kind this package does not know (sampling
 // tool use and tool results, future kinds) through its JSON encoding.
-func (r *Redactor) otherContent(c mcp.Content) (mcp.Content, bool) {
+func (r walker) otherContent(c mcp.Content) (mcp.Content, bool) {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return c, false
@@ -253,122 +258,3 @@ type rawContent struct {
 
 // MarshalJSON returns the redacted encoding.
 func (c rawContent) MarshalJSON() ([]byte, error) { return c.raw, nil }
-
-// rawJSON redacts encoded structured content.
-func (r *Redactor) rawJSON(raw json.RawMessage) (json.RawMessage, bool) {
-	if len(raw) == 0 {
-		return raw, false
-	}
-	out, ok := r.JSON(string(raw))
-	if !ok {
-		// Not an object or array: mcp-go would send it as is. A scalar
-		// string still carries text.
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return raw, false
-		}
-		b, _ := json.Marshal(r.String(s))
-		out = string(b)
-	}
-	if out == string(raw) {
-		return raw, false
-	}
-	return json.RawMessage(out), true
-}
-
-// value returns decoded JSON-like data with its strings redacted and the
-// values of secret-named members masked, copying only what changes. Other
-// Go values (structs, typed maps) go through their JSON encoding.
-func (r *Redactor) value(v any, secretKey bool, depth int) (any, bool) {
-	if depth > maxJSONDepth {
-		return Placeholder, true // too deep to check is too deep to send
-	}
-	switch x := v.(type) {
-	case nil, bool:
-		return v, false
-	case string:
-		if secretKey && x != "" && x != Placeholder {
-			return Placeholder, true
-		}
-		if red := r.String(x); red != x {
-			return red, true
-		}
-		return v, false // v, not x: boxing x again would allocate
-	case json.Number, float64, float32, int, int64, int32, uint, uint64, uint32:
-		if secretKey {
-			return Placeholder, true
-		}
-		return v, false
-	case map[string]any:
-		if out, ok := r.object(x, secretKey, depth); ok {
-			return out, true
-		}
-		return v, false
-	case []any:
-		if out, ok := r.list(x, secretKey, depth); ok {
-			return out, true
-		}
-		return v, false
-	case json.RawMessage:
-		if secretKey {
-			return Placeholder, true
-		}
-		return r.rawJSON(x)
-	}
-	if secretKey {
-		return Placeholder, true
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v, false // what cannot be encoded cannot be sent; mcp-go reports it
-	}
-	out, changed := r.rawJSON(b)
-	if !changed {
-		return v, false
-	}
-	return out, true
-}
-
-func (r *Redactor) object(x map[string]any, secretKey bool, depth int) (any, bool) {
-	if secretKey && len(x) > 0 {
-		return Placeholder, true
-	}
-	var out map[string]any
-	for k, e := range x {
-		nv, changed := r.value(e, leak.IsSecretKey(k), depth+1)
-		nk := r.String(k)
-		if !changed && nk == k {
-			continue
-		}
-		if out == nil {
-			out = maps.Clone(x)
-		}
-		delete(out, k)
-		out[nk] = nv
-	}
-	if out == nil {
-		return nil, false
-	}
-	return out, true
-}
-
-func (r *Redactor) list(x []any, secretKey bool, depth int) (any, bool) {
-	if secretKey && len(x) > 0 {
-		return Placeholder, true
-	}
-	var out []any
-	for i, e := range x {
-		nv, changed := r.value(e, false, depth+1)
-		if !changed {
-			continue
-		}
-		if out == nil {
-			out = append([]any(nil), x...)
-		}
-		out[i] = nv
-	}
-	if out == nil {
-		return nil, false
-	}
-	return out, true
-}

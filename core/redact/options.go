@@ -1,11 +1,27 @@
 package redact
 
-// Option configures [Middleware].
+// Option configures an SDK front's redaction middleware and [Handler].
 type Option func(*options)
 
 type options struct {
 	redactor  *Redactor
 	successes bool
+}
+
+// Config is what a list of options selects. An SDK front's middleware reads
+// it; most users never need it.
+type Config struct {
+	// Redactor is the redactor to apply; never nil.
+	Redactor *Redactor
+	// SuccessResults reports whether successful results are redacted too
+	// (WithSuccessResults), not only failures.
+	SuccessResults bool
+}
+
+// Configure evaluates opts, as a middleware built with them would.
+func Configure(opts ...Option) Config {
+	o := evaluate(opts)
+	return Config{Redactor: o.redactor, SuccessResults: o.successes}
 }
 
 func evaluate(opts []Option) options {

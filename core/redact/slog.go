@@ -22,7 +22,7 @@ import (
 // Choose per handler: a local log kept on the machine can keep full detail
 // (incident records with stacks and secrets, tied to the incident ID); a
 // log shipped off-box goes through Handler. Options are those of
-// [Middleware]: [WithRedactor], [WithRules], [WithoutRules]. The record's
+// a redaction middleware: [WithRedactor], [WithRules], [WithoutRules]. The record's
 // PC is passed on, so a wrapped handler with AddSource still prints the
 // caller's file and line: leave AddSource off for a shipped log whose
 // readers must not learn the source layout.
@@ -114,7 +114,7 @@ func (h *handler) anyValue(x any) slog.Value {
 		return slog.AnyValue(out)
 	}
 	if b, err := safeMarshal(x); err == nil {
-		if out, changed := h.r.rawJSON(b); changed {
+		if out, changed := h.r.RawJSON(b); changed {
 			return slog.AnyValue(out)
 		}
 	}

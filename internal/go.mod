@@ -1,0 +1,7 @@
+module github.com/mcpguard/mcpguard/internal
+
+go 1.25.5
+
+require github.com/stretchr/testify v1.12.1
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

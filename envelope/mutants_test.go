@@ -66,7 +66,7 @@ func TestCutOfBytesThatStartNoCharacter(t *testing.T) {
 func TestOwnEnvelopeWithoutToolGetsTheCallsTool(t *testing.T) {
 	t.Parallel()
 	env := &envelope.Envelope{ErrorType: envelope.NotFound, Message: "no card", NextSteps: []string{"Call shop_search."}}
-	res := env.Result(context.Background())
+	res := envelope.NewRenderer().Render(context.Background(), env)
 	got := expect(t, serve(t, returning(res)).Call(nil), envelope.NotFound)
 	assert.Equal(t, "shop_tool", got.Tool)
 }

@@ -2,9 +2,7 @@ package envelope
 
 import (
 	"context"
-	"errors"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"weak"
@@ -12,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -24,7 +23,7 @@ import (
 //
 // A Renderer is immutable and safe for concurrent use.
 type Renderer struct {
-	o *options
+	c *core.Renderer
 	// handoff is set on the twin that RendererFrom gives layers inside an
 	// envelope layer: their results are finished by that layer.
 	handoff bool
@@ -36,8 +35,8 @@ type Renderer struct {
 // NewRenderer returns a Renderer configured by opts. It panics on invalid
 // options, at construction, never at call time.
 func NewRenderer(opts ...Option) *Renderer {
-	r := &Renderer{o: evaluate(opts)}
-	r.twin = &Renderer{o: r.o, handoff: true}
+	r := &Renderer{c: core.NewRenderer(opts...)}
+	r.twin = &Renderer{c: r.c, handoff: true}
 	r.twin.twin = r.twin
 	return r
 }
@@ -58,7 +57,7 @@ func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
 				}
 				return r.Normalize(ctx, req, res), nil
 			}
-			if pass, ok := r.o.protocolError(ctx, err); ok {
+			if pass, ok := protocolError(ctx, err); ok {
 				return res, pass
 			}
 			return r.Error(ctx, req, err), nil
@@ -71,57 +70,46 @@ func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
 // else [WithUnclassified]'s code or internal_error), redacted, with next
 // steps.
 func (r *Renderer) Error(ctx context.Context, req mcp.CallToolRequest, err error) *mcp.CallToolResult {
-	if err == nil {
-		err = errors.New("envelope: Error called with a nil error")
-	}
-	return r.o.guard(ctx, req, r.handoff, func() *Envelope { return r.o.fromError(ctx, req, err) })
+	return r.result(ctx, r.c.Error(ctx, call(req), err), nil)
 }
 
 // Internal renders an internal_error envelope for an incident the caller
 // has already logged, such as a recovered panic. Its message is the
 // configured generic one ([WithInternalMessage]) whatever the cause.
 func (r *Renderer) Internal(ctx context.Context, tool, incidentID string) *mcp.CallToolResult {
-	return r.o.result(ctx, r.o.internal(tool, incidentID), r.handoff)
+	return r.result(ctx, r.c.Internal(tool, incidentID), nil)
 }
 
 // Normalize renders a result that marks an error (isError: true, such as
 // mcp.NewToolResultError's) or a nil result as an envelope result, as the
 // envelope layer does. Other results are returned as they are.
 func (r *Renderer) Normalize(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	if res != nil && (!res.IsError || !r.o.normalize) {
+	if res != nil && (!res.IsError || !r.c.Normalizes()) {
 		return res
 	}
-	return r.o.guard(ctx, req, r.handoff, func() *Envelope { return r.o.fromResult(ctx, req, res) })
+	return r.normalize(ctx, req, res)
 }
 
 // Render renders an envelope that a layer built itself, such as the hints
 // layer merging its steps into one, as it is: the layer has redacted what
 // it added.
 func (r *Renderer) Render(ctx context.Context, env *Envelope) *mcp.CallToolResult {
-	return r.o.result(ctx, env, r.handoff)
+	return r.result(ctx, env, nil)
 }
 
 // DefaultNextSteps returns the default next steps r gives code, as
 // configured with [WithDefaultNextSteps], in the form an envelope for
 // incidentID carries them ("" for none). The slice is a fresh copy.
 func (r *Renderer) DefaultNextSteps(code Code, incidentID string) []string {
-	src := r.o.defaultSteps(code)
-	out := make([]string, len(src))
-	for i, s := range src {
-		out[i] = withIncident(s, code, incidentID)
-	}
-	return out
+	return r.c.DefaultNextSteps(code, incidentID)
 }
 
 // Redactor returns the redactor r applies to everything it renders.
-func (r *Renderer) Redactor() *redact.Redactor { return r.o.redactor }
+func (r *Renderer) Redactor() *redact.Redactor { return r.c.Redactor() }
 
-func withIncident(step string, code Code, incidentID string) string {
-	if incidentID == "" || code != InternalError {
-		return step
-	}
-	return strings.ReplaceAll(step, "the incident_id", "incident "+incidentID)
-}
+// Core returns the SDK-neutral renderer r wraps.
+func (r *Renderer) Core() *core.Renderer { return r.c }
+
 
 // servers maps each *server.MCPServer that an envelope layer serves to that
 // layer's Renderer. A layer further in that renders by itself (validate,

@@ -2,37 +2,60 @@ package envelope
 
 import (
 	"context"
-	"errors"
 	"strings"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpguard/mcpguard/internal/incident"
+	"github.com/mark3labs/mcp-go/server"
 )
 
-// ToolFailureMetaKey is the _meta key of the draft MCP proposal for
-// structured tool failures, written with [WithToolFailureMeta].
-const ToolFailureMetaKey = "io.modelcontextprotocol/toolFailure"
-
-// result renders env. A hand-off result, rendered by a layer inside an
-// envelope layer for that layer to finish, always carries env as its
-// structured content: the in-process mark that it is mcpguard's own and
-// trusted. The envelope layer then renders it for the wire, where a tool
-// with an output schema gets the text alone.
-func (o *options) result(ctx context.Context, env *Envelope, handoff bool) *mcp.CallToolResult {
-	res := env.Result(ctx)
-	if handoff {
+// result renders env as an mcp-go result with isError: true. The envelope
+// is the text of the first content item and, unless the tool declares an
+// output schema, also the structured content. (Strict clients validate
+// structured content against the output schema even on errors.) A result
+// normalized from the handler's own keeps that result's _meta and its
+// content items other than text, after the envelope. A handoff renderer's
+// result carries the *Envelope in structuredContent for the envelope layer
+// outside to finish.
+func (r *Renderer) result(ctx context.Context, env *Envelope, from *mcp.CallToolResult) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: string(env.Marshal())}},
+		IsError: true,
+	}
+	if from != nil {
+		_, rest := splitText(from.Content)
+		res.Content = append(res.Content, rest...)
+		res.Meta = from.Meta
+	}
+	if r.handoff || !hasOutputSchema(ctx, env.Tool) {
 		res.StructuredContent = env
 	}
-	if o.failureMeta {
-		res.Meta = withFailureMeta(res.Meta, env)
+	if failure, ok := r.c.FailureMeta(env); ok {
+		res.Meta = withFailureMeta(res.Meta, failure)
 	}
 	return res
 }
 
-// withFailureMeta returns meta with the toolFailure member derived from env.
-func withFailureMeta(meta *mcp.Meta, env *Envelope) *mcp.Meta {
+// normalize makes an envelope result of a handler's own error result (or
+// of a nil result): an envelope an inner layer of this chain rendered is
+// finished as is; any other text is rendered by the core, untrusted.
+func (r *Renderer) normalize(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if res == nil {
+		return r.result(ctx, r.c.Missing(ctx, call(req)), nil)
+	}
+	if own, ok := res.StructuredContent.(*Envelope); ok && own != nil {
+		env := *own
+		if env.Tool == "" {
+			env.Tool = req.Params.Name
+		}
+		return r.result(ctx, &env, res)
+	}
+	text, _ := splitText(res.Content)
+	return r.result(ctx, r.c.Text(ctx, call(req), text), res)
+}
+
+// withFailureMeta returns a copy of meta with failure under
+// ToolFailureMetaKey; the handler's meta is never modified.
+func withFailureMeta(meta *mcp.Meta, failure map[string]any) *mcp.Meta {
 	out := &mcp.Meta{}
 	if meta != nil {
 		out.ProgressToken = meta.ProgressToken
@@ -43,103 +66,11 @@ func withFailureMeta(meta *mcp.Meta, env *Envelope) *mcp.Meta {
 	} else {
 		out.AdditionalFields = make(map[string]any, 1)
 	}
-	id := env.IncidentID
-	if id == "" {
-		id = incident.New()
-	}
-	failure := map[string]any{
-		"class":         failureClass(env.ErrorType),
-		"code":          string(env.ErrorType),
-		"retryable":     env.Retryable,
-		"correlationId": id,
-		"agentGuidance": strings.Join(env.NextSteps, " "),
-	}
-	if env.RetryAfterMS > 0 {
-		failure["retryNotBefore"] = time.Now().Add(time.Duration(env.RetryAfterMS) * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	}
 	out.AdditionalFields[ToolFailureMetaKey] = failure
 	return out
 }
 
-// failureClass maps a code onto the proposal's three classes: what the
-// call asked for cannot be done (capability), something failed that may
-// work later (reliability), or policy refused it (governance).
-func failureClass(c Code) string {
-	switch c {
-	case AuthenticationFailed, AccessDenied:
-		return "governance"
-	case ValidationError, NotFound:
-		return "capability"
-	default:
-		return "reliability"
-	}
-}
-
-// fromResult normalizes a result that is nil or already marks an error.
-func (o *options) fromResult(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *Envelope {
-	tool := req.Params.Name
-	if res == nil {
-		return o.fromError(ctx, req, New(InternalError, "tool handler returned neither a result nor an error"))
-	}
-	if own, ok := res.StructuredContent.(*Envelope); ok && own != nil {
-		// Rendered by a layer of ours further in: keep what it says.
-		env := *own
-		if env.Tool == "" {
-			env.Tool = tool
-		}
-		return o.keepMeta(&env, res)
-	}
-	text, _ := splitText(res.Content)
-	if env, ok := Parse(text); ok {
-		return o.keepMeta(o.untrusted(ctx, req, env), res)
-	}
-	code, msg := guess(text)
-	if msg == "" {
-		msg = "The tool reported an error without a message."
-	}
-	var err error = New(code, msg)
-	if fs := bindFields(msg); code == ValidationError && fs != nil {
-		err = WithFields(err, fs...)
-	}
-	if code == InternalError {
-		err = errors.New(msg) // logged in full under an incident ID
-	}
-	return o.keepMeta(o.render(ctx, req, err, nil), res)
-}
-
-// untrusted renders an envelope that a handler returned as text: it may be
-// an upstream service's body passed on verbatim. Its code, message and
-// fields are kept, redacted; its next steps and retryable member only with
-// [WithTrustedEnvelopes]; an internal_error, whose incident ID nothing
-// vouches for, gets a fresh incident and the generic message.
-func (o *options) untrusted(ctx context.Context, req mcp.CallToolRequest, env *Envelope) *Envelope {
-	if env.ErrorType == InternalError {
-		return o.render(ctx, req, errors.New(env.Message), nil)
-	}
-	var err error = New(env.ErrorType, env.Message)
-	if o.trustSteps {
-		err = WithRetryable(WithNextSteps(err, env.NextSteps...), env.Retryable)
-	}
-	if len(env.Fields) > 0 {
-		err = WithFields(err, env.Fields...)
-	}
-	out := o.render(ctx, req, err, nil)
-	if env.Tool != "" && out.Tool == "" {
-		out.Tool = env.Tool
-	}
-	return out
-}
-
-// keepMeta records what the rendered result must keep of the handler's:
-// its _meta and its content besides the text. They travel with the
-// envelope to the renderer through a side table-free carrier.
-func (o *options) keepMeta(env *Envelope, res *mcp.CallToolResult) *Envelope {
-	_, rest := splitText(res.Content)
-	env.carry = carried{meta: res.Meta, rest: rest}
-	return env
-}
-
-// splitText joins the text content items and returns the others.
+// splitText joins the text items of content and returns the rest.
 func splitText(content []mcp.Content) (string, []mcp.Content) {
 	var texts []string
 	var rest []mcp.Content
@@ -151,4 +82,81 @@ func splitText(content []mcp.Content) (string, []mcp.Content) {
 		}
 	}
 	return strings.Join(texts, "\n"), rest
+}
+
+// textOf returns the text of a text content item, by value or pointer.
+func textOf(c mcp.Content) (string, bool) {
+	switch v := c.(type) {
+	case mcp.TextContent:
+		return v.Text, true
+	case *mcp.TextContent:
+		if v != nil {
+			return v.Text, true
+		}
+	}
+	return "", false
+}
+
+// hasOutputSchema reports whether the tool named name, as the server in
+// ctx (or the session's own tools) defines it, declares an output schema.
+func hasOutputSchema(ctx context.Context, name string) bool {
+	if session := server.ClientSessionFromContext(ctx); session != nil {
+		if st, ok := session.(server.SessionWithTools); ok {
+			if tool, ok := st.GetSessionTools()[name]; ok {
+				return declaresOutput(tool.Tool)
+			}
+		}
+	}
+	if s := server.ServerFromContext(ctx); s != nil {
+		if tool := s.GetTool(name); tool != nil {
+			return declaresOutput(tool.Tool)
+		}
+	}
+	return false
+}
+
+func declaresOutput(t mcp.Tool) bool {
+	return t.OutputSchema.Type != "" || len(t.RawOutputSchema) > 0
+}
+
+// FromResult returns the envelope of an error result: its structured
+// content when that is one, else its first text item parsed.
+func FromResult(res *mcp.CallToolResult) (*Envelope, bool) {
+	if res == nil || !res.IsError {
+		return nil, false
+	}
+	if e, ok := res.StructuredContent.(*Envelope); ok && e != nil {
+		cp := *e
+		cp.NextSteps = append([]string{}, e.NextSteps...)
+		return &cp, true
+	}
+	for _, c := range res.Content {
+		text, ok := textOf(c)
+		if !ok {
+			continue
+		}
+		if e, ok := Parse(text); ok {
+			return e, true
+		}
+		break
+	}
+	return nil, false
+}
+
+// protocolError reports whether err must stay a JSON-RPC error, and the
+// error to return: a URL elicitation request (mcp.URLElicitationRequiredError)
+// on a protocol version that answers it with -32042. The bare value is
+// returned, not the wrapper around it, so the JSON-RPC message is the
+// elicitation's own fixed text and never the handler's wrapping text.
+func protocolError(ctx context.Context, err error) (error, bool) {
+	var found error
+	if v, ok := As[mcp.URLElicitationRequiredError](err); ok {
+		found = v
+	} else if p, ok := As[*mcp.URLElicitationRequiredError](err); ok && p != nil {
+		found = *p
+	}
+	if found == nil || mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
+		return nil, false
+	}
+	return found, true
 }

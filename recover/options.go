@@ -6,24 +6,18 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
 // Option configures [Middleware].
 type Option func(*options)
 
-// Panic describes one recovered panic, for [WithOnPanic].
-type Panic struct {
-	// IncidentID is the ID the client received.
-	IncidentID string
-	// Tool is the name of the tool whose call panicked.
-	Tool string
-	// Value is what was passed to panic: for panic(nil), a
-	// *runtime.PanicNilError (or nil under GODEBUG=panicnil=1).
-	Value any
-	// Stack is the panicking goroutine's stack.
-	Stack []byte
-}
+// Panic describes a recovered panic: the incident ID the client receives,
+// the tool, the value and (unless [WithoutStack]) the stack. The value and
+// the stack are for the server's log and callbacks only. It is the
+// SDK-neutral core's type, shared with the go-sdk front.
+type Panic = core.Panic
 
 type options struct {
 	logger   *slog.Logger

@@ -2,15 +2,12 @@ package recover
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"runtime/debug"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
@@ -53,41 +50,18 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	}
 }
 
-// fallback answers when handling a panic fails too. It is built once and
-// names no tool, so nothing can go wrong while sending it.
-var fallback = (&envelope.Envelope{
-	ErrorType: envelope.InternalError,
-	Message:   "The tool failed with an internal error. Its details could not be logged.",
-	NextSteps: envelope.DefaultNextSteps(envelope.InternalError),
-	Retryable: true,
-}).Result(context.Background())
+// fallback answers when recovering itself failed: the logger or a callback
+// panicked past its own guard.
+var fallback = envelope.NewRenderer().Render(context.Background(), core.FallbackInternal())
 
+// handle logs the panic and renders its envelope (see core's
+// Renderer.Recovered, which the go-sdk front shares).
 func (o *options) handle(ctx context.Context, req mcp.CallToolRequest, v any) *mcp.CallToolResult {
-	id := incident.New()
 	tool := req.Params.Name
-	p := Panic{IncidentID: id, Tool: tool, Value: v}
-	if o.stack || o.onPanic != nil {
-		p.Stack = debug.Stack()
-	}
-	attrs := []slog.Attr{
-		slog.String("tool", tool),
-		slog.String("incident_id", id),
-		slog.String("panic", safe.Value(v)),
-		slog.String("panic_go_type", fmt.Sprintf("%T", v)),
-	}
-	if o.stack {
-		attrs = append(attrs, slog.String("stack", string(p.Stack)))
-	}
-	logger := o.logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	safe.Log(ctx, logger, slog.LevelError, "mcpguard: recovered panic in tool call", attrs...)
+	ro := core.RecoverOptions{Logger: o.logger, Stack: o.stack}
 	if o.onPanic != nil {
-		if hp := safe.Call(func() { o.onPanic(ctx, req, p) }); hp != nil {
-			safe.Log(ctx, logger, slog.LevelError, "mcpguard: WithOnPanic callback panicked",
-				slog.String("incident_id", id), slog.String("panic", safe.Value(hp)))
-		}
+		ro.OnPanic = func(ctx context.Context, p Panic) { o.onPanic(ctx, req, p) }
 	}
-	return o.renderer.Internal(ctx, tool, id)
+	env := o.renderer.Core().Recovered(ctx, tool, v, ro)
+	return o.renderer.Render(ctx, env)
 }

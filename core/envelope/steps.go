@@ -4,8 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
+	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
@@ -18,7 +17,7 @@ import (
 //
 // A StepsFunc that panics is recovered and logged; the envelope goes out
 // without its steps.
-type StepsFunc func(ctx context.Context, req mcp.CallToolRequest, code Code, err error) (steps []string, replace bool)
+type StepsFunc func(ctx context.Context, call Call, code Code, err error) (steps []string, replace bool)
 
 // WithStepsFunc attaches fn to err: the envelope layer that renders err
 // calls fn with the code it classified err as, and puts the steps fn
@@ -68,7 +67,7 @@ func ContextWithStepsFunc(ctx context.Context, fn StepsFunc) context.Context {
 // returned as they are.
 // seen is the error the functions get: err, or nil for a failure that
 // reached the layer as a result and so carries no Go error.
-func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, code Code, err, seen error) error {
+func (o *options) resolveSteps(ctx context.Context, call Call, code Code, err, seen error) error {
 	var fns []StepsFunc
 	walkChain(err, func(e error) bool {
 		if l, ok := e.(*lazySteps); ok {
@@ -88,9 +87,9 @@ func (o *options) resolveSteps(ctx context.Context, req mcp.CallToolRequest, cod
 	for i := len(fns) - 1; i >= 0; i-- {
 		var steps []string
 		var replace bool
-		if p := safe.Call(func() { steps, replace = fns[i](ctx, req, code, raw) }); p != nil {
+		if p := safe.Call(func() { steps, replace = fns[i](ctx, call, code, raw) }); p != nil {
 			safe.Log(ctx, o.log(), slog.LevelError, "mcpguard: next-steps function panicked",
-				slog.String("tool", req.Params.Name), slog.String("panic", safe.Value(p)))
+				slog.String(logkey.Tool, call.Tool), slog.String(logkey.Panic, safe.Value(p)))
 			continue
 		}
 		if len(steps) > 0 || replace {

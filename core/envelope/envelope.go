@@ -1,12 +1,8 @@
 package envelope
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
-
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // Envelope is the JSON object a client receives, as the text of the first
@@ -36,15 +32,6 @@ type Envelope struct {
 	// refused the call says when the next one will be accepted.
 	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`
 
-	// carry is what a normalized result keeps of the handler's own.
-	carry carried
-}
-
-// carried is what an envelope made from a handler's error result keeps of
-// that result besides its text: its _meta and its other content items.
-type carried struct {
-	meta *mcp.Meta
-	rest []mcp.Content
 }
 
 // FieldError describes one invalid argument, in the terms of the JSON the
@@ -65,80 +52,18 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// Result renders e as a tool result with isError: true. The envelope is the
-// text of the only content item and, unless the tool declares an output
-// schema, also the structured content. (Strict clients validate structured
-// content against the output schema even on errors, so a tool with one gets
-// the text alone.) The tool's definition is looked up through the
-// *server.MCPServer in ctx; without one, as in a unit test, the structured
-// content is included.
-func (e *Envelope) Result(ctx context.Context) *mcp.CallToolResult {
+// Marshal returns the envelope's JSON text: what a client reads in the text
+// content of an error result. next_steps is always an array, never null.
+func (e *Envelope) Marshal() []byte {
 	if e.NextSteps == nil {
 		e.NextSteps = []string{}
 	}
 	b, err := json.Marshal(e)
 	if err != nil {
-		// Only an invalid code can fail to encode; never send one.
 		e.ErrorType = InternalError
 		b, _ = json.Marshal(e)
 	}
-	res := &mcp.CallToolResult{
-		Content: append([]mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: string(b)}}, e.carry.rest...),
-		IsError: true,
-	}
-	res.Meta = e.carry.meta
-	if !hasOutputSchema(ctx, e.Tool) {
-		res.StructuredContent = e
-	}
-	return res
-}
-
-// hasOutputSchema reports whether the named tool, as the client sees it
-// (session tools shadow server tools), declares an output schema.
-func hasOutputSchema(ctx context.Context, name string) bool {
-	if session := server.ClientSessionFromContext(ctx); session != nil {
-		if st, ok := session.(server.SessionWithTools); ok {
-			if tool, ok := st.GetSessionTools()[name]; ok {
-				return declaresOutput(tool.Tool)
-			}
-		}
-	}
-	if s := server.ServerFromContext(ctx); s != nil {
-		if tool := s.GetTool(name); tool != nil {
-			return declaresOutput(tool.Tool)
-		}
-	}
-	return false
-}
-
-func declaresOutput(t mcp.Tool) bool {
-	return t.OutputSchema.Type != "" || len(t.RawOutputSchema) > 0
-}
-
-// FromResult decodes the envelope of an error result, as a Go client or a
-// test receives it. It reports false for a nil result, a successful one, or
-// an error result that carries no valid envelope.
-func FromResult(res *mcp.CallToolResult) (*Envelope, bool) {
-	if res == nil || !res.IsError {
-		return nil, false
-	}
-	if e, ok := res.StructuredContent.(*Envelope); ok && e != nil {
-		cp := *e
-		cp.carry = carried{}
-		cp.NextSteps = append([]string{}, e.NextSteps...)
-		return &cp, true
-	}
-	for _, c := range res.Content {
-		text, ok := textOf(c)
-		if !ok {
-			continue
-		}
-		if e, ok := Parse(text); ok {
-			return e, true
-		}
-		break
-	}
-	return nil, false
+	return b
 }
 
 // Parse decodes an envelope from JSON text. It reports false unless the
@@ -156,16 +81,4 @@ func Parse(text string) (*Envelope, bool) {
 		e.NextSteps = []string{}
 	}
 	return &e, true
-}
-
-func textOf(c mcp.Content) (string, bool) {
-	switch v := c.(type) {
-	case mcp.TextContent:
-		return v.Text, true
-	case *mcp.TextContent:
-		if v != nil {
-			return v.Text, true
-		}
-	}
-	return "", false
 }

@@ -7,9 +7,6 @@ import (
 	"reflect"
 	"regexp"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
@@ -143,32 +140,6 @@ func argumentError(err error) (FieldError, bool) {
 		return false
 	})
 	return f, found
-}
-
-// urlElicitation reports whether err must stay a JSON-RPC error, and the
-// error to return: a URL elicitation request (mcp.URLElicitationRequiredError)
-// on a protocol version that answers it with -32042. The bare value is
-// returned, not the wrapper around it, so the JSON-RPC message is the
-// elicitation's own fixed text and never the handler's wrapping text.
-func (o *options) protocolError(ctx context.Context, err error) (error, bool) {
-	var found error
-	walkChain(err, func(e error) bool {
-		switch v := e.(type) {
-		case mcp.URLElicitationRequiredError:
-			found = v
-		case *mcp.URLElicitationRequiredError:
-			if v != nil {
-				found = *v
-			}
-		}
-		return found == nil
-	})
-	if found == nil || mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
-		// From 2026-07-28 mcp-go answers it with -32603 and the error's
-		// text: a tool failure like any other, so it gets an envelope.
-		return nil, false
-	}
-	return found, true
 }
 
 // Is is errors.Is over a bounded walk of err's chain: at most 256 errors

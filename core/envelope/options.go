@@ -3,7 +3,7 @@ package envelope
 import (
 	"log/slog"
 
-	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 // Option configures [Middleware] and [ErrorResult].

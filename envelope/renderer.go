@@ -110,7 +110,6 @@ func (r *Renderer) Redactor() *redact.Redactor { return r.c.Redactor() }
 // Core returns the SDK-neutral renderer r wraps.
 func (r *Renderer) Core() *core.Renderer { return r.c }
 
-
 // servers maps each *server.MCPServer that an envelope layer serves to that
 // layer's Renderer. A layer further in that renders by itself (validate,
 // hints) then uses the configuration the user gave the chain, without

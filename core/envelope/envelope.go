@@ -31,7 +31,6 @@ type Envelope struct {
 	// before repeating the call, when the server knows: a rate limit that
 	// refused the call says when the next one will be accepted.
 	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`
-
 }
 
 // FieldError describes one invalid argument, in the terms of the JSON the

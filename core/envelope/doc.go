@@ -3,9 +3,10 @@
 //
 // # The problem
 //
-// An mcp-go handler that returns (nil, err) produces a JSON-RPC error. Hosts
-// treat that as a transport fault and the model never sees it, so the agent
-// stalls. MCP wants tool failures inside a normal result with isError: true,
+// A Go handler that returns (nil, err) produces a JSON-RPC error (mcp-go,
+// go-sdk's low-level handlers) or raw error text (go-sdk's typed handlers).
+// Hosts treat a JSON-RPC error as a transport fault and the model never
+// sees it, so the agent stalls; raw text leaks what it holds. MCP wants tool failures inside a normal result with isError: true,
 // and agents want more than an English sentence there.
 //
 // # The taxonomy
@@ -29,8 +30,8 @@
 //
 // # The wire contract
 //
-// [Middleware] answers every failure with a JSON-RPC result, never an error
-// member:
+// Each SDK front's envelope layer answers every failure with a JSON-RPC
+// result, never an error member:
 //
 //	{
 //	  "isError": true,
@@ -44,9 +45,14 @@
 // output schema because strict clients validate it against that schema even
 // on errors.
 //
-// # Where it sits
+// # SDK-neutral
 //
-// Inside recover and redact, outside the tool-specific layers:
-// middleware.Default puts it there. It is also safe alone, for adopting it
-// one tool at a time.
+// This package imports no MCP SDK. [Renderer] renders an error, a handler's
+// own error text, a missing result or a recovered panic to an [Envelope],
+// given a [Call] (tool name, arguments, the SDK's request); the fronts turn
+// that into their SDK's result type: github.com/mcpguard/mcpguard/envelope
+// for mcp-go and github.com/mcpguard/mcpguard/gosdk for the official
+// go-sdk. Both export these codes, sentinels and constructors as the same
+// values, and a package that only returns coded errors can import this one
+// and neither SDK.
 package envelope

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 func ExampleString() {

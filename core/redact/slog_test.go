@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 type dsnValuer struct{ dsn string }

@@ -1,0 +1,32 @@
+// Package envelope gives every tool failure of an mcp-go server one
+// machine-readable shape, so that an agent can branch on what went wrong
+// and knows what to do next.
+//
+// An mcp-go handler that returns (nil, err) produces a JSON-RPC error. Hosts
+// treat that as a transport fault and the model never sees it, so the agent
+// stalls. [Middleware] answers every failure with a result instead:
+//
+//	{
+//	  "isError": true,
+//	  "content": [{"type": "text", "text": "<the envelope as JSON>"}],
+//	  "structuredContent": <the envelope>   // omitted if the tool declares an outputSchema
+//	}
+//
+// The envelope has success (false), error_type (one of seven codes),
+// tool, message (redacted), next_steps, retryable, incident_id (internal
+// errors), fields (validation errors) and retry_after_ms (when known).
+//
+// The codes, sentinels, constructors, classification and rendering are the
+// SDK-neutral core's (github.com/mcpguard/mcpguard/core/envelope, whose
+// documentation describes the taxonomy and the classification order); this
+// package exports them under the same names and values and adds what is
+// about mcp-go: [Middleware], [Renderer] with its per-server registry
+// ([RendererFrom]), [ErrorResult], [FromResult] and the request type of
+// [StepsFunc].
+//
+// # Where it sits
+//
+// Inside recover and redact, outside the tool-specific layers:
+// middleware.Default puts it there. It is also safe alone, for adopting it
+// one tool at a time.
+package envelope

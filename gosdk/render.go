@@ -1,0 +1,167 @@
+package gosdk
+
+import (
+	"context"
+	"maps"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
+)
+
+// This file is the go-sdk front's one renderer of envelope results: every
+// layer of the package (Middleware, AddTool, hints) builds its failures
+// with renderError, so they cannot disagree on the shape of a result.
+
+// front is one Middleware's configuration, which the layers inside it
+// (AddTool's validation, hints) find through the call's context.
+type front struct {
+	r *core.Renderer
+	// outputs records, per tool name, whether the tool declares an output
+	// schema, as the tools/list results passing through the Middleware say.
+	// A client can only validate structured content against a schema that
+	// tools/list sent it, and tools/list passes through this layer.
+	outputs sync.Map // string -> bool
+}
+
+// defaultFront serves layers used without Middleware.
+var defaultFront = &front{r: core.NewRenderer()}
+
+type frontKey struct{}
+
+// withFront returns ctx carrying f for the layers inside the Middleware.
+func withFront(ctx context.Context, f *front) context.Context {
+	return context.WithValue(ctx, frontKey{}, f)
+}
+
+// frontFrom returns the Middleware's configuration serving ctx, or the
+// default one.
+func frontFrom(ctx context.Context) *front {
+	if f, ok := ctx.Value(frontKey{}).(*front); ok && f != nil {
+		return f
+	}
+	return defaultFront
+}
+
+// rendererFrom returns the renderer of the Middleware serving ctx, or a
+// default one: an inner layer renders with the chain's configuration.
+func rendererFrom(ctx context.Context) *core.Renderer { return frontFrom(ctx).r }
+
+// declaresOutput reports whether the named tool is known to declare an
+// output schema.
+func (f *front) declaresOutput(tool string) bool {
+	v, ok := f.outputs.Load(tool)
+	return ok && v.(bool)
+}
+
+// learn records which tools declare an output schema from a tools/list
+// result.
+func (f *front) learn(res *mcp.ListToolsResult) {
+	if res == nil {
+		return
+	}
+	for _, t := range res.Tools {
+		if t != nil {
+			f.outputs.Store(t.Name, t.OutputSchema != nil)
+		}
+	}
+}
+
+// callOf is the core's view of a go-sdk tool call.
+func callOf(req *mcp.CallToolRequest) core.Call {
+	c := core.Call{Request: req}
+	if req != nil && req.Params != nil {
+		c.Tool = req.Params.Name
+		c.Args = req.Params.Arguments
+	}
+	return c
+}
+
+// rendered marks the error of a result this package has already rendered,
+// so that an outer layer does not render it again; it unwraps to the
+// handler's error, which GetError keeps reachable for layers outside (e.g.
+// tracing).
+type rendered struct {
+	err error
+	env *core.Envelope
+}
+
+func (r *rendered) Error() string {
+	if r.err == nil {
+		return r.env.Message
+	}
+	return r.err.Error()
+}
+
+func (r *rendered) Unwrap() error { return r.err }
+
+// renderedEnvelope returns the envelope of a result this package rendered.
+func renderedEnvelope(res *mcp.CallToolResult) (*core.Envelope, bool) {
+	if res == nil || !res.IsError {
+		return nil, false
+	}
+	if m, ok := res.GetError().(*rendered); ok && m != nil {
+		return m.env, true
+	}
+	return nil, false
+}
+
+// renderError classifies err with the renderer serving ctx and returns the
+// final result.
+func renderError(ctx context.Context, req *mcp.CallToolRequest, err error, declaresOutput bool) *mcp.CallToolResult {
+	f := frontFrom(ctx)
+	env := f.r.Error(ctx, callOf(req), err)
+	return f.result(env, err, nil, declaresOutput || f.declaresOutput(env.Tool))
+}
+
+// result renders env as a go-sdk result with isError: true: the envelope's
+// JSON is the first text item, and the structured content unless the tool
+// declares an output schema. A result normalized from the handler's own
+// keeps that result's _meta and non-text content after the envelope. err
+// (may be nil) stays reachable through GetError.
+func (f *front) result(env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}},
+	}
+	if from != nil {
+		res.Content = append(res.Content, nonText(from.Content)...)
+		res.Meta = from.Meta
+	}
+	if !declaresOutput {
+		res.StructuredContent = env
+	}
+	if failure, ok := f.r.FailureMeta(env); ok {
+		meta := make(mcp.Meta, len(res.Meta)+1)
+		maps.Copy(meta, res.Meta)
+		meta[core.ToolFailureMetaKey] = failure
+		res.Meta = meta
+	}
+	res.SetError(&rendered{err: err, env: env})
+	return res
+}
+
+// textOf joins the text items of content.
+func textOf(content []mcp.Content) string {
+	var out string
+	for i, c := range content {
+		if t, ok := c.(*mcp.TextContent); ok && t != nil {
+			if i > 0 && out != "" {
+				out += "\n"
+			}
+			out += t.Text
+		}
+	}
+	return out
+}
+
+// nonText returns the content items that are not text.
+func nonText(content []mcp.Content) []mcp.Content {
+	var rest []mcp.Content
+	for _, c := range content {
+		if _, ok := c.(*mcp.TextContent); !ok {
+			rest = append(rest, c)
+		}
+	}
+	return rest
+}

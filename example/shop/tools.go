@@ -26,6 +26,33 @@ const (
 	ToolDebugPanic   = "shop_debug_panic"
 )
 
+// The tools' descriptions, shared by the mcp-go and the go-sdk servers:
+// what an agent reads in tools/list is the same on both.
+const (
+	descSearch = "Find products in the shop's catalog by words, category and price. " +
+		"Call this first when the user names or describes a product, and to find valid product IDs. " +
+		"Returns products with their IDs; call shop_get_product with one of them for the full record."
+	descGetProduct = "Get one product's full record: price, stock and description. " +
+		"Use it after shop_search, with an ID from its results, when the user asks about a specific product. " +
+		"A stock of 0 means sold out; suggest similar products with shop_search."
+	descGetSchema = "List the catalog database's tables and their columns. " +
+		"Call this before writing SQL for shop_query, and whenever shop_query reports an unknown table or column or returns no rows."
+	descQuery = "Run one read-only SQL SELECT against the catalog database (SQLite) and get one page of rows. " +
+		"Use it for questions shop_search cannot answer: totals, joins, orders per customer. " +
+		"Call shop_get_schema first for table and column names. Writes are refused by the database. " +
+		"When has_more is true, call again with page+1."
+	descAuthenticate = "Log in to the shop with a username and API key and get a session_token, valid for 30 minutes. " +
+		"Call this before shop_sales_report, and again whenever a tool reports authentication_failed."
+	descSalesReport = "Get one month's sales totals: orders, units, revenue and the best-selling product. " +
+		"Use this when the user asks how a month went. " +
+		"Needs a session_token from shop_authenticate for an account with the manager role. " +
+		"For other figures, use shop_query."
+	descStoreHours = "Get the shop's customer-service hours for a day of the week. " +
+		"Use this when the user asks when they can reach the shop or pick up an order. " +
+		"Then suggest shop_search if they want to browse products."
+	descDebugPanic = "Test-only: panics, to show that a crash in a tool reaches the agent as an internal_error with an incident ID and nothing else."
+)
+
 // SearchArgs are shop_search's arguments. The tags are the single source of
 // both the advertised schema and the runtime check. Optional members are
 // plain fields with omitempty: left out, null or zero, they mean "not set".
@@ -81,9 +108,7 @@ func newValidator() *validate.Validator {
 
 func searchTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolSearch,
-		mcp.WithDescription("Find products in the shop's catalog by words, category and price. "+
-			"Call this first when the user names or describes a product, and to find valid product IDs. "+
-			"Returns products with their IDs; call shop_get_product with one of them for the full record."),
+		mcp.WithDescription(descSearch),
 		validate.InputSchema[SearchArgs](validate.WithValidator(v)),
 		mcp.WithReadOnlyHintAnnotation(true),
 	)
@@ -91,18 +116,23 @@ func searchTool(v *validate.Validator) mcp.Tool {
 
 func (h *handlers) search(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, _ := validate.ArgsFrom[SearchArgs](ctx)
+	return jsonResult(h.searchOutput(ctx, args))
+}
+
+// The handlers' work, shared by both SDKs' servers: each returns the value
+// the tool sends as JSON, or the error the chain classifies.
+
+func (h *handlers) searchOutput(ctx context.Context, args SearchArgs) (any, error) {
 	products, err := h.store.Search(ctx, args.Query, args.Category, args.MaxPriceCents, or(args.Limit, 10))
 	if err != nil {
 		return nil, err
 	}
-	return jsonResult(map[string]any{"products": products, "count": len(products)})
+	return map[string]any{"products": products, "count": len(products)}, nil
 }
 
 func getProductTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolGetProduct,
-		mcp.WithDescription("Get one product's full record: price, stock and description. "+
-			"Use it after shop_search, with an ID from its results, when the user asks about a specific product. "+
-			"A stock of 0 means sold out; suggest similar products with shop_search."),
+		mcp.WithDescription(descGetProduct),
 		validate.InputSchema[GetProductArgs](validate.WithValidator(v)),
 		validate.OutputSchema[*Product](validate.WithValidator(v)),
 		mcp.WithReadOnlyHintAnnotation(true),
@@ -120,27 +150,27 @@ func (h *handlers) getProduct(ctx context.Context, _ mcp.CallToolRequest, args G
 
 func getSchemaTool() mcp.Tool {
 	return mcp.NewTool(ToolGetSchema,
-		mcp.WithDescription("List the catalog database's tables and their columns. "+
-			"Call this before writing SQL for shop_query, and whenever shop_query reports an unknown table or column or returns no rows."),
+		mcp.WithDescription(descGetSchema),
 		mcp.WithSchemaAdditionalProperties(false),
 		mcp.WithReadOnlyHintAnnotation(true),
 	)
 }
 
 func (h *handlers) getSchema(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return jsonResult(h.schemaOutput(ctx))
+}
+
+func (h *handlers) schemaOutput(ctx context.Context) (any, error) {
 	tables, err := h.store.Schema(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return jsonResult(map[string]any{"tables": tables, "dialect": "SQLite"})
+	return map[string]any{"tables": tables, "dialect": "SQLite"}, nil
 }
 
 func queryTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolQuery,
-		mcp.WithDescription("Run one read-only SQL SELECT against the catalog database (SQLite) and get one page of rows. "+
-			"Use it for questions shop_search cannot answer: totals, joins, orders per customer. "+
-			"Call shop_get_schema first for table and column names. Writes are refused by the database. "+
-			"When has_more is true, call again with page+1."),
+		mcp.WithDescription(descQuery),
 		validate.InputSchema[QueryArgs](validate.WithValidator(v)),
 		mcp.WithReadOnlyHintAnnotation(true),
 	)
@@ -148,6 +178,10 @@ func queryTool(v *validate.Validator) mcp.Tool {
 
 func (h *handlers) query(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, _ := validate.ArgsFrom[QueryArgs](ctx)
+	return jsonResult(h.queryOutput(ctx, args))
+}
+
+func (h *handlers) queryOutput(ctx context.Context, args QueryArgs) (any, error) {
 	p, err := h.store.Query(ctx, args.SQL, or(args.Page, 1), or(args.PageSize, 20))
 	if IsReadOnly(err) {
 		return nil, envelope.ReplaceNextSteps(envelope.Wrap(envelope.AccessDenied, err),
@@ -159,34 +193,34 @@ func (h *handlers) query(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallT
 		// keeps its message readable.
 		return nil, err
 	}
-	return jsonResult(p)
+	return p, nil
 }
 
 func authenticateTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolAuthenticate,
-		mcp.WithDescription("Log in to the shop with a username and API key and get a session_token, valid for 30 minutes. "+
-			"Call this before shop_sales_report, and again whenever a tool reports authentication_failed."),
+		mcp.WithDescription(descAuthenticate),
 		validate.InputSchema[AuthenticateArgs](validate.WithValidator(v)),
 	)
 }
 
 func (h *handlers) authenticate(_ context.Context, _ mcp.CallToolRequest, args AuthenticateArgs) (*mcp.CallToolResult, error) {
+	return jsonResult(h.authenticateOutput(args))
+}
+
+func (h *handlers) authenticateOutput(args AuthenticateArgs) (any, error) {
 	token, expires, err := h.sessions.login(args.Username, args.APIKey)
 	if err != nil {
 		return nil, err
 	}
-	return jsonResult(map[string]any{
+	return map[string]any{
 		"session_token": token,
 		"expires_at":    expires.UTC().Format(time.RFC3339),
-	})
+	}, nil
 }
 
 func salesReportTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolSalesReport,
-		mcp.WithDescription("Get one month's sales totals: orders, units, revenue and the best-selling product. "+
-			"Use this when the user asks how a month went. "+
-			"Needs a session_token from shop_authenticate for an account with the manager role. "+
-			"For other figures, use shop_query."),
+		mcp.WithDescription(descSalesReport),
 		validate.InputSchema[SalesReportArgs](validate.WithValidator(v)),
 		validate.OutputSchema[SalesReport](validate.WithValidator(v)),
 		mcp.WithReadOnlyHintAnnotation(true),
@@ -216,9 +250,7 @@ func (h *handlers) salesReport(ctx context.Context, _ mcp.CallToolRequest, args 
 // tightened by hand when mcpguard-audit pointed at it.)
 func storeHoursTool() mcp.Tool {
 	return mcp.NewTool(ToolStoreHours,
-		mcp.WithDescription("Get the shop's customer-service hours for a day of the week. "+
-			"Use this when the user asks when they can reach the shop or pick up an order. "+
-			"Then suggest shop_search if they want to browse products."),
+		mcp.WithDescription(descStoreHours),
 		mcp.WithString("day", mcp.Required(), mcp.Description("Day of the week, lower case."),
 			mcp.Enum("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")),
 		mcp.WithSchemaAdditionalProperties(false),
@@ -231,19 +263,29 @@ var hours = map[string]string{
 }
 
 func storeHours(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	day := strings.ToLower(req.GetString("day", ""))
+	text, ok := storeHoursText(req.GetString("day", ""))
+	if !ok {
+		return mcp.NewToolResultError(text), nil
+	}
+	return mcp.NewToolResultText(text), nil
+}
+
+// storeHoursText is the legacy tool's answer for day, and false with the
+// error text it answers for an unknown day.
+func storeHoursText(day string) (string, bool) {
+	day = strings.ToLower(day)
 	h, ok := hours[day]
 	if !ok {
-		return mcp.NewToolResultError("unknown day: use monday to sunday"), nil
+		return "unknown day: use monday to sunday", false
 	}
-	return mcp.NewToolResultText(day + ": " + h), nil
+	return day + ": " + h, true
 }
 
 // debugPanicTool exists only when the server is started with the panic
 // tool enabled, for fault-injection tests.
 func debugPanicTool() mcp.Tool {
 	return mcp.NewTool(ToolDebugPanic,
-		mcp.WithDescription("Test-only: panics, to show that a crash in a tool reaches the agent as an internal_error with an incident ID and nothing else."),
+		mcp.WithDescription(descDebugPanic),
 	)
 }
 
@@ -252,7 +294,13 @@ func debugPanicTool() mcp.Tool {
 const PanicSecret = "s3cr3t-db-pass"
 
 func debugPanic(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	panic(fmt.Sprintf("pool exhausted: postgres://shop:%s@db.internal:5432/shop at /srv/shop/pool.go:88", PanicSecret))
+	panic(panicValue())
+}
+
+// panicValue is what the panic tool panics with: a secret, a host and a
+// source path, none of which may reach a client.
+func panicValue() string {
+	return fmt.Sprintf("pool exhausted: postgres://shop:%s@db.internal:5432/shop at /srv/shop/pool.go:88", PanicSecret)
 }
 
 // or returns v, or def when the optional argument was omitted (zero).
@@ -264,7 +312,10 @@ func or[T comparable](v, def T) T {
 	return v
 }
 
-func jsonResult(v any) (*mcp.CallToolResult, error) {
+func jsonResult(v any, err error) (*mcp.CallToolResult, error) {
+	if err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func (r *HintRegistry) call(ctx context.Context, t *hintTool, method string, req
 		if !w.Pending() {
 			return res, nil
 		}
-		return r.failure(ctx, inner, t, req, out, w), nil
+		return r.failure(ctx, inner, req, out, w), nil
 	}
 	if !t.HasSuccessHints() {
 		return res, nil
@@ -129,16 +129,13 @@ func (r *HintRegistry) call(ctx context.Context, t *hintTool, method string, req
 // failure gives the tool's steps to an error result that no renderer
 // further in gave them to. inner is the context the next handler got,
 // which carries the tool's steps.
-func (r *HintRegistry) failure(ctx, inner context.Context, t *hintTool, req *mcp.CallToolRequest, res *mcp.CallToolResult, w *hints.Watch[*mcp.CallToolRequest, *mcp.CallToolResult]) *mcp.CallToolResult {
+func (r *HintRegistry) failure(ctx, inner context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult, w *hints.Watch[*mcp.CallToolRequest, *mcp.CallToolResult]) *mcp.CallToolResult {
 	f := frontFrom(ctx)
 	declares := f.declaresOutput(req.Params.Name)
-	if env, ok := renderedEnvelope(res); ok {
-		// Rendered by a layer that did not see this one's context.
-		merged := *env
-		if !t.Merge(ctx, req, &merged, f.r) {
-			return res
-		}
-		return f.result(&merged, handlerError(res.GetError()), res, declares)
+	if _, ours := renderedEnvelope(res); ours {
+		// Every renderer of this package renders under the context that
+		// carries the steps; one that did not ask for them had none to add.
+		return res
 	}
 	if err := res.GetError(); err != nil {
 		// A typed handler's error: the renderer further out classifies it
@@ -154,15 +151,6 @@ func (r *HintRegistry) failure(ctx, inner context.Context, t *hintTool, req *mcp
 	// it, under the context that carries this tool's steps.
 	env := f.r.Text(inner, callOf(req), textOf(res.Content))
 	return f.result(env, nil, res, declares)
-}
-
-// handlerError returns the handler's error that a rendered result's error
-// stands for.
-func handlerError(err error) error {
-	if m, ok := err.(*rendered); ok {
-		return m.err
-	}
-	return err
 }
 
 // success returns a copy of res with the tool's success steps, or res

@@ -1,0 +1,174 @@
+package gosdk
+
+import (
+	"context"
+	"maps"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/hints"
+)
+
+// HintRegistry holds the rules of a set of tools and the options they run
+// with. It is immutable and safe for concurrent use; one HintRegistry can
+// serve several servers.
+type HintRegistry struct {
+	c *hints.Registry[*mcp.CallToolRequest, *mcp.CallToolResult]
+}
+
+// NewHintRegistry returns a HintRegistry for rules. Several rules for the
+// same tool are merged, in order. It panics on a zero Rule.
+func NewHintRegistry(rules []Rule, opts ...HintOption) *HintRegistry {
+	return &HintRegistry{c: hints.NewRegistry(rules, request, opts...)}
+}
+
+// request rebuilds the go-sdk request of a call that another front's
+// renderer describes.
+func request(call core.Call) *mcp.CallToolRequest {
+	params := &mcp.CallToolParamsRaw{Name: call.Tool}
+	if raw, ok := call.Args.([]byte); ok {
+		params.Arguments = raw
+	}
+	return &mcp.CallToolRequest{Params: params}
+}
+
+// Rules returns a copy of the registry's rules.
+func (r *HintRegistry) Rules() []Rule { return r.c.Rules() }
+
+// Hints returns the hints layer for rules with the default options, to
+// add with the server's AddReceivingMiddleware next to [Middleware]:
+//
+//	s.AddReceivingMiddleware(gosdk.Middleware(), gosdk.Hints(
+//		gosdk.For("shop_order",
+//			gosdk.OnErrorIs(ErrSessionExpired, gosdk.Call("shop_authenticate", "with your API key, then retry")),
+//			gosdk.OnError(gosdk.NotFound, gosdk.Call("shop_search", "to find the order's ID")),
+//			gosdk.OnSuccess(gosdk.Call("shop_track", "to follow the delivery")),
+//		),
+//	))
+//
+// See [HintRegistry.Middleware].
+func Hints(rules ...Rule) mcp.Middleware { return NewHintRegistry(rules).Middleware() }
+
+// Middleware returns the hints layer: for tools/call of a tool with a
+// rule, it puts the tool's steps first in the envelope of a failure and
+// adds them to a success; every other call and method passes through
+// untouched, without allocating. It works on either side of [Middleware]
+// (go-sdk runs the middleware added last, or first in one call, outermost):
+//
+//   - outside it (Middleware then Hints, in one AddReceivingMiddleware
+//     call, is Middleware outermost; add Hints in a later call to put it
+//     outside), the context passed on carries the tool's steps, and
+//     whichever layer renders the failure further in (Middleware, the
+//     validation of [AddTool]) puts them first in its envelope;
+//   - inside it, a handler's Go error (a low-level handler's (nil, err), a
+//     typed handler's returned error, which go-sdk keeps with SetError)
+//     goes on carrying the steps, and Middleware puts them first once it
+//     has classified the error; a result the handler built from text is
+//     rendered here, with Middleware's renderer, as Middleware would;
+//   - a successful result is copied, with the steps as a last text item and
+//     under [NextStepsMetaKey] in _meta; its structured content is left as
+//     it is.
+//
+// Without Middleware, a Go error passes on as go-sdk answers it, with no
+// envelope to carry steps: keep Middleware in the chain.
+func (r *HintRegistry) Middleware() mcp.Middleware {
+	if r.c.Empty() {
+		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || call == nil || call.Params == nil {
+				return next(ctx, method, req)
+			}
+			t := r.c.Lookup(call.Params.Name)
+			if t == nil {
+				return next(ctx, method, req)
+			}
+			return r.call(ctx, t, method, call, next)
+		}
+	}
+}
+
+type hintTool = hints.Tool[*mcp.CallToolRequest, *mcp.CallToolResult]
+
+func (r *HintRegistry) call(ctx context.Context, t *hintTool, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	inner, w := t.Watch(ctx)
+	res, err := next(inner, method, req)
+	if err != nil {
+		if _, protocol := core.As[*jsonrpc.Error](err); protocol {
+			return res, err // an unknown tool, bad params: no envelope
+		}
+		// A renderer further out classifies err and then asks for the
+		// steps, so code-keyed hints see the code its mappings give.
+		return res, w.Attach(err)
+	}
+	// A low-level handler's (nil, err) arrives as a typed-nil result,
+	// whose GetError would panic.
+	out, ok := res.(*mcp.CallToolResult)
+	if !ok || out == nil || out.NeedsInput() {
+		return res, nil
+	}
+	if out.IsError {
+		if !w.Pending() {
+			return res, nil
+		}
+		return r.failure(ctx, inner, req, out, w), nil
+	}
+	if !t.HasSuccessHints() {
+		return res, nil
+	}
+	return r.success(ctx, t, req, out), nil
+}
+
+// failure gives the tool's steps to an error result that no renderer
+// further in gave them to. inner is the context the next handler got,
+// which carries the tool's steps.
+func (r *HintRegistry) failure(ctx, inner context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult, w *hints.Watch[*mcp.CallToolRequest, *mcp.CallToolResult]) *mcp.CallToolResult {
+	f := frontFrom(ctx)
+	declares := f.declaresOutput(req.Params.Name)
+	if _, ours := renderedEnvelope(res); ours {
+		// Every renderer of this package renders under the context that
+		// carries the steps; one that did not ask for them had none to add.
+		return res
+	}
+	if err := res.GetError(); err != nil {
+		// A typed handler's error: the renderer further out classifies it
+		// (its sentinels, go-sdk's own errors) and asks for the steps.
+		out := *res
+		out.SetError(w.Attach(err))
+		return &out
+	}
+	if !f.r.Normalizes() {
+		return res
+	}
+	// A result the handler built from text: rendered as Middleware renders
+	// it, under the context that carries this tool's steps.
+	env := f.r.Text(inner, callOf(req), textOf(res.Content))
+	return f.result(env, nil, res, declares)
+}
+
+// success returns a copy of res with the tool's success steps, or res
+// itself when there are none.
+func (r *HintRegistry) success(ctx context.Context, t *hintTool, req *mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
+	steps, text := t.Success(ctx, req, res)
+	if len(steps) == 0 {
+		return res
+	}
+	out := *res
+	if r.c.SuccessText() {
+		content := make([]mcp.Content, 0, len(res.Content)+1)
+		content = append(content, res.Content...)
+		out.Content = append(content, &mcp.TextContent{Text: text})
+	}
+	meta := make(mcp.Meta, len(res.Meta)+1)
+	maps.Copy(meta, res.Meta)
+	meta[NextStepsMetaKey] = hints.MetaSteps(steps, res.Meta[NextStepsMetaKey])
+	out.Meta = meta
+	return &out
+}

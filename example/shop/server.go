@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	corehints "github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/middleware"
@@ -150,44 +151,62 @@ func NewServer(store *Store, opts ...Option) *server.MCPServer {
 // Hints returns the shop's next steps, per tool. They name tools with
 // hints.Call, so a test can prove every tool they name exists.
 func Hints() []hints.Rule {
-	return []hints.Rule{
-		hints.For(ToolSearch,
-			hints.OnSuccessFunc(func(_ context.Context, _ mcp.CallToolRequest, res *mcp.CallToolResult) []hints.Step {
+	return rules[mcp.CallToolRequest](func(res *mcp.CallToolResult) string {
+		if res == nil || len(res.Content) == 0 {
+			return ""
+		}
+		t, _ := mcp.AsTextContent(res.Content[0])
+		if t == nil {
+			return ""
+		}
+		return t.Text
+	})
+}
+
+// rules are the shop's hints, written once for both SDKs: Req and Res are
+// the SDK's request and result types, and text reads a result's first text
+// item. The mcp-go server uses them as []hints.Rule, the go-sdk server as
+// []gosdk.Rule: the same types of core/hints, instantiated.
+func rules[Req, Res any](text func(Res) string) []corehints.Rule[Req, Res] {
+	decode := func(res Res, v any) bool { return json.Unmarshal([]byte(text(res)), v) == nil }
+	return []corehints.Rule[Req, Res]{
+		corehints.For(ToolSearch,
+			corehints.OnSuccessFunc(func(_ context.Context, _ Req, res Res) []corehints.Step {
 				var out struct {
 					Count int `json:"count"`
 				}
-				if decodeText(res, &out) && out.Count == 0 {
-					return []hints.Step{
-						hints.Call(ToolSearch, "again with fewer words, without category, or a higher max_price_cents"),
-						hints.Call(ToolQuery, "for questions a text search cannot answer"),
+				if decode(res, &out) && out.Count == 0 {
+					return []corehints.Step{
+						corehints.Call(ToolSearch, "again with fewer words, without category, or a higher max_price_cents"),
+						corehints.Call(ToolQuery, "for questions a text search cannot answer"),
 					}
 				}
-				return []hints.Step{hints.Call(ToolGetProduct, "with one of these IDs for its full record and stock")}
+				return []corehints.Step{corehints.Call(ToolGetProduct, "with one of these IDs for its full record and stock")}
 			}),
 		),
-		hints.For(ToolGetProduct,
-			hints.OnError(envelope.NotFound, hints.Call(ToolSearch, "to find the product's current ID, then call shop_get_product with it")),
-			hints.OnSuccess(hints.Call(ToolSearch, "with this product's category to suggest alternatives if it is sold out")),
+		corehints.For(ToolGetProduct,
+			corehints.OnError[Req, Res](envelope.NotFound, corehints.Call(ToolSearch, "to find the product's current ID, then call shop_get_product with it")),
+			corehints.OnSuccess[Req, Res](corehints.Call(ToolSearch, "with this product's category to suggest alternatives if it is sold out")),
 		),
-		hints.For(ToolQuery,
-			hints.OnError(envelope.ExecutionFailed, hints.Call(ToolGetSchema, "to check table and column names, then fix the SQL")),
+		corehints.For(ToolQuery,
+			corehints.OnError[Req, Res](envelope.ExecutionFailed, corehints.Call(ToolGetSchema, "to check table and column names, then fix the SQL")),
 			// The seed's three-way pattern: what to do next depends on
 			// what the query returned.
-			hints.OnSuccessFunc(func(_ context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) []hints.Step {
+			corehints.OnSuccessFunc(func(_ context.Context, _ Req, res Res) []corehints.Step {
 				var p Page
-				if !decodeText(res, &p) {
+				if !decode(res, &p) {
 					return nil
 				}
 				return QueryNextSteps(p)
 			}),
 		),
-		hints.For(ToolSalesReport,
-			hints.OnErrorIs(ErrSessionExpired, hints.Call(ToolAuthenticate, "with your username and API key to get a new session_token, then retry")),
-			hints.OnErrorIs(ErrNotManager, hints.Text("Ask the user to sign in with a manager account; a clerk's session cannot see sales.")),
+		corehints.For(ToolSalesReport,
+			corehints.OnErrorIs[Req, Res](ErrSessionExpired, corehints.Call(ToolAuthenticate, "with your username and API key to get a new session_token, then retry")),
+			corehints.OnErrorIs[Req, Res](ErrNotManager, corehints.Text("Ask the user to sign in with a manager account; a clerk's session cannot see sales.")),
 		),
-		hints.For(ToolAuthenticate,
-			hints.OnError(envelope.AuthenticationFailed, hints.Text("Ask the user for the correct username and API key; do not guess them.")),
-			hints.OnSuccess(hints.Call(ToolSalesReport, "with this session_token")),
+		corehints.For(ToolAuthenticate,
+			corehints.OnError[Req, Res](envelope.AuthenticationFailed, corehints.Text("Ask the user for the correct username and API key; do not guess them.")),
+			corehints.OnSuccess[Req, Res](corehints.Call(ToolSalesReport, "with this session_token")),
 		),
 	}
 }
@@ -210,12 +229,4 @@ func QueryNextSteps(p Page) []hints.Step {
 			hints.Text("These are all the rows. Ask a follow-up question to drill into a row, or summarise them for the user."),
 		}
 	}
-}
-
-func decodeText(res *mcp.CallToolResult, v any) bool {
-	if res == nil || len(res.Content) == 0 {
-		return false
-	}
-	t, ok := mcp.AsTextContent(res.Content[0])
-	return ok && json.Unmarshal([]byte(t.Text), v) == nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/validate"
@@ -125,32 +124,3 @@ func field(t *testing.T, env *envelope.Envelope, path string) envelope.FieldErro
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
-// compile compiles a derived schema with santhosh-tekuri/jsonschema/v6,
-// what mcp-go's WithInputSchemaValidation uses.
-func compile(t *testing.T, raw json.RawMessage) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("mem:///schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("mem:///schema.json")
-	if err != nil {
-		t.Fatalf("schema does not compile: %v\n%s", err, raw)
-	}
-	return s
-}
-
-// schemaValid reports whether the compiled schema accepts doc.
-func schemaValid(t *testing.T, schema *jsonschema.Schema, doc string) bool {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return schema.Validate(inst) == nil
-}

@@ -20,7 +20,9 @@ import (
 	"github.com/mcpguard/mcpguard/core/validate"
 )
 
-// The differential test: the derived schema, compiled by
+// The differential test (SDK-free: it drives core/validate's Binder, but
+// lives in this module so that the core's go.mod carries no JSON Schema
+// validator for a test): the derived schema, compiled by
 // santhosh-tekuri/jsonschema/v6 (what mcp-go's WithInputSchemaValidation
 // uses), and Binder[T] (what validate.Args and gosdk.AddTool bind
 // with; "Args" below) must agree on every argument object, valid or not,

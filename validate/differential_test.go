@@ -14,17 +14,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/validate"
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/validate"
 )
 
-// The differential test: the derived schema, compiled by
+// The differential test (SDK-free: it drives core/validate's Binder, but
+// lives in this module so that the core's go.mod carries no JSON Schema
+// validator for a test): the derived schema, compiled by
 // santhosh-tekuri/jsonschema/v6 (what mcp-go's WithInputSchemaValidation
-// uses), and Args[T] must agree on every argument object, valid or not,
-// with the two deliberate differences the package doc states:
+// uses), and Binder[T] (what validate.Args and gosdk.AddTool bind
+// with; "Args" below) must agree on every argument object, valid or not,
+// with the two deliberate differences the mcp-go front's package doc
+// states:
 //
 //   - every object the schema accepts, Args accepts, except one holding a
 //     number that the field's 64-bit Go type cannot hold (the schema
@@ -176,20 +179,16 @@ func TestDifferentialSchemaVersusArgs(t *testing.T) {
 
 func differential[T any](t *testing.T, base string) {
 	schema := compile(t, validate.Schema[T]())
-	h := validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a T) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("ok"), nil
-	})
+	b := validate.NewBinder[T]()
+	r := envelope.NewRenderer()
 	argsVerdict := func(doc string) (bool, *envelope.Envelope, string) {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "t"
-		req.Params.RawArguments = json.RawMessage(doc)
-		res, err := h(context.Background(), req)
-		if err != nil || res == nil {
-			t.Fatalf("%s: %v %v", doc, res, err)
+		args, err := b.Bind(context.Background(), "t", json.RawMessage(doc), nil)
+		if err != nil {
+			env := r.Error(context.Background(), envelope.Call{Tool: "t", Args: json.RawMessage(doc)}, err)
+			return false, env, string(env.Marshal())
 		}
-		if res.IsError {
-			env, _ := envelope.FromResult(res)
-			return false, env, res.Content[0].(mcp.TextContent).Text
+		if args == nil {
+			t.Fatalf("%s: neither arguments nor an error", doc)
 		}
 		return true, nil, ""
 	}

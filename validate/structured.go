@@ -2,14 +2,13 @@ package validate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	core "github.com/mcpguard/mcpguard/core/validate"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -29,22 +28,11 @@ import (
 // Out must be a struct or a pointer to one; it panics otherwise, or on
 // tags that cannot work, when the option is built.
 func OutputSchema[Out any](opts ...Option) mcp.ToolOption {
-	o := evaluate(opts)
-	p := outputPlanFor(reflect.TypeFor[Out](), o.validator)
+	out := core.NewOutput[Out](opts...)
 	return func(t *mcp.Tool) {
-		if !p.fresh() {
-			p = outputPlanFor(reflect.TypeFor[Out](), o.validator)
-		}
 		t.OutputSchema = mcp.ToolOutputSchema{}
-		t.RawOutputSchema = slices.Clone(p.schema)
+		t.RawOutputSchema = slices.Clone(out.Schema())
 	}
-}
-
-// OutputSchemaOf returns the JSON Schema derived from Out's tags: the
-// outputSchema [OutputSchema] advertises. The returned bytes are a copy.
-func OutputSchemaOf[Out any](opts ...Option) json.RawMessage {
-	o := evaluate(opts)
-	return slices.Clone(outputPlanFor(reflect.TypeFor[Out](), o.validator).schema)
 }
 
 // StructuredHandler adapts a typed handler with a typed result to mcp-go,
@@ -68,7 +56,7 @@ func StructuredHandler[In, Out any](fn func(ctx context.Context, req mcp.CallToo
 		panic("validate: StructuredHandler(nil)")
 	}
 	b := newBinder[In](opts)
-	out := outputPlanFor(reflect.TypeFor[Out](), b.o.validator)
+	out := core.NewOutput[Out](opts...)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, ok := ctx.Value(ctxKey[In]{}).(*In)
 		if !ok || args == nil {
@@ -81,32 +69,12 @@ func StructuredHandler[In, Out any](fn func(ctx context.Context, req mcp.CallToo
 		if err != nil {
 			return nil, err
 		}
-		text, err := checkOutput(ctx, out, v)
+		text, err := out.Check(ctx, v)
 		if err != nil {
 			return envelope.ErrorResult(ctx, req,
 				envelope.Wrap(envelope.InternalError, fmt.Errorf("validate: the result of %s does not match its outputSchema: %w", req.Params.Name, err)),
-				b.o.envelope...), nil
+				b.c.EnvelopeOptions()...), nil
 		}
-		return mcp.NewToolResultStructured(v, text), nil
+		return mcp.NewToolResultStructured(v, string(text)), nil
 	}
-}
-
-// checkOutput holds a result to its output schema and renders its JSON.
-func checkOutput(ctx context.Context, p *plan, v any) (string, error) {
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
-		return "", fmt.Errorf("the result is nil")
-	}
-	verr, panicked := validateStruct(ctx, p.v, v)
-	if panicked != nil {
-		return "", panicked
-	}
-	if verr != nil {
-		return "", verr
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
 }

@@ -45,8 +45,8 @@ func New(v *validator.Validate) *Validator {
 
 var defaultValidator = New(nil)
 
-// Default returns the shared Validator that [Args], [Handler] and
-// [InputSchema] use unless given [WithValidator].
+// Default returns the shared Validator that binders, outputs and schemas
+// use unless given [WithValidator].
 func Default() *Validator { return defaultValidator }
 
 // Engine returns the wrapped *validator.Validate, for registering custom

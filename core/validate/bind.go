@@ -11,19 +11,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
-// rawArguments returns the call's arguments as JSON text. Missing or null
-// arguments are an empty object, as for a tool that takes none.
-func rawArguments(req mcp.CallToolRequest) ([]byte, error) {
-	if len(req.Params.RawArguments) > 0 {
-		return req.Params.RawArguments, nil
-	}
-	switch a := req.Params.Arguments.(type) {
+// rawArguments returns a call's arguments as JSON text: json.RawMessage
+// or []byte as they are (what both SDKs receive), any other value as
+// encoding/json writes it. Missing or null arguments are an empty object,
+// as for a tool that takes none.
+func rawArguments(args any) ([]byte, error) {
+	switch a := args.(type) {
 	case nil:
 		return nil, nil
 	case json.RawMessage:

@@ -3,10 +3,11 @@ package validate
 import (
 	"log/slog"
 
-	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/core/envelope"
 )
 
-// Option configures [Args], [Handler] and [InputSchema].
+// Option configures a [Binder], an [Output] and the schemas derived for
+// them.
 type Option func(*options)
 
 type options struct {
@@ -73,9 +74,11 @@ func WithMaxBytes(n int) Option {
 	return func(o *options) { o.maxBytes = n }
 }
 
-// WithEnvelopeOptions renders validation failures with these envelope
-// options, e.g. a custom redactor or next steps for validation errors, so
-// that they match the envelope layer's configuration.
+// WithEnvelopeOptions asks the front to render validation failures with
+// these envelope options, e.g. a custom redactor or next steps for
+// validation errors, so that they match the envelope layer's
+// configuration ([Binder.EnvelopeOptions]). The core renders nothing
+// itself.
 func WithEnvelopeOptions(opts ...envelope.Option) Option {
 	return func(o *options) { o.envelope = append(o.envelope, opts...) }
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-playground/validator/v10"
 
-	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 // fieldErrors turns validator/v10's errors into field errors an agent can

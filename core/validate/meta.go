@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 // kind is the JSON shape a Go type binds from.

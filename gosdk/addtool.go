@@ -1,0 +1,96 @@
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/validate"
+)
+
+// AddTool adds a tool with a typed handler to s, as go-sdk's mcp.AddTool
+// does, with mcpguard's argument validation in place of go-sdk's:
+//
+//   - the input schema, unless t has one, is derived from In's json,
+//     jsonschema and validate tags: required members, enum, bounds,
+//     lengths, patterns, additionalProperties: false. It is the identical
+//     JSON the mcp-go front's validate.InputSchema advertises for the same
+//     struct, where go-sdk's inference reads only descriptions;
+//   - the arguments are bound into In and checked against the same tags
+//     before h runs. Invalid arguments are answered with a validation_error
+//     envelope listing every violation under "fields", by JSON path, as on
+//     mcp-go, never with go-sdk's `validating "arguments": …` text;
+//   - an error h returns is rendered as an envelope by the renderer of the
+//     [Middleware] serving the call (or a default one), classified by its
+//     whole chain, so gosdk.ErrNotFound stays not_found; GetError on the
+//     result still returns h's error. A *jsonrpc.Error stays a protocol
+//     error, as with mcp.AddTool;
+//   - on success, as with mcp.AddTool, Out goes out as structuredContent,
+//     and as its JSON text when h set no content. The output schema, unless
+//     t has one, is go-sdk's own inference from Out, or the one derived from
+//     Out's tags when its validate tags say more than its types (enum,
+//     bounds, patterns); then a result that breaks them is never sent, and
+//     the call fails with an internal_error envelope instead.
+//
+// In must be a struct. AddTool panics, as mcp.AddTool does, when the tool
+// or the types cannot work (In not a struct, tags validator/v10 does not
+// know), so that misconfiguration fails at start-up.
+func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	tt, th, err := toolFor(t, h)
+	if err != nil {
+		panic(fmt.Sprintf("gosdk.AddTool: tool %q: %v", t.Name, err))
+	}
+	s.AddTool(tt, th)
+}
+
+// toolFor returns the tool with its schemas set and the low-level handler
+// that binds, validates and renders.
+func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, error) {
+	if h == nil {
+		return nil, nil, errors.New("nil handler")
+	}
+	if k := reflect.TypeFor[In]().Kind(); k != reflect.Struct {
+		return nil, nil, fmt.Errorf("the arguments type %s is a %s, not a struct", reflect.TypeFor[In](), k)
+	}
+	b := validate.NewBinder[In]()
+	tt := *t
+	if tt.InputSchema == nil {
+		tt.InputSchema = json.RawMessage(validate.Schema[In]())
+	}
+	out, err := outputFor[Out](&tt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("output schema: %w", err)
+	}
+	declares := tt.OutputSchema != nil
+	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := b.Bind(ctx, req.Params.Name, req.Params.Arguments, rendererFrom(ctx).Redactor())
+		if err != nil {
+			return renderError(ctx, req, err, declares), nil
+		}
+		res, v, err := h(ctx, req, *in)
+		if err != nil {
+			if wire, ok := err.(*jsonrpc.Error); ok {
+				return nil, wire
+			}
+			return renderError(ctx, req, err, declares), nil
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		if res.InputRequests != nil {
+			return res, nil
+		}
+		if err := out.set(ctx, res, v); err != nil {
+			err = core.Wrap(core.InternalError, fmt.Errorf("gosdk: the result of %s does not match its outputSchema: %w", req.Params.Name, err))
+			return renderError(ctx, req, err, declares), nil
+		}
+		return res, nil
+	}
+	return &tt, th, nil
+}

@@ -53,7 +53,7 @@ func BenchmarkAddTool(b *testing.B) {
 		{"go-sdk", func(s *mcp.Server) { mcp.AddTool(s, &mcp.Tool{Name: "order"}, placeOrder) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			s := newServer()
+			s := newPlainServer()
 			bc.add(s)
 			cs := connect(b, s)
 			ctx := context.Background()

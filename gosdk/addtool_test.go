@@ -58,25 +58,7 @@ func golden(t *testing.T, name string) []byte {
 	return bytes.TrimSpace(b)
 }
 
-// connect serves s over go-sdk's in-memory transport and returns a go-sdk
-// client session on it.
-func connect(t testing.TB, s *mcp.Server) *mcp.ClientSession {
-	t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	return cs
-}
-
-func newServer() *mcp.Server {
+func newPlainServer() *mcp.Server {
 	return mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
 }
 
@@ -136,7 +118,7 @@ func tools(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
 // golden file the mcp-go front's test holds validate.InputSchema to.
 func TestAddToolAdvertisesTheCoresInputSchema(t *testing.T) {
 	t.Parallel()
-	s := newServer()
+	s := newPlainServer()
 	gosdk.AddTool(s, &mcp.Tool{Name: "search"}, searchHandler)
 	got := canonical(t, tools(t, connect(t, s))["search"].InputSchema)
 	if want := canonical(t, json.RawMessage(golden(t, "search.schema.json"))); got != want {
@@ -153,7 +135,7 @@ func TestAddToolAdvertisesTheCoresInputSchema(t *testing.T) {
 func TestAddToolInvalidArgumentsGetTheValidationEnvelope(t *testing.T) {
 	t.Parallel()
 	ran := false
-	s := newServer()
+	s := newPlainServer()
 	gosdk.AddTool(s, &mcp.Tool{Name: "search"}, func(ctx context.Context, req *mcp.CallToolRequest, in frontsArgs) (*mcp.CallToolResult, hits, error) {
 		ran = true
 		return searchHandler(ctx, req, in)
@@ -176,7 +158,7 @@ func TestAddToolInvalidArgumentsGetTheValidationEnvelope(t *testing.T) {
 // Each way arguments can be wrong is a validation_error with fields.
 func TestAddToolRefusesWhatGoSDKWouldLetThrough(t *testing.T) {
 	t.Parallel()
-	s := newServer()
+	s := newPlainServer()
 	gosdk.AddTool(s, &mcp.Tool{Name: "search"}, searchHandler)
 	cs := connect(t, s)
 	for args, field := range map[string]string{
@@ -215,7 +197,7 @@ func TestAddToolHandlerErrorKeepsItsSentinels(t *testing.T) {
 	t.Parallel()
 	errMissing := fmt.Errorf("sku SKU-9 is not in the catalogue: %w", gosdk.ErrNotFound)
 	var seen error
-	s := newServer()
+	s := newPlainServer()
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -246,7 +228,7 @@ func TestAddToolHandlerErrorKeepsItsSentinels(t *testing.T) {
 // A *jsonrpc.Error stays a protocol error, as with mcp.AddTool.
 func TestAddToolJSONRPCErrorStaysAProtocolError(t *testing.T) {
 	t.Parallel()
-	s := newServer()
+	s := newPlainServer()
 	gosdk.AddTool(s, &mcp.Tool{Name: "search"}, func(context.Context, *mcp.CallToolRequest, frontsArgs) (*mcp.CallToolResult, hits, error) {
 		return nil, hits{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no such page"}
 	})
@@ -260,7 +242,7 @@ func TestAddToolJSONRPCErrorStaysAProtocolError(t *testing.T) {
 // exactly what go-sdk's own mcp.AddTool sends for the same handler.
 func TestAddToolSuccessMatchesGoSDK(t *testing.T) {
 	t.Parallel()
-	s := newServer()
+	s := newPlainServer()
 	gosdk.AddTool(s, &mcp.Tool{Name: "ours"}, searchHandler)
 	mcp.AddTool(s, &mcp.Tool{Name: "theirs"}, searchHandler)
 	withText := func(_ context.Context, _ *mcp.CallToolRequest, in frontsArgs) (*mcp.CallToolResult, *hits, error) {
@@ -287,7 +269,7 @@ func TestAddToolSuccessMatchesGoSDK(t *testing.T) {
 // them, and a result that breaks them is never sent.
 func TestAddToolTaggedOutputIsCheckedBeforeItIsSent(t *testing.T) {
 	t.Parallel()
-	s := newServer()
+	s := newPlainServer()
 	gosdk.AddTool(s, &mcp.Tool{Name: "price"}, func(_ context.Context, _ *mcp.CallToolRequest, in frontsArgs) (*mcp.CallToolResult, price, error) {
 		if in.Query == "yen" {
 			return nil, price{SKU: "SKU-1", Cents: 100, Currency: "JPY"}, nil
@@ -319,7 +301,7 @@ func TestAddToolPanicsOnArgumentsThatAreNotAStruct(t *testing.T) {
 			t.Errorf("recover() = %v", r)
 		}
 	}()
-	gosdk.AddTool(newServer(), &mcp.Tool{Name: "m"}, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+	gosdk.AddTool(newPlainServer(), &mcp.Tool{Name: "m"}, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
 		return nil, nil, nil
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/go-playground/validator/v10"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,11 +39,16 @@ import (
 //     bounds, patterns); then a result that breaks them is never sent, and
 //     the call fails with an internal_error envelope instead.
 //
+// Options configure the validation: [WithValidator] for a validator with
+// custom patterns or tags (the same *Validator an mcp-go front's
+// validate.WithValidator takes), [WithCoercion] to accept numbers and
+// booleans sent as strings.
+//
 // In must be a struct. AddTool panics, as mcp.AddTool does, when the tool
 // or the types cannot work (In not a struct, tags validator/v10 does not
 // know), so that misconfiguration fails at start-up.
-func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	tt, th, err := toolFor(t, h)
+func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts ...ToolOption) {
+	tt, th, err := toolFor(t, h, opts)
 	if err != nil {
 		panic(fmt.Sprintf("gosdk.AddTool: tool %q: %v", t.Name, err))
 	}
@@ -51,19 +57,19 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 
 // toolFor returns the tool with its schemas set and the low-level handler
 // that binds, validates and renders.
-func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, error) {
+func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []ToolOption) (*mcp.Tool, mcp.ToolHandler, error) {
 	if h == nil {
 		return nil, nil, errors.New("nil handler")
 	}
 	if k := reflect.TypeFor[In]().Kind(); k != reflect.Struct {
 		return nil, nil, fmt.Errorf("the arguments type %s is a %s, not a struct", reflect.TypeFor[In](), k)
 	}
-	b := validate.NewBinder[In]()
+	b := validate.NewBinder[In](opts...)
 	tt := *t
 	if tt.InputSchema == nil {
-		tt.InputSchema = json.RawMessage(validate.Schema[In]())
+		tt.InputSchema = json.RawMessage(validate.Schema[In](opts...))
 	}
-	out, err := outputFor[Out](&tt)
+	out, err := outputFor[Out](&tt, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("output schema: %w", err)
 	}
@@ -94,3 +100,22 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool
 	}
 	return &tt, th, nil
 }
+
+// ToolOption configures [AddTool]'s validation. It is core/validate's
+// option type, shared with the mcp-go front's validate package.
+type ToolOption = validate.Option
+
+// Validator wraps a validator/v10 instance with named patterns; it is the
+// type the mcp-go front's validate.Validator names too.
+type Validator = validate.Validator
+
+// NewValidator returns a Validator over v (a fresh validator/v10 instance
+// when v is nil), for custom tags and [Validator.RegisterPattern].
+func NewValidator(v *validator.Validate) *Validator { return validate.New(v) }
+
+// WithValidator validates with v instead of the shared default.
+func WithValidator(v *Validator) ToolOption { return validate.WithValidator(v) }
+
+// WithCoercion accepts numbers and booleans sent as JSON strings ("10",
+// "true") for members whose type is a number or a boolean.
+func WithCoercion() ToolOption { return validate.WithCoercion() }

@@ -30,7 +30,7 @@ type output[Out any] struct {
 
 // outputFor sets t's output schema, unless it has one, and returns how
 // results are checked against it.
-func outputFor[Out any](t *mcp.Tool) (*output[Out], error) {
+func outputFor[Out any](t *mcp.Tool, opts []ToolOption) (*output[Out], error) {
 	o := &output[Out]{}
 	rt := reflect.TypeFor[Out]()
 	if t.OutputSchema != nil {
@@ -48,9 +48,9 @@ func outputFor[Out any](t *mcp.Tool) (*output[Out], error) {
 		o.elem = rt
 	}
 	if rt.Kind() == reflect.Struct {
-		if c := validate.NewOutput[Out](); c.Constrained() {
+		if c := validate.NewOutput[Out](opts...); c.Constrained() {
 			o.core = c
-			t.OutputSchema = json.RawMessage(validate.OutputSchemaOf[Out]())
+			t.OutputSchema = json.RawMessage(validate.OutputSchemaOf[Out](opts...))
 			return o, nil
 		}
 	}

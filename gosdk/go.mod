@@ -4,12 +4,12 @@ go 1.25.5
 
 require (
 	github.com/mcpguard/mcpguard/core v0.0.0
+	github.com/mcpguard/mcpguard/internal v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
-	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

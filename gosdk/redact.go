@@ -99,10 +99,8 @@ func (w walker) content(c mcp.Content) (mcp.Content, bool) {
 		if v != nil {
 			return w.embedded(v)
 		}
-	case *mcp.ToolUseContent, *mcp.ToolResultContent:
-		return w.other(c)
 	case nil:
-	default:
+	default: // sampling's tool use and tool result items, later kinds
 		return w.other(c)
 	}
 	return c, false

@@ -1,4 +1,69 @@
 // Package gosdk gives servers built on the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk) the guarantees mcpguard gives
 // mcp-go servers, with the same envelope on the wire, byte for byte.
+//
+// # What it guarantees
+//
+// [Middleware] is the recommended chain as one go-sdk receiving
+// middleware. For tools/call:
+//
+//   - A panic in the handler, or in a middleware inside this one, becomes
+//     an internal_error envelope with a fresh incident ID; the value and
+//     the stack go to the log only, and the process keeps serving. All
+//     seven kinds are handled: strings, errors, custom types, panic(nil),
+//     nil-map writes, index out of range, nil dereferences.
+//   - A low-level handler's (nil, err), which bare go-sdk sends as a
+//     JSON-RPC error with code 0 and the raw message, becomes an envelope:
+//     classified, redacted, with next steps.
+//   - A typed handler's error (mcp.AddTool), which go-sdk packs into an
+//     isError result with its raw text, is classified from the error
+//     itself (CallToolResult.GetError), so sentinels and codes count:
+//     fmt.Errorf("…: %w", gosdk.ErrNotFound) is not_found. go-sdk's own
+//     "validating \"arguments\"" failures are validation_error.
+//   - An error result a handler built itself is rewritten as an envelope
+//     (unless [WithoutNormalization]); a nil result is an internal_error.
+//   - Every error result is redacted in every position that carries text
+//     (text, resource links, embedded resources, _meta, structured
+//     content); image and audio data are left alone.
+//   - What GetError returns stays the handler's own error for middleware
+//     outside this one (tracing, metrics): errors.Is still finds its
+//     sentinels.
+//   - Unknown tools, and *jsonrpc.Error values a handler returns on
+//     purpose, stay JSON-RPC errors, as in the mcp-go chain (their
+//     message redacted). Malformed requests never reach any middleware:
+//     go-sdk answers them itself.
+//
+// Every other method passes through untouched, without allocating. A
+// successful tools/call costs one context value (the layers inside find the
+// chain's configuration in it) and nothing else.
+//
+// # Where it sits
+//
+// go-sdk applies receiving middleware so that the last added is the
+// outermost, and within one call AddReceivingMiddleware(m1, m2) makes m1
+// outer. Add gosdk.Middleware after your other middleware, so that it is
+// outside them:
+//
+//	server := mcp.NewServer(impl, nil)
+//	server.AddReceivingMiddleware(auth, rateLimit) // inside: covered
+//	server.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLogger(logger)))
+//
+// A middleware inside it that panics or returns an error for a tool call
+// still ends as an envelope. go-sdk v1.8.0 recovers panics nowhere: a panic
+// in a middleware added after gosdk.Middleware (outside it) ends the whole
+// process, and nothing this package does can prevent that. Keep only
+// middleware you trust not to panic outside it (tracing that must see the
+// final result is the usual case); a test in this module proves the
+// behaviour, so a go-sdk that starts recovering will be noticed.
+//
+// # Why
+//
+// On go-sdk the gaps mcpguard closes are wider than on mcp-go: a panic
+// kills the server, and a (nil, err) sends the raw error text, secrets
+// included, as a code-0 JSON-RPC error the agent cannot act on. The
+// classification, rendering and redaction are the SDK-neutral core's
+// (github.com/mcpguard/mcpguard/core), the same code the mcp-go front
+// uses; this package only reads and writes go-sdk's types. Test a server
+// with package gosdktest, which asserts on what a real go-sdk client
+// receives.
 package gosdk

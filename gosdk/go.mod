@@ -6,6 +6,7 @@ require (
 	github.com/go-playground/validator/v10 v10.30.4
 	github.com/google/jsonschema-go v0.4.3
 	github.com/mcpguard/mcpguard/core v0.0.0
+	github.com/mcpguard/mcpguard/internal v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -14,7 +15,6 @@ require (
 	github.com/go-playground/locales v0.14.1 // indirect
 	github.com/go-playground/universal-translator v0.18.1 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
-	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

@@ -1,11 +1,8 @@
 package middlewaretest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -13,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/leak"
+	"github.com/mcpguard/mcpguard/internal/wirecheck"
 )
 
 // Server is a real *server.MCPServer driven through HandleMessage, the
@@ -98,9 +95,7 @@ func (s *Server) CallTool(name string, args any) *Result {
 	if args != nil {
 		params["arguments"] = args
 	}
-	r := s.decode(name, s.send(params, "tools/call"))
-	r.sent = leak.NewSent(args)
-	return r
+	return s.decode(name, s.send(params, "tools/call"), args)
 }
 
 // ListTools returns the tools as tools/list sends them, with their input
@@ -144,9 +139,13 @@ func (s *Server) send(params any, method string) []byte {
 	return raw
 }
 
-func (s *Server) decode(tool string, raw []byte) *Result {
+func (s *Server) decode(tool string, raw []byte, args any) *Result {
 	s.tb.Helper()
-	r := &Result{tb: s.tb, Tool: tool, Raw: raw}
+	w, err := wirecheck.Decode(s.tb, tool, raw, args)
+	if err != nil {
+		s.tb.Fatalf("middlewaretest: %v", err)
+	}
+	r := &Result{tb: s.tb, w: w, Tool: tool, Raw: raw}
 	var resp struct {
 		Result json.RawMessage          `json:"result"`
 		Error  *mcp.JSONRPCErrorDetails `json:"error"`
@@ -163,7 +162,6 @@ func (s *Server) decode(tool string, raw []byte) *Result {
 		s.tb.Fatalf("middlewaretest: undecodable tool result %s: %v", resp.Result, err)
 	}
 	r.CallResult = res
-	r.rawResult = resp.Result
 	if env, ok := envelope.FromResult(res); ok {
 		r.Envelope = env
 	}
@@ -191,57 +189,23 @@ type Result struct {
 	// success or when the error result carries none.
 	Envelope *envelope.Envelope
 
-	rawResult json.RawMessage
-	sent      *leak.Sent // what the call's arguments held
+	w *wirecheck.Response // the SDK-free checks, shared with gosdktest
 }
 
 // IsError reports whether the result has isError: true.
 func (r *Result) IsError() bool { return r.CallResult != nil && r.CallResult.IsError }
 
 // Text returns the text content items of the result, joined by newlines.
-func (r *Result) Text() string {
-	if r.CallResult == nil {
-		return ""
-	}
-	var parts []string
-	for _, c := range r.CallResult.Content {
-		if t, ok := mcp.AsTextContent(c); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+func (r *Result) Text() string { return r.w.Text() }
 
 // StructuredContent returns the result's structuredContent as raw JSON, or
 // nil when the result has none.
-func (r *Result) StructuredContent() json.RawMessage {
-	var m struct {
-		SC json.RawMessage `json:"structuredContent"`
-	}
-	if len(r.rawResult) == 0 || json.Unmarshal(r.rawResult, &m) != nil || string(m.SC) == "null" {
-		return nil
-	}
-	return m.SC
-}
-
-func (r *Result) describe() string {
-	const max = 2000
-	s := string(r.Raw)
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
-}
+func (r *Result) StructuredContent() json.RawMessage { return r.w.StructuredContent() }
 
 // ExpectSuccess checks that the call succeeded: a result without isError.
 func (r *Result) ExpectSuccess() *Result {
 	r.tb.Helper()
-	switch {
-	case r.ProtocolError != nil:
-		r.tb.Errorf("%s: want success, got JSON-RPC error %d %q", r.Tool, r.ProtocolError.Code, r.ProtocolError.Message)
-	case r.IsError():
-		r.tb.Errorf("%s: want success, got isError result: %s", r.Tool, r.describe())
-	}
+	r.w.ExpectSuccess()
 	return r
 }
 
@@ -253,86 +217,8 @@ func (r *Result) ExpectSuccess() *Result {
 // structuredContent, when present, is the same envelope member by member.
 func (r *Result) ExpectError(code envelope.Code) *Result {
 	r.tb.Helper()
-	switch {
-	case r.ProtocolError != nil:
-		r.tb.Errorf("%s: want %s envelope, got JSON-RPC error %d %q", r.Tool, code, r.ProtocolError.Code, r.ProtocolError.Message)
-		return r
-	case !r.IsError():
-		r.tb.Errorf("%s: want %s envelope, got a successful result: %s", r.Tool, code, r.describe())
-		return r
-	case r.Envelope == nil:
-		r.tb.Errorf("%s: want %s envelope, got an isError result without one: %s", r.Tool, code, r.describe())
-		return r
-	}
-	text, ok := firstContentText(r.CallResult)
-	if !ok {
-		r.tb.Errorf("%s: the first content item is not the text envelope: %s", r.Tool, r.describe())
-		return r
-	}
-	env, err := decodeStrict([]byte(text))
-	if err != nil {
-		r.tb.Errorf("%s: text envelope: %v", r.Tool, err)
-		return r
-	}
-	if env.ErrorType != code {
-		r.tb.Errorf("%s: error_type = %q, want %q (message %q)", r.Tool, env.ErrorType, code, env.Message)
-	}
-	if env.Tool != r.Tool {
-		r.tb.Errorf("%s: envelope names tool %q", r.Tool, env.Tool)
-	}
-	if len(env.NextSteps) == 0 {
-		r.tb.Errorf("%s: envelope has no next_steps", r.Tool)
-	}
-	if sc := r.StructuredContent(); sc != nil {
-		sEnv, err := decodeStrict(sc)
-		if err != nil {
-			r.tb.Errorf("%s: structuredContent: %v", r.Tool, err)
-			return r
-		}
-		a, _ := json.Marshal(env)
-		b, _ := json.Marshal(sEnv)
-		if !bytes.Equal(a, b) {
-			r.tb.Errorf("%s: structuredContent differs from the text envelope:\n%s\n%s", r.Tool, b, a)
-		}
-	}
+	r.w.ExpectError(code)
 	return r
-}
-
-// decodeStrict decodes an envelope, refusing unknown members, a success
-// true, an unknown error_type and a missing next_steps array.
-func decodeStrict(b []byte) (*envelope.Envelope, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var e envelope.Envelope
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s is not a JSON object: %w", b, err)
-	}
-	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("%s does not decode strictly: %w", b, err)
-	}
-	switch {
-	case e.Success:
-		return nil, fmt.Errorf("%s has success true", b)
-	case !e.ErrorType.Valid():
-		return nil, fmt.Errorf("%s has an invalid error_type", b)
-	case raw["next_steps"] == nil || string(raw["next_steps"]) == "null":
-		return nil, fmt.Errorf("%s has no next_steps array", b)
-	case raw["success"] == nil || raw["retryable"] == nil || raw["message"] == nil:
-		return nil, fmt.Errorf("%s lacks a member every envelope carries", b)
-	}
-	return &e, nil
-}
-
-func firstContentText(res *mcp.CallToolResult) (string, bool) {
-	if res == nil || len(res.Content) == 0 {
-		return "", false
-	}
-	t, ok := mcp.AsTextContent(res.Content[0])
-	if !ok {
-		return "", false
-	}
-	return t.Text, true
 }
 
 // ExpectProtocolError checks that the server answered with a JSON-RPC error
@@ -340,22 +226,14 @@ func firstContentText(res *mcp.CallToolResult) (string, bool) {
 // request.
 func (r *Result) ExpectProtocolError(code int) *Result {
 	r.tb.Helper()
-	if r.ProtocolError == nil {
-		r.tb.Errorf("%s: want JSON-RPC error %d, got a result: %s", r.Tool, code, r.describe())
-	} else if r.ProtocolError.Code != code {
-		r.tb.Errorf("%s: JSON-RPC error code = %d, want %d", r.Tool, r.ProtocolError.Code, code)
-	}
+	r.w.ExpectProtocolError(code)
 	return r
 }
 
 // ExpectMessage checks that the envelope's message contains substr.
 func (r *Result) ExpectMessage(substr string) *Result {
 	r.tb.Helper()
-	if r.Envelope == nil {
-		r.tb.Errorf("%s: want a message containing %q, got no envelope: %s", r.Tool, substr, r.describe())
-	} else if !strings.Contains(r.Envelope.Message, substr) {
-		r.tb.Errorf("%s: message %q does not contain %q", r.Tool, r.Envelope.Message, substr)
-	}
+	r.w.ExpectMessage(substr)
 	return r
 }
 
@@ -364,19 +242,7 @@ func (r *Result) ExpectMessage(substr string) *Result {
 // success hints appear.
 func (r *Result) ExpectNextStep(substr string) *Result {
 	r.tb.Helper()
-	if r.Envelope != nil {
-		for _, s := range r.Envelope.NextSteps {
-			if strings.Contains(s, substr) {
-				return r
-			}
-		}
-		r.tb.Errorf("%s: no next step contains %q; next_steps = %q", r.Tool, substr, r.Envelope.NextSteps)
-		return r
-	}
-	if r.CallResult != nil && !r.IsError() && strings.Contains(r.Text(), substr) {
-		return r
-	}
-	r.tb.Errorf("%s: no next step contains %q: %s", r.Tool, substr, r.describe())
+	r.w.ExpectNextStep(substr)
 	return r
 }
 
@@ -384,32 +250,12 @@ func (r *Result) ExpectNextStep(substr string) *Result {
 // among its field errors. An empty rule matches any rule.
 func (r *Result) ExpectField(field, rule string) *Result {
 	r.tb.Helper()
-	if fe := r.Field(field); fe == nil {
-		var got []string
-		if r.Envelope != nil {
-			for _, f := range r.Envelope.Fields {
-				got = append(got, f.Field+":"+f.Rule)
-			}
-		}
-		r.tb.Errorf("%s: no field error for %q; fields = %q", r.Tool, field, got)
-	} else if rule != "" && fe.Rule != rule {
-		r.tb.Errorf("%s: field %q failed rule %q, want %q", r.Tool, field, fe.Rule, rule)
-	}
+	r.w.ExpectField(field, rule)
 	return r
 }
 
 // Field returns the envelope's field error for field, or nil.
-func (r *Result) Field(field string) *envelope.FieldError {
-	if r.Envelope == nil {
-		return nil
-	}
-	for i := range r.Envelope.Fields {
-		if r.Envelope.Fields[i].Field == field {
-			return &r.Envelope.Fields[i]
-		}
-	}
-	return nil
-}
+func (r *Result) Field(field string) *envelope.FieldError { return r.w.Field(field) }
 
 // NoLeak checks that the raw response holds no stack trace, no source
 // position, no absolute file path, no panic detail, no secret shape and
@@ -417,8 +263,6 @@ func (r *Result) Field(field string) *envelope.FieldError {
 // hold is no leak: the client sent it, and the redactor keeps it.
 func (r *Result) NoLeak(secrets ...string) *Result {
 	r.tb.Helper()
-	for _, l := range leaks(r.Raw, r.sent, secrets) {
-		r.tb.Errorf("%s: response leaks %s: %s", r.Tool, l, r.describe())
-	}
+	r.w.NoLeak(secrets...)
 	return r
 }

@@ -1,0 +1,199 @@
+package gosdk
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// The methods the Middleware acts on; every other passes through.
+const (
+	methodCallTool  = "tools/call"
+	methodListTools = "tools/list"
+)
+
+// Middleware returns the recommended chain for a go-sdk server, as one
+// receiving middleware:
+//
+//	server.AddReceivingMiddleware(gosdk.Middleware())
+//
+// For tools/call, outermost first, it
+//
+//	logs      (only with WithLogger) one record of what the client saw
+//	recovers  a panic anywhere inside into an internal_error envelope
+//	redacts   every error result on its way out
+//	renders   errors, handler-built error results and nil results as envelopes
+//
+// and every other method passes through untouched, without allocating
+// (tools/list results are only read, to learn which tools declare an
+// output schema). See the package documentation for what each step
+// guarantees and where to add it among other middleware.
+func Middleware(opts ...Option) mcp.Middleware {
+	c := evaluate(opts)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case methodCallTool:
+				if r, ok := req.(*mcp.CallToolRequest); ok {
+					return c.call(ctx, method, r, next)
+				}
+			case methodListTools:
+				res, err := next(ctx, method, req)
+				if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+					c.front.learn(l)
+				}
+				return res, err
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// call serves one tools/call: the layers inside find the chain's
+// configuration in ctx, and the record is written last, of what the client
+// receives.
+func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	var start time.Time
+	if c.log != nil {
+		start = time.Now()
+	}
+	ctx = withFront(ctx, c.front)
+	res, err := c.guard(ctx, method, req, next)
+	if c.log != nil {
+		c.log.record(ctx, req, res, err, time.Since(start))
+	}
+	return res, err
+}
+
+// guard runs the layers inside and finishes their result; a panic in
+// either becomes an internal_error envelope. It never re-panics: go-sdk
+// recovers nowhere, so a panic that left here would end the process.
+func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (res mcp.Result, err error) {
+	completed := false
+	defer func() {
+		if completed {
+			return
+		}
+		// A nil recover() with completed false is panic(nil) under
+		// GODEBUG=panicnil=1, or runtime.Goexit (t.FailNow in a test),
+		// whose results are discarded anyway.
+		v := recover()
+		res, err = fallback(), nil
+		// Guarded: a panicking logger or callback must not turn a handled
+		// panic into a crash.
+		_ = safe.Call(func() { res = c.recovered(ctx, req, v) })
+	}()
+	res, err = next(ctx, method, req)
+	res, err = c.finish(ctx, req, res, err)
+	completed = true
+	return res, err
+}
+
+// recovered logs a panic under a fresh incident and renders its envelope.
+func (c *chain) recovered(ctx context.Context, req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
+	tool := callOf(req).Tool
+	ro := c.recover
+	if c.onPanic != nil {
+		ro.OnPanic = func(ctx context.Context, p Panic) { c.onPanic(ctx, req, p) }
+	}
+	env := c.front.r.Recovered(ctx, tool, v, ro)
+	return c.front.result(env, nil, nil, c.front.declaresOutput(tool))
+}
+
+// fallback answers when recovering itself failed.
+func fallback() *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: string(core.FallbackInternal().Marshal())}},
+		IsError: true,
+	}
+}
+
+// finish turns what the layers inside returned into what the client
+// receives: a protocol error stays one (redacted); any other error, a
+// handler's own error result and a nil result become envelopes; error
+// results are redacted; a successful result passes as it is.
+func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error) (mcp.Result, error) {
+	if err != nil {
+		if pe, ok := core.As[*jsonrpc.Error](err); ok && pe != nil {
+			return res, c.protocol(req, err, pe)
+		}
+		return renderError(ctx, req, err, false), nil
+	}
+	// A (nil, err) of a low-level handler arrives as a typed-nil
+	// *CallToolResult, whose GetError would panic.
+	r, ok := res.(*mcp.CallToolResult)
+	switch {
+	case !ok && res != nil:
+		return res, nil // a result type only a layer inside knows
+	case r == nil:
+		call := callOf(req)
+		return c.front.result(c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
+	case !r.IsError:
+		if !c.successes {
+			return res, nil
+		}
+		return redactResult(c.redactor.ForCall(callOf(req).Args), r), nil
+	}
+	return redactResult(c.redactor.ForCall(callOf(req).Args), c.normalize(ctx, req, r)), nil
+}
+
+// normalize renders a result with isError: true as an envelope result,
+// unless this package rendered it already. The error a handler set with
+// SetError (go-sdk's typed handlers set the one they returned) is
+// classified, so that its sentinels and codes count; a result without one
+// is classified by its text.
+func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult) *mcp.CallToolResult {
+	if _, ours := renderedEnvelope(r); ours {
+		return r
+	}
+	call := callOf(req)
+	if err := r.GetError(); err != nil {
+		env := c.front.r.Error(ctx, call, sdkError(err))
+		return c.front.result(env, err, r, c.front.declaresOutput(env.Tool))
+	}
+	if !c.front.r.Normalizes() {
+		return r
+	}
+	env := c.front.r.Text(ctx, call, textOf(r.Content))
+	return c.front.result(env, nil, r, c.front.declaresOutput(env.Tool))
+}
+
+// sdkArgumentsPrefix starts the error go-sdk v1.8.0's typed handlers
+// (mcp.AddTool) set when the arguments fail the input schema (mcp/server.go,
+// toolForErr).
+const sdkArgumentsPrefix = `validating "arguments": `
+
+// sdkError gives the errors go-sdk itself sets on a result their code.
+func sdkError(err error) error {
+	if _, coded := core.As[*core.Error](err); !coded && strings.HasPrefix(safe.Error(err), sdkArgumentsPrefix) {
+		return core.Wrap(core.ValidationError, err)
+	}
+	return err
+}
+
+// protocol returns the JSON-RPC error a layer inside chose (go-sdk's
+// unknown tool, a handler's own *jsonrpc.Error) with its message redacted;
+// err itself when nothing needed redaction. go-sdk sends the outermost
+// message with the code of the *jsonrpc.Error it wraps.
+func (c *chain) protocol(req *mcp.CallToolRequest, err error, pe *jsonrpc.Error) error {
+	r := c.redactor.ForCall(callOf(req).Args)
+	msg := safe.Error(err)
+	red := r.String(msg)
+	if err == error(pe) {
+		data, changed := r.RawJSON(pe.Data)
+		if red == msg && !changed {
+			return err
+		}
+		return &jsonrpc.Error{Code: pe.Code, Message: red, Data: data}
+	}
+	if red == msg {
+		return err
+	}
+	return &jsonrpc.Error{Code: pe.Code, Message: red}
+}

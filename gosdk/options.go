@@ -1,0 +1,158 @@
+package gosdk
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/redact"
+)
+
+// Option configures [Middleware].
+type Option func(*options)
+
+// EnvelopeOption configures how the chain classifies and renders failures:
+// the options of github.com/mcpguard/mcpguard/core/envelope (WithMapping,
+// WithMapper, WithDefaultNextSteps, …), the very ones the mcp-go front
+// takes. The most used are also gosdk Options below.
+type EnvelopeOption = core.Option
+
+// Panic describes a recovered panic: the incident ID the client receives,
+// the tool, the value and (unless [WithoutStack]) the stack. The value and
+// the stack are for the server's log and callbacks only.
+type Panic = core.Panic
+
+type options struct {
+	env       []core.Option
+	redactor  *redact.Redactor
+	successes bool
+	logger    *slog.Logger
+	logOpts   []LogOption
+	noStack   bool
+	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
+}
+
+// WithEnvelopeOptions configures classification and rendering with core
+// envelope options, applied after the ones the other Options give.
+func WithEnvelopeOptions(opts ...EnvelopeOption) Option {
+	return func(o *options) { o.env = append(o.env, opts...) }
+}
+
+// WithMapping maps every error that matches target under errors.Is to
+// code, for sentinels the handler does not wrap itself:
+//
+//	gosdk.WithMapping(sql.ErrNoRows, gosdk.NotFound)
+//
+// It panics on a nil target or an invalid code, at construction.
+func WithMapping(target error, code Code) Option {
+	return WithEnvelopeOptions(core.WithMapping(target, code))
+}
+
+// WithMapper adds a function that classifies errors, for error types rather
+// than values; see core/envelope's WithMapper.
+func WithMapper(fn func(error) (Code, bool)) Option {
+	return WithEnvelopeOptions(core.WithMapper(fn))
+}
+
+// WithDefaultNextSteps replaces the default next steps of code for every
+// tool behind the Middleware. Steps that errors carry still come first.
+func WithDefaultNextSteps(code Code, steps ...string) Option {
+	return WithEnvelopeOptions(core.WithDefaultNextSteps(code, steps...))
+}
+
+// WithInternalMessage replaces the generic message of internal errors. The
+// incident ID is appended to it.
+func WithInternalMessage(msg string) Option {
+	return WithEnvelopeOptions(core.WithInternalMessage(msg))
+}
+
+// WithUnclassified sets the code of errors that nothing classifies. The
+// default, internal_error, sends a generic message and logs the detail
+// under an incident ID; servers whose plain errors are written for the
+// agent opt in with gosdk.WithUnclassified(gosdk.ExecutionFailed).
+func WithUnclassified(code Code) Option {
+	return WithEnvelopeOptions(core.WithUnclassified(code))
+}
+
+// WithToolFailureMeta also puts the envelope under the result's _meta, as
+// the draft MCP proposal for structured tool failures describes it.
+func WithToolFailureMeta() Option { return WithEnvelopeOptions(core.WithToolFailureMeta()) }
+
+// WithoutNormalization leaves error results a handler built itself
+// (isError: true without an error set with SetError) as they are, instead
+// of rewriting them into envelopes. They are still redacted.
+func WithoutNormalization() Option { return WithEnvelopeOptions(core.WithoutNormalization()) }
+
+// WithRedactor sets the one redactor of the chain: error results on their
+// way out and every envelope the chain renders, including those of layers
+// inside it. The default is redact.Default() of core/redact; extend it
+// rather than replace it:
+//
+//	gosdk.WithRedactor(redact.Default().With(myRule))
+func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
+
+// WithRedactedSuccesses redacts successful results too. By default only
+// error results are: a successful result is the tool's intended output,
+// which may legitimately hold a path or a key, and leaving it alone keeps
+// the success path free.
+func WithRedactedSuccesses() Option { return func(o *options) { o.successes = true } }
+
+// WithLogger writes one record per tool call to l (see [LogOption]) and
+// sends the chain's incident records (panics, internal errors) there too.
+// Without it nothing is logged per call, and incidents go to slog.Default.
+func WithLogger(l *slog.Logger, opts ...LogOption) Option {
+	return func(o *options) { o.logger, o.logOpts = l, opts }
+}
+
+// WithoutStack leaves the stack out of a recovered panic's log record, for
+// loggers that cannot take multi-kilobyte attributes.
+func WithoutStack() Option { return func(o *options) { o.noStack = true } }
+
+// WithOnPanic calls fn after each recovered panic has been logged, to feed
+// an error tracker or a metric. fn runs on the handler's goroutine; a panic
+// inside it is recovered and logged too.
+func WithOnPanic(fn func(ctx context.Context, req *mcp.CallToolRequest, p Panic)) Option {
+	return func(o *options) { o.onPanic = fn }
+}
+
+// chain is a Middleware's evaluated configuration.
+type chain struct {
+	front     *front
+	redactor  *redact.Redactor
+	successes bool
+	log       *logger // nil: no per-call record
+	recover   core.RecoverOptions
+	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
+}
+
+// evaluate applies opts in one place: the defaults, then the options.
+func evaluate(opts []Option) *chain {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	env := make([]core.Option, 0, len(o.env)+2)
+	if o.redactor != nil {
+		env = append(env, core.WithRedactor(o.redactor))
+	}
+	if o.logger != nil {
+		env = append(env, core.WithLogger(o.logger))
+	}
+	env = append(env, o.env...)
+	r := core.NewRenderer(env...)
+	c := &chain{
+		front:     &front{r: r},
+		redactor:  r.Redactor(),
+		successes: o.successes,
+		recover:   core.RecoverOptions{Logger: o.logger, Stack: !o.noStack},
+		onPanic:   o.onPanic,
+	}
+	if o.logger != nil {
+		c.log = newLogger(o.logger, o.logOpts)
+	}
+	return c
+}

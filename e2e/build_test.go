@@ -82,6 +82,28 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// fronts are the shop server's two fronts: the same store, tools and hints
+// served on mcp-go (shop.NewServer) and on the official go-sdk
+// (shop.NewGoSDKServer), selected by shop-server's -sdk flag.
+var fronts = []struct {
+	name string
+	args []string
+}{
+	{"mcp-go", nil},
+	{"go-sdk", []string{"-sdk", "go-sdk"}},
+}
+
+// forEachFront runs test once per front, in parallel subtests: every
+// client must get the same answers from both.
+func forEachFront(t *testing.T, test func(t *testing.T, front []string)) {
+	for _, f := range fronts {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, f.args)
+		})
+	}
+}
+
 // process is a shop-server started with -http, and its stderr.
 type process struct {
 	cmd    *exec.Cmd

@@ -24,9 +24,13 @@ const panicSecret = "s3cr3t-db-pass"
 
 func TestMCPGoClientOverStdio(t *testing.T) {
 	t.Parallel()
+	forEachFront(t, testMCPGoClientOverStdio)
+}
+
+func testMCPGoClientOverStdio(t *testing.T, front []string) {
 	bin := shopServer(t)
 	var cmd *exec.Cmd
-	c, err := client.NewStdioMCPClientWithOptions(bin, nil, []string{"-panic-tool"},
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, append([]string{"-panic-tool"}, front...),
 		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			cmd = exec.CommandContext(ctx, command, args...)
 			cmd.Env = append(cmd.Environ(), env...)
@@ -48,7 +52,11 @@ func TestMCPGoClientOverStdio(t *testing.T) {
 
 func TestMCPGoClientOverStreamableHTTP(t *testing.T) {
 	t.Parallel()
-	p := startHTTP(t, "-panic-tool")
+	forEachFront(t, testMCPGoClientOverStreamableHTTP)
+}
+
+func testMCPGoClientOverStreamableHTTP(t *testing.T, front []string) {
+	p := startHTTP(t, append([]string{"-panic-tool"}, front...)...)
 	c, err := client.NewStreamableHttpClient(p.url)
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,7 @@ func loadMix(guarded bool) []loadCall {
 
 type loadStats struct {
 	calls, protocolErrors, wrong, leaks atomic.Int64
+	rawFailures                         atomic.Int64 // isError results that are no envelope
 	mu                                  sync.Mutex
 	success, all                        []time.Duration
 	firstProblem                        atomic.Pointer[string]
@@ -113,6 +114,9 @@ func drive(t *testing.T, ctx context.Context, url string, n, calls int, guarded 
 				raw, _ := json.Marshal(res)
 				leaks := middlewaretest.Leaks(raw, panicSecret)
 				if !guarded {
+					if _, ok := envelope.FromResult(res); res.IsError && !ok {
+						st.rawFailures.Add(1)
+					}
 					continue
 				}
 				if l := leaks; l != nil {
@@ -222,8 +226,17 @@ const maxHeapInuse = 32 << 20
 // rests on behaviour only: zero JSON-RPC errors for tool failures, every
 // outcome right, no leak, no crash, no goroutine left, a bounded heap. The
 // amount of work is fixed (see loadSizes); time only guards against a hang.
+//
+// Each front (mcp-go, go-sdk) is loaded in turn, never both at once, each
+// against its own plain SDK.
 func TestLoadAndFaults(t *testing.T) {
 	size := currentLoadSize(t)
+	for _, f := range fronts {
+		t.Run(f.name, func(t *testing.T) { loadAndFaults(t, size, f.name, f.args) })
+	}
+}
+
+func loadAndFaults(t *testing.T, size loadSize, front string, frontArgs []string) {
 	n, calls := size.clients, size.calls
 	ctx := withTimeout(t, size.hangGuard)
 	before := runtime.NumGoroutine()
@@ -232,8 +245,8 @@ func TestLoadAndFaults(t *testing.T) {
 	// 5-10x slowdown would make the latencies meaningless and the run long;
 	// the other e2e tests run a race-built server under -race.
 	bin := buildShopServer(t, false)
-	guarded := startHTTPWith(t, bin, "-panic-tool", "-stats")
-	plain := startHTTPWith(t, bin, "-plain", "-stats")
+	guarded := startHTTPWith(t, bin, append([]string{"-panic-tool", "-stats"}, frontArgs...)...)
+	plain := startHTTPWith(t, bin, append([]string{"-plain", "-stats"}, frontArgs...)...)
 	g := drive(t, ctx, guarded.url, n, calls, true)
 	p := drive(t, ctx, plain.url, n, calls, false)
 	if ctx.Err() != nil {
@@ -247,10 +260,14 @@ func TestLoadAndFaults(t *testing.T) {
 		t.Errorf("with the chain: %d JSON-RPC errors, %d wrong outcomes, %d leaks; first: %s",
 			g.protocolErrors.Load(), g.wrong.Load(), g.leaks.Load(), *g.firstProblem.Load())
 	}
-	// Without the chain, (nil, err) handlers answer with JSON-RPC errors:
-	// the failures the model never sees.
-	if p.protocolErrors.Load() == 0 {
-		t.Errorf("the plain server should answer some failures with JSON-RPC errors")
+	// Without the chain, mcp-go's (nil, err) handlers answer with JSON-RPC
+	// errors, the failures the model never sees; go-sdk's typed handlers
+	// answer with their raw error text, no code and no next step.
+	if front == "mcp-go" && p.protocolErrors.Load() == 0 {
+		t.Errorf("the plain mcp-go server should answer some failures with JSON-RPC errors")
+	}
+	if front == "go-sdk" && p.rawFailures.Load() == 0 {
+		t.Errorf("the plain go-sdk server should answer some failures with raw error text")
 	}
 	for _, pr := range []*process{guarded, plain} {
 		if !pr.alive() {
@@ -278,11 +295,11 @@ func TestLoadAndFaults(t *testing.T) {
 		t.Errorf("%d client goroutines left over (%d before)\n%s", after, before, buf[:runtime.Stack(buf, true)])
 	}
 
-	t.Logf("size %s: %d clients, %d calls per server (half failures: not found, validation, SQL error, panic, legacy error); race=%v", size.name, n, calls, raceEnabled)
-	t.Logf("success path p50/p99: plain mcp-go %v / %v; with middleware.Default()+hints %v / %v",
+	t.Logf("%s, size %s: %d clients, %d calls per server (half failures: not found, validation, SQL error, panic, legacy error); race=%v", front, size.name, n, calls, raceEnabled)
+	t.Logf("%s success path p50/p99: plain SDK %v / %v; with the mcpguard chain + hints %v / %v", front,
 		percentile(p.success, .50), percentile(p.success, .99), percentile(g.success, .50), percentile(g.success, .99))
-	t.Logf("all calls p50/p99: plain %v / %v; with the chain %v / %v",
+	t.Logf("%s all calls p50/p99: plain %v / %v; with the chain %v / %v", front,
 		percentile(p.all, .50), percentile(p.all, .99), percentile(g.all, .50), percentile(g.all, .99))
-	t.Logf("server with the chain: heap peak %d MiB, goroutines %d before serving, %d after shutdown; plain: %d MiB, %d/%d",
-		gs.HeapInusePeak>>20, gs.GoroutinesStart, gs.GoroutinesEnd, ps.HeapInusePeak>>20, ps.GoroutinesStart, ps.GoroutinesEnd)
+	t.Logf("%s server with the chain: heap peak %d MiB, goroutines %d before serving, %d after shutdown; plain: %d MiB, %d/%d",
+		front, gs.HeapInusePeak>>20, gs.GoroutinesStart, gs.GoroutinesEnd, ps.HeapInusePeak>>20, ps.GoroutinesStart, ps.GoroutinesEnd)
 }

@@ -18,6 +18,10 @@ import (
 // use; only a machine without npm, outside CI, skips it.
 func TestTypeScriptSDKClient(t *testing.T) {
 	t.Parallel()
+	forEachFront(t, testTypeScriptSDKClient)
+}
+
+func testTypeScriptSDKClient(t *testing.T, front []string) {
 	if os.Getenv("CI") == "" {
 		if _, err := exec.LookPath("npm"); err != nil {
 			t.Skip("npm is not installed and CI is unset: install Node.js 20+ to run the TypeScript SDK client test")
@@ -31,7 +35,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("sdk", "shop.mjs"), bin)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("sdk", "shop.mjs"), bin}, front...)...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {

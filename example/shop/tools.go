@@ -140,6 +140,10 @@ func getProductTool(v *validate.Validator) mcp.Tool {
 }
 
 func (h *handlers) getProduct(ctx context.Context, _ mcp.CallToolRequest, args GetProductArgs) (*Product, error) {
+	return h.productOutput(ctx, args)
+}
+
+func (h *handlers) productOutput(ctx context.Context, args GetProductArgs) (*Product, error) {
 	p, err := h.store.Product(ctx, args.ID)
 	if err != nil {
 		// sql.ErrNoRows, returned as is: the server maps it to not_found.
@@ -228,6 +232,10 @@ func salesReportTool(v *validate.Validator) mcp.Tool {
 }
 
 func (h *handlers) salesReport(ctx context.Context, _ mcp.CallToolRequest, args SalesReportArgs) (SalesReport, error) {
+	return h.salesReportOutput(ctx, args)
+}
+
+func (h *handlers) salesReportOutput(ctx context.Context, args SalesReportArgs) (SalesReport, error) {
 	sess, err := h.sessions.lookup(args.SessionToken)
 	if err != nil {
 		return SalesReport{}, err

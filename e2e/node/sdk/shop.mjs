@@ -10,7 +10,8 @@ const bin = process.argv[2];
 assert.ok(bin, "usage: node sdk/shop.mjs /path/to/shop-server");
 const SECRET = "s3cr3t-db-pass";
 
-const transport = new StdioClientTransport({ command: bin, args: ["-panic-tool"], stderr: "pipe" });
+// Further arguments select the server's front, e.g. "-sdk go-sdk".
+const transport = new StdioClientTransport({ command: bin, args: ["-panic-tool", ...process.argv.slice(3)], stderr: "pipe" });
 let stderr = "";
 transport.stderr?.on("data", (d) => { stderr += d; });
 const client = new Client({ name: "mcpguard-e2e-sdk", version: "1.0.0" });

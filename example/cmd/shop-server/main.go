@@ -4,6 +4,7 @@
 //	go run ./example/cmd/shop-server                       # stdio, for an MCP client config
 //	go run ./example/cmd/shop-server -http 127.0.0.1:8080  # streamable HTTP at /mcp
 //	go run ./example/cmd/shop-server -otel-stdout -rate 5  # print spans, 5 calls/s per caller
+//	go run ./example/cmd/shop-server -sdk go-sdk           # the same shop on the official Go SDK
 //
 // Logs go to stderr; on stdio, stdout carries only the protocol, so
 // -otel-stdout prints spans to stderr there (to stdout with -http).
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -52,13 +54,22 @@ func main() {
 		stats     = flag.Bool("stats", false, "on exit, print goroutine and heap statistics to stderr as a JSON line starting with \"stats: \"")
 		otelOut   = flag.Bool("otel-stdout", false, "trace every tool call with OpenTelemetry and print the spans (stdout with -http, stderr on stdio)")
 		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per caller (session), with bursts of as many; 0: no limit")
+		sdk       = flag.String("sdk", sdkMCPGo, "the MCP SDK to serve on: "+sdkMCPGo+" (shop.NewServer) or "+sdkGoSDK+" (shop.NewGoSDKServer, the official Go SDK)")
 	)
 	flag.Parse()
+	if *sdk != sdkMCPGo && *sdk != sdkGoSDK {
+		fmt.Fprintf(os.Stderr, "shop-server: -sdk %q: want %s or %s\n", *sdk, sdkMCPGo, sdkGoSDK)
+		os.Exit(2)
+	}
+	if *sdk == sdkGoSDK && (*otelOut || *perSec > 0) {
+		fmt.Fprintln(os.Stderr, "shop-server: -otel-stdout and -rate are mcp-go layers (otel, limit); they are not available with -sdk "+sdkGoSDK)
+		os.Exit(2)
+	}
 	if *perSec < 0 {
 		fmt.Fprintln(os.Stderr, "shop-server: -rate must not be negative")
 		os.Exit(2)
 	}
-	if err := run(config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec}); err != nil {
+	if err := run(config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec, *sdk}); err != nil {
 		fmt.Fprintln(os.Stderr, "shop-server:", err)
 		os.Exit(1)
 	}
@@ -69,7 +80,14 @@ type config struct {
 	panicTool, plain, verbose, stats bool
 	otelStdout                       bool
 	rate                             float64
+	sdk                              string
 }
+
+// The -sdk values.
+const (
+	sdkMCPGo = "mcp-go"
+	sdkGoSDK = "go-sdk"
+)
 
 func run(c config) error {
 	level := slog.LevelWarn
@@ -98,19 +116,16 @@ func run(c config) error {
 		return errors.Join(err, store.Close())
 	}
 	defer shutdown()
-	s := shop.NewServer(store, opts...)
 
+	var serve func(context.Context) error
+	if c.sdk == sdkGoSDK {
+		serve = goSDKServe(shop.NewGoSDKServer(store, opts...), c.addr)
+	} else {
+		serve = mcpGoServe(shop.NewServer(store, opts...), c.addr)
+	}
 	// The baseline is taken with everything but the transport running.
 	rec := newRecorder(c.stats)
-	addr := c.addr
-	if addr == "" {
-		err = server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout)
-		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-			err = nil
-		}
-	} else {
-		err = serveHTTP(ctx, s, addr)
-	}
+	err = serve(ctx)
 	err = errors.Join(err, store.Close())
 	rec.report()
 	return err
@@ -159,7 +174,51 @@ func stdoutTracing(out io.Writer) ([]shop.Option, func(), error) {
 	return opts, func() { _ = tp.Shutdown(context.Background()) }, nil
 }
 
-func serveHTTP(ctx context.Context, s *server.MCPServer, addr string) error {
+// mcpGoServe serves s on stdio, or on streamable HTTP at addr.
+func mcpGoServe(s *server.MCPServer, addr string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if addr != "" {
+			return serveHTTP(ctx, addr, func(httpSrv *http.Server) (http.Handler, func(context.Context) error) {
+				mcpSrv := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPServer(httpSrv))
+				return mcpSrv, mcpSrv.Shutdown
+			})
+		}
+		err := server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout)
+		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return err
+	}
+}
+
+// goSDKServe serves the go-sdk server s on stdio, or on streamable HTTP at
+// addr.
+func goSDKServe(s *gomcp.Server, addr string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if addr != "" {
+			return serveHTTP(ctx, addr, func(httpSrv *http.Server) (http.Handler, func(context.Context) error) {
+				h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return s }, nil)
+				return h, func(ctx context.Context) error {
+					// go-sdk's handler has no Shutdown: end its sessions
+					// (and their open streams), then the HTTP server.
+					for ss := range s.Sessions() {
+						_ = ss.Close()
+					}
+					return httpSrv.Shutdown(ctx)
+				}
+			})
+		}
+		err := s.Run(ctx, &gomcp.StdioTransport{})
+		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return err
+	}
+}
+
+// serveHTTP serves the handler mcp builds at /mcp on addr until ctx ends,
+// then shuts down with the function mcp returns.
+func serveHTTP(ctx context.Context, addr string, mcp func(*http.Server) (http.Handler, func(context.Context) error)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -168,9 +227,9 @@ func serveHTTP(ctx context.Context, s *server.MCPServer, addr string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          log.New(os.Stderr, "http: ", 0),
 	}
-	mcpSrv := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPServer(httpSrv))
+	handler, shutdown := mcp(httpSrv)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpSrv)
+	mux.Handle("/mcp", handler)
 	httpSrv.Handler = mux
 	// Tests and scripts read this line to find the port of -http 127.0.0.1:0.
 	fmt.Fprintf(os.Stderr, "shop-server: listening on http://%s/mcp\n", ln.Addr())
@@ -184,7 +243,7 @@ func serveHTTP(ctx context.Context, s *server.MCPServer, addr string) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = mcpSrv.Shutdown(shutdownCtx)
+	err = shutdown(shutdownCtx)
 	if e := <-served; !errors.Is(e, http.ErrServerClosed) {
 		err = errors.Join(err, e)
 	}

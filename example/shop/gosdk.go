@@ -77,7 +77,7 @@ func goSDKChainOptions(o options) []gosdk.Option {
 	if o.logger != nil {
 		opts = append(opts, gosdk.WithLogger(o.logger))
 	}
-	return append(opts, gosdk.WithEnvelopeOptions(
+	return append(opts,
 		gosdk.WithMapping(sql.ErrNoRows, gosdk.NotFound),
 		gosdk.WithMapper(func(err error) (gosdk.Code, bool) {
 			if IsSQLError(err) {
@@ -85,7 +85,7 @@ func goSDKChainOptions(o options) []gosdk.Option {
 			}
 			return "", false
 		}),
-	))
+	)
 }
 
 // noArgs are the arguments of a tool that takes none.
@@ -99,8 +99,11 @@ type goAdder struct {
 	v     *gosdk.Validator
 }
 
+// goSDKAdder returns the registrar, with the shop's validator: the same
+// named patterns as on mcp-go (validate.Validator and gosdk.Validator are
+// one type).
 func goSDKAdder(s *gomcp.Server, plain bool) goAdder {
-	return goAdder{s: s, plain: plain, v: newGoSDKValidator()}
+	return goAdder{s: s, plain: plain, v: newValidator()}
 }
 
 // textTool adapts a handler's work to a tool whose result is JSON text, as
@@ -155,4 +158,18 @@ func goStoreHours(_ context.Context, req *gomcp.CallToolRequest) (*gomcp.CallToo
 	_ = json.Unmarshal(req.Params.Arguments, &args)
 	text, ok := storeHoursText(args.Day)
 	return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: text}}, IsError: !ok}, nil
+}
+
+// GoSDKHints are the shop's hints for the go-sdk server: the same rules as
+// [Hints], instantiated with go-sdk's request and result types.
+func GoSDKHints() []gosdk.Rule {
+	return rules[*gomcp.CallToolRequest](func(res *gomcp.CallToolResult) string {
+		if res == nil || len(res.Content) == 0 {
+			return ""
+		}
+		if t, ok := res.Content[0].(*gomcp.TextContent); ok && t != nil {
+			return t.Text
+		}
+		return ""
+	})
 }

@@ -21,8 +21,8 @@ func TestAuditBothFronts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEachFront(t, func(t *testing.T, front []string) {
-		args := append([]string{"--probe", "--fail-on", "warning", "--format", "json", "--", bin}, front...)
+	forEachFront(t, func(t *testing.T, f front) {
+		args := append([]string{"--probe", "--fail-on", "warning", "--format", "json", "--", bin}, f.args...)
 		out, err := exec.Command(audit, args...).Output()
 		if err != nil {
 			t.Fatalf("mcpguard-audit %v: %v\n%s", args, err, out)

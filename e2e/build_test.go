@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/mark3labs/mcp-go/mcp"
 	"io"
 	"os"
 	"os/exec"
@@ -82,24 +83,31 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fronts are the shop server's two fronts: the same store, tools and hints
-// served on mcp-go (shop.NewServer) and on the official go-sdk
+// front is one of the shop server's two fronts: the same store, tools and
+// hints served on mcp-go (shop.NewServer) or on the official go-sdk
 // (shop.NewGoSDKServer), selected by shop-server's -sdk flag.
-var fronts = []struct {
+type front struct {
 	name string
-	args []string
-}{
-	{"mcp-go", nil},
-	{"go-sdk", []string{"-sdk", "go-sdk"}},
+	args []string // shop-server's arguments selecting it
+	// protocol is the version mcp-go's client asks for. go-sdk v1.8.0
+	// does not know mcp-go's latest (2026-07-28), and mcp-go's client
+	// then sends every request the sessionless way, which go-sdk refuses:
+	// its client is given the newest version both know.
+	protocol string
+}
+
+var fronts = []front{
+	{"mcp-go", nil, mcp.LATEST_PROTOCOL_VERSION},
+	{"go-sdk", []string{"-sdk", "go-sdk"}, mcp.ProtocolVersion20251125},
 }
 
 // forEachFront runs test once per front, in parallel subtests: every
 // client must get the same answers from both.
-func forEachFront(t *testing.T, test func(t *testing.T, front []string)) {
+func forEachFront(t *testing.T, test func(t *testing.T, f front)) {
 	for _, f := range fronts {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			test(t, f.args)
+			test(t, f)
 		})
 	}
 }

@@ -27,10 +27,10 @@ func TestMCPGoClientOverStdio(t *testing.T) {
 	forEachFront(t, testMCPGoClientOverStdio)
 }
 
-func testMCPGoClientOverStdio(t *testing.T, front []string) {
+func testMCPGoClientOverStdio(t *testing.T, f front) {
 	bin := shopServer(t)
 	var cmd *exec.Cmd
-	c, err := client.NewStdioMCPClientWithOptions(bin, nil, append([]string{"-panic-tool"}, front...),
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, append([]string{"-panic-tool"}, f.args...),
 		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			cmd = exec.CommandContext(ctx, command, args...)
 			cmd.Env = append(cmd.Environ(), env...)
@@ -39,7 +39,7 @@ func testMCPGoClientOverStdio(t *testing.T, front []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exerciseShop(t, c)
+	exerciseShop(t, c, f.protocol)
 	// Closing stdin ends the server; a crash or a non-zero exit would be
 	// Close's error.
 	if err := c.Close(); err != nil {
@@ -55,13 +55,13 @@ func TestMCPGoClientOverStreamableHTTP(t *testing.T) {
 	forEachFront(t, testMCPGoClientOverStreamableHTTP)
 }
 
-func testMCPGoClientOverStreamableHTTP(t *testing.T, front []string) {
-	p := startHTTP(t, append([]string{"-panic-tool"}, front...)...)
+func testMCPGoClientOverStreamableHTTP(t *testing.T, f front) {
+	p := startHTTP(t, append([]string{"-panic-tool"}, f.args...)...)
 	c, err := client.NewStreamableHttpClient(p.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exerciseShop(t, c)
+	exerciseShop(t, c, f.protocol)
 	if err := c.Close(); err != nil {
 		t.Errorf("closing the client: %v", err)
 	}
@@ -137,11 +137,11 @@ func shopCases(session, clerk string) []shopCase {
 }
 
 // exerciseShop runs every case through c and checks what arrives.
-func exerciseShop(t *testing.T, c *client.Client) {
+func exerciseShop(t *testing.T, c *client.Client, protocol string) {
 	t.Helper()
 	ctx := withTimeout(t, 5*time.Minute) // a hang guard for a dozen calls
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = protocol
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpguard-e2e", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatalf("initialize: %v", err)

@@ -65,7 +65,7 @@ func (s *loadStats) problem(format string, args ...any) {
 
 // drive runs calls calls of the mix over n concurrent streamable HTTP
 // clients and checks every outcome when guarded.
-func drive(t *testing.T, ctx context.Context, url string, n, calls int, guarded bool) *loadStats {
+func drive(t *testing.T, ctx context.Context, url, protocol string, n, calls int, guarded bool) *loadStats {
 	t.Helper()
 	mix := loadMix(guarded)
 	st := &loadStats{}
@@ -76,7 +76,7 @@ func drive(t *testing.T, ctx context.Context, url string, n, calls int, guarded 
 			t.Fatal(err)
 		}
 		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		init.Params.ProtocolVersion = protocol
 		init.Params.ClientInfo = mcp.Implementation{Name: fmt.Sprintf("load-%d", w), Version: "1"}
 		if _, err := c.Initialize(ctx, init); err != nil {
 			t.Fatalf("initialize client %d: %v", w, err)
@@ -232,11 +232,11 @@ const maxHeapInuse = 32 << 20
 func TestLoadAndFaults(t *testing.T) {
 	size := currentLoadSize(t)
 	for _, f := range fronts {
-		t.Run(f.name, func(t *testing.T) { loadAndFaults(t, size, f.name, f.args) })
+		t.Run(f.name, func(t *testing.T) { loadAndFaults(t, size, f) })
 	}
 }
 
-func loadAndFaults(t *testing.T, size loadSize, front string, frontArgs []string) {
+func loadAndFaults(t *testing.T, size loadSize, f front) {
 	n, calls := size.clients, size.calls
 	ctx := withTimeout(t, size.hangGuard)
 	before := runtime.NumGoroutine()
@@ -245,10 +245,10 @@ func loadAndFaults(t *testing.T, size loadSize, front string, frontArgs []string
 	// 5-10x slowdown would make the latencies meaningless and the run long;
 	// the other e2e tests run a race-built server under -race.
 	bin := buildShopServer(t, false)
-	guarded := startHTTPWith(t, bin, append([]string{"-panic-tool", "-stats"}, frontArgs...)...)
-	plain := startHTTPWith(t, bin, append([]string{"-plain", "-stats"}, frontArgs...)...)
-	g := drive(t, ctx, guarded.url, n, calls, true)
-	p := drive(t, ctx, plain.url, n, calls, false)
+	guarded := startHTTPWith(t, bin, append([]string{"-panic-tool", "-stats"}, f.args...)...)
+	plain := startHTTPWith(t, bin, append([]string{"-plain", "-stats"}, f.args...)...)
+	g := drive(t, ctx, guarded.url, f.protocol, n, calls, true)
+	p := drive(t, ctx, plain.url, f.protocol, n, calls, false)
 	if ctx.Err() != nil {
 		t.Fatalf("load hung: not finished after %v (hang guard), %d + %d calls made", size.hangGuard, g.calls.Load(), p.calls.Load())
 	}
@@ -263,10 +263,10 @@ func loadAndFaults(t *testing.T, size loadSize, front string, frontArgs []string
 	// Without the chain, mcp-go's (nil, err) handlers answer with JSON-RPC
 	// errors, the failures the model never sees; go-sdk's typed handlers
 	// answer with their raw error text, no code and no next step.
-	if front == "mcp-go" && p.protocolErrors.Load() == 0 {
+	if f.name == "mcp-go" && p.protocolErrors.Load() == 0 {
 		t.Errorf("the plain mcp-go server should answer some failures with JSON-RPC errors")
 	}
-	if front == "go-sdk" && p.rawFailures.Load() == 0 {
+	if f.name == "go-sdk" && p.rawFailures.Load() == 0 {
 		t.Errorf("the plain go-sdk server should answer some failures with raw error text")
 	}
 	for _, pr := range []*process{guarded, plain} {
@@ -295,11 +295,11 @@ func loadAndFaults(t *testing.T, size loadSize, front string, frontArgs []string
 		t.Errorf("%d client goroutines left over (%d before)\n%s", after, before, buf[:runtime.Stack(buf, true)])
 	}
 
-	t.Logf("%s, size %s: %d clients, %d calls per server (half failures: not found, validation, SQL error, panic, legacy error); race=%v", front, size.name, n, calls, raceEnabled)
-	t.Logf("%s success path p50/p99: plain SDK %v / %v; with the mcpguard chain + hints %v / %v", front,
+	t.Logf("%s, size %s: %d clients, %d calls per server (half failures: not found, validation, SQL error, panic, legacy error); race=%v", f.name, size.name, n, calls, raceEnabled)
+	t.Logf("%s success path p50/p99: plain SDK %v / %v; with the mcpguard chain + hints %v / %v", f.name,
 		percentile(p.success, .50), percentile(p.success, .99), percentile(g.success, .50), percentile(g.success, .99))
-	t.Logf("%s all calls p50/p99: plain %v / %v; with the chain %v / %v", front,
+	t.Logf("%s all calls p50/p99: plain %v / %v; with the chain %v / %v", f.name,
 		percentile(p.all, .50), percentile(p.all, .99), percentile(g.all, .50), percentile(g.all, .99))
 	t.Logf("%s server with the chain: heap peak %d MiB, goroutines %d before serving, %d after shutdown; plain: %d MiB, %d/%d",
-		front, gs.HeapInusePeak>>20, gs.GoroutinesStart, gs.GoroutinesEnd, ps.HeapInusePeak>>20, ps.GoroutinesStart, ps.GoroutinesEnd)
+		f.name, gs.HeapInusePeak>>20, gs.GoroutinesStart, gs.GoroutinesEnd, ps.HeapInusePeak>>20, ps.GoroutinesStart, ps.GoroutinesEnd)
 }

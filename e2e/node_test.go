@@ -21,7 +21,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	forEachFront(t, testTypeScriptSDKClient)
 }
 
-func testTypeScriptSDKClient(t *testing.T, front []string) {
+func testTypeScriptSDKClient(t *testing.T, f front) {
 	if os.Getenv("CI") == "" {
 		if _, err := exec.LookPath("npm"); err != nil {
 			t.Skip("npm is not installed and CI is unset: install Node.js 20+ to run the TypeScript SDK client test")
@@ -35,7 +35,7 @@ func testTypeScriptSDKClient(t *testing.T, front []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("sdk", "shop.mjs"), bin}, front...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("sdk", "shop.mjs"), bin}, f.args...)...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {

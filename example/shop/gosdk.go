@@ -42,17 +42,18 @@ func NewGoSDKServer(store *Store, opts ...Option) *gomcp.Server {
 	s := gomcp.NewServer(&gomcp.Implementation{Name: "mcpguard-shop", Version: "1.0.0"},
 		&gomcp.ServerOptions{Instructions: instructions, Logger: o.logger})
 	add := goSDKAdder(s, o.plain)
-	addTyped(add, ToolSearch, descSearch, true, textTool(h.searchOutput))
-	addTyped(add, ToolGetProduct, descGetProduct, true, structured(h.productOutput))
-	addTyped(add, ToolGetSchema, descGetSchema, true, textTool(func(ctx context.Context, _ noArgs) (any, error) {
+	addTyped(add, ToolSearch, descSearch, textTool(h.searchOutput))
+	addTyped(add, ToolGetProduct, descGetProduct, structured(h.productOutput))
+	addTyped(add, ToolGetSchema, descGetSchema, textTool(func(ctx context.Context, _ noArgs) (any, error) {
 		return h.schemaOutput(ctx)
 	}))
-	addTyped(add, ToolQuery, descQuery, true, textTool(h.queryOutput))
-	addTyped(add, ToolAuthenticate, descAuthenticate, false, textTool(func(_ context.Context, args AuthenticateArgs) (any, error) {
+	addTyped(add, ToolQuery, descQuery, textTool(h.queryOutput))
+	addTyped(add, ToolAuthenticate, descAuthenticate, textTool(func(_ context.Context, args AuthenticateArgs) (any, error) {
 		return h.authenticateOutput(args)
 	}))
-	addTyped(add, ToolSalesReport, descSalesReport, true, structured(h.salesReportOutput))
-	s.AddTool(&gomcp.Tool{Name: ToolStoreHours, Description: descStoreHours, InputSchema: storeHoursSchema}, goStoreHours)
+	addTyped(add, ToolSalesReport, descSalesReport, structured(h.salesReportOutput))
+	s.AddTool(&gomcp.Tool{Name: ToolStoreHours, Description: descStoreHours, InputSchema: storeHoursSchema,
+		Annotations: goSDKAnnotations(ToolStoreHours)}, goStoreHours)
 	if o.panicTool {
 		s.AddTool(&gomcp.Tool{Name: ToolDebugPanic, Description: descDebugPanic, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *gomcp.CallToolRequest) (*gomcp.CallToolResult, error) { panic(panicValue()) })
@@ -132,16 +133,20 @@ func structured[In, Out any](fn func(context.Context, In) (Out, error)) gomcp.To
 
 // addTyped registers a typed tool: with gosdk.AddTool, or with go-sdk's
 // own mcp.AddTool on the plain server.
-func addTyped[In, Out any](a goAdder, name, desc string, readOnly bool, h gomcp.ToolHandlerFor[In, Out]) {
-	t := &gomcp.Tool{Name: name, Description: desc}
-	if readOnly {
-		t.Annotations = &gomcp.ToolAnnotations{ReadOnlyHint: true}
-	}
+func addTyped[In, Out any](a goAdder, name, desc string, h gomcp.ToolHandlerFor[In, Out]) {
+	t := &gomcp.Tool{Name: name, Description: desc, Annotations: goSDKAnnotations(name)}
 	if a.plain {
 		gomcp.AddTool(a.s, t, h)
 		return
 	}
 	gosdk.AddTool(a.s, t, h, gosdk.WithValidator(a.v))
+}
+
+// goSDKAnnotations are the tool's behaviour hints for the go-sdk server,
+// from the same table as the mcp-go server's.
+func goSDKAnnotations(tool string) *gomcp.ToolAnnotations {
+	ro, no := readOnly[tool], false
+	return &gomcp.ToolAnnotations{ReadOnlyHint: ro, DestructiveHint: &no, IdempotentHint: ro, OpenWorldHint: &no}
 }
 
 // storeHoursSchema is the legacy tool's schema, written by hand.

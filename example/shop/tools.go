@@ -53,6 +53,21 @@ const (
 	descDebugPanic = "Test-only: panics, to show that a crash in a tool reaches the agent as an internal_error with an incident ID and nothing else."
 )
 
+// readOnly says which tools only read. Every tool works on the shop's own
+// database alone (a closed world) and none destroys anything, so the
+// read-only ones are also idempotent. Both servers declare these hints
+// from this one table.
+var readOnly = map[string]bool{
+	ToolSearch: true, ToolGetProduct: true, ToolGetSchema: true, ToolQuery: true,
+	ToolSalesReport: true, ToolStoreHours: true, ToolAuthenticate: false, ToolDebugPanic: false,
+}
+
+// mcpGoAnnotations are the tool's behaviour hints for the mcp-go server.
+func mcpGoAnnotations(tool string) mcp.ToolOption {
+	ro, no := readOnly[tool], false
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{ReadOnlyHint: &ro, DestructiveHint: &no, IdempotentHint: &ro, OpenWorldHint: &no})
+}
+
 // SearchArgs are shop_search's arguments. The tags are the single source of
 // both the advertised schema and the runtime check. Optional members are
 // plain fields with omitempty: left out, null or zero, they mean "not set".
@@ -110,7 +125,7 @@ func searchTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolSearch,
 		mcp.WithDescription(descSearch),
 		validate.InputSchema[SearchArgs](validate.WithValidator(v)),
-		mcp.WithReadOnlyHintAnnotation(true),
+		mcpGoAnnotations(ToolSearch),
 	)
 }
 
@@ -135,7 +150,7 @@ func getProductTool(v *validate.Validator) mcp.Tool {
 		mcp.WithDescription(descGetProduct),
 		validate.InputSchema[GetProductArgs](validate.WithValidator(v)),
 		validate.OutputSchema[*Product](validate.WithValidator(v)),
-		mcp.WithReadOnlyHintAnnotation(true),
+		mcpGoAnnotations(ToolGetProduct),
 	)
 }
 
@@ -156,7 +171,7 @@ func getSchemaTool() mcp.Tool {
 	return mcp.NewTool(ToolGetSchema,
 		mcp.WithDescription(descGetSchema),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithReadOnlyHintAnnotation(true),
+		mcpGoAnnotations(ToolGetSchema),
 	)
 }
 
@@ -176,7 +191,7 @@ func queryTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolQuery,
 		mcp.WithDescription(descQuery),
 		validate.InputSchema[QueryArgs](validate.WithValidator(v)),
-		mcp.WithReadOnlyHintAnnotation(true),
+		mcpGoAnnotations(ToolQuery),
 	)
 }
 
@@ -204,6 +219,7 @@ func authenticateTool(v *validate.Validator) mcp.Tool {
 	return mcp.NewTool(ToolAuthenticate,
 		mcp.WithDescription(descAuthenticate),
 		validate.InputSchema[AuthenticateArgs](validate.WithValidator(v)),
+		mcpGoAnnotations(ToolAuthenticate),
 	)
 }
 
@@ -227,7 +243,7 @@ func salesReportTool(v *validate.Validator) mcp.Tool {
 		mcp.WithDescription(descSalesReport),
 		validate.InputSchema[SalesReportArgs](validate.WithValidator(v)),
 		validate.OutputSchema[SalesReport](validate.WithValidator(v)),
-		mcp.WithReadOnlyHintAnnotation(true),
+		mcpGoAnnotations(ToolSalesReport),
 	)
 }
 
@@ -262,6 +278,7 @@ func storeHoursTool() mcp.Tool {
 		mcp.WithString("day", mcp.Required(), mcp.Description("Day of the week, lower case."),
 			mcp.Enum("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")),
 		mcp.WithSchemaAdditionalProperties(false),
+		mcpGoAnnotations(ToolStoreHours),
 	)
 }
 
@@ -294,6 +311,7 @@ func storeHoursText(day string) (string, bool) {
 func debugPanicTool() mcp.Tool {
 	return mcp.NewTool(ToolDebugPanic,
 		mcp.WithDescription(descDebugPanic),
+		mcpGoAnnotations(ToolDebugPanic),
 	)
 }
 

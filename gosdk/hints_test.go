@@ -61,8 +61,8 @@ var handlers = map[string]func(s *mcp.Server, err error){
 // renders envelopes; go-sdk runs the first middleware of one call
 // outermost.
 var orders = map[string]func(hints mcp.Middleware) []mcp.Middleware{
-	"hints outside": func(h mcp.Middleware) []mcp.Middleware { return []mcp.Middleware{h, gosdk.RenderingLayerForTest()} },
-	"hints inside":  func(h mcp.Middleware) []mcp.Middleware { return []mcp.Middleware{gosdk.RenderingLayerForTest(), h} },
+	"hints outside": func(h mcp.Middleware) []mcp.Middleware { return []mcp.Middleware{h, gosdk.Middleware()} },
+	"hints inside":  func(h mcp.Middleware) []mcp.Middleware { return []mcp.Middleware{gosdk.Middleware(), h} },
 }
 
 func TestErrorHintsComeFirstWhereverTheLayerSits(t *testing.T) {
@@ -184,7 +184,7 @@ func TestGetErrorKeepsTheHandlersError(t *testing.T) {
 	}
 	err := gosdk.Wrap(gosdk.AuthenticationFailed, errSessionExpired)
 	s := newServer(func(s *mcp.Server) { handlers["typed handler error"](s, err) },
-		spy, gosdk.RenderingLayerForTest(), gosdk.Hints(orderRule))
+		spy, gosdk.Middleware(), gosdk.Hints(orderRule))
 	env := callTool(t, connect(t, s), "shop_order", map[string]any{"id": "42"}).envelope(t)
 	if nextSteps(env)[0] != stepAuth {
 		t.Fatalf("next_steps = %q", nextSteps(env))
@@ -264,7 +264,7 @@ func TestPanickingHintFunctions(t *testing.T) {
 				}
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 			})
-	}, gosdk.RenderingLayerForTest(), reg.Middleware())
+	}, gosdk.Middleware(), reg.Middleware())
 	cs := connect(t, s)
 	if steps := nextSteps(callTool(t, cs, "shop_order", nil).envelope(t)); steps[0] != "Search." {
 		t.Fatalf("next_steps = %q", steps)

@@ -19,7 +19,7 @@ import (
 // tool, duration, outcome ("success", "tool_error" or "protocol_error"),
 // and for failures error_type and incident_id, error for a protocol error,
 // arguments with [WithLogArguments].
-const LogMessage = "mcpguard: tool call"
+const LogMessage = logkey.Message
 
 // LogOption configures the per-call record of [WithLogger].
 type LogOption func(*logger)
@@ -91,21 +91,21 @@ func (lg *logger) outcome(res mcp.Result, err error) (slog.Level, string, *core.
 	r, _ := res.(*mcp.CallToolResult)
 	switch {
 	case err != nil, r == nil:
-		return slog.LevelError, "protocol_error", nil
+		return slog.LevelError, logkey.OutcomeProtocolError, nil
 	case !r.IsError:
-		return lg.success, "success", nil
+		return lg.success, logkey.OutcomeSuccess, nil
 	}
 	env, ok := renderedEnvelope(r)
 	if !ok {
 		env, ok = core.Parse(textOf(r.Content))
 	}
 	if ok && env.ErrorType == core.InternalError {
-		return slog.LevelError, "tool_error", env
+		return slog.LevelError, logkey.OutcomeToolError, env
 	}
 	if !ok {
 		env = nil
 	}
-	return lg.toolError, "tool_error", env
+	return lg.toolError, logkey.OutcomeToolError, env
 }
 
 // maskedArguments renders the call's arguments for the log: text, not

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 	"github.com/mcpguard/mcpguard/redact"
 )
@@ -17,17 +18,17 @@ import (
 // The attribute keys of the record [Logging] writes, for log queries and
 // handlers that treat some keys specially.
 const (
-	LogKeyTool       = "tool"
-	LogKeyDuration   = "duration"
-	LogKeyOutcome    = "outcome"
-	LogKeyErrorType  = "error_type"
-	LogKeyIncidentID = "incident_id"
-	LogKeyError      = "error"
-	LogKeyArguments  = "arguments"
+	LogKeyTool       = logkey.Tool
+	LogKeyDuration   = logkey.Duration
+	LogKeyOutcome    = logkey.Outcome
+	LogKeyErrorType  = logkey.ErrorType
+	LogKeyIncidentID = logkey.IncidentID
+	LogKeyError      = logkey.Error
+	LogKeyArguments  = logkey.Arguments
 )
 
 // LogMessage is the message of the record [Logging] writes.
-const LogMessage = "mcpguard: tool call"
+const LogMessage = logkey.Message
 
 // LogOption configures [Logging].
 type LogOption func(*logOptions)
@@ -84,15 +85,15 @@ func Logging(logger *slog.Logger, opts ...LogOption) server.ToolHandlerMiddlewar
 func (o *logOptions) record(ctx context.Context, l *slog.Logger, req mcp.CallToolRequest, res *mcp.CallToolResult, err error, d time.Duration) {
 	_ = safe.Call(func() {
 		level := o.successLevel
-		outcome := "success"
+		outcome := logkey.OutcomeSuccess
 		var env *envelope.Envelope
 		switch {
 		case err != nil:
-			level, outcome = slog.LevelError, "protocol_error"
+			level, outcome = slog.LevelError, logkey.OutcomeProtocolError
 		case res == nil:
-			level, outcome = slog.LevelError, "protocol_error"
+			level, outcome = slog.LevelError, logkey.OutcomeProtocolError
 		case res.IsError:
-			level, outcome = o.errorLevel, "tool_error"
+			level, outcome = o.errorLevel, logkey.OutcomeToolError
 			if e, ok := envelope.FromResult(res); ok {
 				env = e
 				if e.ErrorType == envelope.InternalError {

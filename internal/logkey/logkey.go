@@ -20,3 +20,14 @@ const (
 	Hint        = "hint"
 	Coerced     = "coerced"
 )
+
+// Message is the message of the one record per tool call that each front's
+// logging layer writes (middleware.LogMessage, gosdk.LogMessage).
+const Message = "mcpguard: tool call"
+
+// The values of the Outcome attribute: what the client received.
+const (
+	OutcomeSuccess       = "success"
+	OutcomeToolError     = "tool_error"
+	OutcomeProtocolError = "protocol_error"
+)

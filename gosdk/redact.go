@@ -49,21 +49,7 @@ func redactResult(r *redact.Redactor, res *mcp.CallToolResult) *mcp.CallToolResu
 type walker struct{ *redact.Redactor }
 
 // contents returns a redacted copy of cs, or nil when nothing changed.
-func (w walker) contents(cs []mcp.Content) []mcp.Content {
-	var out []mcp.Content
-	for i, c := range cs {
-		red, changed := w.content(c)
-		if !changed {
-			continue
-		}
-		if out == nil {
-			out = make([]mcp.Content, len(cs))
-			copy(out, cs)
-		}
-		out[i] = red
-	}
-	return out
-}
+func (w walker) contents(cs []mcp.Content) []mcp.Content { return redact.Items(cs, w.content) }
 
 // content redacts one item into a copy; an untouched item costs no
 // allocation and the caller's item is never modified.

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/redact"
 )
 
-// Result returns a copy of res, as r redacts it, with its client-visible text redacted, or res
-// itself, without allocating, when nothing needed redaction. It never
+// Result returns a copy of res with its client-visible text redacted by r,
+// or res itself, without allocating, when nothing needed redaction. It never
 // modifies res or anything res points to.
 //
 // Positions: text content; resource links (URI, name, title, description);
@@ -54,21 +56,7 @@ func (r walker) result(res *mcp.CallToolResult) *mcp.CallToolResult {
 }
 
 // contents returns a redacted copy of cs, or nil when nothing changed.
-func (r walker) contents(cs []mcp.Content) []mcp.Content {
-	var out []mcp.Content
-	for i, c := range cs {
-		red, changed := r.content(c)
-		if !changed {
-			continue
-		}
-		if out == nil {
-			out = make([]mcp.Content, len(cs))
-			copy(out, cs)
-		}
-		out[i] = red
-	}
-	return out
-}
+func (r walker) contents(cs []mcp.Content) []mcp.Content { return core.Items(cs, r.content) }
 
 func (r walker) content(c mcp.Content) (mcp.Content, bool) {
 	// Each kind is redacted by value and boxed again only when it changed,

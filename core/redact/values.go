@@ -133,3 +133,22 @@ func (r *Redactor) list(x []any, secretKey bool, depth int) (any, bool) {
 	}
 	return out, true
 }
+
+// Items returns a copy of items in which every element that redact changed
+// is replaced, or nil when it changed none; items itself is never
+// modified. The SDK fronts walk their result's content lists with it.
+func Items[T any](items []T, redact func(T) (T, bool)) []T {
+	var out []T
+	for i, item := range items {
+		red, changed := redact(item)
+		if !changed {
+			continue
+		}
+		if out == nil {
+			out = make([]T, len(items))
+			copy(out, items)
+		}
+		out[i] = red
+	}
+	return out
+}

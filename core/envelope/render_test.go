@@ -162,6 +162,20 @@ func TestFieldsAreRedactedAndCleanOnesKept(t *testing.T) {
 	assert.NotEqual(t, secret, env.Fields[1].Allowed[1])
 	assert.Len(t, env.Fields[1].Allowed, 3)
 	assert.Equal(t, secret, dirty.Allowed[1], "the handler's own slice is never modified")
+
+	// Wherever the secret sits in the list, first or last, it is redacted
+	// and the clean values around it are kept.
+	for _, allowed := range [][]string{{secret, "public"}, {"public", secret}, {secret}, {"a", "b", secret}} {
+		f := envelope.FieldError{Field: "key", Rule: "oneof", Allowed: allowed, Message: "m"}
+		env, raw := expect(t, envelope.NewRenderer(), envelope.WithFields(envelope.ErrValidation, f), envelope.ValidationError)
+		noLeak(t, raw, secret)
+		require.Len(t, env.Fields[0].Allowed, len(allowed))
+		for i, v := range allowed {
+			if v != secret {
+				assert.Equal(t, v, env.Fields[0].Allowed[i], raw)
+			}
+		}
+	}
 }
 
 func TestSecretsInNextStepsAreRedacted(t *testing.T) {

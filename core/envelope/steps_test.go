@@ -116,6 +116,6 @@ func TestContextStepsFunc(t *testing.T) {
 
 	// A nil context holds none.
 	//lint:ignore SA1012 the renderer must accept what a careless front passes
-	env, _ = wire(t, r.Error(nil, call, envelope.ErrNotFound)) //nolint:staticcheck
+	env, _ = wire(t, r.Error(nil, call, envelope.ErrNotFound))
 	assert.Equal(t, envelope.DefaultNextSteps(envelope.NotFound), env.NextSteps)
 }

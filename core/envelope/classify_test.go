@@ -1,0 +1,252 @@
+package envelope_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+)
+
+func TestSentinelsRenderAsTheirCode(t *testing.T) {
+	t.Parallel()
+	r := envelope.NewRenderer()
+	for _, c := range envelope.Codes() {
+		if c == envelope.InternalError {
+			continue
+		}
+		err := fmt.Errorf("card ATC-2026-000001: %w", envelope.New(c, "no luck"))
+		env, raw := expect(t, r, err, c)
+		assert.Equal(t, "shop_tool", env.Tool)
+		assert.Equal(t, "card ATC-2026-000001: no luck", env.Message)
+		assert.Equal(t, envelope.DefaultNextSteps(c), env.NextSteps)
+		assert.False(t, env.Retryable)
+		assert.NotContains(t, raw, "incident_id")
+		assert.NotContains(t, raw, "fields")
+		assert.NotContains(t, raw, "retry_after_ms")
+	}
+}
+
+// timeoutError is a net.Error whose Timeout method says so, as a dialer's
+// or an HTTP client's is.
+type timeoutError struct{ timeout bool }
+
+func (timeoutError) Error() string   { return "dial tcp: i/o timeout" }
+func (e timeoutError) Timeout() bool { return e.timeout }
+
+// panickyTimeout is an error whose Timeout method panics.
+type panickyTimeout struct{}
+
+func (panickyTimeout) Error() string { return "odd" }
+func (panickyTimeout) Timeout() bool { panic("Timeout") }
+
+func TestStandardLibraryErrorsAreClassified(t *testing.T) {
+	t.Parallel()
+	_, openErr := os.Open(t.TempDir() + "/missing.md")
+	require.Error(t, openErr)
+	const timedOut = "The call timed out or was cancelled"
+	cases := []struct {
+		name      string
+		err       error
+		code      envelope.Code
+		retryable bool
+		first     string
+	}{
+		{"fs.ErrNotExist", fmt.Errorf("open notes.md: %w", fs.ErrNotExist), envelope.NotFound, false, "Verify the identifier"},
+		{"os.Open of a missing file", openErr, envelope.NotFound, false, "Verify the identifier"},
+		{"fs.ErrPermission", fmt.Errorf("write report: %w", fs.ErrPermission), envelope.AccessDenied, false, "Do not retry"},
+		{"os.ErrDeadlineExceeded", fmt.Errorf("read tcp: %w", os.ErrDeadlineExceeded), envelope.ExecutionFailed, true, timedOut},
+		{"net.Error timeout", fmt.Errorf("query: %w", timeoutError{true}), envelope.ExecutionFailed, true, timedOut},
+		{"context.DeadlineExceeded", fmt.Errorf("upstream: %w", context.DeadlineExceeded), envelope.ExecutionFailed, true, timedOut},
+		{"context.Canceled", fmt.Errorf("upstream: %w", context.Canceled), envelope.ExecutionFailed, true, timedOut},
+		{"Timeout false", timeoutError{false}, envelope.InternalError, true, "Retry the call once"},
+		{"Timeout panics", panickyTimeout{}, envelope.InternalError, true, "Retry the call once"},
+	}
+	r := envelope.NewRenderer(envelope.WithLogger(discard()))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env, raw := expect(t, r, c.err, c.code)
+			assert.Equal(t, c.retryable, env.Retryable, raw)
+			assert.True(t, strings.HasPrefix(env.NextSteps[0], c.first), raw)
+			if c.code != envelope.InternalError {
+				assert.Empty(t, env.IncidentID, "a classified error is not an incident")
+				assert.True(t, strings.HasSuffix(env.Message, c.err.Error()[strings.LastIndex(c.err.Error(), ": "):]), env.Message)
+			}
+		})
+	}
+}
+
+func TestTimeoutStepComesFirstUnlessStepsAreReplaced(t *testing.T) {
+	t.Parallel()
+	r := envelope.NewRenderer()
+	cause := fmt.Errorf("query: %w", context.DeadlineExceeded)
+	env, _ := expect(t, r, envelope.WithNextSteps(cause, "Narrow the date range."), envelope.ExecutionFailed)
+	require.Len(t, env.NextSteps, 3)
+	assert.Contains(t, env.NextSteps[0], "timed out")
+	assert.Equal(t, "Narrow the date range.", env.NextSteps[1])
+	assert.Equal(t, envelope.DefaultNextSteps(envelope.ExecutionFailed)[0], env.NextSteps[2])
+
+	env, _ = expect(t, r, envelope.ReplaceNextSteps(cause, "Only this."), envelope.ExecutionFailed)
+	assert.Equal(t, []string{"Only this."}, env.NextSteps)
+
+	// A coded timeout keeps its code and still gets the timeout step.
+	env, _ = expect(t, r, envelope.Wrap(envelope.NotFound, cause), envelope.NotFound)
+	assert.False(t, env.Retryable, "the error's own code decides retryable")
+	assert.Contains(t, env.NextSteps[0], "timed out")
+}
+
+// The texts of mcp-go v1.2.1's CallToolRequest.Require* helpers
+// (mcp/tools.go); the root envelope package's TestMCPGoArgumentErrors calls
+// the real functions.
+func TestMCPGoArgumentErrors(t *testing.T) {
+	t.Parallel()
+	r := envelope.NewRenderer()
+	for text, want := range map[string][2]string{
+		`required argument "id" not found`:                        {"id", "required"},
+		`argument "id" is not an int`:                             {"id", "type"},
+		`argument "path" is not a string`:                         {"path", "type"},
+		`argument "ok" cannot be converted to bool`:               {"ok", "type"},
+		`argument "ids" is not an int slice`:                      {"ids", "type"},
+		`item 1 in argument "ids" is not an int`:                  {"ids", "type"},
+		`item 12 in argument "xs" cannot be converted to float64`: {"xs", "type"},
+	} {
+		err := fmt.Errorf("get issue: %w", envelope.WithNextSteps(errors.New(text), "Send an id."))
+		env, raw := expect(t, r, err, envelope.ValidationError)
+		assert.False(t, env.Retryable, "an argument mistake is not worth retrying as is")
+		assert.Equal(t, "get issue: "+text, env.Message)
+		require.Len(t, env.Fields, 1, raw)
+		assert.Equal(t, envelope.FieldError{Field: want[0], Rule: want[1], Message: text}, env.Fields[0], raw)
+		assert.Equal(t, []string{"Send an id.", envelope.DefaultNextSteps(envelope.ValidationError)[0]}, env.NextSteps)
+	}
+	// Near misses are not argument errors.
+	for _, text := range []string{
+		`argument "id" is not an int!`, `Required argument "id" not found`, `the argument "id" is not an int`,
+		`argument "id" cannot be converted to Int`,
+	} {
+		expect(t, envelope.NewRenderer(envelope.WithLogger(discard())), errors.New(text), envelope.InternalError)
+	}
+	// An explicit field list wins over the one read from the text.
+	own := envelope.FieldError{Field: "id", Rule: "min", Param: "1", Message: "id must be at least 1"}
+	env, _ := expect(t, r, envelope.WithFields(errors.New(`argument "id" is not an int`), own), envelope.ValidationError)
+	assert.Equal(t, []envelope.FieldError{own}, env.Fields)
+	// A coded validation error whose text names an argument gets its field.
+	env, _ = expect(t, r, envelope.Wrap(envelope.ValidationError, errors.New(`required argument "q" not found`)), envelope.ValidationError)
+	assert.Equal(t, "q", env.Fields[0].Field)
+	// Only validation errors get one.
+	env, raw := expect(t, r, envelope.Wrap(envelope.NotFound, errors.New(`required argument "q" not found`)), envelope.NotFound)
+	assert.Empty(t, env.Fields, raw)
+}
+
+type pgError struct{ Code, Msg string }
+
+func (e *pgError) Error() string { return "pq: " + e.Msg }
+
+func TestMappingsAndMappers(t *testing.T) {
+	t.Parallel()
+	mapper := envelope.WithMapper(func(err error) (envelope.Code, bool) {
+		if pg, ok := envelope.As[*pgError](err); ok && pg.Code == "42P01" {
+			return envelope.ExecutionFailed, true
+		}
+		return "", false
+	})
+	r := envelope.NewRenderer(mapper, envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
+
+	env, _ := expect(t, r, fmt.Errorf("load card: %w", sql.ErrNoRows), envelope.NotFound)
+	assert.Equal(t, "load card: sql: no rows in result set", env.Message)
+	assert.False(t, env.Retryable)
+
+	env, _ = expect(t, r, fmt.Errorf("query: %w", &pgError{"42P01", `relation "users" does not exist`}), envelope.ExecutionFailed)
+	assert.Equal(t, `query: pq: relation "users" does not exist`, env.Message, "the agent needs the database's words to fix its SQL")
+
+	expect(t, envelope.NewRenderer(envelope.WithLogger(discard()), mapper), &pgError{"23505", "dup"}, envelope.InternalError)
+	expect(t, r, envelope.Wrap(envelope.AccessDenied, sql.ErrNoRows), envelope.AccessDenied) // the error's own code wins
+
+	// A mapper that answers an invalid code, or false, does not classify.
+	invalid := envelope.WithMapper(func(error) (envelope.Code, bool) { return "teapot", true })
+	declines := envelope.WithMapper(func(error) (envelope.Code, bool) { return envelope.AccessDenied, false })
+	expect(t, envelope.NewRenderer(invalid, declines, envelope.WithMapping(sql.ErrNoRows, envelope.NotFound)), sql.ErrNoRows, envelope.NotFound)
+
+	// Mappers run before mappings, in order; the first answer wins.
+	first := envelope.WithMapper(func(error) (envelope.Code, bool) { return envelope.ConfigurationError, true })
+	second := envelope.WithMapper(func(error) (envelope.Code, bool) { return envelope.AccessDenied, true })
+	expect(t, envelope.NewRenderer(envelope.WithMapping(sql.ErrNoRows, envelope.NotFound), first, second), sql.ErrNoRows, envelope.ConfigurationError)
+	// Mappings too, in order.
+	expect(t, envelope.NewRenderer(envelope.WithMapping(sql.ErrNoRows, envelope.AccessDenied), envelope.WithMapping(sql.ErrNoRows, envelope.NotFound)),
+		sql.ErrNoRows, envelope.AccessDenied)
+	// A mapping to a retryable code makes it retryable.
+	env, _ = expect(t, envelope.NewRenderer(envelope.WithLogger(discard()), envelope.WithMapping(sql.ErrNoRows, envelope.InternalError)), sql.ErrNoRows, envelope.InternalError)
+	assert.True(t, env.Retryable)
+	// Mappings come before the standard library's own classification.
+	expect(t, envelope.NewRenderer(envelope.WithMapping(fs.ErrNotExist, envelope.ConfigurationError)), fs.ErrNotExist, envelope.ConfigurationError)
+	// A nil option is ignored.
+	expect(t, envelope.NewRenderer(nil, envelope.WithMapping(sql.ErrNoRows, envelope.NotFound)), sql.ErrNoRows, envelope.NotFound)
+}
+
+func TestPanickingMapperBecomesAnIncident(t *testing.T) {
+	t.Parallel()
+	var l logs
+	r := envelope.NewRenderer(envelope.WithLogger(l.logger()),
+		envelope.WithMapper(func(error) (envelope.Code, bool) { panic("mapper bug at /srv/app/map.go:12") }),
+		envelope.WithMapping(sql.ErrNoRows, envelope.NotFound))
+	env, raw := expect(t, r, fmt.Errorf("boom: %w", sql.ErrNoRows), envelope.InternalError)
+	noLeak(t, raw, "mapper bug", "boom")
+	assert.True(t, env.Retryable)
+	rec := l.incident(t, env.IncidentID)
+	assert.Equal(t, "mcpguard: error mapper panicked", rec["msg"])
+	assert.Equal(t, "mapper bug at /srv/app/map.go:12", rec["panic"])
+	assert.Equal(t, "boom: sql: no rows in result set", rec["error"])
+	assert.Equal(t, "ERROR", rec["level"])
+}
+
+func TestWithUnclassified(t *testing.T) {
+	t.Parallel()
+	err := errors.New("limit must be between 1 and 100, got 500")
+	env, raw := expect(t, envelope.NewRenderer(envelope.WithLogger(discard())), err, envelope.InternalError)
+	assert.NotContains(t, raw, "limit", "by default nothing the operator did not choose leaves the server")
+	assert.True(t, env.Retryable)
+
+	opted := envelope.NewRenderer(envelope.WithUnclassified(envelope.ExecutionFailed))
+	env, _ = expect(t, opted, err, envelope.ExecutionFailed)
+	assert.Equal(t, err.Error(), env.Message)
+	assert.False(t, env.Retryable)
+	assert.Empty(t, env.IncidentID)
+
+	_, raw = expect(t, opted, errors.New("connect postgres://app:hunter2@db:5432/shop: refused"), envelope.ExecutionFailed)
+	noLeak(t, raw, "hunter2")
+
+	// The other classifications still come first.
+	expect(t, opted, fs.ErrPermission, envelope.AccessDenied)
+	expect(t, opted, errors.New(`required argument "id" not found`), envelope.ValidationError)
+
+	// Internal is the default again.
+	back := envelope.NewRenderer(envelope.WithLogger(discard()), envelope.WithUnclassified(envelope.ExecutionFailed), envelope.WithUnclassified(envelope.InternalError))
+	expect(t, back, err, envelope.InternalError)
+
+	// Panics stay internal whatever it says.
+	env, raw = wire(t, opted.Recovered(context.Background(), "shop_tool", "limit must be", envelope.RecoverOptions{Logger: discard()}))
+	assert.Equal(t, envelope.InternalError, env.ErrorType)
+	assert.NotContains(t, raw, "limit")
+}
+
+func TestInvalidConfigurationPanicsAtConstruction(t *testing.T) {
+	t.Parallel()
+	assert.PanicsWithValue(t, "envelope: WithMapping with a nil target", func() { envelope.WithMapping(nil, envelope.NotFound) })
+	assert.PanicsWithValue(t, "envelope: WithMapping with invalid code nope", func() { envelope.WithMapping(sql.ErrNoRows, "nope") })
+	assert.PanicsWithValue(t, "envelope: WithMapper with a nil function", func() { envelope.WithMapper(nil) })
+	assert.PanicsWithValue(t, "envelope: WithDefaultNextSteps with invalid code nope", func() { envelope.WithDefaultNextSteps("nope") })
+	assert.PanicsWithValue(t, "envelope: WithUnclassified with invalid code teapot", func() { envelope.WithUnclassified("teapot") })
+	assert.NotPanics(t, func() {
+		envelope.WithMapping(sql.ErrNoRows, envelope.NotFound)
+		envelope.WithDefaultNextSteps(envelope.NotFound)
+		envelope.WithUnclassified(envelope.ExecutionFailed)
+	})
+}

@@ -127,6 +127,13 @@ func splitWords(name string, dst []span) []span {
 		}
 		p := name[i-1]
 		switch {
+		case (c >= 0x80) != (p >= 0x80):
+			// Where ASCII meets other bytes (a letter like é, or an
+			// invalid byte glued to a key: "\xe3PASS"), a word ends, as
+			// at a case change: otherwise one stray byte would hide
+			// PASS from the matcher.
+			dst = appendSpan(dst, span{start, i})
+			start = i
 		case isUpper(c) && (isLower(p) || isDigit(p)),
 			isDigit(c) && !isDigit(p) && p < 0x80,
 			isLower(c) && isDigit(p):

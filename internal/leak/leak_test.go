@@ -35,6 +35,15 @@ func TestIsSecretKey(t *testing.T) {
 	} {
 		assert.False(t, leak.IsSecretKey(k), k)
 	}
+	// A byte that is not ASCII, valid UTF-8 or not, glued to a key ends a
+	// word, as a case change does (a fuzz finding: "\xe3PASS=secret" went
+	// out as it was).
+	for _, k := range []string{"\xe3PASS", "\xe3password", "éPASSWORD", "PASS\xe3", "Ω_token"} {
+		assert.True(t, leak.IsSecretKey(k), "%q", k)
+	}
+	for _, k := range []string{"café", "naïve_name", "\xe3spin", "Ωcompass"} {
+		assert.False(t, leak.IsSecretKey(k), "%q", k)
+	}
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = leak.IsSecretKey("AWS_SECRET_ACCESS_KEY") }))
 }
 

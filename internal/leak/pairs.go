@@ -1,6 +1,9 @@
 package leak
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // SecretValue is the value a secret-named key holds in text: s[Start:End]
 // is to be replaced by Replacement. Quotes around a quoted value stay
@@ -67,8 +70,21 @@ func keyBefore(s string, sep int) (key, quote string, start int) {
 		quote = s[k : q+1]
 	}
 	end := k
-	for k > 0 && end-k < maxKeyBack && isKeyChar(s[k-1]) {
-		k--
+	for k > 0 && end-k < maxKeyBack {
+		if c := s[k-1]; c < 0x80 {
+			if !isKeyChar(c) {
+				break
+			}
+			k--
+			continue
+		}
+		// A letter of any script belongs to the key; a byte that is not
+		// valid UTF-8 does not, so "/0/\xe3PASS=…" still has a key.
+		r, size := utf8.DecodeLastRuneInString(s[:k])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		k -= size
 	}
 	if k > 0 && (s[k-1] == '/' || s[k-1] == '\\') {
 		return "", "", k // the end of a path (/srv/secrets.yaml: …), not a key

@@ -23,7 +23,7 @@ type Session struct {
 	tb   testing.TB
 	cs   *mcp.ClientSession
 	conn *recorder
-	mu   sync.Mutex
+	mu   *sync.Mutex // shared by the views For returns
 }
 
 // Connect connects a go-sdk client to s through go-sdk's in-memory
@@ -67,7 +67,15 @@ func dial(tb testing.TB, t mcp.Transport) *Session {
 	if err != nil {
 		tb.Fatalf("gosdktest: client Connect: %v", err)
 	}
-	return &Session{tb: tb, cs: cs, conn: rec}
+	return &Session{tb: tb, cs: cs, conn: rec, mu: new(sync.Mutex)}
+}
+
+// For returns a view of s that reports its failures to tb: the same
+// connection, for a subtest or a fuzz target, whose *testing.T is not the
+// one that connected (a fuzz target must not report to its *testing.F).
+// Calls through every view of a Session are serialized.
+func (s *Session) For(tb testing.TB) *Session {
+	return &Session{tb: tb, cs: s.cs, conn: s.conn, mu: s.mu}
 }
 
 // ClientSession returns the go-sdk client session, for calls the Session

@@ -19,7 +19,10 @@
 //     isError result with its raw text, is classified from the error
 //     itself (CallToolResult.GetError), so sentinels and codes count:
 //     fmt.Errorf("…: %w", gosdk.ErrNotFound) is not_found. go-sdk's own
-//     "validating \"arguments\"" failures are validation_error.
+//     "validating \"arguments\"" failures are validation_error. One that
+//     nothing classifies keeps its text, redacted, as execution_failed:
+//     bare go-sdk would have sent that text, so the agent never reads less
+//     (the core's Call.Shown).
 //   - An error result a handler built itself is rewritten as an envelope
 //     (unless [WithoutNormalization]); a nil result is an internal_error.
 //   - Every error result is redacted in every position that carries text

@@ -154,6 +154,10 @@ func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 	}
 	call := callOf(req)
 	if err := r.GetError(); err != nil {
+		// go-sdk would have sent this error's text as the result: an
+		// unclassified one keeps it (redacted), so the agent never reads
+		// less than it did without the layer.
+		call.Shown = true
 		env := c.front.r.Error(ctx, call, sdkError(err))
 		return c.front.result(env, err, r, c.front.declaresOutput(env.Tool))
 	}

@@ -15,7 +15,7 @@ import (
 // one the package doc gives: the error's own code, mappers, mappings,
 // standard library errors, timeouts, mcp-go's argument errors, then the
 // [WithUnclassified] code or internal_error.
-func (o *options) classify(err error) (code Code, retryable bool, mapperPanic any) {
+func (o *options) classify(err error, shown bool) (code Code, retryable bool, mapperPanic any) {
 	if e, ok := asError(err); ok {
 		return e.code, e.code.Retryable(), nil
 	}
@@ -46,6 +46,9 @@ func (o *options) classify(err error) (code Code, retryable bool, mapperPanic an
 	}
 	if o.unclassified != "" {
 		return o.unclassified, o.unclassified.Retryable(), nil
+	}
+	if shown {
+		return ExecutionFailed, ExecutionFailed.Retryable(), nil
 	}
 	return InternalError, true, nil
 }

@@ -250,3 +250,32 @@ func TestInvalidConfigurationPanicsAtConstruction(t *testing.T) {
 		envelope.WithUnclassified(envelope.ExecutionFailed)
 	})
 }
+
+// An error whose text the SDK would have shown without mcpguard (Call.Shown:
+// go-sdk's typed handlers) stays readable when nothing classifies it; what
+// does classify it still wins, and an explicit internal_error stays one.
+func TestShownErrorsStayReadable(t *testing.T) {
+	t.Parallel()
+	r := envelope.NewRenderer(envelope.WithLogger(discard()))
+	shown := envelope.Call{Tool: "shop_tool", Shown: true}
+	raw := errors.New("dial postgres://app:hunter2@db:5432/shop: connection refused")
+
+	env, text := wire(t, r.Error(context.Background(), shown, raw))
+	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType, text)
+	assert.Equal(t, envelope.ExecutionFailed.Retryable(), env.Retryable, text)
+	assert.Contains(t, env.Message, "connection refused", text)
+	assert.Empty(t, env.IncidentID, text)
+	noLeak(t, text, "hunter2")
+
+	env, text = wire(t, r.Error(context.Background(), call, raw))
+	assert.Equal(t, envelope.InternalError, env.ErrorType, "not shown: the text is logged, not sent: %s", text)
+	assert.NotContains(t, env.Message, "connection refused", text)
+
+	env, text = wire(t, r.Error(context.Background(), shown, fmt.Errorf("p-9: %w", envelope.ErrNotFound)))
+	assert.Equal(t, envelope.NotFound, env.ErrorType, text)
+	env, text = wire(t, r.Error(context.Background(), shown, envelope.New(envelope.InternalError, "invariant broken")))
+	assert.Equal(t, envelope.InternalError, env.ErrorType, "an explicit internal_error stays one: %s", text)
+	env, text = wire(t, envelope.NewRenderer(envelope.WithLogger(discard()), envelope.WithUnclassified(envelope.ConfigurationError)).
+		Error(context.Background(), shown, raw))
+	assert.Equal(t, envelope.ConfigurationError, env.ErrorType, "WithUnclassified decides first: %s", text)
+}

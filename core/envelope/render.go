@@ -39,7 +39,7 @@ func (o *options) fromError(ctx context.Context, call Call, err error) *Envelope
 // the handler returned it, or nil when the failure came as a result.
 func (o *options) render(ctx context.Context, call Call, err, seen error) *Envelope {
 	tool := call.Tool
-	code, retryable, mapperPanic := o.classify(err)
+	code, retryable, mapperPanic := o.classify(err, call.Shown)
 	stepsErr := o.resolveSteps(ctx, call, code, err, seen)
 	// What the agent sent itself (a path argument) is no leak.
 	red := o.redactor.ForCall(call.Args)

@@ -26,6 +26,13 @@ type Call struct {
 	// Request is the SDK's own request value, handed to [StepsFunc]s so
 	// that an SDK front can pass it on in its own types. May be nil.
 	Request any
+	// Shown says that without mcpguard the SDK would have sent the error's
+	// text to the client as a tool result (go-sdk's typed handlers do). An
+	// error nothing classifies then stays readable: execution_failed with
+	// its message, redacted, rather than internal_error with the message
+	// only in the log, so that adding the layer never leaves the agent
+	// knowing less than before. [WithUnclassified] still decides first.
+	Shown bool
 }
 
 // Renderer is one configured envelope renderer: the classification, the

@@ -3,6 +3,7 @@ package hints_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -220,4 +221,19 @@ func TestMerge(t *testing.T) {
 	assert.False(t, r.Lookup("shop_cancel").Merge(ctx, shopReq{}, env, rr), "no hint applies")
 	assert.Equal(t, []string{"Fix it."}, env.NextSteps)
 	assert.Empty(t, env.Tool)
+}
+
+// Without WithLogger, records go to slog.Default as it is at the time of
+// the record, not of NewRegistry. (Not parallel: it sets slog's default;
+// parallel tests only start once the sequential ones are done.)
+func TestDefaultLoggerAtTheTimeOfTheRecord(t *testing.T) {
+	r := hints.NewRegistry([]rule{hints.For("shop_a", hints.OnSuccessFunc(func(context.Context, shopReq, *shopRes) []hints.Step { panic("x") }))}, nil)
+	logger, logs := captureLog()
+	prev := slog.Default()
+	slog.SetDefault(logger)
+	defer slog.SetDefault(prev)
+	r.Lookup("shop_a").Success(context.Background(), shopReq{}, nil)
+	recs := logs.records(t)
+	require.Len(t, recs, 1)
+	assert.Equal(t, "OnSuccessFunc", recs[0]["hint"])
 }

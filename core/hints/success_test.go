@@ -133,7 +133,7 @@ func TestSuccessText(t *testing.T) {
 // without touching its argument.
 func TestMetaSteps(t *testing.T) {
 	t.Parallel()
-	steps := []string{"Export it.", "Share it.", "Export it."}
+	steps := []string{" Export it. ", "Export it.", "Share it."}
 	for _, tc := range []struct {
 		name string
 		prev any
@@ -145,7 +145,7 @@ func TestMetaSteps(t *testing.T) {
 		{"not a list", "Handler's own.", []string{"Export it.", "Share it."}},
 	} {
 		assert.Equal(t, tc.want, hints.MetaSteps(steps, tc.prev), tc.name)
-		assert.Equal(t, []string{"Export it.", "Share it.", "Export it."}, steps, "steps is not modified (%s)", tc.name)
+		assert.Equal(t, []string{" Export it. ", "Export it.", "Share it."}, steps, "steps is not modified (%s)", tc.name)
 	}
 	assert.Empty(t, hints.MetaSteps(nil, nil))
 	assert.Equal(t, "io.github.mcpguard/next_steps", hints.MetaKey)

@@ -2,6 +2,7 @@ package hints_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,7 +93,7 @@ func TestSuccessSteps(t *testing.T) {
 		hints.For("mixed",
 			hints.OnSuccess[shopReq, *shopRes](hints.Text("First.")),
 			hints.OnSuccessFunc(func(ctx context.Context, req shopReq, res *shopRes) []hints.Step {
-				return []hints.Step{hints.Text(ctx.Value(ctxKey{}).(string) + " " + req.id), hints.Text("First.")}
+				return []hints.Step{hints.Text(fmt.Sprint(ctx.Value(ctxKey{}), " ", req.id, ": ", res.rows, " rows")), hints.Text("First.")}
 			}),
 			hints.OnSuccess[shopReq, *shopRes](hints.Text("Last.")),
 		),
@@ -105,9 +106,9 @@ func TestSuccessSteps(t *testing.T) {
 		assert.Equal(t, "Next steps:\n- Call report_export to download the report as PDF.\n- Share it.", text)
 	}
 	ctx := context.WithValue(context.Background(), ctxKey{}, "for")
-	steps, text := r.Lookup("mixed").Success(ctx, shopReq{"ord_1"}, &shopRes{})
-	assert.Equal(t, []string{"First.", "for ord_1", "Last."}, steps)
-	assert.Equal(t, "Next steps:\n- First.\n- for ord_1\n- Last.", text)
+	steps, text := r.Lookup("mixed").Success(ctx, shopReq{"ord_1"}, &shopRes{rows: 3})
+	assert.Equal(t, []string{"First.", "for ord_1: 3 rows", "Last."}, steps)
+	assert.Equal(t, "Next steps:\n- First.\n- for ord_1: 3 rows\n- Last.", text)
 
 	steps, text = r.Lookup("quiet").Success(context.Background(), shopReq{}, nil)
 	assert.Nil(t, steps, "a function with nothing to add leaves the result as it is")

@@ -142,8 +142,13 @@ func WithoutNormalization() Option { return core.WithoutNormalization() }
 
 // StepsFunc computes next steps when an error is rendered, with the call
 // and the code it was classified as. Return replace to drop the code's
-// default steps.
+// default steps. err is the handler's error, or a [ResultText] for a
+// failure that arrived as an error result's text.
 type StepsFunc func(ctx context.Context, req mcp.CallToolRequest, code Code, err error) (steps []string, replace bool)
+
+// ResultText is the err a [StepsFunc] receives for a failure that arrived
+// as an error result's text rather than as a Go error.
+type ResultText = core.ResultText
 
 // WithStepsFunc attaches fn to err: its steps are computed when err is
 // rendered.

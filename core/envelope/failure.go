@@ -67,7 +67,7 @@ func (o *options) fromText(ctx context.Context, call Call, text string) *Envelop
 	if code == InternalError {
 		err = errors.New(msg) // logged in full under an incident ID
 	}
-	return o.render(ctx, call, err, nil)
+	return o.render(ctx, call, err, ResultText(msg))
 }
 
 // untrusted re-renders an envelope found in a handler's text. Its code,
@@ -77,7 +77,7 @@ func (o *options) fromText(ctx context.Context, call Call, text string) *Envelop
 // agent. An internal_error gets a fresh incident of this server's.
 func (o *options) untrusted(ctx context.Context, call Call, env *Envelope) *Envelope {
 	if env.ErrorType == InternalError {
-		return o.render(ctx, call, errors.New(env.Message), nil)
+		return o.render(ctx, call, errors.New(env.Message), ResultText(env.Message))
 	}
 	var err error = New(env.ErrorType, env.Message)
 	if o.trustSteps {
@@ -86,7 +86,7 @@ func (o *options) untrusted(ctx context.Context, call Call, env *Envelope) *Enve
 	if len(env.Fields) > 0 {
 		err = WithFields(err, env.Fields...)
 	}
-	out := o.render(ctx, call, err, nil)
+	out := o.render(ctx, call, err, ResultText(env.Message))
 	if env.Tool != "" && out.Tool == "" {
 		out.Tool = env.Tool
 	}

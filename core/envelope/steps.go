@@ -13,11 +13,21 @@ import (
 // mappings give (an error the handler returned bare may become not_found
 // only there). It returns the steps to put first and whether they replace
 // the code's defaults. err is the error as the handler returned it, so
-// [errors.Is] sees its sentinels.
+// [errors.Is] sees its sentinels; for a failure that arrived as an error
+// result's text, with no Go error, it is that text as a [ResultText].
 //
 // A StepsFunc that panics is recovered and logged; the envelope goes out
 // without its steps.
 type StepsFunc func(ctx context.Context, call Call, code Code, err error) (steps []string, replace bool)
+
+// ResultText is the err a [StepsFunc] receives for a failure that reached
+// the renderer as an error result's text (a handler's own isError result)
+// rather than as a Go error: the text, before redaction, so that a steps
+// function reads the same message on every front.
+type ResultText string
+
+// Error returns the text.
+func (t ResultText) Error() string { return string(t) }
 
 // WithStepsFunc attaches fn to err: the envelope layer that renders err
 // calls fn with the code it classified err as, and puts the steps fn

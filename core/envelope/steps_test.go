@@ -107,10 +107,11 @@ func TestContextStepsFunc(t *testing.T) {
 	assert.Same(t, own, got.err)
 	assert.Empty(t, l.records(t), "no step function panicked")
 
-	// A failure that came as text has no Go error to show the functions.
+	// A failure that came as text has no Go error to show the functions:
+	// they get its text, as a ResultText.
 	got = seen{err: errors.New("not called")}
 	env, _ = wire(t, r.Text(ctx, call, "upstream refused"))
-	assert.NoError(t, got.err)
+	assert.Equal(t, envelope.ResultText("upstream refused"), got.err)
 	assert.Equal(t, envelope.ExecutionFailed, got.code)
 	assert.Equal(t, "From the inner context.", env.NextSteps[0])
 

@@ -186,12 +186,9 @@ func TestErrorFuncSeesTheFailure(t *testing.T) {
 		assert.Equal(t, `Call shop_search with query="ord_9" to find the order.`, env.NextSteps[0], p.name)
 		require.Len(t, got, 1, p.name)
 		assert.Equal(t, seen{"request-ctx", shopReq{"ord_9"}, hints.Failure{Code: envelope.NotFound, Message: got[0].f.Message}, false}, got[0], "a result carries no Go error (%s)", p.name)
-		if p.name == "merged" {
-			// A renderer further in calls the steps function with no Go
-			// error and no message (envelope.StepsFunc has no parameter
-			// for it), so only Merge can tell the function the message.
-			assert.Equal(t, "no such order", got[0].f.Message)
-		}
+		// Both paths tell the function the result's message: Merge from
+		// the envelope, a renderer further in as an envelope.ResultText.
+		assert.Equal(t, "no such order", got[0].f.Message, p.name)
 	}
 }
 

@@ -106,6 +106,10 @@ func (t *Tool[Req, Res]) requestOf(call envelope.Call) Req {
 // envelopeSteps is the [envelope.StepsFunc] of the tool: the envelope
 // renderer calls it with the Go error and the code it classified it as.
 func (t *Tool[Req, Res]) envelopeSteps(ctx context.Context, req Req, code envelope.Code, err error) ([]string, bool) {
+	if text, ok := err.(envelope.ResultText); ok {
+		// A failure that arrived as a result: no Go error, its text.
+		return t.ErrorSteps(ctx, req, Failure{Code: code, Message: string(text)})
+	}
 	msg := ""
 	if err != nil {
 		msg = safe.Error(err)

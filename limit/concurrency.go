@@ -17,8 +17,14 @@ import (
 // to the wait bound (at least 100 ms) and a step that says to wait that
 // long. A call whose client gives up while it waits is answered at once.
 //
-// A call that gets a slot at once costs a channel operation and does not
-// allocate. Concurrency panics unless n >= 1.
+// n bounds the handlers running, not the callers waiting for an answer: a
+// call that [Timeout] answered at its deadline while its handler, which
+// ignores its context, runs on, keeps its slot until that handler returns,
+// whichever of the two layers is outside the other. Calls beyond n are
+// then refused as above, so a slow backend is not handed more work than n.
+//
+// A call that gets a slot at once costs a channel operation and an atomic
+// load, and does not allocate. Concurrency panics unless n >= 1.
 func Concurrency(n int, opts ...Option) server.ToolHandlerMiddleware {
 	if n < 1 {
 		panic(fmt.Sprintf("limit: Concurrency(%d): need at least 1", n))
@@ -44,8 +50,16 @@ func Concurrency(n int, opts ...Option) server.ToolHandlerMiddleware {
 				}
 				return o.refuse(ctx, req, why, retry), nil
 			}
-			defer func() { <-slots }()
-			return next(ctx, req)
+			returned := false
+			defer func() {
+				if !returned { // next panicked
+					<-slots
+				}
+			}()
+			res, err := next(ctx, req)
+			returned = true
+			release(res, slots)
+			return res, err
 		}
 	}
 }

@@ -27,7 +27,8 @@ import (
 // a goroutine from outside. Such a handler keeps running after the answer
 // has gone out, until it returns by itself; its result is then dropped,
 // and a panic it raises that late is logged with an incident ID instead of
-// crashing the server. A panic before the deadline is raised again in the
+// crashing the server. A [Concurrency] layer counts such a handler until it
+// returns, so put one around Timeout to bound how many can pile up. A panic before the deadline is raised again in the
 // caller's goroutine, so the recover layer outside handles it as usual
 // (its value carries the handler goroutine's stack, for the log).
 //
@@ -74,12 +75,15 @@ func (o *options) timed(ctx context.Context, req mcp.CallToolRequest, next serve
 			return o.settle(ctx, tctx, req, limit, out)
 		default:
 		}
-		go o.drain(ctx, req.Params.Name, done)
+		var res *mcp.CallToolResult
 		if ctx.Err() != nil {
 			// The client went away or cancelled: not this layer's deadline.
-			return o.cancelled(ctx, req), nil
+			res = o.cancelled(ctx, req)
+		} else {
+			res = o.timedOut(ctx, req, limit)
 		}
-		return o.timedOut(ctx, req, limit), nil
+		go o.drain(ctx, req.Params.Name, done, res, detach(res))
+		return res, nil
 	}
 }
 
@@ -118,9 +122,11 @@ func run(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFu
 var errGoexit = errors.New("tool handler called runtime.Goexit or panicked with nil")
 
 // drain waits for a handler that outlived its deadline, so that a late
-// panic is logged rather than lost.
-func (o *options) drain(ctx context.Context, tool string, done <-chan outcome) {
+// panic is logged rather than lost, and so that the slots a [Concurrency]
+// layer outside holds for it are freed only now.
+func (o *options) drain(ctx context.Context, tool string, done <-chan outcome, res *mcp.CallToolResult, s *straggler) {
 	out := <-done
+	s.finish(res)
 	if out.panic == nil {
 		return
 	}

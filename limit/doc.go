@@ -13,8 +13,9 @@
 //     call is execution_failed, retryable, with "retry_after_ms" and a next
 //     step that says to wait that long. Memory is bounded however many keys
 //     callers invent.
-//   - [Concurrency]: at most n calls in flight; the rest wait up to a bound,
-//     then are refused the same way.
+//   - [Concurrency]: at most n handlers running; the rest wait up to a
+//     bound, then are refused the same way. A handler [Timeout] gave up on
+//     still counts until it has returned (see below).
 //
 // A refused call never reaches the handler. Each layer renders its own
 // envelopes with [envelope.ErrorResult], so each is safe alone:
@@ -33,6 +34,32 @@
 // incident ID. Limits come before your layers so that a refused call costs
 // as little as possible. Put the cheapest refusal first: Rate, then
 // Concurrency, then Timeout.
+//
+// # Timeout and Concurrency together
+//
+// Go cannot stop a goroutine, so a handler that ignores its context runs on
+// after [Timeout] has answered its caller. If [Concurrency] freed its slot
+// with that answer, each timed-out call would leave one more handler
+// running and n would bound nothing: with n = 2, twelve calls to a stuck
+// backend would leave twelve handlers on it. So Concurrency frees the slot
+// of such a call only when its handler really returns, and refuses new
+// calls meanwhile, with retry_after_ms, like any call that found no slot:
+//
+//	middleware.WithLimits(
+//		limit.Concurrency(8, limit.WithMaxWait(0)), // at most 8 handlers running, stuck ones included
+//		limit.Timeout(5*time.Second),               // each caller answered within 5 s
+//	)
+//
+// Either order is safe. With Concurrency outside (the order above, the one
+// we recommend), the timeout measures the handler alone and a call waiting
+// for a slot is refused after [WithMaxWait]; Timeout's answer tells
+// Concurrency that the handler still runs. With Concurrency inside, it runs
+// in Timeout's goroutine and frees the slot when the handler returns by
+// itself; a call still waiting for a slot at the deadline is answered as
+// timed out. Keep layers between the two from replacing Timeout's answer
+// with another result: that answer is how Concurrency outside recognises
+// a handler still running. When the late handler returns, its goroutine
+// and the one waiting for it end: none is left behind.
 //
 // # Why
 //

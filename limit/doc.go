@@ -8,11 +8,12 @@
 //     passes it is answered at the deadline, even when the handler ignores
 //     its context, with execution_failed, retryable, and a next step that
 //     says how to make the call cheaper.
-//   - [Rate]: token buckets from golang.org/x/time/rate, keyed by principal,
-//     session or one global key ([DefaultKey]), or your [KeyFunc]. A refused
-//     call is execution_failed, retryable, with "retry_after_ms" and a next
-//     step that says to wait that long. Memory is bounded however many keys
-//     callers invent.
+//   - [Rate]: token buckets from golang.org/x/time/rate, keyed by what a
+//     caller cannot invent: its principal, else its remote address, else
+//     one global key ([DefaultKey]), or by your [KeyFunc]. A refused call
+//     is execution_failed, retryable, with "retry_after_ms" and a next
+//     step that says to wait that long. Memory is bounded in bytes however
+//     many keys, and however long, callers invent.
 //   - [Concurrency]: at most n handlers running; the rest wait up to a
 //     bound, then are refused the same way. A handler [Timeout] gave up on
 //     still counts until it has returned (see below).
@@ -21,6 +22,29 @@
 // envelopes with [envelope.ErrorResult], so each is safe alone:
 //
 //	s.AddTool(tool, middleware.Wrap(h, limit.Timeout(5*time.Second)))
+//
+// # Whom Rate counts
+//
+// A rate limit is only as good as its key: a client that can pick a new key
+// gets a new budget. [DefaultKey] therefore never uses the MCP session.
+// mcp-go's default streamable HTTP server checks only the format of an
+// Mcp-Session-Id it did not issue, so a client that invents one per call,
+// without initializing, would get a bucket per call; and a session the
+// server did issue costs one initialize request, so re-initializing would
+// too. What a client cannot mint is who it authenticated as and where it
+// connects from, so DefaultKey uses the principal, else the remote
+// address, else one bucket shared by every caller. Name them where the
+// HTTP request is at hand:
+//
+//	httpServer := server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(
+//		func(ctx context.Context, r *http.Request) context.Context {
+//			ctx = limit.HTTPContext(ctx, r) // the remote address
+//			return limit.ContextWithPrincipal(ctx, userFrom(r))
+//		}))
+//
+// Without either, every call shares the one global bucket: safe, since no
+// call escapes it, but one busy caller then spends everyone's budget. Over
+// stdio, with one client per process, that is the right key anyway.
 //
 // # Place in the chain
 //

@@ -16,8 +16,9 @@ import (
 
 // Rate limits calls with token buckets (golang.org/x/time/rate): each key
 // gets r calls per second with bursts of up to burst calls. Keys come from
-// [WithKey], by default [DefaultKey] (principal, else session, else one
-// global bucket); [WithPerTool] gives every tool its own buckets.
+// [WithKey], by default [DefaultKey] (principal, else remote address, else
+// one global bucket; never the session, which a client can mint);
+// [WithPerTool] gives every tool its own buckets.
 //
 // A refused call never reaches the handler. It is answered with an
 // execution_failed envelope, retryable, whose retry_after_ms says when the

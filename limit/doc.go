@@ -46,6 +46,19 @@
 // call escapes it, but one busy caller then spends everyone's budget. Over
 // stdio, with one client per process, that is the right key anyway.
 //
+// # Memory
+//
+// [Rate] keeps at most [WithMaxKeys] buckets, and each takes a fixed
+// number of bytes: a key longer than 64 bytes is kept as its SHA-256
+// digest (32 bytes), so a client that sends megabyte-long keys costs what
+// one that sends short ones does. SHA-256 rather than a faster seeded
+// hash because it is collision-resistant without a secret: no client can
+// craft a key that lands in another caller's bucket. It runs only for
+// long keys, and costs less than receiving them did. The bound holds at
+// every moment, whatever the rate: how slowly a bucket refills decides
+// when it may be evicted (a bucket dropped before it is full again would
+// hand its caller a fresh burst), never how much memory it takes.
+//
 // # Place in the chain
 //
 // With [middleware.Default], pass them with middleware.WithLimits, which

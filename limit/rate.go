@@ -2,11 +2,13 @@ package limit
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"math"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -25,12 +27,14 @@ import (
 // bucket will have a token again, and whose next step says to wait that
 // long.
 //
-// Memory is bounded: a bucket idle long enough to have refilled is the
-// same as a new one and is evicted, and at most [WithMaxKeys] buckets
-// (default [DefaultMaxKeys]) exist at once; keys beyond that share one
-// overflow bucket until room is made, so existing callers keep their
-// budgets. An allowed call costs well under a microsecond and does not
-// allocate once its key has a bucket.
+// Memory is bounded in bytes: at most [WithMaxKeys] buckets (default
+// [DefaultMaxKeys]) exist at once, and each keeps at most 64 bytes of its
+// key (a longer key is kept as its 32-byte SHA-256 digest), so the bound
+// holds however long the keys and however slowly buckets refill. A
+// bucket that is full again is the same as a new one and is evicted;
+// keys beyond the bound share one overflow bucket until room is made, so
+// existing callers keep their budgets. An allowed call costs well under a
+// microsecond and does not allocate once its key has a bucket.
 //
 // Rate panics unless r > 0 and burst >= 1; rate.Inf turns it off.
 func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware {
@@ -45,10 +49,11 @@ func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware 
 	why := fmt.Sprintf("Rate limit reached: this server accepts %s per second from one caller, in bursts of at most %d.", formatRate(r), burst)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			k := bucketKey{key: o.key(ctx, req)}
+			tool := ""
 			if o.perTool {
-				k.tool = req.Params.Name
+				tool = req.Params.Name
 			}
+			k := newKey(tool, o.key(ctx, req))
 			if wait, ok := b.allow(k, time.Now()); !ok {
 				return o.refuse(ctx, req, why, wait), nil
 			}
@@ -71,16 +76,32 @@ func formatRate(r rate.Limit) string {
 
 const shardCount = 16
 
-type bucketKey struct{ tool, key string }
+// maxKeyBytes is the longest key a bucket keeps as it is; a longer one is
+// kept as its SHA-256 digest, so that every bucket costs a bounded number
+// of bytes whatever its callers send.
+const maxKeyBytes = 64
 
-type bucket struct {
-	lim  *rate.Limiter
-	seen atomic.Int64 // UnixNano of the last call
+// bucketKey names a bucket. hashed says key is the SHA-256 digest of a
+// longer key, so that no short key equals a long key's digest.
+type bucketKey struct {
+	tool, key string
+	hashed    bool
+}
+
+// newKey makes the key of tool's (or, with tool empty, the layer's)
+// bucket for key. Short keys are used as they are, with no allocation.
+func newKey(tool, key string) bucketKey {
+	if len(key) <= maxKeyBytes {
+		return bucketKey{tool: tool, key: key}
+	}
+	h := sha256.New()
+	_, _ = io.WriteString(h, key)
+	return bucketKey{tool: tool, key: string(h.Sum(nil)), hashed: true}
 }
 
 type shard struct {
 	mu        sync.Mutex
-	m         map[bucketKey]*bucket
+	m         map[bucketKey]*rate.Limiter
 	lastSweep int64
 	_         [32]byte // keep shards' locks on separate cache lines
 }
@@ -89,26 +110,23 @@ type shard struct {
 type buckets struct {
 	r        rate.Limit
 	burst    int
-	idle     int64 // ns after which an unused bucket is full again
 	perShard int
 	seed     maphash.Seed
 	global   *rate.Limiter // the "" key of a layer that is not per tool
-	overflow *bucket
+	overflow *rate.Limiter
 	shards   [shardCount]shard
 }
 
 func newBuckets(r rate.Limit, burst, maxKeys int) *buckets {
-	fill := time.Duration(float64(burst) / float64(r) * float64(time.Second))
 	b := &buckets{
 		r: r, burst: burst,
-		idle:     max(int64(fill), int64(time.Millisecond)),
 		perShard: max(1, (maxKeys+shardCount-1)/shardCount),
 		seed:     maphash.MakeSeed(),
 		global:   rate.NewLimiter(r, burst),
-		overflow: &bucket{lim: rate.NewLimiter(r, burst)},
+		overflow: rate.NewLimiter(r, burst),
 	}
 	for i := range b.shards {
-		b.shards[i].m = make(map[bucketKey]*bucket)
+		b.shards[i].m = make(map[bucketKey]*rate.Limiter)
 	}
 	return b
 }
@@ -116,10 +134,22 @@ func newBuckets(r rate.Limit, burst, maxKeys int) *buckets {
 // allow takes a token from k's bucket, or reports how long until one is
 // there.
 func (b *buckets) allow(k bucketKey, now time.Time) (time.Duration, bool) {
-	lim := b.global
-	if k != (bucketKey{}) {
-		lim = b.get(k, now).lim
+	if k == (bucketKey{}) {
+		return b.take(b.global, now)
 	}
+	h := maphash.String(b.seed, k.key)
+	if k.tool != "" {
+		h ^= maphash.String(b.seed, k.tool)
+	}
+	s := &b.shards[h%shardCount]
+	// The token is taken under the shard's lock, so that a sweep never
+	// evicts a bucket between its lookup and its use.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return b.take(b.get(s, k, now), now)
+}
+
+func (b *buckets) take(lim *rate.Limiter, now time.Time) (time.Duration, bool) {
 	if lim.AllowN(now, 1) {
 		return 0, true
 	}
@@ -128,50 +158,63 @@ func (b *buckets) allow(k bucketKey, now time.Time) (time.Duration, bool) {
 	return max(wait, time.Millisecond), false
 }
 
-func (b *buckets) get(k bucketKey, now time.Time) *bucket {
-	h := maphash.String(b.seed, k.key)
-	if k.tool != "" {
-		h ^= maphash.String(b.seed, k.tool)
+// get returns k's bucket in s, which the caller has locked: a new one if
+// there is room, else the overflow bucket.
+func (b *buckets) get(s *shard, k bucketKey, now time.Time) *rate.Limiter {
+	if lim, ok := s.m[k]; ok {
+		return lim
 	}
-	s := &b.shards[h%shardCount]
-	ns := now.UnixNano()
-	s.mu.Lock()
-	e, ok := s.m[k]
-	if !ok {
-		b.sweep(s, ns, len(s.m) >= b.perShard)
-		if len(s.m) >= b.perShard {
-			s.mu.Unlock()
-			return b.overflow
-		}
-		e = &bucket{lim: rate.NewLimiter(b.r, b.burst)}
-		s.m[k] = e
+	b.sweep(s, now, len(s.m) >= b.perShard)
+	if len(s.m) >= b.perShard {
+		return b.overflow
 	}
-	e.seen.Store(ns) // under the lock, so a sweep never evicts a bucket in use
-	s.mu.Unlock()
-	return e
+	if !k.hashed {
+		k.key = strings.Clone(k.key) // not a slice of a larger string the map would keep alive
+	}
+	lim := rate.NewLimiter(b.r, b.burst)
+	s.m[k] = lim
+	return lim
 }
 
-// sweepEvery is how often a shard with room still drops its idle buckets,
-// so that memory follows the live keys rather than the peak.
-const sweepEvery = int64(10 * time.Second)
+// How often a shard drops the buckets that are full again. A full shard,
+// whose new keys go to the overflow bucket meanwhile, does it at most every
+// fullSweepEvery, so that a shard of busy keys is not rescanned for every
+// new key; a shard with room every sweepEvery, so that memory follows the
+// live keys rather than the peak. Neither depends on the rate: memory is
+// bounded by the number of buckets, and how slowly a bucket refills only
+// decides how soon it is full again, and evictable.
+const (
+	fullSweepEvery = int64(time.Second)
+	sweepEvery     = int64(10 * time.Second)
+)
 
-// sweep evicts the shard's buckets that have been idle long enough to be
-// full again: when the shard is full, at most once per idle period (so that
-// a shard of busy keys is not rescanned for every new key), else every
-// sweepEvery.
-func (b *buckets) sweep(s *shard, now int64, full bool) {
-	every := max(b.idle, sweepEvery)
+// sweep evicts the shard's buckets that are full again: such a bucket is
+// the same as a new one, so dropping it changes no caller's budget.
+func (b *buckets) sweep(s *shard, now time.Time, full bool) {
+	every := sweepEvery
 	if full {
-		every = b.idle
+		every = fullSweepEvery
 	}
-	if now-s.lastSweep < every {
+	ns := now.UnixNano()
+	if ns-s.lastSweep < every {
 		return
 	}
-	s.lastSweep = now
-	for k, e := range s.m {
-		if now-e.seen.Load() >= b.idle {
+	s.lastSweep = ns
+	for k, lim := range s.m {
+		if lim.TokensAt(now) >= float64(b.burst) {
 			delete(s.m, k)
 		}
+	}
+}
+
+// sweepAll sweeps every shard at now, for tests.
+func (b *buckets) sweepAll(now time.Time) {
+	for i := range b.shards {
+		s := &b.shards[i]
+		s.mu.Lock()
+		s.lastSweep = 0
+		b.sweep(s, now, false)
+		s.mu.Unlock()
 	}
 }
 

@@ -145,8 +145,9 @@ func (b *buckets) allow(k bucketKey, now time.Time) (time.Duration, bool) {
 	// The token is taken under the shard's lock, so that a sweep never
 	// evicts a bucket between its lookup and its use.
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return b.take(b.get(s, k, now), now)
+	wait, ok := b.take(b.get(s, k, now), now)
+	s.mu.Unlock()
+	return wait, ok
 }
 
 func (b *buckets) take(lim *rate.Limiter, now time.Time) (time.Duration, bool) {

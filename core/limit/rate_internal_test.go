@@ -10,10 +10,33 @@ import (
 	"golang.org/x/time/rate"
 )
 
+// sweepAll sweeps every shard at now, whenever each was last swept.
+func (b *Rate) sweepAll(now time.Time) {
+	for i := range b.shards {
+		s := &b.shards[i]
+		s.mu.Lock()
+		s.lastSweep = 0
+		b.sweep(s, now, false)
+		s.mu.Unlock()
+	}
+}
+
+// len reports how many buckets exist.
+func (b *Rate) len() int {
+	n := 0
+	for i := range b.shards {
+		s := &b.shards[i]
+		s.mu.Lock()
+		n += len(s.m)
+		s.mu.Unlock()
+	}
+	return n
+}
+
 func TestBucketsEvictIdleKeysAndStayBounded(t *testing.T) {
 	t.Parallel()
 	const maxKeys = 1_600
-	b := newBuckets(rate.Limit(10), 1, maxKeys) // a bucket refills in 100 ms
+	b := NewRate(rate.Limit(10), 1, maxKeys) // a bucket refills in 100 ms
 	now := time.Unix(1_000_000, 0)
 	for i := range 10 * maxKeys {
 		b.allow(newKey("", fmt.Sprintf("k%d", i)), now)
@@ -44,7 +67,7 @@ func TestBucketsEvictIdleKeysAndStayBounded(t *testing.T) {
 // and evicted then, not after the 1,000 s a drained one needs.
 func TestBucketsEvictABucketOnceItIsFullAgain(t *testing.T) {
 	t.Parallel()
-	b := newBuckets(rate.Limit(0.1), 100, 16)
+	b := NewRate(rate.Limit(0.1), 100, 16)
 	now := time.Unix(1_000_000, 0)
 	b.allow(newKey("", "light"), now)
 	for range 100 {
@@ -60,7 +83,7 @@ func TestBucketsEvictABucketOnceItIsFullAgain(t *testing.T) {
 
 func TestBucketsKeepBusyKeysBudgets(t *testing.T) {
 	t.Parallel()
-	b := newBuckets(rate.Limit(1.0/3600), 1, 16)
+	b := NewRate(rate.Limit(1.0/3600), 1, 16)
 	now := time.Unix(1_000_000, 0)
 	_, ok := b.allow(newKey("", "alice"), now)
 	assert.True(t, ok)
@@ -85,7 +108,7 @@ func TestLongKeysAreKeptAsADigest(t *testing.T) {
 	// A short key spelled like a long key's digest is another key.
 	assert.NotEqual(t, long, newKey("shop_search", long.key))
 
-	b := newBuckets(rate.Limit(1.0/3600), 1, 16)
+	b := NewRate(rate.Limit(1.0/3600), 1, 16)
 	now := time.Unix(1_000_000, 0)
 	_, ok := b.allow(long, now)
 	assert.True(t, ok)

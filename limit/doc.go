@@ -105,4 +105,13 @@
 // code ranges the specification reserves) never reach the model, so the
 // agent cannot know it should wait; and a slow tool without a timeout holds
 // its caller until the client gives up.
+//
+// # One core
+//
+// What the layers decide (the buckets and their eviction, the slots, the
+// deadline, the refusals and their wording, the default key) lives once,
+// without an SDK, in github.com/mcpguard/mcpguard/core/limit; these layers
+// only read the mcp-go request and render with [envelope.ErrorResult]. A
+// principal or address named with this package's functions is the one the
+// core reads.
 package limit

@@ -31,8 +31,10 @@ type Slots struct {
 }
 
 // NewSlots returns n slots, shared by every tool or, with perTool, n for
-// each tool; a call waits up to maxWait for one. It panics unless n >= 1
-// and maxWait >= 0.
+// each tool; a call waits up to maxWait for one. With perTool, every
+// distinct tool name gets slots that are kept for good: pass only names of
+// tools the server has, never a name from a request it has not matched to
+// a tool. It panics unless n >= 1 and maxWait >= 0.
 func NewSlots(n int, perTool bool, maxWait time.Duration) *Slots {
 	if n < 1 || maxWait < 0 {
 		panic(fmt.Sprintf("limit: NewSlots(%d, %v, %s): need at least 1 slot and a wait of at least 0", n, perTool, maxWait))

@@ -2,6 +2,7 @@ package limit
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -87,9 +88,9 @@ func formatRate(r rate.Limit) string {
 
 const shardCount = 16
 
-// maxKeyBytes is the longest key a bucket keeps as it is; a longer one is
-// kept as its SHA-256 digest, so that every bucket costs a bounded number
-// of bytes whatever its callers send.
+// maxKeyBytes is the most bytes of tool and key a bucket keeps as they
+// are; longer ones are kept as their SHA-256 digest, so that every bucket
+// costs a bounded number of bytes whatever its callers send.
 const maxKeyBytes = 64
 
 // bucketKey names a bucket. hashed says key is the SHA-256 digest of a
@@ -100,14 +101,20 @@ type bucketKey struct {
 }
 
 // newKey makes the key of tool's (or, with tool empty, the layer's)
-// bucket for key. Short keys are used as they are, with no allocation.
+// bucket for key. Short ones are used as they are, with no allocation;
+// when tool and key together are longer than maxKeyBytes, both go into
+// the digest, since a front may take the tool name from the request too.
 func newKey(tool, key string) bucketKey {
-	if len(key) <= maxKeyBytes {
+	if len(tool)+len(key) <= maxKeyBytes {
 		return bucketKey{tool: tool, key: key}
 	}
 	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(tool))) // so that no other split of the same bytes has this digest
+	h.Write(n[:])
+	_, _ = io.WriteString(h, tool)
 	_, _ = io.WriteString(h, key)
-	return bucketKey{tool: tool, key: string(h.Sum(nil)), hashed: true}
+	return bucketKey{key: string(h.Sum(nil)), hashed: true}
 }
 
 type shard struct {

@@ -102,7 +102,12 @@ func TestLongKeysAreKeptAsADigest(t *testing.T) {
 	long := newKey("shop_search", strings.Repeat("k", 1<<20))
 	assert.True(t, long.hashed)
 	assert.Len(t, long.key, 32)
-	assert.Equal(t, "shop_search", long.tool)
+	assert.Empty(t, long.tool, "the tool is in the digest")
+	assert.NotEqual(t, long, newKey("shop_searc", "h"+strings.Repeat("k", 1<<20)), "the same bytes split elsewhere are another key")
+	assert.NotEqual(t, long, newKey("shop_report", strings.Repeat("k", 1<<20)))
+	longTool := newKey(strings.Repeat("t", 1<<20), "alice")
+	assert.True(t, longTool.hashed, "a long tool name is bounded too")
+	assert.Len(t, longTool.key, 32)
 	assert.Equal(t, long, newKey("shop_search", strings.Repeat("k", 1<<20)), "the same long key, the same bucket")
 	assert.NotEqual(t, long, newKey("shop_search", strings.Repeat("k", 1<<20-1)+"j"))
 	// A short key spelled like a long key's digest is another key.

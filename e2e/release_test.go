@@ -82,7 +82,9 @@ func TestRelease(t *testing.T) {
 	t.Run("otel", func(t *testing.T) { otelConsumer(t, user, ver) })
 	t.Run("go install mcpguard-audit", func(t *testing.T) {
 		bin := user.install(t, "github.com/mcpguard/mcpguard/cmd/mcpguard-audit@"+ver)
-		if got := run(t, user.env, "", bin, "--version"); got != "mcpguard-audit "+ver+"\n" {
+		got := run(t, user.env, "", bin, "--version")
+		t.Logf("$ mcpguard-audit --version\n%s", got)
+		if got != "mcpguard-audit "+ver+"\n" {
 			t.Fatalf("mcpguard-audit --version printed %q, want the released version %s", got, ver)
 		}
 	})
@@ -241,7 +243,8 @@ func (u *userEnv) module(t *testing.T, name, main string, get ...string) (dir, b
 	writeFile(t, filepath.Join(dir, "main.go"), main)
 	run(t, u.env, dir, "go", "mod", "init", "example.com/"+name)
 	for _, g := range get {
-		run(t, u.env, dir, "go", "get", g)
+		out := runCombined(t, u.env, dir, "go", "get", g)
+		t.Logf("$ go get %s\n%s", g, out)
 	}
 	run(t, u.env, dir, "go", "mod", "tidy")
 	bin = filepath.Join(dir, name)
@@ -251,7 +254,8 @@ func (u *userEnv) module(t *testing.T, name, main string, get ...string) (dir, b
 
 func (u *userEnv) install(t *testing.T, pkg string) string {
 	t.Helper()
-	run(t, u.env, u.home, "go", "install", pkg)
+	out := runCombined(t, u.env, u.home, "go", "install", pkg)
+	t.Logf("$ go install %s\n%s", pkg, out)
 	return filepath.Join(u.gobin, filepath.Base(strings.Split(pkg, "@")[0]))
 }
 
@@ -517,6 +521,20 @@ func run(t *testing.T, env []string, dir, name string, args ...string) string {
 		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out.String(), stderr.String())
 	}
 	return out.String()
+}
+
+// runCombined is run with stdout and stderr together, where the go
+// command reports what it downloads and adds.
+func runCombined(t *testing.T, env []string, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }
 
 func writeFile(t *testing.T, name, content string) {

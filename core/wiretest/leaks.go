@@ -24,7 +24,11 @@ const maxDecodeDepth = 4
 // text is JSON in a JSON string), so a secret with a quote or a backslash
 // is found however often it was escaped on the way. Image and audio data
 // and resource blobs are binary and not searched for patterns.
-func Leaks(raw []byte, sent *leak.Sent, secrets []string) []string {
+func Leaks(raw []byte, args any, secrets []string) []string {
+	return leaks(raw, leak.NewSent(args), secrets)
+}
+
+func leaks(raw []byte, sent *leak.Sent, secrets []string) []string {
 	texts := wireTexts(raw)
 	var out []string
 	seen := map[string]bool{}

@@ -268,7 +268,7 @@ func (r *Response) Field(field string) *core.FieldError {
 // the call's own arguments hold is no leak.
 func (r *Response) NoLeak(secrets ...string) {
 	r.TB.Helper()
-	for _, l := range Leaks(r.Raw, r.sent, secrets) {
+	for _, l := range leaks(r.Raw, r.sent, secrets) {
 		r.TB.Errorf("%s: response leaks %s: %s", r.Tool, l, r.Describe())
 	}
 }

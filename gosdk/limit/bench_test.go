@@ -48,10 +48,16 @@ func TestAllowedCallsDoNotAllocate(t *testing.T) {
 }
 
 // BenchmarkLayer measures each layer alone around a handler that does
-// nothing, on an allowed call.
+// nothing, on an allowed call, beside the handler alone and Timeout (a
+// goroutine, a channel and a timer per call).
 func BenchmarkLayer(b *testing.B) {
 	ctx := context.Background()
-	for name, h := range layered() {
+	hs := layered()
+	res := &mcp.CallToolResult{}
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return res, nil }
+	hs["none"] = next
+	hs["Timeout"] = limit.Timeout(time.Minute)(next)
+	for name, h := range hs {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -57,12 +57,11 @@ func (t *tools) of(name string) string {
 	return ""
 }
 
-// served records name after a call of it was answered with res.
+// served records name, not known yet, after a call of it was answered
+// with res.
 func (t *tools) served(name string, res mcp.Result) {
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && !r.IsError && name != "" {
-		if _, known := t.m.Load(name); !known {
-			t.m.Store(name, struct{}{})
-		}
+		t.m.Store(name, struct{}{})
 	}
 }
 
@@ -90,8 +89,11 @@ func perToolCalls(call func(ctx context.Context, tool string, req *mcp.CallToolR
 			case methodCallTool:
 				if r, ok := req.(*mcp.CallToolRequest); ok {
 					name := toolName(r)
-					res, err := call(ctx, known.of(name), r, next)
-					known.served(name, res)
+					tool := known.of(name)
+					res, err := call(ctx, tool, r, next)
+					if tool == "" {
+						known.served(name, res)
+					}
 					return res, err
 				}
 			case methodListTools:

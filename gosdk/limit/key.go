@@ -38,6 +38,10 @@ func ContextWithPrincipal(ctx context.Context, principal string) context.Context
 	return core.ContextWithPrincipal(ctx, principal)
 }
 
+// PrincipalFromContext returns the principal set by [ContextWithPrincipal],
+// or "".
+func PrincipalFromContext(ctx context.Context) string { return core.PrincipalFromContext(ctx) }
+
 // ContextWithRemoteAddr returns a copy of ctx that names the network
 // address the call came from, for [DefaultKey]: an IP address, with or
 // without a port. The port is dropped, because a client picks a new one
@@ -50,6 +54,11 @@ func ContextWithPrincipal(ctx context.Context, principal string) context.Context
 func ContextWithRemoteAddr(ctx context.Context, addr string) context.Context {
 	return core.ContextWithRemoteAddr(ctx, addr)
 }
+
+// RemoteAddrFromContext returns the address set by
+// [ContextWithRemoteAddr] or [HTTPHandler], as [DefaultKey] uses it (no
+// port, IPv6 as a /64), or "".
+func RemoteAddrFromContext(ctx context.Context) string { return core.RemoteAddrFromContext(ctx) }
 
 // HTTPHandler names each HTTP request's remote address in its context with
 // [ContextWithRemoteAddr], so that [DefaultKey] keys callers of a

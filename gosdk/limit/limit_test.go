@@ -299,3 +299,33 @@ func limitGoroutines() (int, []byte) {
 	}
 	return n, found
 }
+
+// TestRefusedCallSkipsMiddlewareInside: with gosdk.WithLimits, the limits
+// sit outside the middleware added before gosdk.Middleware, so a refused
+// call reaches neither it nor the handler, and other methods pass the
+// limits untouched.
+func TestRefusedCallSkipsMiddlewareInside(t *testing.T) {
+	t.Parallel()
+	var inner atomic.Int64
+	counting := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				inner.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "0"}, nil)
+	s.AddReceivingMiddleware(counting)
+	s.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLimits(limit.Rate(rate.Every(time.Hour), 1))))
+	s.AddTool(&mcp.Tool{Name: tool, InputSchema: objectSchema}, ok)
+	c := gosdktest.Connect(t, s)
+	c.Call(tool, nil).ExpectSuccess()
+	c.Call(tool, nil).ExpectError(gosdk.ExecutionFailed).ExpectMessage("Rate limit reached")
+	if n := inner.Load(); n != 1 {
+		t.Fatalf("the middleware inside saw %d calls, want 1: a refused call reached it", n)
+	}
+	if tools := c.ListTools(); len(tools) != 1 {
+		t.Fatalf("tools/list through the limits: %d tools", len(tools))
+	}
+}

@@ -10,11 +10,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 
 	"github.com/mcpguard/mcpguard/gosdk"
+	"github.com/mcpguard/mcpguard/gosdk/limit"
 )
 
-// TestCPUCost measures what BenchmarkToolCall and BenchmarkAddTool do in
+// TestCPUCost measures what BenchmarkToolCall and BenchmarkAddTool do, and
+// a tools/call through the Middleware with limits (Rate, Concurrency and
+// Timeout, gosdk/limit's BenchmarkToolCall), in
 // CPU time (getrusage: the client's and the server's goroutines, both in
 // this process) rather than wall time, interleaving the variants round by
 // round with GOMAXPROCS=1 and the collector run between batches. Wall time through the in-memory transport
@@ -36,25 +40,28 @@ func TestCPUCost(t *testing.T) {
 		name   string
 		cs     *mcp.ClientSession
 		params *mcp.CallToolParams
+		base   int // the variant to compare with; -1 for none
 	}
 	get := &mcp.CallToolParams{Name: "shop_get", Arguments: map[string]any{"id": "p-1"}}
 	order := &mcp.CallToolParams{Name: "order", Arguments: orderCall}
-	server := func(guarded bool, add func(*mcp.Server)) *mcp.ClientSession {
+	server := func(guarded bool, add func(*mcp.Server), opts ...gosdk.Option) *mcp.ClientSession {
 		s := mcp.NewServer(&mcp.Implementation{Name: "cpu"}, nil)
 		if guarded {
-			s.AddReceivingMiddleware(gosdk.Middleware())
+			s.AddReceivingMiddleware(gosdk.Middleware(opts...))
 		}
 		add(s)
 		return connect(t, s)
 	}
+	limits := gosdk.WithLimits(limit.Rate(rate.Limit(1e9), 1<<30), limit.Concurrency(8), limit.Timeout(time.Minute))
 	addGet := func(s *mcp.Server) {
 		mcp.AddTool(s, &mcp.Tool{Name: "shop_get", Description: "Get a product by ID."}, getProduct)
 	}
 	variants := []variant{
-		{"tools/call bare go-sdk", server(false, addGet), get},
-		{"tools/call + gosdk.Middleware", server(true, addGet), get},
-		{"mcp.AddTool (go-sdk's)", server(false, func(s *mcp.Server) { mcp.AddTool(s, &mcp.Tool{Name: "order"}, placeOrder) }), order},
-		{"gosdk.AddTool", server(false, func(s *mcp.Server) { gosdk.AddTool(s, &mcp.Tool{Name: "order"}, placeOrder) }), order},
+		{"tools/call bare go-sdk", server(false, addGet), get, -1},
+		{"tools/call + gosdk.Middleware", server(true, addGet), get, 0},
+		{"tools/call + Middleware + limits", server(true, addGet, limits), get, 0},
+		{"mcp.AddTool (go-sdk's)", server(false, func(s *mcp.Server) { mcp.AddTool(s, &mcp.Tool{Name: "order"}, placeOrder) }), order, -1},
+		{"gosdk.AddTool", server(false, func(s *mcp.Server) { gosdk.AddTool(s, &mcp.Tool{Name: "order"}, placeOrder) }), order, 3},
 	}
 	if _, ok := processCPU(); !ok {
 		t.Skip("this OS has no getrusage: CPU time cannot be measured")
@@ -88,8 +95,8 @@ func TestCPUCost(t *testing.T) {
 	for i, v := range variants {
 		m := median(per[i])
 		lo, hi := spread(per[i])
-		if i%2 == 1 {
-			t.Logf("%-32s %8.1f µs CPU/call (min %.1f, max %.1f)  %.3f× %s", v.name, m/1000, lo/1000, hi/1000, m/median(per[i-1]), variants[i-1].name)
+		if v.base >= 0 {
+			t.Logf("%-32s %8.1f µs CPU/call (min %.1f, max %.1f)  %.3f× %s", v.name, m/1000, lo/1000, hi/1000, m/median(per[v.base]), variants[v.base].name)
 			continue
 		}
 		t.Logf("%-32s %8.1f µs CPU/call (min %.1f, max %.1f)", v.name, m/1000, lo/1000, hi/1000)

@@ -59,6 +59,30 @@
 // final result is the usual case); a test in this module proves the
 // behaviour, so a go-sdk that starts recovering will be noticed.
 //
+// # Limits
+//
+// Timeouts, rate limits and concurrency bounds are in package
+// github.com/mcpguard/mcpguard/gosdk/limit, the same layers under the same
+// names as the mcp-go front's limit package. Pass them with [WithLimits],
+// which puts them inside the Middleware, after its recovery and rendering,
+// cheapest refusal first:
+//
+//	server.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLimits(
+//		limit.Rate(10, 20),                         // per user (TokenInfo), else address, else global
+//		limit.Concurrency(8, limit.WithMaxWait(0)), // at most 8 handlers running, stuck ones included
+//		limit.Timeout(5*time.Second),               // each caller answered within 5 s
+//	)))
+//
+// The order of the chain for tools/call is then
+//
+//	log → recover → redact → envelope → limits (in the order given) → middleware added before → go-sdk → handler
+//
+// Inside the recovery, a panic that limit.Timeout raises again from the
+// handler's goroutine ends as an internal_error incident rather than the
+// process; refusals and timeouts are envelopes rendered with the
+// Middleware's configuration ([ErrorResult]), and a refused call skips
+// the middleware you added before gosdk.Middleware.
+//
 // # Why
 //
 // On go-sdk the gaps mcpguard closes are wider than on mcp-go: a panic

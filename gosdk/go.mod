@@ -8,6 +8,7 @@ require (
 	github.com/mcpguard/mcpguard/core v0.0.0
 	github.com/mcpguard/mcpguard/internal v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	golang.org/x/time v0.15.0
 )
 
 require (
@@ -23,7 +24,6 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
 )
 
 replace (

@@ -29,6 +29,7 @@ const (
 //	recovers  a panic anywhere inside into an internal_error envelope
 //	redacts   every error result on its way out
 //	renders   errors, handler-built error results and nil results as envelopes
+//	limits    (only with WithLimits) rate, concurrency and time bounds
 //
 // and every other method passes through untouched, without allocating
 // (tools/list results are only read, to learn which tools declare an
@@ -37,6 +38,7 @@ const (
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		next = inside(c.limits, next)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:

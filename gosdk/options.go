@@ -32,6 +32,7 @@ type options struct {
 	logOpts   []LogOption
 	noStack   bool
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
+	limits    []mcp.Middleware
 }
 
 // WithEnvelopeOptions configures classification and rendering with core
@@ -125,6 +126,7 @@ type chain struct {
 	log       *logger // nil: no per-call record
 	recover   core.RecoverOptions
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
+	limits    []mcp.Middleware // WithLimits, inside the guard
 }
 
 // evaluate applies opts in one place: the defaults, then the options.
@@ -150,6 +152,7 @@ func evaluate(opts []Option) *chain {
 		successes: o.successes,
 		recover:   core.RecoverOptions{Logger: o.logger, Stack: !o.noStack},
 		onPanic:   o.onPanic,
+		limits:    o.limits,
 	}
 	if o.logger != nil {
 		c.log = newLogger(o.logger, o.logOpts)

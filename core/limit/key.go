@@ -39,6 +39,19 @@ func PrincipalFromContext(ctx context.Context) string {
 	return p[len(principalPrefix):]
 }
 
+// PrincipalKey returns the key [Key] gives a call whose context
+// [ContextWithPrincipal] named principal, or "" for an empty principal:
+// for a front whose SDK carries the authenticated identity on the request
+// rather than in the context (go-sdk's TokenInfo), so that its principals
+// share the key space of those named in a context, apart from addresses.
+// It allocates the key.
+func PrincipalKey(principal string) string {
+	if principal == "" {
+		return ""
+	}
+	return principalPrefix + principal
+}
+
 // ContextWithRemoteAddr returns a copy of ctx that names the network
 // address the call came from, for [Key]: an IP address, with or without a
 // port ("192.0.2.1:5123", "[2001:db8::1]:443"). The port is dropped,

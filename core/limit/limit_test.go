@@ -199,6 +199,17 @@ func TestKey(t *testing.T) {
 	assert.NotEqual(t, limit.Key(limit.ContextWithRemoteAddr(ctx, "alice")), limit.Key(pctx), "an address is not a principal")
 }
 
+// TestPrincipalKey: a principal a front reads from its SDK's request keys
+// the bucket a context naming the same principal does, and never an
+// address's.
+func TestPrincipalKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	assert.Equal(t, limit.Key(limit.ContextWithPrincipal(ctx, "alice")), limit.PrincipalKey("alice"))
+	assert.NotEqual(t, limit.Key(limit.ContextWithRemoteAddr(ctx, "alice")), limit.PrincipalKey("alice"))
+	assert.Empty(t, limit.PrincipalKey(""), "no principal: the next key")
+}
+
 // TestAllowedCallsDoNotAllocate: a call with a key of at most 64 bytes
 // that its bucket allows, and a slot free at once, cost no allocation.
 func TestAllowedCallsDoNotAllocate(t *testing.T) {

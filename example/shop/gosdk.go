@@ -24,8 +24,8 @@ import (
 //   - shop_store_hours, the legacy tool, a low-level handler that builds
 //     its own error result, normalized by the chain.
 //
-// Of the options, WithLogger, WithoutGuard, WithPanicTool and WithClock
-// apply; the others configure mcp-go and are ignored. WithoutGuard serves
+// Of the options, WithLogger, WithoutGuard, WithPanicTool, WithClock and
+// WithGoSDKOptions apply; the others configure mcp-go and are ignored. WithoutGuard serves
 // the tools as plain go-sdk would: go-sdk's own mcp.AddTool, its schema
 // inference and validation, no chain, no hints.
 func NewGoSDKServer(store *Store, opts ...Option) *gomcp.Server {
@@ -72,13 +72,14 @@ const instructions = "A shop catalog. Find products with shop_search, inspect on
 	"and answer other questions with shop_get_schema then shop_query. Sales figures need shop_authenticate first."
 
 // goSDKChainOptions configures gosdk.Middleware as NewServer configures
-// middleware.Default: the same error mapping, the same logger.
+// middleware.Default: the same error mapping, the same logger, then the
+// options WithGoSDKOptions gave (limits among them).
 func goSDKChainOptions(o options) []gosdk.Option {
 	var opts []gosdk.Option
 	if o.logger != nil {
 		opts = append(opts, gosdk.WithLogger(o.logger))
 	}
-	return append(opts,
+	return append(append(opts,
 		gosdk.WithMapping(sql.ErrNoRows, gosdk.NotFound),
 		gosdk.WithMapper(func(err error) (gosdk.Code, bool) {
 			if IsSQLError(err) {
@@ -86,7 +87,7 @@ func goSDKChainOptions(o options) []gosdk.Option {
 			}
 			return "", false
 		}),
-	)
+	), o.goSDKOpts...)
 }
 
 // noArgs are the arguments of a tool that takes none.

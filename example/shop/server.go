@@ -12,6 +12,7 @@ import (
 
 	corehints "github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/gosdk"
 	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/validate"
@@ -28,6 +29,7 @@ type options struct {
 	serverOpts []server.ServerOption
 	outer      []server.ToolHandlerMiddleware
 	chainOpts  []middleware.Option
+	goSDKOpts  []gosdk.Option
 }
 
 // WithServerOptions passes options to server.NewMCPServer, such as
@@ -46,6 +48,13 @@ func WithOuterLayers(layers ...server.ToolHandlerMiddleware) Option {
 // middleware.WithLimits.
 func WithChainOptions(opts ...middleware.Option) Option {
 	return func(o *options) { o.chainOpts = append(o.chainOpts, opts...) }
+}
+
+// WithGoSDKOptions configures gosdk.Middleware of [NewGoSDKServer]
+// further, such as gosdk.WithLimits: the go-sdk twin of
+// [WithChainOptions].
+func WithGoSDKOptions(opts ...gosdk.Option) Option {
+	return func(o *options) { o.goSDKOpts = append(o.goSDKOpts, opts...) }
 }
 
 // WithLogger sends the chain's records (one per call, and the detail of

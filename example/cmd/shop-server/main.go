@@ -4,7 +4,13 @@
 //	go run ./example/cmd/shop-server                       # stdio, for an MCP client config
 //	go run ./example/cmd/shop-server -http 127.0.0.1:8080  # streamable HTTP at /mcp
 //	go run ./example/cmd/shop-server -otel-stdout -rate 5  # print spans, 5 calls/s per caller
-//	go run ./example/cmd/shop-server -sdk go-sdk           # the same shop on the official Go SDK
+//	go run ./example/cmd/shop-server -sdk go-sdk -rate 5   # the same shop on the official Go SDK
+//
+// With -rate, a caller is its remote address over -http (one bucket for
+// everyone on stdio, where there is one client): the mcp-go server names
+// it with server.WithHTTPContextFunc(limit.HTTPContext), the go-sdk server
+// with gosdk/limit.HTTPHandler. Neither keys by MCP session, which a
+// client can mint by initializing again.
 //
 // Logs go to stderr; on stdio, stdout carries only the protocol, so
 // -otel-stdout prints spans to stderr there (to stdout with -http).
@@ -37,6 +43,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mcpguard/mcpguard/example/shop"
+	"github.com/mcpguard/mcpguard/gosdk"
+	gosdklimit "github.com/mcpguard/mcpguard/gosdk/limit"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
 	mcpotel "github.com/mcpguard/mcpguard/otel"
@@ -53,23 +61,16 @@ func main() {
 		verbose   = flag.Bool("v", false, "log every tool call to stderr, not only failures")
 		stats     = flag.Bool("stats", false, "on exit, print goroutine and heap statistics to stderr as a JSON line starting with \"stats: \"")
 		otelOut   = flag.Bool("otel-stdout", false, "trace every tool call with OpenTelemetry and print the spans (stdout with -http, stderr on stdio)")
-		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per caller (session), with bursts of as many; 0: no limit")
+		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per caller (remote address over -http), with bursts of as many; 0: no limit")
 		sdk       = flag.String("sdk", sdkMCPGo, "the MCP SDK to serve on: "+sdkMCPGo+" (shop.NewServer) or "+sdkGoSDK+" (shop.NewGoSDKServer, the official Go SDK)")
 	)
 	flag.Parse()
-	if *sdk != sdkMCPGo && *sdk != sdkGoSDK {
-		fmt.Fprintf(os.Stderr, "shop-server: -sdk %q: want %s or %s\n", *sdk, sdkMCPGo, sdkGoSDK)
+	c := config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec, *sdk}
+	if err := c.check(); err != nil {
+		fmt.Fprintln(os.Stderr, "shop-server:", err)
 		os.Exit(2)
 	}
-	if *sdk == sdkGoSDK && (*otelOut || *perSec > 0) {
-		fmt.Fprintln(os.Stderr, "shop-server: -otel-stdout and -rate are mcp-go layers (otel, limit); they are not available with -sdk "+sdkGoSDK)
-		os.Exit(2)
-	}
-	if *perSec < 0 {
-		fmt.Fprintln(os.Stderr, "shop-server: -rate must not be negative")
-		os.Exit(2)
-	}
-	if err := run(config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec, *sdk}); err != nil {
+	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "shop-server:", err)
 		os.Exit(1)
 	}
@@ -81,6 +82,19 @@ type config struct {
 	otelStdout                       bool
 	rate                             float64
 	sdk                              string
+}
+
+// check reports flags that do not go together.
+func (c config) check() error {
+	switch {
+	case c.sdk != sdkMCPGo && c.sdk != sdkGoSDK:
+		return fmt.Errorf("-sdk %q: want %s or %s", c.sdk, sdkMCPGo, sdkGoSDK)
+	case c.sdk == sdkGoSDK && c.otelStdout:
+		return errors.New("-otel-stdout is an mcp-go layer (otel); it is not available with -sdk " + sdkGoSDK)
+	case c.rate < 0:
+		return errors.New("-rate must not be negative")
+	}
+	return nil
 }
 
 // The -sdk values.
@@ -143,8 +157,10 @@ func shopOptions(c config, logger *slog.Logger, spans io.Writer) (opts []shop.Op
 		opts = append(opts, shop.WithoutGuard())
 	}
 	if c.rate > 0 {
-		opts = append(opts, shop.WithChainOptions(middleware.WithLimits(
-			limit.Rate(rate.Limit(c.rate), max(1, int(c.rate))))))
+		r, burst := rate.Limit(c.rate), max(1, int(c.rate))
+		opts = append(opts,
+			shop.WithChainOptions(middleware.WithLimits(limit.Rate(r, burst))),
+			shop.WithGoSDKOptions(gosdk.WithLimits(gosdklimit.Rate(r, burst))))
 	}
 	if c.otelStdout {
 		tracing, flush, err := stdoutTracing(spans)
@@ -179,8 +195,7 @@ func mcpGoServe(s *server.MCPServer, addr string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if addr != "" {
 			return serveHTTP(ctx, addr, func(httpSrv *http.Server) (http.Handler, func(context.Context) error) {
-				mcpSrv := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPServer(httpSrv))
-				return mcpSrv, mcpSrv.Shutdown
+				return mcpGoHTTP(s, httpSrv)
 			})
 		}
 		err := server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout)
@@ -197,15 +212,7 @@ func goSDKServe(s *gomcp.Server, addr string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if addr != "" {
 			return serveHTTP(ctx, addr, func(httpSrv *http.Server) (http.Handler, func(context.Context) error) {
-				h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return s }, nil)
-				return h, func(ctx context.Context) error {
-					// go-sdk's handler has no Shutdown: end its sessions
-					// (and their open streams), then the HTTP server.
-					for ss := range s.Sessions() {
-						_ = ss.Close()
-					}
-					return httpSrv.Shutdown(ctx)
-				}
+				return goSDKHTTP(s, httpSrv)
 			})
 		}
 		err := s.Run(ctx, &gomcp.StdioTransport{})
@@ -213,6 +220,30 @@ func goSDKServe(s *gomcp.Server, addr string) func(context.Context) error {
 			err = nil
 		}
 		return err
+	}
+}
+
+// mcpGoHTTP is the streamable HTTP handler of the mcp-go server s, which
+// names each request's remote address for the rate limit's key, and its
+// shutdown.
+func mcpGoHTTP(s *server.MCPServer, httpSrv *http.Server) (http.Handler, func(context.Context) error) {
+	mcpSrv := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPServer(httpSrv),
+		server.WithHTTPContextFunc(limit.HTTPContext))
+	return mcpSrv, mcpSrv.Shutdown
+}
+
+// goSDKHTTP is the streamable HTTP handler of the go-sdk server s, which
+// names each request's remote address for the rate limit's key, and its
+// shutdown.
+func goSDKHTTP(s *gomcp.Server, httpSrv *http.Server) (http.Handler, func(context.Context) error) {
+	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return s }, nil)
+	return gosdklimit.HTTPHandler(h), func(ctx context.Context) error {
+		// go-sdk's handler has no Shutdown: end its sessions (and their
+		// open streams), then the HTTP server.
+		for ss := range s.Sessions() {
+			_ = ss.Close()
+		}
+		return httpSrv.Shutdown(ctx)
 	}
 }
 

@@ -23,8 +23,19 @@ import (
 // never returns a Go error, so a panic can neither crash the server nor
 // become a JSON-RPC error.
 //
-// A call that does not panic costs one deferred function and no
-// allocation.
+// It also makes the result encodable while it can still recover: the SDK
+// encodes a result after every middleware has returned, where a
+// MarshalJSON that panics ends the process and one that fails leaves the
+// call unanswered. Every value in the result that the handler typed
+// (structuredContent, _meta, content items' _meta and resources, content
+// types of its own) is encoded here, once, and the SDK copies the bytes;
+// a panic there is recovered like any other, and an encoding error is an
+// internal_error logged under an incident ID. Plain values (text,
+// numbers, decoded JSON, json.RawMessage once checked) are not encoded
+// twice.
+//
+// A call that does not panic and whose result holds only plain values
+// costs one deferred function and no allocation.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
@@ -44,10 +55,25 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 				_ = safe.Call(func() { res = o.handle(ctx, req, v) })
 			}()
 			res, err = next(ctx, req)
+			if err == nil && res != nil {
+				res = o.encodable(ctx, req, res)
+			}
 			completed = true
 			return res, err
 		}
 	}
+}
+
+// encodable returns res in a form the SDK encodes without calling the
+// handler's code (see encodable in encode.go), or the internal_error
+// result for a result that cannot be encoded.
+func (o *options) encodable(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
+	out, err := encodable(res)
+	if err == nil {
+		return out
+	}
+	env := o.renderer.Core().Unencodable(ctx, req.Params.Name, err, o.logger)
+	return o.renderer.Render(ctx, env)
 }
 
 // fallback answers when recovering itself failed: the logger or a callback

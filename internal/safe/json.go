@@ -1,0 +1,106 @@
+package safe
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"math"
+)
+
+// The SDKs encode a tool's result after every middleware has returned, so
+// a MarshalJSON that panics there ends the process, and one that fails
+// leaves the call unanswered. The helpers below let a layer encode what
+// the handler put in a result while it can still recover, once, and hand
+// the SDK bytes to copy instead of code to call.
+
+// maxPlainDepth bounds how deeply PlainJSON looks into maps and slices;
+// deeper values are encoded, which also catches a cycle.
+const maxPlainDepth = 16
+
+// PlainJSON reports whether encoding/json encodes v without calling code
+// of v's own (a MarshalJSON or MarshalText method) and without failing:
+// nil, strings, booleans, integers, finite floats, valid json.RawMessage,
+// and maps from string and slices of any of these, as decoded JSON is. Anything else, a struct
+// included, is not plain; [RawJSON] encodes it.
+func PlainJSON(v any) bool { return plain(v, 0) }
+
+func plain(v any, depth int) bool {
+	switch x := v.(type) {
+	case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	case json.RawMessage:
+		return ValidRaw(x) == nil
+	case float64:
+		return !math.IsInf(x, 0) && !math.IsNaN(x)
+	case float32:
+		return !math.IsInf(float64(x), 0) && !math.IsNaN(float64(x))
+	case map[string]any:
+		if depth >= maxPlainDepth {
+			return false
+		}
+		for _, e := range x {
+			if !plain(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if depth >= maxPlainDepth {
+			return false
+		}
+		for _, e := range x {
+			if !plain(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// errInvalidRaw is the error for a json.RawMessage that is not JSON.
+var errInvalidRaw = errors.New("json.RawMessage holds invalid JSON")
+
+// RawJSON returns v's JSON encoding. A json.RawMessage is returned as it
+// is, without a copy, once checked to be valid JSON (the SDK's encoder
+// would fail on it). A panic in v's own methods is not recovered here: the
+// caller runs where a panic is handled.
+func RawJSON(v any) (json.RawMessage, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, ValidRaw(raw)
+	}
+	return json.Marshal(v)
+}
+
+// ValidRaw reports, as an error, whether encoding/json can encode raw as
+// it is: valid JSON, or nil (encoded as null).
+func ValidRaw(raw json.RawMessage) error {
+	if raw == nil || json.Valid(raw) {
+		return nil
+	}
+	return errInvalidRaw
+}
+
+// RawValues returns m with every value that is not [PlainJSON] replaced
+// by its encoding, as a copy, and true; m itself and false when every
+// value is plain. m is never modified.
+func RawValues(m map[string]any) (map[string]any, bool, error) {
+	var out map[string]any
+	for k, v := range m {
+		if PlainJSON(v) {
+			continue
+		}
+		raw, err := RawJSON(v)
+		if err != nil {
+			return nil, false, err
+		}
+		if out == nil {
+			out = maps.Clone(m)
+		}
+		out[k] = raw
+	}
+	if out == nil {
+		return m, false, nil
+	}
+	return out, true, nil
+}

@@ -1,0 +1,278 @@
+package recover
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/redact"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// encodable returns res as mcp-go can encode it without calling code the
+// handler supplied: every value in it whose encoding could run such code
+// (a MarshalJSON, a NaN, invalid raw JSON) replaced by its JSON encoding,
+// in a copy. res itself comes back, without an allocation, when every
+// value is plain (text, numbers, decoded JSON, raw JSON) or mcpguard's own
+// envelope. A panic in a value's MarshalJSON propagates to the caller,
+// which recovers it; an encoding error is returned.
+//
+// Positions: structuredContent (or RawStructuredContent, which mcp-go
+// sends instead when set), the result's _meta, and each content item: its
+// _meta and annotations, an embedded resource's contents and their _meta;
+// content types mcp-go does not define, sampling's tool use and tool
+// result items, are encoded whole.
+func encodable(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	if res == nil {
+		return nil, nil
+	}
+	structured, sChanged, err := encodeStructured(res)
+	if err != nil {
+		return nil, err
+	}
+	meta, mChanged, err := encodeMeta(res.Meta)
+	if err != nil {
+		return nil, err
+	}
+	var cerr error
+	content := redact.Items(res.Content, func(c mcp.Content) (mcp.Content, bool) {
+		if cerr != nil {
+			return c, false
+		}
+		out, changed, err := encodeContent(c)
+		cerr = err
+		return out, changed
+	})
+	if cerr != nil {
+		return nil, cerr
+	}
+	if !sChanged && !mChanged && content == nil {
+		return res, nil
+	}
+	out := *res
+	if sChanged {
+		out.StructuredContent = structured
+	}
+	if mChanged {
+		out.Meta = meta
+	}
+	if content != nil {
+		out.Content = content
+	}
+	return &out, nil
+}
+
+// encodeStructured returns the structured content to send, encoded when
+// it is neither plain nor the envelope.
+func encodeStructured(res *mcp.CallToolResult) (any, bool, error) {
+	if len(res.RawStructuredContent) > 0 {
+		return nil, false, safe.ValidRaw(res.RawStructuredContent)
+	}
+	switch v := res.StructuredContent.(type) {
+	case *core.Envelope:
+		return nil, false, nil // mcpguard's own: strings, numbers, booleans
+	default:
+		if safe.PlainJSON(v) {
+			return nil, false, nil
+		}
+		raw, err := safe.RawJSON(v)
+		return raw, err == nil, err
+	}
+}
+
+// encodeMeta returns a copy of m with its values encoded, and true, when
+// one of them is not plain.
+func encodeMeta(m *mcp.Meta) (*mcp.Meta, bool, error) {
+	if m == nil {
+		return nil, false, nil
+	}
+	fields, changed, err := safe.RawValues(m.AdditionalFields)
+	if err != nil {
+		return nil, false, err
+	}
+	token := m.ProgressToken
+	if !safe.PlainJSON(token) {
+		raw, err := safe.RawJSON(token)
+		if err != nil {
+			return nil, false, err
+		}
+		token, changed = raw, true
+	}
+	if !changed {
+		return m, false, nil
+	}
+	return &mcp.Meta{ProgressToken: token, AdditionalFields: fields}, true, nil
+}
+
+// encodeContent returns c, or a copy of it whose user-typed values are
+// encoded, and whether it made one. Value and pointer items alike; a
+// plain item is checked without a copy.
+func encodeContent(c mcp.Content) (mcp.Content, bool, error) {
+	switch v := c.(type) {
+	case nil:
+		return c, false, nil
+	case mcp.TextContent:
+		if plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		err := fixParts(&v.Annotated, &v.Meta)
+		return v, err == nil, err
+	case *mcp.TextContent:
+		if v == nil || plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		cp := *v
+		err := fixParts(&cp.Annotated, &cp.Meta)
+		return &cp, err == nil, err
+	case mcp.ImageContent:
+		if plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		err := fixParts(&v.Annotated, &v.Meta)
+		return v, err == nil, err
+	case *mcp.ImageContent:
+		if v == nil || plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		cp := *v
+		err := fixParts(&cp.Annotated, &cp.Meta)
+		return &cp, err == nil, err
+	case mcp.AudioContent:
+		if plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		err := fixParts(&v.Annotated, &v.Meta)
+		return v, err == nil, err
+	case *mcp.AudioContent:
+		if v == nil || plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		cp := *v
+		err := fixParts(&cp.Annotated, &cp.Meta)
+		return &cp, err == nil, err
+	case mcp.ResourceLink:
+		if plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		err := fixParts(&v.Annotated, &v.Meta)
+		return v, err == nil, err
+	case *mcp.ResourceLink:
+		if v == nil || plainParts(v.Annotated, v.Meta) {
+			return c, false, nil
+		}
+		cp := *v
+		err := fixParts(&cp.Annotated, &cp.Meta)
+		return &cp, err == nil, err
+	case mcp.EmbeddedResource:
+		if plainParts(v.Annotated, v.Meta) && resourcePlain(v.Resource) {
+			return c, false, nil
+		}
+		err := fixEmbedded(&v)
+		return v, err == nil, err
+	case *mcp.EmbeddedResource:
+		if v == nil || plainParts(v.Annotated, v.Meta) && resourcePlain(v.Resource) {
+			return c, false, nil
+		}
+		cp := *v
+		err := fixEmbedded(&cp)
+		return &cp, err == nil, err
+	}
+	raw, err := json.Marshal(c)
+	return rawContent{Content: c, raw: raw}, err == nil, err
+}
+
+// plainParts reports whether annotations and _meta encode as they are.
+func plainParts(a mcp.Annotated, m *mcp.Meta) bool {
+	return annotationsPlain(a) && (m == nil || safe.PlainJSON(m.ProgressToken) && safe.PlainJSON(m.AdditionalFields))
+}
+
+// fixParts encodes the _meta at m in place (a and m point into a copy of
+// the item); annotations that cannot be encoded are an error.
+func fixParts(a *mcp.Annotated, m **mcp.Meta) error {
+	if !annotationsPlain(*a) {
+		_, err := json.Marshal(a.Annotations) // encoding/json's own error
+		return err
+	}
+	meta, _, err := encodeMeta(*m)
+	*m = meta
+	return err
+}
+
+// annotationsPlain reports whether a encodes: its priority is a number.
+func annotationsPlain(a mcp.Annotated) bool {
+	p := a.Annotations
+	return p == nil || p.Priority == nil || !math.IsNaN(*p.Priority) && !math.IsInf(*p.Priority, 0)
+}
+
+// fixEmbedded encodes an embedded resource's parts in v, a copy.
+func fixEmbedded(v *mcp.EmbeddedResource) error {
+	if err := fixParts(&v.Annotated, &v.Meta); err != nil {
+		return err
+	}
+	rc, err := encodeResource(v.Resource)
+	v.Resource = rc
+	return err
+}
+
+// resourcePlain reports whether resource contents encode as they are.
+func resourcePlain(rc mcp.ResourceContents) bool {
+	switch v := rc.(type) {
+	case nil:
+		return true
+	case mcp.TextResourceContents:
+		return safe.PlainJSON(v.Meta)
+	case *mcp.TextResourceContents:
+		return v == nil || safe.PlainJSON(v.Meta)
+	case mcp.BlobResourceContents:
+		return safe.PlainJSON(v.Meta)
+	case *mcp.BlobResourceContents:
+		return v == nil || safe.PlainJSON(v.Meta)
+	}
+	return false
+}
+
+// encodeResource returns resource contents that are not plain with their
+// _meta encoded, in a copy; contents of a type mcp-go does not define are
+// encoded whole.
+func encodeResource(rc mcp.ResourceContents) (mcp.ResourceContents, error) {
+	var err error
+	switch v := rc.(type) {
+	case mcp.TextResourceContents:
+		v.Meta, _, err = safe.RawValues(v.Meta)
+		return v, err
+	case *mcp.TextResourceContents:
+		cp := *v
+		cp.Meta, _, err = safe.RawValues(v.Meta)
+		return &cp, err
+	case mcp.BlobResourceContents:
+		v.Meta, _, err = safe.RawValues(v.Meta)
+		return v, err
+	case *mcp.BlobResourceContents:
+		cp := *v
+		cp.Meta, _, err = safe.RawValues(v.Meta)
+		return &cp, err
+	}
+	raw, err := json.Marshal(rc)
+	return rawResource{ResourceContents: rc, raw: raw}, err
+}
+
+// rawContent is a content item sent as its encoding; it embeds the item it
+// replaces only to be an mcp.Content.
+type rawContent struct {
+	mcp.Content
+	raw json.RawMessage
+}
+
+// MarshalJSON returns the encoding.
+func (c rawContent) MarshalJSON() ([]byte, error) { return c.raw, nil }
+
+// rawResource is resource contents sent as their encoding.
+type rawResource struct {
+	mcp.ResourceContents
+	raw json.RawMessage
+}
+
+// MarshalJSON returns the encoding.
+func (r rawResource) MarshalJSON() ([]byte, error) { return r.raw, nil }

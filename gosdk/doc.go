@@ -12,6 +12,19 @@
 //     the stack go to the log only, and the process keeps serving. All
 //     seven kinds are handled: strings, errors, custom types, panic(nil),
 //     nil-map writes, index out of range, nil dereferences.
+//   - A result go-sdk could not encode no longer ends the process: go-sdk
+//     encodes a result in its jsonrpc2 layer after every middleware has
+//     returned, where a MarshalJSON that panics kills the server (printing
+//     the panic value) and one that fails leaves the call unanswered. The
+//     Middleware encodes every value of the handler's own types in the
+//     result (structuredContent, the result's and each content item's
+//     _meta, embedded resources' _meta, content types of the handler's
+//     own) as json.RawMessage, once, inside its recover; a panic there is
+//     an incident like any other, an encoding error an internal_error with
+//     an incident ID. Plain values (text, numbers, decoded JSON, the
+//     json.RawMessage typed handlers set, after a validity check) are not
+//     encoded again. Middleware outside this one sees those values as
+//     json.RawMessage.
 //   - A low-level handler's (nil, err), which bare go-sdk sends as a
 //     JSON-RPC error with code 0 and the raw message, becomes an envelope:
 //     classified, redacted, with next steps.

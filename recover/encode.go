@@ -19,8 +19,8 @@ import (
 // envelope. A panic in a value's MarshalJSON propagates to the caller,
 // which recovers it; an encoding error is returned.
 //
-// Positions: structuredContent (or RawStructuredContent, which mcp-go
-// sends instead when set), the result's _meta, and each content item: its
+// Positions: structuredContent (encoded into RawStructuredContent, which
+// mcp-go sends instead; one the handler set is checked), the result's _meta, and each content item: its
 // _meta and annotations, an embedded resource's contents and their _meta;
 // content types mcp-go does not define, sampling's tool use and tool
 // result items, are encoded whole.
@@ -53,7 +53,7 @@ func encodable(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 	}
 	out := *res
 	if sChanged {
-		out.StructuredContent = structured
+		out.RawStructuredContent = structured
 	}
 	if mChanged {
 		out.Meta = meta
@@ -64,9 +64,11 @@ func encodable(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 	return &out, nil
 }
 
-// encodeStructured returns the structured content to send, encoded when
-// it is neither plain nor the envelope.
-func encodeStructured(res *mcp.CallToolResult) (any, bool, error) {
+// encodeStructured returns the encoding of the structured content, and
+// true, when it is neither plain nor the envelope. It goes in
+// RawStructuredContent, which mcp-go sends in its place, so that layers
+// outside (a success hint reading its rows) still find the typed value.
+func encodeStructured(res *mcp.CallToolResult) (json.RawMessage, bool, error) {
 	if len(res.RawStructuredContent) > 0 {
 		return nil, false, safe.ValidRaw(res.RawStructuredContent)
 	}

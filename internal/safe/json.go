@@ -20,7 +20,9 @@ const maxPlainDepth = 16
 // PlainJSON reports whether encoding/json encodes v without calling code
 // of v's own (a MarshalJSON or MarshalText method) and without failing:
 // nil, strings, booleans, integers, finite floats, valid json.RawMessage,
-// and maps from string and slices of any of these, as decoded JSON is. Anything else, a struct
+// maps from string and slices of any of these, as decoded JSON is, and
+// slices of strings, integers, booleans and finite floats, and maps from
+// string to string. Anything else, a struct
 // included, is not plain; [RawJSON] encodes it.
 func PlainJSON(v any) bool { return plain(v, 0) }
 
@@ -30,6 +32,15 @@ func plain(v any, depth int) bool {
 		return true
 	case json.RawMessage:
 		return ValidRaw(x) == nil
+	case []string, map[string]string, []int, []int64, []bool:
+		return true
+	case []float64:
+		for _, f := range x {
+			if math.IsInf(f, 0) || math.IsNaN(f) {
+				return false
+			}
+		}
+		return true
 	case float64:
 		return !math.IsInf(x, 0) && !math.IsNaN(x)
 	case float32:

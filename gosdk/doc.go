@@ -38,6 +38,13 @@
 //     (the core's Call.Shown).
 //   - An error result a handler built itself is rewritten as an envelope
 //     (unless [WithoutNormalization]); a nil result is an internal_error.
+//     An envelope in its text keeps its code, message and fields, redacted,
+//     the fields capped at [MaxFieldErrors] and a "more" entry, each
+//     string bounded; its next_steps and retryable are the Middleware's
+//     unless core/envelope's WithTrustedEnvelopes says otherwise.
+//   - A toolFailure _meta ([ToolFailureMetaKey]) a handler put in any
+//     result, failure or success, is dropped; [WithToolFailureMeta] adds
+//     the Middleware's own, derived from its envelope.
 //   - Every error result is redacted in every position that carries text
 //     (text, resource links, embedded resources, _meta, structured
 //     content); image and audio data are left alone.

@@ -66,7 +66,7 @@ func hostileGoSDKResults() map[string]*mcp.CallToolResult {
 		"link _meta panics":  {Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///a", Name: "a", Meta: mcp.Meta{"x": panicky{}}}}},
 		"embedded resource _meta panics": {Content: []mcp.Content{&mcp.EmbeddedResource{
 			Resource: &mcp.ResourceContents{URI: "file:///a", Text: "a", Meta: mcp.Meta{"x": panicky{}}}}}},
-		"own content panics":      {Content: []mcp.Content{ownContent{fail: true}}},
+		"own content panics": {Content: []mcp.Content{ownContent{fail: true}}},
 		//lint:ignore SA1019 sampling is deprecated, yet a handler can still return its items
 		"tool result item panics": {Content: []mcp.Content{&mcp.ToolResultContent{ToolUseID: "t1", StructuredContent: panicky{}}}},
 	}

@@ -154,8 +154,9 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 		call := callOf(req)
 		return c.front.result(c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
 	case !r.IsError:
+		r = withoutForgedFailure(r)
 		if !c.successes {
-			return res, nil
+			return r, nil
 		}
 		return redactResult(c.redactor.ForCall(callOf(req).Args), r), nil
 	}
@@ -181,7 +182,7 @@ func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 		return c.front.result(env, err, r, c.front.declaresOutput(env.Tool))
 	}
 	if !c.front.r.Normalizes() {
-		return r
+		return withoutForgedFailure(r)
 	}
 	env := c.front.r.Text(ctx, call, textOf(r.Content))
 	return c.front.result(env, nil, r, c.front.declaresOutput(env.Tool))

@@ -46,6 +46,18 @@ func (c customText) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]string{"type": "text", "text": "custom " + c.Text})
 }
 
+// ptrPanicky panics when encoding/json encodes it through a pointer, as
+// it does with an addressable field.
+type ptrPanicky struct{}
+
+func (*ptrPanicky) MarshalJSON() ([]byte, error) { panic("pointer method " + dsn) }
+
+// node is a recursive type, whose value can be a cycle.
+type node struct {
+	ID   string
+	Next *node
+}
+
 func metaWith(v any) *mcp.Meta { return &mcp.Meta{AdditionalFields: map[string]any{"trace": v}} }
 
 // hostileResults are successful results that the SDK cannot encode: a
@@ -59,6 +71,13 @@ func hostileResults() map[string]*mcp.CallToolResult {
 		"structuredContent fails":  with(func(r *mcp.CallToolResult) { r.StructuredContent = failing{} }),
 		"nested value panics":      with(func(r *mcp.CallToolResult) { r.StructuredContent = map[string]any{"rows": []any{panicky{}}} }),
 		"structuredContent NaN":    with(func(r *mcp.CallToolResult) { r.StructuredContent = map[string]any{"price": nan} }),
+		"struct field NaN":         with(func(r *mcp.CallToolResult) { r.StructuredContent = product{ID: "P-1", Price: nan} }),
+		"typed map NaN":            with(func(r *mcp.CallToolResult) { r.StructuredContent = map[string][]float64{"p": {1, nan}} }),
+		"struct field panics":      with(func(r *mcp.CallToolResult) { r.StructuredContent = struct{ At panicky }{} }),
+		"pointer method panics":    with(func(r *mcp.CallToolResult) { r.StructuredContent = &struct{ At ptrPanicky }{} }),
+		"interface field panics":   with(func(r *mcp.CallToolResult) { r.StructuredContent = struct{ V any }{panicky{}} }),
+		"cycle":                    with(func(r *mcp.CallToolResult) { n := &node{ID: dsn}; n.Next = n; r.StructuredContent = n }),
+		"invalid json.Number":      with(func(r *mcp.CallToolResult) { r.StructuredContent = struct{ N json.Number }{json.Number(dsn)} }),
 		"invalid raw structured":   with(func(r *mcp.CallToolResult) { r.StructuredContent = json.RawMessage(`{"dsn":"` + dsn) }),
 		"invalid RawStructured":    with(func(r *mcp.CallToolResult) { r.RawStructuredContent = json.RawMessage(`{"dsn":` + dsn) }),
 		"result _meta panics":      with(func(r *mcp.CallToolResult) { r.Meta = metaWith(panicky{}) }),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"reflect"
 )
 
 // The SDKs encode a tool's result after every middleware has returned, so
@@ -18,12 +19,14 @@ import (
 const maxPlainDepth = 16
 
 // PlainJSON reports whether encoding/json encodes v without calling code
-// of v's own (a MarshalJSON or MarshalText method) and without failing:
+// of v's own (a MarshalJSON or MarshalText method) and without failing,
+// so that a layer can leave it for the SDK to encode:
 // nil, strings, booleans, integers, finite floats, valid json.RawMessage,
 // maps from string and slices of any of these, as decoded JSON is, and
 // slices of strings, integers, booleans and finite floats, and maps from
-// string to string. Anything else, a struct
-// included, is not plain; [RawJSON] encodes it.
+// string to string; and values of a type that encoding/json encodes by
+// reflection alone, with finite floats (see plainTyped). Anything else is
+// not plain; [RawJSON] encodes it.
 func PlainJSON(v any) bool { return plain(v, 0) }
 
 func plain(v any, depth int) bool {
@@ -66,7 +69,7 @@ func plain(v any, depth int) bool {
 		}
 		return true
 	}
-	return false
+	return plainTyped(reflect.ValueOf(v))
 }
 
 // errInvalidRaw is the error for a json.RawMessage that is not JSON.

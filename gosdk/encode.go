@@ -29,6 +29,9 @@ import (
 // types, which its encoder switches on: they are encoded once to check
 // them and left in place.
 func encodable(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	if plainResult(res) {
+		return res, nil
+	}
 	structured, sChanged, err := encodeStructured(res.StructuredContent)
 	if err != nil {
 		return nil, err
@@ -80,53 +83,80 @@ func encodeStructured(v any) (any, bool, error) {
 	return raw, err == nil, err
 }
 
-// encodeContent returns c, or a copy of it whose user-typed values are
-// encoded, and whether it made one; a plain item is checked without a copy.
-func encodeContent(c mcp.Content) (mcp.Content, bool, error) {
+// plainResult reports, without allocating, whether go-sdk encodes res as
+// it is: the common case, checked before anything is copied.
+func plainResult(res *mcp.CallToolResult) bool {
+	if _, ours := res.StructuredContent.(*core.Envelope); !ours && !safe.PlainJSON(res.StructuredContent) {
+		return false
+	}
+	if !safe.PlainJSON(map[string]any(res.Meta)) || len(res.InputRequests) > 0 {
+		return false
+	}
+	for _, c := range res.Content {
+		if !plainContent(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainContent reports whether go-sdk encodes a content item as it is:
+// one of its own types with plain parts.
+func plainContent(c mcp.Content) bool {
 	switch v := c.(type) {
 	case nil:
-		return c, false, nil
+		return true
 	case *mcp.TextContent:
-		if v == nil || plainParts(v.Annotations, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(cp.Annotations, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotations, v.Meta)
 	case *mcp.ImageContent:
-		if v == nil || plainParts(v.Annotations, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(cp.Annotations, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotations, v.Meta)
 	case *mcp.AudioContent:
-		if v == nil || plainParts(v.Annotations, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(cp.Annotations, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotations, v.Meta)
 	case *mcp.ResourceLink:
-		if v == nil || plainParts(v.Annotations, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(cp.Annotations, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotations, v.Meta)
 	case *mcp.EmbeddedResource:
-		if v == nil || plainParts(v.Annotations, v.Meta) && (v.Resource == nil || safe.PlainJSON(map[string]any(v.Resource.Meta))) {
-			return c, false, nil
-		}
+		return v == nil || plainParts(v.Annotations, v.Meta) && (v.Resource == nil || safe.PlainJSON(map[string]any(v.Resource.Meta)))
+	}
+	return false
+}
+
+// encodeContent returns c, or a copy of it whose user-typed values are
+// encoded, and whether it made one; content types go-sdk does not define
+// are encoded whole.
+func encodeContent(c mcp.Content) (mcp.Content, bool, error) {
+	if plainContent(c) {
+		return c, false, nil
+	}
+	var err error
+	switch v := c.(type) {
+	case *mcp.TextContent:
 		cp := *v
-		err := fixEmbedded(&cp)
-		return &cp, err == nil, err
+		err = fixParts(cp.Annotations, &cp.Meta)
+		c = &cp
+	case *mcp.ImageContent:
+		cp := *v
+		err = fixParts(cp.Annotations, &cp.Meta)
+		c = &cp
+	case *mcp.AudioContent:
+		cp := *v
+		err = fixParts(cp.Annotations, &cp.Meta)
+		c = &cp
+	case *mcp.ResourceLink:
+		cp := *v
+		err = fixParts(cp.Annotations, &cp.Meta)
+		c = &cp
+	case *mcp.EmbeddedResource:
+		cp := *v
+		err = fixEmbedded(&cp)
+		c = &cp
+	default:
+		var raw []byte
+		if raw, err = c.MarshalJSON(); err == nil {
+			err = safe.ValidRaw(raw)
+		}
+		c = rawContent{Content: c, raw: raw}
 	}
-	raw, err := c.MarshalJSON()
-	if err == nil {
-		err = safe.ValidRaw(raw)
-	}
-	return rawContent{Content: c, raw: raw}, err == nil, err
+	return c, err == nil, err
 }
 
 // plainParts reports whether annotations and _meta encode as they are.

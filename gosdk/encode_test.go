@@ -138,3 +138,18 @@ func TestEncodableResultsGoOutAsBareGoSDKSendsThem(t *testing.T) {
 		})
 	}
 }
+
+// A successful tools/call whose result holds only plain values, a typed
+// struct with finite floats included, costs the Middleware its one context
+// value and nothing for encoding: it is checked, not encoded.
+func TestAPlainTypedResultIsNotEncoded(t *testing.T) {
+	ok := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}},
+		StructuredContent: product{ID: "p-1", Name: "Lamp"}, Meta: mcp.Meta{"page": 2}}
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return ok, nil }
+	h := gosdk.Middleware()(next)
+	ctx := context.Background()
+	call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "shop_get", Arguments: []byte(`{"id":"p-1"}`)}}
+	got, _ := h(ctx, "tools/call", call)
+	assert.Same(t, ok, got)
+	assert.Equal(t, 1.0, testing.AllocsPerRun(1000, func() { _, _ = h(ctx, "tools/call", call) }), "the context value only")
+}

@@ -33,7 +33,9 @@ func TestCPUCost(t *testing.T) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	text := func() *mcp.CallToolResult { return mcp.NewToolResultText(`{"id":"P-1001","name":"Mechanical keyboard","price":129.0}`) }
+	text := func() *mcp.CallToolResult {
+		return mcp.NewToolResultText(`{"id":"P-1001","name":"Mechanical keyboard","price":129.0}`)
+	}
 	structured := func() *mcp.CallToolResult {
 		p := benchProduct{ID: "P-1001", Name: "Mechanical keyboard", Price: 129.0, Tags: []string{"usb", "tkl"}}
 		return mcp.NewToolResultStructured(p, `{"id":"P-1001","name":"Mechanical keyboard","price":129.0}`)

@@ -25,8 +25,8 @@ import (
 // content types mcp-go does not define, sampling's tool use and tool
 // result items, are encoded whole.
 func encodable(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
-	if res == nil {
-		return nil, nil
+	if res == nil || plainResult(res) {
+		return res, nil
 	}
 	structured, sChanged, err := encodeStructured(res)
 	if err != nil {
@@ -108,81 +108,106 @@ func encodeMeta(m *mcp.Meta) (*mcp.Meta, bool, error) {
 	return &mcp.Meta{ProgressToken: token, AdditionalFields: fields}, true, nil
 }
 
-// encodeContent returns c, or a copy of it whose user-typed values are
-// encoded, and whether it made one. Value and pointer items alike; a
-// plain item is checked without a copy.
-func encodeContent(c mcp.Content) (mcp.Content, bool, error) {
+// plainResult reports, without allocating, whether mcp-go encodes res as
+// it is: the common case, checked before anything is copied.
+func plainResult(res *mcp.CallToolResult) bool {
+	if len(res.RawStructuredContent) > 0 && safe.ValidRaw(res.RawStructuredContent) != nil {
+		return false
+	}
+	if _, ours := res.StructuredContent.(*core.Envelope); !ours && !safe.PlainJSON(res.StructuredContent) {
+		return false
+	}
+	if res.Meta != nil && !plainParts(mcp.Annotated{}, res.Meta) {
+		return false
+	}
+	for _, c := range res.Content {
+		if !plainContent(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainContent reports whether mcp-go encodes a content item as it is:
+// one of its own types, value or pointer, with plain parts.
+func plainContent(c mcp.Content) bool {
 	switch v := c.(type) {
 	case nil:
-		return c, false, nil
+		return true
 	case mcp.TextContent:
-		if plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		err := fixParts(&v.Annotated, &v.Meta)
-		return v, err == nil, err
+		return plainParts(v.Annotated, v.Meta)
 	case *mcp.TextContent:
-		if v == nil || plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(&cp.Annotated, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotated, v.Meta)
 	case mcp.ImageContent:
-		if plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		err := fixParts(&v.Annotated, &v.Meta)
-		return v, err == nil, err
+		return plainParts(v.Annotated, v.Meta)
 	case *mcp.ImageContent:
-		if v == nil || plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(&cp.Annotated, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotated, v.Meta)
 	case mcp.AudioContent:
-		if plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		err := fixParts(&v.Annotated, &v.Meta)
-		return v, err == nil, err
+		return plainParts(v.Annotated, v.Meta)
 	case *mcp.AudioContent:
-		if v == nil || plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(&cp.Annotated, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotated, v.Meta)
 	case mcp.ResourceLink:
-		if plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		err := fixParts(&v.Annotated, &v.Meta)
-		return v, err == nil, err
+		return plainParts(v.Annotated, v.Meta)
 	case *mcp.ResourceLink:
-		if v == nil || plainParts(v.Annotated, v.Meta) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixParts(&cp.Annotated, &cp.Meta)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotated, v.Meta)
 	case mcp.EmbeddedResource:
-		if plainParts(v.Annotated, v.Meta) && resourcePlain(v.Resource) {
-			return c, false, nil
-		}
-		err := fixEmbedded(&v)
-		return v, err == nil, err
+		return plainParts(v.Annotated, v.Meta) && resourcePlain(v.Resource)
 	case *mcp.EmbeddedResource:
-		if v == nil || plainParts(v.Annotated, v.Meta) && resourcePlain(v.Resource) {
-			return c, false, nil
-		}
-		cp := *v
-		err := fixEmbedded(&cp)
-		return &cp, err == nil, err
+		return v == nil || plainParts(v.Annotated, v.Meta) && resourcePlain(v.Resource)
 	}
-	raw, err := json.Marshal(c)
-	return rawContent{Content: c, raw: raw}, err == nil, err
+	return false
+}
+
+// encodeContent returns c, or a copy of it whose user-typed values are
+// encoded, and whether it made one. Value and pointer items alike; content
+// types mcp-go does not define are encoded whole.
+func encodeContent(c mcp.Content) (mcp.Content, bool, error) {
+	if plainContent(c) {
+		return c, false, nil
+	}
+	var err error
+	switch v := c.(type) {
+	case mcp.TextContent:
+		err = fixParts(&v.Annotated, &v.Meta)
+		c = v
+	case *mcp.TextContent:
+		cp := *v
+		err = fixParts(&cp.Annotated, &cp.Meta)
+		c = &cp
+	case mcp.ImageContent:
+		err = fixParts(&v.Annotated, &v.Meta)
+		c = v
+	case *mcp.ImageContent:
+		cp := *v
+		err = fixParts(&cp.Annotated, &cp.Meta)
+		c = &cp
+	case mcp.AudioContent:
+		err = fixParts(&v.Annotated, &v.Meta)
+		c = v
+	case *mcp.AudioContent:
+		cp := *v
+		err = fixParts(&cp.Annotated, &cp.Meta)
+		c = &cp
+	case mcp.ResourceLink:
+		err = fixParts(&v.Annotated, &v.Meta)
+		c = v
+	case *mcp.ResourceLink:
+		cp := *v
+		err = fixParts(&cp.Annotated, &cp.Meta)
+		c = &cp
+	case mcp.EmbeddedResource:
+		err = fixEmbedded(&v)
+		c = v
+	case *mcp.EmbeddedResource:
+		cp := *v
+		err = fixEmbedded(&cp)
+		c = &cp
+	default:
+		var raw []byte
+		raw, err = json.Marshal(c)
+		c = rawContent{Content: c, raw: raw}
+	}
+	return c, err == nil, err
 }
 
 // plainParts reports whether annotations and _meta encode as they are.

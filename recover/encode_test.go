@@ -204,3 +204,16 @@ func TestTheHandlersResultIsNotModified(t *testing.T) {
 func returning(res *mcp.CallToolResult) server.ToolHandlerFunc {
 	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
 }
+
+// A result whose values are all plain, a typed struct with finite floats
+// included, passes through recover without an allocation: it is checked,
+// not encoded, and mcp-go encodes it.
+func TestAPlainTypedResultCostsNoAllocation(t *testing.T) {
+	res := mcp.NewToolResultStructured(product{ID: "P-1", Price: 129.5, Tags: []string{"a"}}, "P-1")
+	res.Meta = &mcp.Meta{AdditionalFields: map[string]any{"page": 2, "next_steps": []string{"x"}}}
+	h := mcprecover.Middleware()(returning(res))
+	ctx := context.Background()
+	got, _ := h(ctx, mcp.CallToolRequest{})
+	assert.Same(t, res, got)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = h(ctx, mcp.CallToolRequest{}) }))
+}

@@ -25,8 +25,22 @@ const (
 	byReflectionWithFloats
 )
 
-// encodings caches each type's encoding; types are few and fixed.
-var encodings sync.Map // reflect.Type -> jsonEncoding
+// typeInfo is what the walk of a value needs to know of its type.
+type typeInfo struct {
+	enc jsonEncoding
+	// elem is the element's, for pointers, slices, arrays and maps.
+	elem *typeInfo
+	// floats are the fields of a struct whose type has floats.
+	floats []fieldInfo
+}
+
+type fieldInfo struct {
+	index int
+	info  *typeInfo
+}
+
+// infos caches each type's typeInfo; types are few and fixed.
+var infos sync.Map // reflect.Type -> *typeInfo
 
 var (
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
@@ -39,73 +53,80 @@ var (
 // and cannot fail: a cached look at its type, and a walk of its floats
 // when it has some.
 func plainTyped(v reflect.Value) bool {
-	switch encodingOf(v.Type()) {
+	info := infoOf(v.Type())
+	switch info.enc {
 	case byReflection:
 		return true
 	case byReflectionWithFloats:
-		return finite(v, 0)
+		return finite(v, info, 0)
 	}
 	return false
 }
 
-func encodingOf(t reflect.Type) jsonEncoding {
-	if e, ok := encodings.Load(t); ok {
-		return e.(jsonEncoding)
+func infoOf(t reflect.Type) *typeInfo {
+	if i, ok := infos.Load(t); ok {
+		return i.(*typeInfo)
 	}
-	e := typeEncoding(t, map[reflect.Type]bool{})
-	encodings.Store(t, e)
-	return e
+	i := describe(t, map[reflect.Type]bool{})
+	infos.Store(t, i)
+	return i
 }
 
-// typeEncoding classifies t; visiting holds the types being classified,
-// to find recursive ones.
-func typeEncoding(t reflect.Type, visiting map[reflect.Type]bool) jsonEncoding {
+var methods = &typeInfo{enc: byMethods}
+
+// describe classifies t; visiting holds the types being classified, to
+// find recursive ones.
+func describe(t reflect.Type, visiting map[reflect.Type]bool) *typeInfo {
 	if visiting[t] || t == numberType || t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
 		reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
-		return byMethods
+		return methods
 	}
 	visiting[t] = true
 	defer delete(visiting, t)
 	switch t.Kind() {
 	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return byReflection
+		return &typeInfo{enc: byReflection}
 	case reflect.Float32, reflect.Float64:
-		return byReflectionWithFloats
+		return &typeInfo{enc: byReflectionWithFloats}
 	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return typeEncoding(t.Elem(), visiting)
+		elem := describe(t.Elem(), visiting)
+		return &typeInfo{enc: elem.enc, elem: elem}
 	case reflect.Map:
 		switch t.Key().Kind() {
 		case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			if typeEncoding(t.Key(), visiting) != byReflection {
-				return byMethods
+			if describe(t.Key(), visiting).enc != byReflection {
+				return methods // a key of the handler's with a MarshalText
 			}
-			return typeEncoding(t.Elem(), visiting)
+			elem := describe(t.Elem(), visiting)
+			return &typeInfo{enc: elem.enc, elem: elem}
 		}
 	case reflect.Struct:
-		e := byReflection
+		info := &typeInfo{enc: byReflection}
 		for i := range t.NumField() {
-			switch typeEncoding(t.Field(i).Type, visiting) {
+			f := describe(t.Field(i).Type, visiting)
+			switch f.enc {
 			case byMethods:
-				return byMethods
+				return methods
 			case byReflectionWithFloats:
-				e = byReflectionWithFloats
+				info.enc = byReflectionWithFloats
+				info.floats = append(info.floats, fieldInfo{i, f})
 			}
 		}
-		return e
+		return info
 	}
-	return byMethods // interfaces, channels, functions, complex numbers
+	return methods // interfaces, channels, functions, complex numbers
 }
 
-// maxFiniteDepth bounds the walk; a type is not recursive, so a value is
-// only as deep as its type, but a fixed bound keeps the cost obvious.
-const maxFiniteDepth = 64
-
-// finite reports whether every float in v is a number encoding/json can
-// encode. v's type is byReflectionWithFloats or byReflection.
-func finite(v reflect.Value, depth int) bool {
-	if depth > maxFiniteDepth {
+// finite reports whether every float in v, of the type info describes, is
+// a number encoding/json can encode. A type is not recursive, so a value
+// is only as deep as its type; the depth bound only keeps the cost obvious.
+func finite(v reflect.Value, info *typeInfo, depth int) bool {
+	if info.enc == byReflection {
+		return true
+	}
+	if depth > maxPlainDepth*4 {
 		return false
 	}
 	switch v.Kind() {
@@ -113,28 +134,22 @@ func finite(v reflect.Value, depth int) bool {
 		f := v.Float()
 		return !math.IsNaN(f) && !math.IsInf(f, 0)
 	case reflect.Pointer:
-		return v.IsNil() || finite(v.Elem(), depth+1)
+		return v.IsNil() || finite(v.Elem(), info.elem, depth+1)
 	case reflect.Slice, reflect.Array:
-		if encodingOf(v.Type().Elem()) == byReflection {
-			return true
-		}
 		for i := range v.Len() {
-			if !finite(v.Index(i), depth+1) {
+			if !finite(v.Index(i), info.elem, depth+1) {
 				return false
 			}
 		}
 	case reflect.Map:
-		if encodingOf(v.Type().Elem()) == byReflection {
-			return true
-		}
 		for it := v.MapRange(); it.Next(); {
-			if !finite(it.Value(), depth+1) {
+			if !finite(it.Value(), info.elem, depth+1) {
 				return false
 			}
 		}
 	case reflect.Struct:
-		for i := range v.NumField() {
-			if encodingOf(v.Type().Field(i).Type) == byReflectionWithFloats && !finite(v.Field(i), depth+1) {
+		for _, f := range info.floats {
+			if !finite(v.Field(f.index), f.info, depth+1) {
 				return false
 			}
 		}

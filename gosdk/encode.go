@@ -86,10 +86,12 @@ func encodeStructured(v any) (any, bool, error) {
 // plainResult reports, without allocating, whether go-sdk encodes res as
 // it is: the common case, checked before anything is copied.
 func plainResult(res *mcp.CallToolResult) bool {
-	if _, ours := res.StructuredContent.(*core.Envelope); !ours && !safe.PlainJSON(res.StructuredContent) {
-		return false
+	if sc := res.StructuredContent; sc != nil {
+		if _, ours := sc.(*core.Envelope); !ours && !safe.PlainJSON(sc) {
+			return false
+		}
 	}
-	if !safe.PlainJSON(map[string]any(res.Meta)) || len(res.InputRequests) > 0 {
+	if len(res.Meta) > 0 && !safe.PlainJSON(map[string]any(res.Meta)) || len(res.InputRequests) > 0 {
 		return false
 	}
 	for _, c := range res.Content {
@@ -161,7 +163,7 @@ func encodeContent(c mcp.Content) (mcp.Content, bool, error) {
 
 // plainParts reports whether annotations and _meta encode as they are.
 func plainParts(a *mcp.Annotations, m mcp.Meta) bool {
-	return annotationsPlain(a) && safe.PlainJSON(map[string]any(m))
+	return annotationsPlain(a) && (len(m) == 0 || safe.PlainJSON(map[string]any(m)))
 }
 
 // annotationsPlain reports whether a encodes: its priority is a number.

@@ -114,8 +114,10 @@ func plainResult(res *mcp.CallToolResult) bool {
 	if len(res.RawStructuredContent) > 0 && safe.ValidRaw(res.RawStructuredContent) != nil {
 		return false
 	}
-	if _, ours := res.StructuredContent.(*core.Envelope); !ours && !safe.PlainJSON(res.StructuredContent) {
-		return false
+	if sc := res.StructuredContent; sc != nil {
+		if _, ours := sc.(*core.Envelope); !ours && !safe.PlainJSON(sc) {
+			return false
+		}
 	}
 	if res.Meta != nil && !plainParts(mcp.Annotated{}, res.Meta) {
 		return false
@@ -212,6 +214,9 @@ func encodeContent(c mcp.Content) (mcp.Content, bool, error) {
 
 // plainParts reports whether annotations and _meta encode as they are.
 func plainParts(a mcp.Annotated, m *mcp.Meta) bool {
+	if a.Annotations == nil && m == nil {
+		return true // text as mcp.NewToolResultText builds it
+	}
 	return annotationsPlain(a) && (m == nil || safe.PlainJSON(m.ProgressToken) && safe.PlainJSON(m.AdditionalFields))
 }
 

@@ -56,7 +56,10 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 			}()
 			res, err = next(ctx, req)
 			if err == nil && res != nil {
-				res = o.encodable(ctx, req, res)
+				var eerr error
+				if res, eerr = encodable(res); eerr != nil {
+					res = o.unencodable(ctx, req, eerr)
+				}
 			}
 			completed = true
 			return res, err
@@ -64,14 +67,9 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	}
 }
 
-// encodable returns res in a form the SDK encodes without calling the
-// handler's code (see encodable in encode.go), or the internal_error
-// result for a result that cannot be encoded.
-func (o *options) encodable(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	out, err := encodable(res)
-	if err == nil {
-		return out
-	}
+// unencodable logs a result that cannot be encoded (see encodable in
+// encode.go) under an incident and renders its internal_error.
+func (o *options) unencodable(ctx context.Context, req mcp.CallToolRequest, err error) *mcp.CallToolResult {
 	env := o.renderer.Core().Unencodable(ctx, req.Params.Name, err, o.logger)
 	return o.renderer.Render(ctx, env)
 }

@@ -3,9 +3,11 @@ package safe
 import (
 	"encoding/json"
 	"errors"
+	"iter"
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 )
 
 // The SDKs encode a tool's result after every middleware has returned, so
@@ -31,45 +33,32 @@ func PlainJSON(v any) bool { return plain(v, 0) }
 
 func plain(v any, depth int) bool {
 	switch x := v.(type) {
-	case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		return true
-	case json.RawMessage:
-		return ValidRaw(x) == nil
-	case []string, map[string]string, []int, []int64, []bool:
-		return true
-	case []float64:
-		for _, f := range x {
-			if math.IsInf(f, 0) || math.IsNaN(f) {
-				return false
-			}
-		}
+	case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
+		[]string, map[string]string, []int, []int64, []bool:
 		return true
 	case float64:
 		return !math.IsInf(x, 0) && !math.IsNaN(x)
 	case float32:
 		return !math.IsInf(float64(x), 0) && !math.IsNaN(float64(x))
+	case []float64:
+		return !slices.ContainsFunc(x, func(f float64) bool { return math.IsInf(f, 0) || math.IsNaN(f) })
+	case json.RawMessage:
+		return ValidRaw(x) == nil
 	case map[string]any:
-		if depth >= maxPlainDepth {
-			return false
-		}
-		for _, e := range x {
-			if !plain(e, depth+1) {
-				return false
-			}
-		}
-		return true
+		return depth < maxPlainDepth && plainAll(maps.Values(x), depth+1)
 	case []any:
-		if depth >= maxPlainDepth {
-			return false
-		}
-		for _, e := range x {
-			if !plain(e, depth+1) {
-				return false
-			}
-		}
-		return true
+		return depth < maxPlainDepth && plainAll(slices.Values(x), depth+1)
 	}
 	return plainTyped(reflect.ValueOf(v))
+}
+
+func plainAll(values iter.Seq[any], depth int) bool {
+	for v := range values {
+		if !plain(v, depth) {
+			return false
+		}
+	}
+	return true
 }
 
 // errInvalidRaw is the error for a json.RawMessage that is not JSON.

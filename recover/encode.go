@@ -20,10 +20,12 @@ import (
 // which recovers it; an encoding error is returned.
 //
 // Positions: structuredContent (encoded into RawStructuredContent, which
-// mcp-go sends instead; one the handler set is checked), the result's _meta, and each content item: its
-// _meta and annotations, an embedded resource's contents and their _meta;
-// content types mcp-go does not define, sampling's tool use and tool
-// result items, are encoded whole.
+// mcp-go sends instead; one the handler set is checked), the result's
+// _meta and progress token, and each content item: its _meta and
+// annotations, an embedded resource's contents and their _meta. Content
+// types mcp-go does not define, sampling's tool use and tool result items
+// included, are encoded whole. Input requests (SEP-2322) are mcp-go's own
+// types: they are encoded once to check them, and left in place.
 func encodable(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 	if res == nil || plainResult(res) {
 		return res, nil
@@ -35,6 +37,11 @@ func encodable(res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 	meta, mChanged, err := encodeMeta(res.Meta)
 	if err != nil {
 		return nil, err
+	}
+	if len(res.InputRequests) > 0 {
+		if _, err := json.Marshal(res.InputRequests); err != nil {
+			return nil, err
+		}
 	}
 	var cerr error
 	content := redact.Items(res.Content, func(c mcp.Content) (mcp.Content, bool) {
@@ -119,7 +126,7 @@ func plainResult(res *mcp.CallToolResult) bool {
 			return false
 		}
 	}
-	if res.Meta != nil && !plainParts(mcp.Annotated{}, res.Meta) {
+	if res.Meta != nil && !plainParts(mcp.Annotated{}, res.Meta) || len(res.InputRequests) > 0 {
 		return false
 	}
 	for _, c := range res.Content {

@@ -80,8 +80,11 @@ func hostileResults() map[string]*mcp.CallToolResult {
 		"invalid json.Number":      with(func(r *mcp.CallToolResult) { r.StructuredContent = struct{ N json.Number }{json.Number(dsn)} }),
 		"invalid raw structured":   with(func(r *mcp.CallToolResult) { r.StructuredContent = json.RawMessage(`{"dsn":"` + dsn) }),
 		"invalid RawStructured":    with(func(r *mcp.CallToolResult) { r.RawStructuredContent = json.RawMessage(`{"dsn":` + dsn) }),
-		"result _meta panics":      with(func(r *mcp.CallToolResult) { r.Meta = metaWith(panicky{}) }),
-		"progress token fails":     with(func(r *mcp.CallToolResult) { r.Meta = &mcp.Meta{ProgressToken: failing{}} }),
+		"input request fails": with(func(r *mcp.CallToolResult) {
+			r.InputRequests = mcp.InputRequests{"q1": {Method: mcp.MethodElicitationCreate}} // no params: mcp-go cannot encode it
+		}),
+		"result _meta panics":  with(func(r *mcp.CallToolResult) { r.Meta = metaWith(panicky{}) }),
+		"progress token fails": with(func(r *mcp.CallToolResult) { r.Meta = &mcp.Meta{ProgressToken: failing{}} }),
 		"text item _meta panics": {Content: []mcp.Content{
 			mcp.TextContent{Type: "text", Text: "ok", Meta: metaWith(panicky{})}}},
 		"pointer item _meta fails": {Content: []mcp.Content{

@@ -16,15 +16,16 @@
 //     encodes a result in its jsonrpc2 layer after every middleware has
 //     returned, where a MarshalJSON that panics kills the server (printing
 //     the panic value) and one that fails leaves the call unanswered. The
-//     Middleware encodes every value of the handler's own types in the
-//     result (structuredContent, the result's and each content item's
-//     _meta, embedded resources' _meta, content types of the handler's
-//     own) as json.RawMessage, once, inside its recover; a panic there is
-//     an incident like any other, an encoding error an internal_error with
-//     an incident ID. Plain values (text, numbers, decoded JSON, the
-//     json.RawMessage typed handlers set, after a validity check) are not
-//     encoded again. Middleware outside this one sees those values as
-//     json.RawMessage.
+//     Middleware encodes every value whose encoding could run the
+//     handler's code or fail (in structuredContent, the result's and each
+//     content item's _meta, embedded resources' _meta, content types of
+//     the handler's own) as json.RawMessage, once, inside its recover; a
+//     panic there is an incident like any other, an encoding error an
+//     internal_error with an incident ID. Values encoding/json encodes by
+//     reflection alone (text, numbers, decoded JSON, the json.RawMessage
+//     typed handlers set, after a validity check, structs of plain fields)
+//     are left as they are. Middleware outside this one sees the encoded
+//     values as json.RawMessage.
 //   - A low-level handler's (nil, err), which bare go-sdk sends as a
 //     JSON-RPC error with code 0 and the raw message, becomes an envelope:
 //     classified, redacted, with next steps.

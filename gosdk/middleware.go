@@ -29,9 +29,9 @@ const (
 //	recovers  a panic anywhere inside into an internal_error envelope
 //	redacts   every error result on its way out
 //	renders   errors, handler-built error results and nil results as envelopes
-//	encodes   the values of the handler's types in the result (structuredContent,
-//	          _meta, content items), once, so that go-sdk's encoder, which runs
-//	          after every middleware, can neither panic nor fail
+//	encodes   what in the result could run the handler's code or fail when
+//	          encoded (structuredContent, _meta, content items), once, so that
+//	          go-sdk's encoder, which runs after every middleware, cannot
 //
 // and every other method passes through untouched, without allocating
 // (tools/list results are only read, to learn which tools declare an
@@ -75,8 +75,9 @@ func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolReques
 }
 
 // guard runs the layers inside, finishes their result and makes it
-// encodable; a panic in any of these becomes an internal_error envelope. It never re-panics: go-sdk
-// recovers nowhere, so a panic that left here would end the process.
+// encodable; a panic in any of these becomes an internal_error envelope.
+// It never re-panics: go-sdk recovers nowhere, so a panic that left here
+// would end the process.
 func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (res mcp.Result, err error) {
 	completed := false
 	defer func() {

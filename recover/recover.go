@@ -26,13 +26,16 @@ import (
 // It also makes the result encodable while it can still recover: the SDK
 // encodes a result after every middleware has returned, where a
 // MarshalJSON that panics ends the process and one that fails leaves the
-// call unanswered. Every value in the result that the handler typed
-// (structuredContent, _meta, content items' _meta and resources, content
-// types of its own) is encoded here, once, and the SDK copies the bytes;
-// a panic there is recovered like any other, and an encoding error is an
-// internal_error logged under an incident ID. Plain values (text,
-// numbers, decoded JSON, json.RawMessage once checked) are not encoded
-// twice.
+// call unanswered. Every value in the result whose encoding could run the
+// handler's code or fail (a MarshalJSON or MarshalText in its type, an
+// interface, json.Number, a recursive type, a NaN, invalid raw JSON), in
+// structuredContent, _meta, content items' _meta and resources or a
+// content type of its own, is encoded here, once, and the SDK copies the
+// bytes; a panic there is recovered like any other, and an encoding error
+// is an internal_error logged under an incident ID. Values that can do
+// neither (text, numbers, decoded JSON, valid raw JSON, structs of such
+// fields, checked by type once and by their floats' values) are left to
+// the SDK, so they cost no copy and are never encoded twice.
 //
 // A call that does not panic and whose result holds only plain values
 // costs one deferred function and no allocation.

@@ -24,6 +24,21 @@
 // ([RendererFrom]), [ErrorResult], [FromResult] and the request type of
 // [StepsFunc].
 //
+// # What a handler relays is not the server's word
+//
+// A handler that passes on an upstream service's result passes on what
+// that service wrote. An envelope in an error result's text keeps its code,
+// message and fields, redacted; its fields are capped as this server's
+// own are ([MaxFieldErrors], then one "more" entry counting the rest),
+// each string bounded; its next_steps and retryable are replaced by this
+// layer's unless [WithTrustedEnvelopes]. A toolFailure _meta
+// ([ToolFailureMetaKey]) in any result the handler built, failure or
+// success, normalized or not, is dropped: with [WithToolFailureMeta] the
+// layer adds its own, derived from its envelope, and otherwise none, so
+// that an agent never reads an upstream's agentGuidance, retryable or
+// correlationId beside an envelope that says otherwise. (On a success it
+// has no meaning at all: the draft proposal describes failures.)
+//
 // # Where it sits
 //
 // Inside recover and redact, outside the tool-specific layers:

@@ -56,6 +56,10 @@ var (
 // MaxMessageBytes bounds an envelope's message, after redaction.
 const MaxMessageBytes = core.MaxMessageBytes
 
+// MaxFieldErrors bounds the field errors an envelope lists, then one entry
+// with rule "more" counting the rest.
+const MaxFieldErrors = core.MaxFieldErrors
+
 // ToolFailureMetaKey is the _meta key [WithToolFailureMeta] fills.
 const ToolFailureMetaKey = core.ToolFailureMetaKey
 
@@ -133,7 +137,8 @@ func WithUnclassified(code Code) Option { return core.WithUnclassified(code) }
 func WithToolFailureMeta() Option { return core.WithToolFailureMeta() }
 
 // WithTrustedEnvelopes keeps the next_steps and retryable of envelopes that
-// handlers return as text.
+// handlers return as text, and nothing else: their fields are capped and
+// bounded, and a toolFailure _meta of the handler's dropped, either way.
 func WithTrustedEnvelopes() Option { return core.WithTrustedEnvelopes() }
 
 // WithoutNormalization leaves error results that handlers build themselves

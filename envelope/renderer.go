@@ -53,7 +53,7 @@ func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
 			res, err := next(ctx, req)
 			if err == nil {
 				if res != nil && !res.IsError {
-					return res, nil
+					return withoutForgedFailure(res), nil
 				}
 				return r.Normalize(ctx, req, res), nil
 			}
@@ -82,10 +82,12 @@ func (r *Renderer) Internal(ctx context.Context, tool, incidentID string) *mcp.C
 
 // Normalize renders a result that marks an error (isError: true, such as
 // mcp.NewToolResultError's) or a nil result as an envelope result, as the
-// envelope layer does. Other results are returned as they are.
+// envelope layer does. Other results are returned as they are, but for a
+// toolFailure _meta of the handler's own, which is dropped (see core's
+// DropFailureMeta).
 func (r *Renderer) Normalize(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res != nil && (!res.IsError || !r.c.Normalizes()) {
-		return res
+		return withoutForgedFailure(res)
 	}
 	return r.normalize(ctx, req, res)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
 )
 
 // result renders env as an mcp-go result with isError: true. The envelope
@@ -13,7 +15,8 @@ import (
 // output schema, also the structured content. (Strict clients validate
 // structured content against the output schema even on errors.) A result
 // normalized from the handler's own keeps that result's _meta and its
-// content items other than text, after the envelope. A handoff renderer's
+// content items other than text, after the envelope, but for a
+// toolFailure _meta, which is only ever this layer's. A handoff renderer's
 // result carries the *Envelope in structuredContent for the envelope layer
 // outside to finish.
 func (r *Renderer) result(ctx context.Context, env *Envelope, from *mcp.CallToolResult) *mcp.CallToolResult {
@@ -24,7 +27,7 @@ func (r *Renderer) result(ctx context.Context, env *Envelope, from *mcp.CallTool
 	if from != nil {
 		_, rest := splitText(from.Content)
 		res.Content = append(res.Content, rest...)
-		res.Meta = from.Meta
+		res.Meta = withoutForgedFailure(from).Meta
 	}
 	if r.handoff || !hasOutputSchema(ctx, env.Tool) {
 		res.StructuredContent = env
@@ -51,6 +54,25 @@ func (r *Renderer) normalize(ctx context.Context, req mcp.CallToolRequest, res *
 	}
 	text, _ := splitText(res.Content)
 	return r.result(ctx, r.c.Text(ctx, call(req), text), res)
+}
+
+// withoutForgedFailure returns res without a toolFailure _meta of the
+// handler's own, as a copy; res itself, without allocating, when it has
+// none. The agent must not read a relayed upstream's agentGuidance,
+// retryable and correlationId beside this server's envelope (or beside a
+// success): the envelope layer drops it from every result and adds its
+// own only WithToolFailureMeta.
+func withoutForgedFailure(res *mcp.CallToolResult) *mcp.CallToolResult {
+	if res == nil || res.Meta == nil {
+		return res
+	}
+	fields, dropped := core.DropFailureMeta(res.Meta.AdditionalFields)
+	if !dropped {
+		return res
+	}
+	cp := *res
+	cp.Meta = &mcp.Meta{ProgressToken: res.Meta.ProgressToken, AdditionalFields: fields}
+	return &cp
 }
 
 // withFailureMeta returns a copy of meta with failure under

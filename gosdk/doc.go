@@ -12,6 +12,20 @@
 //     the stack go to the log only, and the process keeps serving. All
 //     seven kinds are handled: strings, errors, custom types, panic(nil),
 //     nil-map writes, index out of range, nil dereferences.
+//   - A result go-sdk could not encode no longer ends the process: go-sdk
+//     encodes a result in its jsonrpc2 layer after every middleware has
+//     returned, where a MarshalJSON that panics kills the server (printing
+//     the panic value) and one that fails leaves the call unanswered. The
+//     Middleware encodes every value whose encoding could run the
+//     handler's code or fail (in structuredContent, the result's and each
+//     content item's _meta, embedded resources' _meta, content types of
+//     the handler's own) as json.RawMessage, once, inside its recover; a
+//     panic there is an incident like any other, an encoding error an
+//     internal_error with an incident ID. Values encoding/json encodes by
+//     reflection alone (text, numbers, decoded JSON, the json.RawMessage
+//     typed handlers set, after a validity check, structs of plain fields)
+//     are left as they are. Middleware outside this one sees the encoded
+//     values as json.RawMessage.
 //   - A low-level handler's (nil, err), which bare go-sdk sends as a
 //     JSON-RPC error with code 0 and the raw message, becomes an envelope:
 //     classified, redacted, with next steps.
@@ -25,6 +39,13 @@
 //     (the core's Call.Shown).
 //   - An error result a handler built itself is rewritten as an envelope
 //     (unless [WithoutNormalization]); a nil result is an internal_error.
+//     An envelope in its text keeps its code, message and fields, redacted,
+//     the fields capped at [MaxFieldErrors] and a "more" entry, each
+//     string bounded; its next_steps and retryable are the Middleware's
+//     unless core/envelope's WithTrustedEnvelopes says otherwise.
+//   - A toolFailure _meta ([ToolFailureMetaKey]) a handler put in any
+//     result, failure or success, is dropped; [WithToolFailureMeta] adds
+//     the Middleware's own, derived from its envelope.
 //   - Every error result is redacted in every position that carries text
 //     (text, resource links, embedded resources, _meta, structured
 //     content); image and audio data are left alone.

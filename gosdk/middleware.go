@@ -29,6 +29,10 @@ const (
 //	recovers  a panic anywhere inside into an internal_error envelope
 //	redacts   every error result on its way out
 //	renders   errors, handler-built error results and nil results as envelopes
+//	encodes   what in the result could run the handler's code or fail when
+//	          encoded (structuredContent, _meta, content items), once, so that
+//	          go-sdk's encoder, which runs after every middleware, cannot
+//	          panic or fail outside any recover
 //	limits    (only with WithLimits) rate, concurrency and time bounds
 //
 // and every other method passes through untouched, without allocating
@@ -73,9 +77,10 @@ func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolReques
 	return res, err
 }
 
-// guard runs the layers inside and finishes their result; a panic in
-// either becomes an internal_error envelope. It never re-panics: go-sdk
-// recovers nowhere, so a panic that left here would end the process.
+// guard runs the layers inside, finishes their result and makes it
+// encodable; a panic in any of these becomes an internal_error envelope.
+// It never re-panics: go-sdk recovers nowhere, so a panic that left here
+// would end the process.
 func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (res mcp.Result, err error) {
 	completed := false
 	defer func() {
@@ -93,8 +98,24 @@ func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolReque
 	}()
 	res, err = next(ctx, method, req)
 	res, err = c.finish(ctx, req, res, err)
+	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+		res = c.encodable(ctx, req, r)
+	}
 	completed = true
 	return res, err
+}
+
+// encodable returns r in a form go-sdk encodes without calling the
+// handler's code (see encodable in encode.go), inside guard's recover, or
+// the internal_error result for a result that cannot be encoded.
+func (c *chain) encodable(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult) *mcp.CallToolResult {
+	out, err := encodable(r)
+	if err == nil {
+		return out
+	}
+	tool := callOf(req).Tool
+	env := c.front.r.Unencodable(ctx, tool, err, c.recover.Logger)
+	return c.front.result(env, nil, nil, c.front.declaresOutput(tool))
 }
 
 // recovered logs a panic under a fresh incident and renders its envelope.
@@ -137,8 +158,9 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 		call := callOf(req)
 		return c.front.result(c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
 	case !r.IsError:
+		r = withoutForgedFailure(r)
 		if !c.successes {
-			return res, nil
+			return r, nil
 		}
 		return redactResult(c.redactor.ForCall(callOf(req).Args), r), nil
 	}
@@ -164,7 +186,7 @@ func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 		return c.front.result(env, err, r, c.front.declaresOutput(env.Tool))
 	}
 	if !c.front.r.Normalizes() {
-		return r
+		return withoutForgedFailure(r)
 	}
 	env := c.front.r.Text(ctx, call, textOf(r.Content))
 	return c.front.result(env, nil, r, c.front.declaresOutput(env.Tool))

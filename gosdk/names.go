@@ -34,6 +34,14 @@ const (
 	InternalError = core.InternalError
 )
 
+// MaxFieldErrors bounds the field errors an envelope lists, then one entry
+// with rule "more" counting the rest.
+const MaxFieldErrors = core.MaxFieldErrors
+
+// ToolFailureMetaKey is the _meta key [WithToolFailureMeta] fills; the
+// Middleware drops a value under it that a handler set itself.
+const ToolFailureMetaKey = core.ToolFailureMetaKey
+
 // Error is an error with a code; build one with [New] or [Wrap], or wrap a
 // sentinel with %w.
 type Error = core.Error

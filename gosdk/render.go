@@ -118,7 +118,8 @@ func renderError(ctx context.Context, req *mcp.CallToolRequest, err error, decla
 // result renders env as a go-sdk result with isError: true: the envelope's
 // JSON is the first text item, and the structured content unless the tool
 // declares an output schema. A result normalized from the handler's own
-// keeps that result's _meta and non-text content after the envelope. err
+// keeps that result's _meta, but for a toolFailure _meta (only ever this
+// front's), and non-text content after the envelope. err
 // (may be nil) stays reachable through GetError.
 func (f *front) result(env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{
@@ -126,7 +127,7 @@ func (f *front) result(env *core.Envelope, err error, from *mcp.CallToolResult, 
 	}
 	if from != nil {
 		res.Content = append(res.Content, nonText(from.Content)...)
-		res.Meta = from.Meta
+		res.Meta, _ = core.DropFailureMeta(from.Meta)
 	}
 	if !declaresOutput {
 		res.StructuredContent = env
@@ -164,4 +165,17 @@ func nonText(content []mcp.Content) []mcp.Content {
 		}
 	}
 	return rest
+}
+
+// withoutForgedFailure returns r without a toolFailure _meta of the
+// handler's own, as a copy; r itself, without allocating, when it has none
+// (see core's DropFailureMeta).
+func withoutForgedFailure(r *mcp.CallToolResult) *mcp.CallToolResult {
+	meta, dropped := core.DropFailureMeta(r.Meta)
+	if !dropped {
+		return r
+	}
+	cp := *r // keeps what GetError returns
+	cp.Meta = meta
+	return &cp
 }

@@ -22,6 +22,26 @@
 // way. A logger or [WithOnPanic] callback that panics while the panic is
 // being handled is contained too.
 //
+// # A result the SDK cannot encode
+//
+// mcp-go encodes a result after every middleware has returned, outside any
+// recover: a structuredContent whose MarshalJSON panics would end the
+// process (and print the panic value to stderr), and one whose encoding
+// fails (a NaN, invalid json.RawMessage, a MarshalJSON error) would leave
+// the call unanswered. The layer encodes every value whose encoding could
+// run the handler's code or fail, once, while it can still recover:
+// structuredContent into RawStructuredContent, which mcp-go then sends
+// as it is (the typed value stays in StructuredContent for layers outside
+// to read; a layer outside that replaces it must clear
+// RawStructuredContent), and values in the result's and content items'
+// _meta, embedded resources' _meta and content types of the handler's own
+// as json.RawMessage. A panic there is recovered like any other; an
+// encoding error is an internal_error with an incident ID, the error only
+// in the log. Values encoding/json encodes by reflection alone (text,
+// numbers, decoded JSON, valid raw JSON, structs of plain fields with
+// finite floats) are left to the SDK: a result holding only those costs
+// no copy and no allocation.
+//
 // # Where it sits
 //
 // Outermost but for logging, as middleware.Default puts it, so that a panic

@@ -2,6 +2,7 @@ package recover_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 
@@ -27,4 +28,28 @@ func ExampleMiddleware() {
 	env, _ := envelope.FromResult(res)
 	fmt.Println(err, res.IsError, env.ErrorType, env.IncidentID != "")
 	// Output: <nil> true internal_error true
+}
+
+// report's MarshalJSON panics, as one that reads a closed connection
+// would; mcp-go would call it after every middleware has returned.
+type report struct{}
+
+func (report) MarshalJSON() ([]byte, error) {
+	panic("connection closed: postgres://app:hunter2@db/shop")
+}
+
+// A result the SDK could not encode is encoded inside recover's reach: the
+// panic becomes an internal_error, and what the client gets encodes.
+func ExampleMiddleware_unencodableResult() {
+	logger := slog.New(slog.DiscardHandler) // your server's logger
+	h := middleware.Wrap(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res := mcp.NewToolResultText("monthly report")
+		res.StructuredContent = report{}
+		return res, nil
+	}, mcprecover.Middleware(mcprecover.WithLogger(logger)))
+	res, _ := h(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_report"}})
+	env, _ := envelope.FromResult(res)
+	_, err := json.Marshal(res)
+	fmt.Println(env.ErrorType, err)
+	// Output: internal_error <nil>
 }

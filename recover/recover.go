@@ -23,8 +23,22 @@ import (
 // never returns a Go error, so a panic can neither crash the server nor
 // become a JSON-RPC error.
 //
-// A call that does not panic costs one deferred function and no
-// allocation.
+// It also makes the result encodable while it can still recover: the SDK
+// encodes a result after every middleware has returned, where a
+// MarshalJSON that panics ends the process and one that fails leaves the
+// call unanswered. Every value in the result whose encoding could run the
+// handler's code or fail (a MarshalJSON or MarshalText in its type, an
+// interface, json.Number, a recursive type, a NaN, invalid raw JSON), in
+// structuredContent, _meta, content items' _meta and resources or a
+// content type of its own, is encoded here, once, and the SDK copies the
+// bytes; a panic there is recovered like any other, and an encoding error
+// is an internal_error logged under an incident ID. Values that can do
+// neither (text, numbers, decoded JSON, valid raw JSON, structs of such
+// fields, checked by type once and by their floats' values) are left to
+// the SDK, so they cost no copy and are never encoded twice.
+//
+// A call that does not panic and whose result holds only plain values
+// costs one deferred function and no allocation.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
@@ -44,10 +58,23 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 				_ = safe.Call(func() { res = o.handle(ctx, req, v) })
 			}()
 			res, err = next(ctx, req)
+			if err == nil && res != nil {
+				var eerr error
+				if res, eerr = encodable(res); eerr != nil {
+					res = o.unencodable(ctx, req, eerr)
+				}
+			}
 			completed = true
 			return res, err
 		}
 	}
+}
+
+// unencodable logs a result that cannot be encoded (see encodable in
+// encode.go) under an incident and renders its internal_error.
+func (o *options) unencodable(ctx context.Context, req mcp.CallToolRequest, err error) *mcp.CallToolResult {
+	env := o.renderer.Core().Unencodable(ctx, req.Params.Name, err, o.logger)
+	return o.renderer.Render(ctx, env)
 }
 
 // fallback answers when recovering itself failed: the logger or a callback

@@ -71,10 +71,12 @@ func (o *options) fromText(ctx context.Context, call Call, text string) *Envelop
 }
 
 // untrusted re-renders an envelope found in a handler's text. Its code,
-// message and fields are kept (redacted again); its next_steps and
-// retryable are the handler's word, kept only with [WithTrustedEnvelopes],
-// since text an upstream service or a user wrote could otherwise steer the
-// agent. An internal_error gets a fresh incident of this server's.
+// message and fields are kept, redacted again, the fields capped and
+// bounded as this server's own are (boundFields), trusted or not; its
+// next_steps and retryable are the handler's word, kept only with
+// [WithTrustedEnvelopes], since text an upstream service or a user wrote
+// could otherwise steer the agent. An internal_error gets a fresh incident
+// of this server's.
 func (o *options) untrusted(ctx context.Context, call Call, env *Envelope) *Envelope {
 	if env.ErrorType == InternalError {
 		return o.render(ctx, call, errors.New(env.Message), ResultText(env.Message))
@@ -84,7 +86,7 @@ func (o *options) untrusted(ctx context.Context, call Call, env *Envelope) *Enve
 		err = WithRetryable(WithNextSteps(err, env.NextSteps...), env.Retryable)
 	}
 	if len(env.Fields) > 0 {
-		err = WithFields(err, env.Fields...)
+		err = WithFields(err, boundFields(o.redactor.ForCall(call.Args), env.Fields)...)
 	}
 	out := o.render(ctx, call, err, ResultText(env.Message))
 	if env.Tool != "" && out.Tool == "" {

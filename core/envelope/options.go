@@ -142,6 +142,12 @@ func WithToolFailureMeta() Option { return func(o *options) { o.failureMeta = tr
 // default they are replaced by this layer's own: a tool that returns an
 // upstream service's error body verbatim must not pass that service's
 // advice ("call admin_create_token …") to the agent as the server's.
+//
+// It changes nothing else. Trusted or not, such an envelope's code,
+// message and fields are kept, redacted, its message bounded like every
+// message and its fields like this server's own ([MaxFieldErrors], then a
+// "more" entry; each string bounded), and its incident_id,
+// retry_after_ms and any toolFailure _meta of the handler's are not kept.
 func WithTrustedEnvelopes() Option { return func(o *options) { o.trustSteps = true } }
 
 // WithoutNormalization leaves results that a handler built with

@@ -179,12 +179,16 @@ const MaxMessageBytes = 2048
 // redacted before it is cut, so no secret is ever half-shown: a cut made
 // first could leave a prefix that no rule recognises (redaction is linear
 // in the message, which the handler, not the client, made).
-func message(red *redact.Redactor, s string) string {
+func message(red *redact.Redactor, s string) string { return bounded(red, s, MaxMessageBytes) }
+
+// bounded redacts s and bounds it to n bytes, marking a cut: redaction
+// first, so that no secret is ever half-shown.
+func bounded(red *redact.Redactor, s string, n int) string {
 	s = red.String(s)
-	if len(s) <= MaxMessageBytes {
+	if len(s) <= n {
 		return s
 	}
-	return cut(s, MaxMessageBytes) + " …(truncated)"
+	return cut(s, n) + " …(truncated)"
 }
 
 // cut returns at most n bytes of s, never splitting a UTF-8 sequence.

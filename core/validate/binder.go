@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -133,10 +132,7 @@ func (b *Binder[T]) fail(fields []envelope.FieldError, more int) error {
 	}
 	msg := summary(fields, len(fields)+more)
 	if more > 0 {
-		fields = append(fields, envelope.FieldError{
-			Rule: "more", Param: strconv.Itoa(more),
-			Message: fmt.Sprintf("%d more invalid arguments are not listed; fix these first", more),
-		})
+		fields = append(fields, envelope.MoreFields(more))
 	}
 	return envelope.WithFields(envelope.New(envelope.ValidationError, msg), fields...)
 }

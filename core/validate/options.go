@@ -30,8 +30,9 @@ const (
 	// the first MaxFieldErrors violations, then one entry with rule
 	// "more" whose param says how many more there are. With paths,
 	// previews and keys clipped, it bounds the size of every validation
-	// failure, whatever the size of the arguments.
-	MaxFieldErrors = 20
+	// failure, whatever the size of the arguments. It is core/envelope's
+	// bound, which caps a relayed envelope's fields too.
+	MaxFieldErrors = envelope.MaxFieldErrors
 )
 
 func evaluate(opts []Option) options {

@@ -98,9 +98,10 @@ var Specs = []Spec{
 		Expr: `\bhf_[A-Za-z0-9]{30,}`, Replacement: Placeholder, Triggers: []string{"hf_"}},
 	{Name: "secrets/sendgrid-key", What: "a SendGrid key",
 		Expr: `\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`, Replacement: Placeholder, Triggers: []string{"sg."}},
-	{Name: "secrets/url-signature", What: "a signed-URL signature",
-		Expr: `(?i)\b((?:x-amz-)?signature|sig)=[A-Za-z0-9%+/=_-]{16,}`, Replacement: "${1}=" + Placeholder, Triggers: []string{"sig"}},
-	// secrets/pairs is code, not an expression: see SecretValues.
+	// secrets/pairs is code, not an expression: see SecretValues. It also
+	// masks the signature, credential and token parameters of signed URLs
+	// (X-Amz-Signature, X-Goog-Credential, sig, Signature, Key-Pair-Id),
+	// decided by the parameter's name.
 	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers},
 	{Name: "paths/file-url", What: "a file URL",
 		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
@@ -175,7 +176,7 @@ const PairsName = "secrets/pairs"
 // Every secret word of IsSecretKey contains one (a test checks it), which
 // lets clean text skip the pair scan.
 var PairTriggers = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie", "bearer", "session",
-	"pin", "otp", "cvv", "cvc"}
+	"pin", "otp", "cvv", "cvc", "sig"}
 
 // Match is one leak found by [Find].
 type Match struct {

@@ -22,6 +22,7 @@ func TestIsSecretKey(t *testing.T) {
 		"signingKey", "secret_key_base", "encryption_key", "cookie", "Set-Cookie", "spring.datasource.password",
 		"oauth2Token", "password2", "mysql_root_password", "AccountKey", "SharedAccessKey", "bearer", "csrf_token",
 		"secrets", "api_keys", "passwords", "password_hash", "pin", "card_cvv", "otp_code",
+		"X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "X-Goog-Signature", "sig", "Signature", "Key-Pair-Id",
 	} {
 		assert.True(t, leak.IsSecretKey(k), k)
 		assert.True(t, leak.ContainsAny(strings.ToLower(k), leak.PairTriggers), "%s holds no pair trigger", k)
@@ -32,6 +33,7 @@ func TestIsSecretKey(t *testing.T) {
 		"page_token", "next_page_token", "nextPageToken", "NextToken", "continuation_token", "next_cursor", "author",
 		"authority", "passenger", "compass", "token_expires_at", "monkey", "turkey", "idempotency_key", "user_id",
 		"password_policy", "secretary", "pinned", "spin", "opinion",
+		"se", "sv", "X-Amz-Expires", "X-Amz-Algorithm", "signature_version", "signature_algorithm", "pair_id", "key_id", "signal",
 	} {
 		assert.False(t, leak.IsSecretKey(k), k)
 	}

@@ -93,8 +93,8 @@ func (r *Redactor) String(s string) string {
 // replacement, which allocates even when nothing matches.
 func (r *Redactor) apply(rule *Rule, s string) string {
 	switch {
-	case rule.pairs:
-		return replacePairs(s)
+	case rule.spans != nil:
+		return replaceSpans(s, rule.spans)
 	case !rule.Pattern.MatchString(s):
 		return s
 	case rule.KeepSent && r.call != nil:
@@ -103,10 +103,10 @@ func (r *Redactor) apply(rule *Rule, s string) string {
 	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
 }
 
-// replacePairs masks the values of secret-named keys.
-func replacePairs(s string) string {
+// replaceSpans replaces the spans a code rule finds in s.
+func replaceSpans(s string, spans func(string, []leak.SecretValue) []leak.SecretValue) string {
 	var buf [8]leak.SecretValue
-	vs := leak.SecretValues(s, buf[:0])
+	vs := spans(s, buf[:0])
 	if len(vs) == 0 {
 		return s
 	}

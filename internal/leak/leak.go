@@ -32,6 +32,10 @@ type Spec struct {
 	// returns false when the expression cannot match (a URL's "://" holds
 	// the trigger ":/" but never a path).
 	Pre func(s string) bool
+	// Spans, when set, finds the matches in code instead of an expression
+	// (Expr is empty): it appends to dst the spans of s to replace, in
+	// order. It must not allocate when it finds none.
+	Spans func(s string, dst []SecretValue) []SecretValue
 }
 
 // Path and stack building blocks. L is a path segment character: letters
@@ -78,16 +82,18 @@ var Specs = []Spec{
 	{Name: "secrets/openai-style-key", What: "an API key (sk-…)",
 		Expr: `\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}`, Replacement: Placeholder, Triggers: []string{"sk-", "pk-", "rk-"}},
 	{Name: "secrets/stripe-style-key", What: "an API key (sk_live_…)",
-		Expr: `\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]{10,}`, Replacement: Placeholder, Triggers: []string{"_live_", "_test_"}},
+		Expr:        `\b(?:(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})`,
+		Replacement: Placeholder, Triggers: []string{"_live_", "_test_", "whsec_"}},
 	{Name: "secrets/aws-access-key-id", What: "an AWS access key ID",
 		Expr: `\b(AKIA|ASIA)[0-9A-Z]{16}\b`, Replacement: Placeholder, Triggers: []string{"akia", "asia"}},
 	{Name: "secrets/github-token", What: "a GitHub token",
 		Expr:        `\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})`,
 		Replacement: Placeholder, Triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
 	{Name: "secrets/gitlab-token", What: "a GitLab token",
-		Expr: `\bglpat-[A-Za-z0-9_-]{20,}`, Replacement: Placeholder, Triggers: []string{"glpat-"}},
+		Expr:        `\bgl(?:pat|ptt|rt|dt|cbt|imt|ft|soat|oas|agent)-[A-Za-z0-9_-]{20,}`,
+		Replacement: Placeholder, Triggers: []string{"glpat-", "glptt-", "glrt-", "gldt-", "glcbt-", "glimt-", "glft-", "glsoat-", "gloas-", "glagent-"}},
 	{Name: "secrets/slack-token", What: "a Slack token",
-		Expr: `\bxox[abposr]-[A-Za-z0-9-]{10,}`, Replacement: Placeholder, Triggers: []string{"xox"}},
+		Expr: `\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}`, Replacement: Placeholder, Triggers: []string{"xox", "xapp-"}},
 	{Name: "secrets/slack-webhook", What: "a Slack webhook URL",
 		Expr: `https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`, Replacement: Placeholder, Triggers: []string{"hooks.slack.com"}},
 	{Name: "secrets/google-api-key", What: "a Google API key",
@@ -98,11 +104,22 @@ var Specs = []Spec{
 		Expr: `\bhf_[A-Za-z0-9]{30,}`, Replacement: Placeholder, Triggers: []string{"hf_"}},
 	{Name: "secrets/sendgrid-key", What: "a SendGrid key",
 		Expr: `\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`, Replacement: Placeholder, Triggers: []string{"sg."}},
+	{Name: "secrets/pypi-token", What: "a PyPI token",
+		Expr: `\bpypi-[A-Za-z0-9_-]{50,}`, Replacement: Placeholder, Triggers: []string{"pypi-"}},
+	{Name: "secrets/google-oauth-token", What: "a Google OAuth access token",
+		Expr: `\bya29\.[A-Za-z0-9_-]{20,}`, Replacement: Placeholder, Triggers: []string{"ya29."}},
+	{Name: "secrets/digitalocean-token", What: "a DigitalOcean token",
+		Expr: `\bdo[por]_v1_[a-f0-9]{64}\b`, Replacement: Placeholder, Triggers: []string{"dop_v1_", "doo_v1_", "dor_v1_"}},
+	{Name: "secrets/shopify-token", What: "a Shopify token",
+		Expr: `\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b`, Replacement: Placeholder, Triggers: []string{"shpat_", "shpss_", "shpca_", "shppa_"}},
+	// After every prefixed kind, so a known token is named by its vendor.
+	{Name: "secrets/high-entropy-token", What: "a token (a long random run)",
+		Replacement: Placeholder, Spans: HighEntropyTokens, Pre: mayHoldToken},
 	// secrets/pairs is code, not an expression: see SecretValues. It also
 	// masks the signature, credential and token parameters of signed URLs
 	// (X-Amz-Signature, X-Goog-Credential, sig, Signature, Key-Pair-Id),
 	// decided by the parameter's name.
-	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers},
+	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers, Spans: SecretValues},
 	{Name: "paths/file-url", What: "a file URL",
 		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
 	{Name: "paths/unc", What: "a Windows network path",
@@ -239,8 +256,8 @@ func FindExcept(text string, sent *Sent) []Match {
 
 // find returns the first leak of c's kind in text.
 func (c *compiled) find(text string, sent *Sent) (string, bool) {
-	if c.Name == PairsName {
-		if vs := SecretValues(text, nil); len(vs) > 0 {
+	if c.Spans != nil {
+		if vs := c.Spans(text, nil); len(vs) > 0 {
 			return text[vs[0].Start:vs[0].End], true
 		}
 		return "", false

@@ -68,6 +68,24 @@ var Specs = []Spec{
 		Expr: `(?m)^created by [^\n]*\n\s+[^\n]*\.go:\d+[^\n]*$\n?`, Triggers: []string{"created by"}},
 	{Name: "stack/source-position", What: "a Go source position (file.go:NN)",
 		Expr: `[\p{L}\p{N}_./\\-]*\.go:\d+(?::\d+)?(?: \+0x[0-9a-f]+)?`, Replacement: "[internal]", Triggers: []string{".go:"}},
+	{Name: "stack/rust-backtrace", What: "a Rust backtrace",
+		Expr: `stack backtrace:(?:\n[ \t]+(?:\d+: [^\n]*|at [^\n]*))*`, Replacement: stackMarker, Triggers: []string{"stack backtrace:"}},
+	{Name: "stack/rust-position", What: "a Rust source position (file.rs:NN:NN)",
+		Expr: `[\p{L}\p{N}_./\\-]*\.rs:\d+:\d+`, Replacement: "[internal]", Triggers: []string{".rs:"}},
+	// Other runtimes' traces: each run of frames becomes one marker, and
+	// the message around it (the exception and its text) stays.
+	{Name: "stack/java", What: "a Java stack trace",
+		Expr:        javaFrame + `(?:\s+(?:` + javaFrame + `|\.\.\. \d+ (?:more|common frames omitted)|(?:Caused by|Suppressed): [^\n]*))*`,
+		Replacement: stackMarker, Triggers: []string{".java", ".kt", ".scala", ".groovy", ".clj", "native method", "unknown source"}},
+	{Name: "stack/dotnet", What: "a .NET stack trace",
+		Expr:        `(?m)` + dotnetFrame + `(?:\n(?:` + dotnetFrame + `|[ \t]*--- End of [^\n]*?---))*`,
+		Replacement: stackMarker, Triggers: []string{":line ", " at ", "\tat "}},
+	{Name: "stack/python", What: "a Python traceback",
+		Expr:        `Traceback \(most recent call last\):(?:\s*` + pythonFrame + `)*|` + pythonFrame + `(?:\s*` + pythonFrame + `)*`,
+		Replacement: stackMarker, Triggers: []string{"traceback (most recent call last):", `file "`}},
+	{Name: "stack/javascript", What: "a JavaScript stack trace",
+		Expr:        jsFrame + `(?:\n[ \t]*(?:` + jsFrame + `|at (?:async )?[^\s()]+ \((?:index \d+|native)\)))*`,
+		Replacement: stackMarker, Triggers: []string{"at "}, Pre: hasLineAndColumn},
 	{Name: "secrets/url-password", What: "a password in a URL or DSN",
 		Expr:        `\b([a-zA-Z][a-zA-Z0-9+.-]*://)([^:@/\s"'<>]*):([^\s"'<>]*)@`,
 		Replacement: "${1}${2}:" + Placeholder + "@", Triggers: []string{"://"}},
@@ -147,8 +165,46 @@ var Specs = []Spec{
 	{Name: "stack/panic-value", DetectOnly: true, What: "a panic value",
 		Expr:     `(?i)\bpanic recovered\b|\brecovered from panic\b|assignment to entry in nil map|invalid memory address or nil pointer dereference|index out of range \[-?\d+\]|slice bounds out of range|integer divide by zero`,
 		Triggers: []string{"panic", "nil map", "nil pointer", "out of range", "divide by zero"}},
-	{Name: "stack/javascript", DetectOnly: true, What: "a JavaScript stack trace", Expr: `(?m)^\s*at .+:\d+:\d+\)?\s*$`, Triggers: []string{"at "}},
-	{Name: "stack/python", DetectOnly: true, What: "a Python traceback", Expr: `Traceback \(most recent call last\)`, Triggers: []string{"traceback"}},
+}
+
+// stackMarker replaces a run of another runtime's stack frames.
+const stackMarker = "[stack trace redacted]"
+
+// Frames of other runtimes, as each prints them.
+const (
+	// at com.shop.Bar.baz(Bar.java:42), at java.base/java.lang.Thread.run(Thread.java:833),
+	// (Native Method), (Unknown Source); Kotlin, Scala, Groovy and Clojure too.
+	javaFrame = `\bat (?:[\w$.-]+/{1,2})?[\w$]+(?:\.[\w$<>-]+)+\((?:[^()\n]*\.(?:java|kts?|scala|groovy|clj)(?::\d+)?|Native Method|Unknown Source)\)`
+	// at Ns.Type.Method(Int32 id) in C:\src\x.cs:line 42; without a file
+	// only when indented on its own line, as .NET prints it.
+	dotnetName  = "[\\w`+<>$\\[\\],|-]+(?:\\.[\\w`+<>$\\[\\],|-]+)+\\([^()\\n]*\\)"
+	dotnetFrame = `(?:^[ \t]+at ` + dotnetName + `(?: in [^\n]*?:line \d+)?|\bat ` + dotnetName + ` in [^\n]*?:line \d+)`
+	// File "/app/x.py", line 3, in f, and the indented source lines after it.
+	pythonFrame = `File "[^"\n]+", line \d+(?:, in [^\n]*)?(?:\n {4,}[^\n]*)*`
+	// at fn (/app/x.js:1:2), at async fn (...), at new Foo (file:///x.mjs:3:4),
+	// at /app/x.js:1:2: a location with a directory or a script's extension.
+	jsLocation = `(?:[^\s()]*[/\\][^\s()]*|[^\s()]+\.[cm]?[jt]sx?|<anonymous>):\d+:\d+`
+	jsFrame    = `\bat (?:async )?(?:new )?(?:[^\s()]+ (?:\[as [^\]\n]+\] )?\(` + jsLocation + `\)|` + jsLocation + `)`
+)
+
+// hasLineAndColumn reports whether s holds ":N:N", as every JavaScript
+// frame does.
+func hasLineAndColumn(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0 && i+3 < len(s); {
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j > i+1 && j+1 < len(s) && s[j] == ':' && isDigit(s[j+1]) {
+			return true
+		}
+		next := strings.IndexByte(s[i+1:], ':')
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
 }
 
 // unixPathTriggers are the pairs a Unix path match starts with: one of

@@ -12,8 +12,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/leak"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	"github.com/mcpguard/mcpguard/redact"
@@ -132,6 +134,26 @@ func corpus() []shape {
 		s("paths", `(see /opt/shop/logs/app.log)`, "/opt/shop"),
 		s("paths", `C:\Program Files (x86)\Shop\app.exe crashed`, "Program", "Shop", "app.exe"),
 		s("paths", `{"file": "/home/carol/.ssh/id_rsa"}`, "/home/carol", "id_rsa"),
+		// Signed URLs: every signature, credential and token parameter.
+		s("signed-url", `GET https://b.s3.amazonaws.com/x?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260101&X-Amz-Signature=Pw0100abc&X-Amz-Security-Token=Pw0101xyz&X-Amz-Expires=900 -> 403`, "Pw0100abc", "Pw0101xyz", "AKIAIOSFODNN7EXAMPLE"),
+		s("signed-url", `https://storage.googleapis.com/b/o?X-Goog-Credential=svc%40Pw0102.iam&X-Goog-Signature=Pw0103abc`, "Pw0102", "Pw0103abc"),
+		s("signed-url", `https://a.blob.core.windows.net/c/x?sv=2022-11-02&se=2026-01-01&sig=Pw0104%2Babc%3D`, "Pw0104"),
+		s("signed-url", `https://d1.cloudfront.net/x.jpg?Expires=1&Signature=Pw0105~abc-def~ghi&Key-Pair-Id=Pw0106KPID`, "Pw0105", "abc-def~ghi", "Pw0106KPID"),
+		// Tokens: vendor prefixes and unknown ones.
+		s("tokens", `socket mode xapp-1-A0123456789-1234567890123-Pw0110abcdef failed`, "Pw0110abcdef"),
+		s("tokens", `signing secret whsec_Pw0111abcdefghijklmnopqrstuv`, "Pw0111abcdefghij"),
+		s("tokens", `runner glrt-Pw0112abcdefghijklmnopqrstuv rejected`, "Pw0112abcdefghij"),
+		s("tokens", `upload pypi-AgEIcHlwaS5vcmcCJPw0113ZmNTlkLTk1NDAtNDc3ZC1hMmU4LTE5YzE2OGYyN2Y0OAACJXsicGVybWlzc2lvbnMi refused`, "Pw0113ZmNTlk"),
+		s("tokens", `doctl dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef 401`, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"),
+		s("tokens", `shop 401 for shpat_0123456789abcdef0123456789abcdef`, "0123456789abcdef0123456789abcdef"),
+		s("tokens", `oauth said ya29.Pw0116AfH6SMBx3Kq0123456789abcdefghij expired`, "Pw0116AfH6SMBx3Kq"),
+		s("tokens", `upstream rejected key Pw0117uag1LuByRx9e6j5Onimru9pO4ZVKnJ2Qz7 for tenant 42`, "Pw0117uag1LuByRx9e6j5Onimru9pO4ZVKnJ2Qz7"),
+		// Other runtimes' stack traces.
+		s("stack", "java.lang.IllegalStateException: closed\n\tat com.shop.Pw0120.cancel(OrderService.java:42)\n\tat java.base/java.lang.Thread.run(Thread.java:833)\nCaused by: java.sql.SQLException: reset\n\t... 12 more", "Pw0120", "OrderService.java", "Thread.java"),
+		s("stack", "Traceback (most recent call last):\n  File \"/app/Pw0121/views.py\", line 3, in checkout\n    total = price / qty\nZeroDivisionError: division by zero", "Pw0121", "views.py", "price / qty"),
+		s("stack", "TypeError: x is undefined\n    at getOrder (/app/Pw0122/orders.js:12:19)\n    at async handler (/app/src/server.js:40:5)", "Pw0122", "orders.js", "server.js"),
+		s("stack", "System.InvalidOperationException: closed\n   at Shop.Pw0123.Cancel(Int32 id) in C:\\src\\OrderService.cs:line 42\n   at Shop.Program.Main(String[] args)", "Pw0123", "OrderService.cs", "Shop.Program"),
+		s("stack", "thread 'main' panicked at src/Pw0124.rs:2:5:\nboom\nstack backtrace:\n   0: rust_begin_unwind\n             at /rustc/abc/library/std/src/panicking.rs:578:5", "Pw0124", "panicking.rs", "rust_begin_unwind"),
 	}
 }
 
@@ -235,4 +257,40 @@ func viaHandler(_ *testing.T, text string) []byte {
 
 func callRaw(t *testing.T, h server.ToolHandlerFunc, layers ...server.ToolHandlerMiddleware) []byte {
 	return middlewaretest.New(t, mcp.NewTool("corpus_tool"), h, layers...).Call(nil).Raw
+}
+
+// The harness flags every shape of the corpus in a response that was not
+// redacted, and none once Middleware redacted it: middlewaretest.Leaks
+// and the redactor read the same list of leak kinds.
+func TestHarnessFlagsWhatTheRedactorRemoves(t *testing.T) {
+	t.Parallel()
+	for _, sh := range corpus() {
+		h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError(sh.text), nil
+		}
+		if leaks := middlewaretest.Leaks(callRaw(t, h)); len(leaks) == 0 {
+			t.Errorf("%s: the harness misses %q", sh.category, sh.text)
+		}
+		r := middlewaretest.New(t, mcp.NewTool("corpus_tool"), h, redact.Middleware()).Call(nil)
+		if holdsDetectOnly(sh.text) {
+			// "panic: boom" stays readable and is still flagged: only
+			// the secrets are checked.
+			for _, s := range sh.secrets {
+				assert.False(t, containsAnyForm(r.Raw, s), "%s leaked %q", sh.category, s)
+			}
+			continue
+		}
+		r.NoLeak(sh.secrets...)
+	}
+}
+
+// holdsDetectOnly reports whether text holds a kind the harness flags and
+// the redactor keeps readable by design.
+func holdsDetectOnly(text string) bool {
+	for _, m := range leak.Find(text) {
+		if detectOnly(m.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -150,7 +150,7 @@ func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 // triggered reports whether any rule could match s: false means String(s)
 // would return s unchanged, which lets callers skip work on clean text.
 func (r *Redactor) triggered(s string) bool {
-	if r == nil || s == "" {
+	if r == nil {
 		return false
 	}
 	var buf [lowerBufSize]byte

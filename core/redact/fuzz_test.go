@@ -6,9 +6,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/leak"
 	"github.com/mcpguard/mcpguard/internal/leak/leakcorpus"
-	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 // FuzzString checks that whatever the text, what String returns holds no

@@ -3,6 +3,8 @@ package redact_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -121,4 +123,63 @@ func TestWithoutRulesOnTheWire(t *testing.T) {
 		return mcp.NewToolResultError(in), nil
 	}, redact.Middleware(redact.WithoutRules("paths")))
 	assert.Equal(t, `open /srv/shop/x.db with password=[REDACTED]`, s.Call(nil).CallResult.Content[0].(mcp.TextContent).Text)
+}
+
+// Every content kind, by value or by pointer, nil pointers included, is
+// redacted where it carries text and otherwise sent as it was.
+func TestResultContentKinds(t *testing.T) {
+	t.Parallel()
+	meta := &mcp.Meta{AdditionalFields: map[string]any{"password": "s-meta"}}
+	clean := &mcp.Meta{AdditionalFields: map[string]any{"n": 1.0}}
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+		mcp.ImageContent{Type: "image", Data: "aGk=", MIMEType: "image/png", Meta: meta},
+		&mcp.ImageContent{Type: "image", Data: "aGk=", MIMEType: "image/png", Meta: meta},
+		mcp.AudioContent{Type: "audio", Data: "aGk=", MIMEType: "audio/wav", Meta: meta},
+		&mcp.AudioContent{Type: "audio", Data: "aGk=", MIMEType: "audio/wav", Meta: meta},
+		&mcp.ResourceLink{Type: "resource_link", URI: "mem://x", Name: "token=s-ptrlink"},
+		&mcp.EmbeddedResource{Type: "resource", Resource: &mcp.BlobResourceContents{URI: "mem://b?token=s-blobptr", Blob: "aGk="}},
+		mcp.EmbeddedResource{Type: "resource", Meta: meta, Resource: mcp.TextResourceContents{URI: "mem://t", Text: "clean"}},
+		mcp.EmbeddedResource{Type: "resource", Resource: mcp.TextResourceContents{URI: "mem://t", Text: "clean", Meta: map[string]any{"secret": map[string]any{"a": "s-resmeta"}}}},
+	}}
+	b, err := json.Marshal(redact.Result(redact.Default(), res))
+	require.NoError(t, err)
+	assert.Empty(t, middlewaretest.Leaks(b, "s-meta", "s-ptrlink", "s-blobptr", "s-resmeta"), "%s", b)
+	assert.Equal(t, 5, strings.Count(string(b), "aGk="), "binary data is left alone: %s", b)
+
+	untouched := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+		(*mcp.TextContent)(nil), (*mcp.ImageContent)(nil), (*mcp.AudioContent)(nil), (*mcp.ResourceLink)(nil), (*mcp.EmbeddedResource)(nil),
+		mcp.EmbeddedResource{Type: "resource", Resource: (*mcp.TextResourceContents)(nil)},
+		mcp.EmbeddedResource{Type: "resource", Resource: (*mcp.BlobResourceContents)(nil)},
+		mcp.AudioContent{Type: "audio", Data: "aGk=", Meta: clean},
+		mcp.EmbeddedResource{Type: "resource", Resource: mcp.BlobResourceContents{URI: "mem://b", Blob: "aGk="}},
+	}}
+	assert.Same(t, untouched, redact.Result(redact.Default(), untouched))
+	assert.Nil(t, redact.Result(redact.Default(), nil))
+}
+
+// unencodable is a content kind whose JSON encoding fails: it is sent as
+// it is, as mcp-go would fail it.
+type unencodable struct{ mcp.TextContent }
+
+func (unencodable) MarshalJSON() ([]byte, error) { return nil, errors.New("no") }
+
+// scalar is a content kind that encodes as a JSON string.
+type scalar struct {
+	mcp.TextContent
+	s string
+}
+
+func (c scalar) MarshalJSON() ([]byte, error) { return json.Marshal(c.s) }
+
+func TestUnknownContentKindsThatAreNotObjects(t *testing.T) {
+	t.Parallel()
+	u := unencodable{}
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{u, scalar{s: "clean"}}}
+	assert.Same(t, res, redact.Result(redact.Default(), res))
+
+	res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{scalar{s: "open /srv/x/y"}, scalar{s: "password=\"x"}}}
+	b, err := json.Marshal(redact.Result(redact.Default(), res))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "/srv/x")
+	assert.True(t, json.Valid(b), "%s", b)
 }

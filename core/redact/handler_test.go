@@ -100,17 +100,25 @@ func TestHandlerKeysGroupsAndLiterals(t *testing.T) {
 	assert.Equal(t, `{"level":"INFO","msg":"m","[path]":{"[path]":1,"password":true,"token":"","secret":"[REDACTED]","n":7,"cfg":{"db_password":"[REDACTED]"},"nil":null,"bytes":"Y2xlYW4="}}`+"\n", buf.String())
 }
 
-// A group nested past the JSON depth bound is masked, not walked.
+// A group nested past the JSON depth bound is masked, not walked: 128
+// levels are walked, the 129th is masked.
 func TestHandlerGroupDepthIsBounded(t *testing.T) {
 	t.Parallel()
-	v := slog.StringValue("password=hunter2")
-	for range 200 {
-		v = slog.GroupValue(slog.Attr{Key: "g", Value: v})
+	nest := func(levels int) string {
+		v := slog.StringValue("password=hunter2")
+		for range levels {
+			v = slog.GroupValue(slog.Attr{Key: "g", Value: v})
+		}
+		var buf bytes.Buffer
+		slog.New(redact.Handler(slog.NewJSONHandler(&buf, nil))).Info("m", "deep", v)
+		return buf.String()
 	}
-	var buf bytes.Buffer
-	slog.New(redact.Handler(slog.NewJSONHandler(&buf, nil))).Info("m", "deep", v)
-	assert.NotContains(t, buf.String(), "hunter2")
-	assert.Contains(t, buf.String(), `"g":"[REDACTED]"`)
+	for _, levels := range []int{127, 200} {
+		out := nest(levels)
+		assert.NotContains(t, out, "hunter2")
+		assert.Equal(t, levels > 127, strings.Contains(out, `"g":"[REDACTED]"`), "%d levels: %s", levels, out[len(out)-40:])
+		assert.Equal(t, levels <= 127, strings.Contains(out, `"g":"password=[REDACTED]"`), "%d levels", levels)
+	}
 }
 
 type panickingJSON struct{ Path string }

@@ -23,9 +23,9 @@ func TestJSONStaysJSON(t *testing.T) {
 	out, ok = redact.Default().JSON(clean)
 	assert.True(t, ok)
 	assert.Equal(t, clean, out, "clean JSON is returned as it was")
-	out, ok = redact.Default().JSON(`{"password_hint":"ask bob","list":[1,2]}`)
+	out, ok = redact.Default().JSON(`{ "password_hint": "ask bob", "list": [1, 2] }`)
 	assert.True(t, ok, "triggered but unchanged")
-	assert.Equal(t, `{"password_hint":"ask bob","list":[1,2]}`, out)
+	assert.Equal(t, `{ "password_hint": "ask bob", "list": [1, 2] }`, out, "unchanged JSON keeps its spacing")
 	assert.Equal(t, `{"/etc/x":1}`, must(redact.New().JSON(`{"/etc/x":1}`)), "a redactor without rules changes nothing")
 	assert.Equal(t, `{"[path]":1}`, must(redact.Default().JSON(`{"/etc/x":1}`)), "keys are redacted too")
 	var none *redact.Redactor
@@ -86,4 +86,15 @@ func TestTextRedactsJSONStructurallyAndTheRestAsText(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, `{"msg":"open [path]","password":"[REDACTED]"}`, redact.Default().Text(`{"msg":"open /srv/x/y","password":"hunter2"}`))
 	assert.Equal(t, `open [path]: {"password": "[REDACTED]"`, redact.Default().Text(`open /srv/x/y: {"password": hunter2`))
+}
+
+// Clean JSON, the common case of an error envelope, is checked without
+// being decoded: no allocation.
+func TestCleanJSONDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	clean := `{"error_type":"not_found","message":"No order ORD-1 exists.","next_steps":["List orders first."],"retryable":false}`
+	assert.Equal(t, clean, redact.Default().Text(clean))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = redact.Default().Text(clean) }))
 }

@@ -22,6 +22,8 @@ func TestRulesAreExtensible(t *testing.T) {
 	// A rule without triggers runs on every text; a "^" trigger must start it.
 	anywhere := redact.New(redact.NewRule("digits", `\d+`, "#"))
 	assert.Equal(t, "order # of #", anywhere.String("order 12 of 30"))
+	zed := redact.New(redact.NewRule("zed", `(?i)zed-\d+`, "[zed]", "zed-"))
+	assert.Equal(t, "[zed] and [zed]", zed.String("ZED-12 and ZED-3"), "upper-case text meets a lower-case trigger")
 	start := redact.New(redact.NewRule("ticket", `^T-\d+`, "T-#", "^t-"))
 	assert.Equal(t, "T-# open", start.String("T-42 open"))
 	assert.Equal(t, "see T-42", start.String("see T-42"))
@@ -72,6 +74,8 @@ func TestCleanTextDoesNotAllocate(t *testing.T) {
 	}
 	long := strings.Repeat("no order matches the filter; ", 100) // beyond the bloom filter and the stack buffer
 	require.Equal(t, long, redact.String(long))
-	assert.Equal(t, strings.Repeat("x ", 300)+"password=[REDACTED]", redact.String(strings.Repeat("x ", 300)+"password=hunter2"),
-		"a trigger past the stack buffer is found")
+	for _, n := range []int{300, 1100} { // past the stack buffer; past the bloom filter's bound
+		assert.Equal(t, strings.Repeat("x ", n)+"password=[REDACTED]", redact.String(strings.Repeat("x ", n)+"password=hunter2"),
+			"a trigger in a text of %d bytes is found", 2*n)
+	}
 }

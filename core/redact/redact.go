@@ -92,12 +92,13 @@ func (r *Redactor) String(s string) string {
 // apply runs one rule over s. MatchString first: it is cheaper than a
 // replacement, which allocates even when nothing matches.
 func (r *Redactor) apply(rule *Rule, s string) string {
-	switch {
-	case rule.spans != nil:
+	if rule.spans != nil {
 		return replaceSpans(s, rule.spans)
-	case !rule.Pattern.MatchString(s):
+	}
+	if !rule.Pattern.MatchString(s) {
 		return s
-	case rule.KeepSent && r.call != nil:
+	}
+	if rule.KeepSent && r.call != nil {
 		return r.replaceKeepingSent(rule, s)
 	}
 	return rule.Pattern.ReplaceAllString(s, rule.Replacement)

@@ -77,30 +77,35 @@ func (h *handler) attr(a slog.Attr, secret bool, depth int) slog.Attr {
 	secret = secret || leak.IsSecretKey(a.Key)
 	a.Key = h.r.String(a.Key)
 	v := a.Value
-	switch {
-	case v.Kind() == slog.KindGroup:
-		if depth >= maxJSONDepth {
-			return slog.String(a.Key, Placeholder)
-		}
-		group := v.Group()
-		red := make([]slog.Attr, len(group))
-		for i, g := range group {
-			red[i] = h.attr(g, secret, depth+1)
-		}
-		return slog.Attr{Key: a.Key, Value: slog.GroupValue(red...)}
-	case v.Kind() == slog.KindBool:
-		return a
-	case secret:
-		if v.Kind() == slog.KindString && v.String() == "" {
-			return a
-		}
+	if v.Kind() == slog.KindGroup {
+		return h.group(a.Key, v.Group(), secret, depth)
+	}
+	if v.Kind() == slog.KindBool || secret && v.Kind() == slog.KindString && v.String() == "" {
+		return a // true, false and "" tell nothing even under a secret key
+	}
+	if secret {
 		return slog.String(a.Key, Placeholder)
-	case v.Kind() == slog.KindString:
+	}
+	if v.Kind() == slog.KindString {
 		return slog.String(a.Key, h.r.String(v.String()))
-	case v.Kind() == slog.KindAny:
+	}
+	if v.Kind() == slog.KindAny {
 		return slog.Attr{Key: a.Key, Value: h.anyValue(v.Any())}
 	}
 	return a // numbers, times, durations: nothing to redact
+}
+
+// group redacts the attributes of a group; one nested past the JSON depth
+// bound is masked whole.
+func (h *handler) group(key string, attrs []slog.Attr, secret bool, depth int) slog.Attr {
+	if depth >= maxJSONDepth {
+		return slog.String(key, Placeholder)
+	}
+	red := make([]slog.Attr, len(attrs))
+	for i, g := range attrs {
+		red[i] = h.attr(g, secret, depth+1)
+	}
+	return slog.Attr{Key: key, Value: slog.GroupValue(red...)}
 }
 
 // anyValue redacts a value the wrapped handler encodes itself, in each

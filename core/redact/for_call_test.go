@@ -58,6 +58,14 @@ func TestForCallCustomKeepSentRules(t *testing.T) {
 	r := redact.New(ticket, whole).ForCall(map[string]any{"q": "T-1 ORD-1"})
 	assert.Equal(t, "ticket T-1, ticket [hidden], ORD-1 and [order]", r.String("ticket T-1, ticket T-2, ORD-1 and ORD-2"))
 	assert.Equal(t, "nothing here", r.String("nothing here"))
+
+	// A "kept" submatch that did not take part: the whole match is compared.
+	opt := redact.NewRule("optional", `ref(-x)?(?P<kept>-\d+)?`, "[ref]", "ref")
+	opt.KeepSent = true
+	r = redact.New(opt).ForCall(map[string]any{"q": "x"})
+	assert.Equal(t, "[ref] and [ref]", r.String("ref and ref-x-1"), "neither the bare ref nor the unsent -1 was sent")
+	r = redact.New(opt).ForCall(map[string]any{"q": "see ref"})
+	assert.Equal(t, "ref, [ref]", r.String("ref, ref-7"), "a bare ref was sent; -7 was not")
 }
 
 func TestForCallIsBoundedOnHugeArguments(t *testing.T) {

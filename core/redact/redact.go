@@ -129,12 +129,9 @@ func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 	var b []byte
 	changed := false
 	last := 0
+	g := rule.kept()
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		k0, k1 := m[0], m[1]
-		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
-			k0, k1 = m[2*g], m[2*g+1]
-		}
-		if r.call.sent().Contains(s[k0:k1]) {
+		if r.call.sent().Contains(keptText(s, m, g)) {
 			continue
 		}
 		changed = true
@@ -146,6 +143,16 @@ func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 		return s
 	}
 	return string(append(b, s[last:]...))
+}
+
+// keptText returns what of match m is compared with what was sent: the
+// submatch g ("kept"), or the whole match when the pattern has none (g is
+// -1) or it did not take part in the match.
+func keptText(s string, m []int, g int) string {
+	if g == -1 || m[2*g] == -1 {
+		return s[m[0]:m[1]]
+	}
+	return s[m[2*g]:m[2*g+1]]
 }
 
 // triggered reports whether any rule could match s: false means String(s)

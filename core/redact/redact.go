@@ -77,7 +77,7 @@ func (r *Redactor) String(s string) string {
 	scan.reset(lower)
 	for i := range r.rules {
 		rule := &r.rules[i]
-		if !rule.active() || len(rule.Triggers) > 0 && !scan.has(lower, rule.Triggers) || rule.pre != nil && !rule.pre(s) {
+		if !rule.mayMatch(&scan, lower, s) {
 			continue
 		}
 		if out := r.apply(rule, s); out != s {
@@ -166,15 +166,24 @@ func (r *Redactor) triggered(s string) bool {
 	lower := lowerASCII(buf[:0], s)
 	scan.reset(lower)
 	for i := range r.rules {
-		if !r.rules[i].active() {
-			continue
-		}
-		rule := &r.rules[i]
-		if (len(rule.Triggers) == 0 || scan.has(lower, rule.Triggers)) && (rule.pre == nil || rule.pre(s)) {
+		if r.rules[i].mayMatch(&scan, lower, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayMatch reports whether the rule can match s, whose lower-cased text
+// scan was reset with: it is active, one of its triggers (if it has any)
+// occurs, and its cheap check (if any) passes.
+func (r *Rule) mayMatch(scan *textScan, lower, s string) bool {
+	if !r.active() {
+		return false
+	}
+	if len(r.Triggers) > 0 && !scan.has(lower, r.Triggers) {
+		return false
+	}
+	return r.pre == nil || r.pre(s)
 }
 
 // String redacts s with the default rules: stack traces and source

@@ -87,6 +87,19 @@ func TestValueDepthIsBounded(t *testing.T) {
 	}
 	_, changed = redact.Default().Value(fits)
 	assert.False(t, changed, "128 levels fit")
+
+	// Objects count their levels the same way.
+	nest := func(levels int) any {
+		var v any = "clean"
+		for range levels {
+			v = map[string]any{"k": v}
+		}
+		return v
+	}
+	_, changed = redact.Default().Value(nest(128))
+	assert.False(t, changed, "128 levels of objects fit")
+	_, changed = redact.Default().Value(nest(129))
+	assert.True(t, changed, "129 do not")
 }
 
 func TestRawJSON(t *testing.T) {

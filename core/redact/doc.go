@@ -1,8 +1,10 @@
 // Package redact removes what a client, or a log shipped off-box, must
-// never see from the text it does see: stack traces and source positions,
-// goroutine dumps, absolute file paths, passwords in URLs and DSNs, bearer
-// tokens, JWTs, common API key shapes, PEM private keys, and the value of
-// every key that names a secret.
+// never see from the text it does see: stack traces and source positions
+// of Go, Java, .NET, Python, JavaScript and Rust, goroutine dumps, absolute
+// file paths, passwords in URLs and DSNs, the signatures and credentials
+// of signed URLs, bearer tokens, JWTs, vendor API keys, long random tokens
+// whatever their prefix, PEM private keys, and the value of every key that
+// names a secret.
 //
 // # Readable, not blank
 //
@@ -24,14 +26,39 @@
 // [Redactor.Without] or [WithoutRules]; a rule that does not compile panics
 // when it is built, never at call time.
 //
+// Traces of other runtimes lose their frames and keep their message: a
+// run of Java frames (with its "Caused by:" and "... 12 more" lines), of
+// .NET frames, a Python traceback's frames and source lines, Node frames
+// and a Rust backtrace each become "[stack trace redacted]", and a Rust
+// file.rs:2:5 position "[internal]", so "ZeroDivisionError: division by
+// zero" and "thread 'main' panicked at [internal]" still read.
+//
+// # Tokens
+//
+// A vendor token is found by its prefix (ghp_, glpat-, xoxb-, xapp-,
+// sk_live_, whsec_, npm_, pypi-, SG., AIza, ya29., hf_, dop_v1_, shpat_,
+// AKIA, …). A token whose prefix no rule knows is found by its shape: a
+// run of 32 or more base64url characters, with a letter and a digit, at
+// least 3.5 bits of entropy per character and under 45% of it in word-like
+// runs. Hexadecimal runs are kept on purpose: UUIDs, commit SHAs, SHA-256
+// digests and trace IDs are what an agent passes to the next call, and a
+// hex secret is still caught by its key's name or its vendor's prefix.
+// Long identifiers (shop_search_products_by_category_v2,
+// TestHandlerRedactsWhatTheDefaultHandlerPrints) read as words and stay.
+//
 // # Keys that name a secret
 //
 // One matcher, [IsSecretKey], decides whether a name holds a credential:
 // db_password, dbPassword, AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, x-api-key,
 // authorization and so on, whatever the case style, prefix or suffix. Its
 // value is masked whatever its type: in text pairs (KEY=v, key: v, JSON and
-// Python dicts, NUL-separated environment dumps), in JSON members, in
-// logged arguments, in validation previews and in slog attributes.
+// Python dicts, NUL-separated environment dumps, URL query parameters), in
+// JSON members, in logged arguments, in validation previews and in slog
+// attributes. A signed URL's parameters are decided by their names too:
+// X-Amz-Signature, X-Amz-Credential, X-Amz-Security-Token,
+// X-Goog-Signature, X-Goog-Credential, Azure's sig, CloudFront's Signature
+// and Key-Pair-Id are masked; expiry, date and version parameters (se, sv,
+// X-Amz-Expires) stay.
 //
 // # Positions
 //
@@ -54,7 +81,21 @@
 // # Logs
 //
 // [Handler] wraps a slog.Handler with the same rules. Choose per handler:
-// a local log keeps full detail, a shipped log goes through [Handler].
+// a local log keeps full detail, a shipped log goes through [Handler]. It
+// redacts what the wrapped handler prints, in each form a handler prints a
+// value: slog.JSONHandler's JSON (which leaves out json:"-" fields),
+// slog.TextHandler's and the default handler's MarshalText or %+v (which
+// prints every struct field by name, json:"-" and unexported ones
+// included), and %v for any other handler. A value that needs redacting
+// reaches the wrapped handler with both forms redacted, so a JSON log keeps
+// its structure and a text log its field names:
+//
+//	type login struct {
+//		User   string
+//		Secret string `json:"-"`
+//	}
+//	// TextHandler: cfg="{User:bob Secret:[REDACTED]}"
+//	// JSONHandler: "cfg":{"User":"bob"}
 //
 // # Where it sits
 //

@@ -73,3 +73,25 @@ func ExampleHandler() {
 	// Output:
 	// {"level":"ERROR","msg":"dial postgres://app:[REDACTED]@db/shop failed","incident_id":"inc_1","dbPassword":"[REDACTED]","err":"open [path]: denied"}
 }
+
+func ExampleWithRules() {
+	// A Handler (or an SDK front's middleware) built with the same options
+	// applies the defaults and then the rules added.
+	employee := redact.NewRule("employee-id", `\bEMP-\d{6}\b`, "EMP-[REDACTED]", "emp-")
+	logger := slog.New(redact.Handler(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // a stable example
+			}
+			return a
+		},
+	}), redact.WithRules(employee)))
+	logger.Warn("no record for EMP-004211", "dsn", "postgres://app:hunter2@db/hr")
+	// Output:
+	// level=WARN msg="no record for EMP-[REDACTED]" dsn=postgres://app:[REDACTED]@db/hr
+}
+
+func ExampleRedactor_Text() {
+	fmt.Println(redact.Default().Text(`{"error":"open /srv/shop/x.db: denied","password":"hunter2","n":1.50}`))
+	// Output: {"error":"open [path]: denied","password":"[REDACTED]","n":1.50}
+}

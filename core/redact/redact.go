@@ -77,7 +77,7 @@ func (r *Redactor) String(s string) string {
 	scan.reset(lower)
 	for i := range r.rules {
 		rule := &r.rules[i]
-		if !rule.active() || len(rule.Triggers) > 0 && !scan.has(lower, rule.Triggers) || rule.pre != nil && !rule.pre(s) {
+		if !rule.mayMatch(&scan, lower, s) {
 			continue
 		}
 		if out := r.apply(rule, s); out != s {
@@ -92,21 +92,22 @@ func (r *Redactor) String(s string) string {
 // apply runs one rule over s. MatchString first: it is cheaper than a
 // replacement, which allocates even when nothing matches.
 func (r *Redactor) apply(rule *Rule, s string) string {
-	switch {
-	case rule.pairs:
-		return replacePairs(s)
-	case !rule.Pattern.MatchString(s):
+	if rule.spans != nil {
+		return replaceSpans(s, rule.spans)
+	}
+	if !rule.Pattern.MatchString(s) {
 		return s
-	case rule.KeepSent && r.call != nil:
+	}
+	if rule.KeepSent && r.call != nil {
 		return r.replaceKeepingSent(rule, s)
 	}
 	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
 }
 
-// replacePairs masks the values of secret-named keys.
-func replacePairs(s string) string {
+// replaceSpans replaces the spans a code rule finds in s.
+func replaceSpans(s string, spans func(string, []leak.SecretValue) []leak.SecretValue) string {
 	var buf [8]leak.SecretValue
-	vs := leak.SecretValues(s, buf[:0])
+	vs := spans(s, buf[:0])
 	if len(vs) == 0 {
 		return s
 	}
@@ -128,12 +129,9 @@ func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 	var b []byte
 	changed := false
 	last := 0
+	g := rule.kept()
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		k0, k1 := m[0], m[1]
-		if g := rule.kept(); g > 0 && m[2*g] >= 0 {
-			k0, k1 = m[2*g], m[2*g+1]
-		}
-		if r.call.sent().Contains(s[k0:k1]) {
+		if r.call.sent().Contains(keptText(s, m, g)) {
 			continue
 		}
 		changed = true
@@ -147,10 +145,20 @@ func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
 	return string(append(b, s[last:]...))
 }
 
+// keptText returns what of match m is compared with what was sent: the
+// submatch g ("kept"), or the whole match when the pattern has none (g is
+// -1) or it did not take part in the match.
+func keptText(s string, m []int, g int) string {
+	if g == -1 || m[2*g] == -1 {
+		return s[m[0]:m[1]]
+	}
+	return s[m[2*g]:m[2*g+1]]
+}
+
 // triggered reports whether any rule could match s: false means String(s)
 // would return s unchanged, which lets callers skip work on clean text.
 func (r *Redactor) triggered(s string) bool {
-	if r == nil || s == "" {
+	if r == nil {
 		return false
 	}
 	var buf [lowerBufSize]byte
@@ -158,15 +166,24 @@ func (r *Redactor) triggered(s string) bool {
 	lower := lowerASCII(buf[:0], s)
 	scan.reset(lower)
 	for i := range r.rules {
-		if !r.rules[i].active() {
-			continue
-		}
-		rule := &r.rules[i]
-		if (len(rule.Triggers) == 0 || scan.has(lower, rule.Triggers)) && (rule.pre == nil || rule.pre(s)) {
+		if r.rules[i].mayMatch(&scan, lower, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayMatch reports whether the rule can match s, whose lower-cased text
+// scan was reset with: it is active, one of its triggers (if it has any)
+// occurs, and its cheap check (if any) passes.
+func (r *Rule) mayMatch(scan *textScan, lower, s string) bool {
+	if !r.active() {
+		return false
+	}
+	if len(r.Triggers) > 0 && !scan.has(lower, r.Triggers) {
+		return false
+	}
+	return r.pre == nil || r.pre(s)
 }
 
 // String redacts s with the default rules: stack traces and source

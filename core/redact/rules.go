@@ -38,12 +38,12 @@ type Rule struct {
 
 	// pre is a default rule's cheap scan after its triggers matched.
 	pre func(string) bool
-	// pairs marks the built-in rule that masks the values of secret-named
-	// keys, which is code rather than an expression.
-	pairs bool
+	// spans finds a default rule's matches in code rather than with an
+	// expression: the values of secret-named keys, high-entropy tokens.
+	spans func(string, []leak.SecretValue) []leak.SecretValue
 }
 
-func (r *Rule) active() bool { return r.Pattern != nil || r.pairs }
+func (r *Rule) active() bool { return r.Pattern != nil || r.spans != nil }
 
 // kept returns the index of the submatch compared with what was sent.
 func (r *Rule) kept() int { return r.Pattern.SubexpIndex("kept") }
@@ -70,10 +70,8 @@ var defaultRules = func() []Rule {
 		if s.DetectOnly {
 			continue
 		}
-		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, pre: s.Pre}
-		if s.Name == leak.PairsName {
-			rule.pairs = true
-		} else {
+		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, pre: s.Pre, spans: s.Spans}
+		if s.Spans == nil {
 			rule.Pattern = leak.Compiled(s.Name)
 		}
 		out = append(out, rule)

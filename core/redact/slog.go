@@ -2,9 +2,11 @@ package redact
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 
 	"github.com/mcpguard/mcpguard/internal/leak"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -16,8 +18,12 @@ import (
 // values produced by a [slog.LogValuer], and attributes added with
 // WithAttrs. An attribute (or a group) whose key names a secret has its
 // value masked whatever its type; true and false stay. Other values are
-// redacted through their JSON encoding, as [slog.JSONHandler] would print
-// them.
+// redacted in every form a handler prints them: their JSON encoding (as
+// [slog.JSONHandler] prints them), their MarshalText or %+v (as
+// [slog.TextHandler] and the default handler do, which shows json:"-"
+// and unexported struct fields by name) and their %v; an error is printed
+// as its redacted Error text, never its %+v (which prints a stack trace
+// for some error packages).
 //
 // Choose per handler: a local log kept on the machine can keep full detail
 // (incident records with stacks and secrets, tied to the incident ID); a
@@ -71,59 +77,125 @@ func (h *handler) attr(a slog.Attr, secret bool, depth int) slog.Attr {
 	secret = secret || leak.IsSecretKey(a.Key)
 	a.Key = h.r.String(a.Key)
 	v := a.Value
-	switch {
-	case v.Kind() == slog.KindGroup:
-		if depth >= maxJSONDepth {
-			return slog.String(a.Key, Placeholder)
-		}
-		group := v.Group()
-		red := make([]slog.Attr, len(group))
-		for i, g := range group {
-			red[i] = h.attr(g, secret, depth+1)
-		}
-		return slog.Attr{Key: a.Key, Value: slog.GroupValue(red...)}
-	case v.Kind() == slog.KindBool:
-		return a
-	case secret:
-		if v.Kind() == slog.KindString && v.String() == "" {
-			return a
-		}
+	if v.Kind() == slog.KindGroup {
+		return h.group(a.Key, v.Group(), secret, depth)
+	}
+	if v.Kind() == slog.KindBool || secret && v.Kind() == slog.KindString && v.String() == "" {
+		return a // true, false and "" tell nothing even under a secret key
+	}
+	if secret {
 		return slog.String(a.Key, Placeholder)
-	case v.Kind() == slog.KindString:
+	}
+	if v.Kind() == slog.KindString {
 		return slog.String(a.Key, h.r.String(v.String()))
-	case v.Kind() == slog.KindAny:
+	}
+	if v.Kind() == slog.KindAny {
 		return slog.Attr{Key: a.Key, Value: h.anyValue(v.Any())}
 	}
 	return a // numbers, times, durations: nothing to redact
 }
 
-// anyValue redacts a value the wrapped handler would encode itself. It
-// may print it as JSON (slog.JSONHandler) or with %+v (slog.TextHandler,
-// which calls String methods that JSON ignores, as *url.URL's does with its
-// password), so both forms are checked and a redacted one is sent.
-func (h *handler) anyValue(x any) slog.Value {
-	switch v := x.(type) {
-	case nil:
-		return slog.AnyValue(nil)
-	case error:
-		return slog.StringValue(h.r.String(safe.Error(v)))
-	case []byte:
-		return slog.StringValue(h.r.Text(string(v)))
-	case map[string]any, []any:
-		out, _ := h.r.value(v, false, 0)
-		return slog.AnyValue(out)
+// group redacts the attributes of a group; one nested past the JSON depth
+// bound is masked whole.
+func (h *handler) group(key string, attrs []slog.Attr, secret bool, depth int) slog.Attr {
+	if depth >= maxJSONDepth {
+		return slog.String(key, Placeholder)
 	}
-	if b, err := safeMarshal(x); err == nil {
-		if out, changed := h.r.RawJSON(b); changed {
-			return slog.AnyValue(out)
-		}
+	red := make([]slog.Attr, len(attrs))
+	for i, g := range attrs {
+		red[i] = h.attr(g, secret, depth+1)
 	}
-	text := safe.Value(x)
-	if red := h.r.String(text); red != text {
-		return slog.StringValue(red)
-	}
-	return slog.AnyValue(x)
+	return slog.Attr{Key: key, Value: slog.GroupValue(red...)}
 }
+
+// anyValue redacts a value the wrapped handler encodes itself, in each
+// form a handler may print it: slog.JSONHandler encodes it as JSON (which
+// leaves out json:"-" and unexported fields); slog.TextHandler and the
+// default handler print its MarshalText, or its %+v (which shows every
+// field by name, and calls String methods that JSON ignores, as
+// *url.URL's does with its password); other handlers may use %v. When
+// either form needs redacting, the handler gets a [printed] value that
+// carries both forms redacted. An error is printed as its redacted Error
+// text, whatever its %+v would add (a stack trace, for some).
+func (h *handler) anyValue(x any) slog.Value {
+	if x == nil {
+		return slog.AnyValue(nil)
+	}
+	if err, ok := x.(error); ok {
+		return slog.StringValue(h.r.String(safe.Error(err)))
+	}
+	text, isBytes := textForm(x)
+	redText := h.r.Text(text)
+	if isBytes {
+		// JSON would show the bytes as base64, which hides nothing from a
+		// reader: both forms become the redacted text.
+		if redText == text {
+			return slog.AnyValue(x)
+		}
+		return slog.StringValue(redText)
+	}
+	p := printed{text: redText}
+	jsonChanged := false
+	if b, err := safeMarshal(x); err == nil {
+		p.json, jsonChanged = h.r.RawJSON(b)
+	}
+	if !jsonChanged && redText == text {
+		return slog.AnyValue(x)
+	}
+	return slog.AnyValue(p)
+}
+
+// textForm returns what slog.TextHandler prints for x: its MarshalText, a
+// byte slice as text (isBytes), or its %+v. fmt survives a panicking
+// String or Format method; a panicking MarshalText yields a description.
+func textForm(x any) (text string, isBytes bool) {
+	if tm, ok := x.(encoding.TextMarshaler); ok {
+		return marshalText(tm), false
+	}
+	if t := reflect.TypeOf(x); t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		return string(reflect.ValueOf(x).Bytes()), true
+	}
+	return fmt.Sprintf("%+v", x), false
+}
+
+func marshalText(tm encoding.TextMarshaler) (s string) {
+	defer func() {
+		if p := recover(); p != nil {
+			s = fmt.Sprintf("<%T: MarshalText panicked>", tm)
+		}
+	}()
+	b, err := tm.MarshalText()
+	if err != nil {
+		return "!ERROR:" + err.Error()
+	}
+	return string(b)
+}
+
+// printed is a value redacted in each form a handler may print: JSON for
+// a JSON encoder (nil when the value has none), text for MarshalText (as
+// slog.TextHandler and the default handler read it) and for fmt's verbs.
+type printed struct {
+	json json.RawMessage
+	text string
+}
+
+// MarshalJSON returns the redacted JSON form, or the text form as a JSON
+// string for a value that had no JSON form.
+func (p printed) MarshalJSON() ([]byte, error) {
+	if p.json == nil {
+		return json.Marshal(p.text)
+	}
+	return p.json, nil
+}
+
+// MarshalText returns the redacted text form.
+func (p printed) MarshalText() ([]byte, error) { return []byte(p.text), nil }
+
+// String returns the redacted text form, for %v and %+v.
+func (p printed) String() string { return p.text }
+
+// GoString returns the redacted text form, for %#v.
+func (p printed) GoString() string { return p.text }
 
 // safeMarshal encodes v; a panicking MarshalJSON is an error, not a crash
 // of the log call.

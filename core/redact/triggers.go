@@ -55,8 +55,8 @@ func (t *textScan) mayHave(p string) bool {
 // trigger "^x" must start it.
 func (t *textScan) has(lower string, triggers []string) bool {
 	for _, tr := range triggers {
-		if len(tr) > 1 && tr[0] == '^' {
-			if strings.HasPrefix(lower, tr[1:]) {
+		if rest, ok := strings.CutPrefix(tr, "^"); ok && rest != "" {
+			if strings.HasPrefix(lower, rest) {
 				return true
 			}
 			continue

@@ -12,15 +12,24 @@ import "strings"
 // not hide a secret word. A name is secret when one of its words is a
 // secret word (password, passwd, pwd, pass, passphrase, passcode, secret(s),
 // token, credential(s), authorization, auth, cookie, bearer, pin, otp, cvv,
-// cvc) or a compound
+// cvc, and the signatures of signed URLs: signature(s), sig) or a compound
 // ending in one (accesstoken, dbpassword), or is "key(s)" after api, access,
 // secret, private, signing, encryption, master, client, account or ssh, or
-// "id" after session. It is not secret when a metadata word follows the
-// last secret word (token_count, password_min_length, secret_name,
-// auth_type, token_expires_at), when "token" follows a pagination word
-// (page_token, nextPageToken, next_token, continuation_token: agents need
-// them to page) or when the word is "tokens" (LLM usage counts: max_tokens,
-// tokens_used).
+// "id" after session or after "key pair" (CloudFront's Key-Pair-Id). It is
+// not secret when a metadata word follows the last secret word
+// (token_count, password_min_length, secret_name, auth_type,
+// token_expires_at, signature_version, signature_algorithm), when "token"
+// follows a pagination word (page_token, nextPageToken, next_token,
+// continuation_token: agents need them to page) or when the word is
+// "tokens" (LLM usage counts: max_tokens, tokens_used).
+//
+// So a signed URL loses its X-Amz-Signature, X-Amz-Credential,
+// X-Amz-Security-Token, X-Goog-Signature, X-Goog-Credential, Azure's sig,
+// CloudFront's Signature and Key-Pair-Id, and keeps its expiry, date and
+// version (se, sv, X-Amz-Expires). CloudFront's Policy stays by name: a
+// "policy" is readable everywhere else (password_policy, an IAM policy),
+// and a signed URL's base64 policy is long enough for the high-entropy
+// token rule.
 func IsSecretKey(name string) bool {
 	if name == "" || len(name) > maxKeyLen {
 		return false
@@ -56,10 +65,10 @@ var (
 		"password", "passwd", "pwd", "pass", "passphrase", "passcode", "secret", "secrets",
 		"token", "credential", "credentials", "authorization", "auth", "cookie", "bearer",
 		"apikey", "apikeys", "privatekey", "accesskey", "secretkey", "sessionid", "passwords",
-		"pin", "otp", "cvv", "cvc",
+		"pin", "otp", "cvv", "cvc", "signature", "signatures", "sig",
 	}
 	// compoundSuffixes make a one-word compound secret: dbpassword, accesstoken.
-	compoundSuffixes = []string{"password", "passwd", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey"}
+	compoundSuffixes = []string{"password", "passwd", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey", "signature"}
 	keyPrefixes      = []string{"api", "access", "secret", "private", "signing", "encryption", "master", "client", "account", "ssh", "auth", "app", "license"}
 	paginationWords  = []string{"page", "next", "prev", "previous", "pagination", "continuation", "cursor", "sync", "resume"}
 	metadataWords    = []string{
@@ -67,6 +76,7 @@ var (
 		"ttl", "expiry", "expires", "expiration", "exp", "at", "url", "uri", "endpoint", "name", "names",
 		"id", "ids", "method", "mode", "scheme", "provider", "enabled", "required", "rate", "version",
 		"rotation", "rotated", "created", "updated", "changed", "hint", "usage", "used", "valid", "strength",
+		"algorithm",
 	}
 )
 
@@ -82,7 +92,9 @@ func secretWord(name string, words []span, i int, w span) bool {
 	case strings.EqualFold(word, "key") || strings.EqualFold(word, "keys"):
 		return inSet(prev, keyPrefixes)
 	case strings.EqualFold(word, "id"):
-		return strings.EqualFold(prev, "session")
+		// session_id; CloudFront's Key-Pair-Id names the key that signed a URL.
+		return strings.EqualFold(prev, "session") || strings.EqualFold(prev, "pair") && i > 1 &&
+			strings.EqualFold(name[words[i-2].start:words[i-2].end], "key")
 	case inSet(word, secretWords):
 		return true
 	}

@@ -32,6 +32,10 @@ type Spec struct {
 	// returns false when the expression cannot match (a URL's "://" holds
 	// the trigger ":/" but never a path).
 	Pre func(s string) bool
+	// Spans, when set, finds the matches in code instead of an expression
+	// (Expr is empty): it appends to dst the spans of s to replace, in
+	// order. It must not allocate when it finds none.
+	Spans func(s string, dst []SecretValue) []SecretValue
 }
 
 // Path and stack building blocks. L is a path segment character: letters
@@ -64,6 +68,24 @@ var Specs = []Spec{
 		Expr: `(?m)^created by [^\n]*\n\s+[^\n]*\.go:\d+[^\n]*$\n?`, Triggers: []string{"created by"}},
 	{Name: "stack/source-position", What: "a Go source position (file.go:NN)",
 		Expr: `[\p{L}\p{N}_./\\-]*\.go:\d+(?::\d+)?(?: \+0x[0-9a-f]+)?`, Replacement: "[internal]", Triggers: []string{".go:"}},
+	{Name: "stack/rust-backtrace", What: "a Rust backtrace",
+		Expr: `stack backtrace:(?:\n[ \t]+(?:\d+: [^\n]*|at [^\n]*))*`, Replacement: stackMarker, Triggers: []string{"stack backtrace:"}},
+	{Name: "stack/rust-position", What: "a Rust source position (file.rs:NN:NN)",
+		Expr: `[\p{L}\p{N}_./\\-]*\.rs:\d+:\d+`, Replacement: "[internal]", Triggers: []string{".rs:"}},
+	// Other runtimes' traces: each run of frames becomes one marker, and
+	// the message around it (the exception and its text) stays.
+	{Name: "stack/java", What: "a Java stack trace",
+		Expr:        javaFrame + `(?:\s+(?:` + javaFrame + `|\.\.\. \d+ (?:more|common frames omitted)|(?:Caused by|Suppressed): [^\n]*))*`,
+		Replacement: stackMarker, Triggers: []string{".java", ".kt", ".scala", ".groovy", ".clj", "native method", "unknown source"}},
+	{Name: "stack/dotnet", What: "a .NET stack trace",
+		Expr:        `(?m)` + dotnetFrame + `(?:\n(?:` + dotnetFrame + `|[ \t]*--- End of [^\n]*?---))*`,
+		Replacement: stackMarker, Triggers: []string{":line ", " at ", "\tat "}},
+	{Name: "stack/python", What: "a Python traceback",
+		Expr:        `Traceback \(most recent call last\):(?:\s*` + pythonFrame + `)*|` + pythonFrame + `(?:\s*` + pythonFrame + `)*`,
+		Replacement: stackMarker, Triggers: []string{"traceback (most recent call last):", `file "`}},
+	{Name: "stack/javascript", What: "a JavaScript stack trace",
+		Expr:        jsFrame + `(?:\n[ \t]*(?:` + jsFrame + `|at (?:async )?[^\s()]+ \((?:index \d+|native)\)))*`,
+		Replacement: stackMarker, Triggers: []string{"at "}, Pre: hasLineAndColumn},
 	{Name: "secrets/url-password", What: "a password in a URL or DSN",
 		Expr:        `\b([a-zA-Z][a-zA-Z0-9+.-]*://)([^:@/\s"'<>]*):([^\s"'<>]*)@`,
 		Replacement: "${1}${2}:" + Placeholder + "@", Triggers: []string{"://"}},
@@ -78,16 +100,18 @@ var Specs = []Spec{
 	{Name: "secrets/openai-style-key", What: "an API key (sk-…)",
 		Expr: `\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}`, Replacement: Placeholder, Triggers: []string{"sk-", "pk-", "rk-"}},
 	{Name: "secrets/stripe-style-key", What: "an API key (sk_live_…)",
-		Expr: `\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]{10,}`, Replacement: Placeholder, Triggers: []string{"_live_", "_test_"}},
+		Expr:        `\b(?:(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})`,
+		Replacement: Placeholder, Triggers: []string{"_live_", "_test_", "whsec_"}},
 	{Name: "secrets/aws-access-key-id", What: "an AWS access key ID",
 		Expr: `\b(AKIA|ASIA)[0-9A-Z]{16}\b`, Replacement: Placeholder, Triggers: []string{"akia", "asia"}},
 	{Name: "secrets/github-token", What: "a GitHub token",
 		Expr:        `\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})`,
 		Replacement: Placeholder, Triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
 	{Name: "secrets/gitlab-token", What: "a GitLab token",
-		Expr: `\bglpat-[A-Za-z0-9_-]{20,}`, Replacement: Placeholder, Triggers: []string{"glpat-"}},
+		Expr:        `\bgl(?:pat|ptt|rt|dt|cbt|imt|ft|soat|oas|agent)-[A-Za-z0-9_-]{20,}`,
+		Replacement: Placeholder, Triggers: []string{"glpat-", "glptt-", "glrt-", "gldt-", "glcbt-", "glimt-", "glft-", "glsoat-", "gloas-", "glagent-"}},
 	{Name: "secrets/slack-token", What: "a Slack token",
-		Expr: `\bxox[abposr]-[A-Za-z0-9-]{10,}`, Replacement: Placeholder, Triggers: []string{"xox"}},
+		Expr: `\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}`, Replacement: Placeholder, Triggers: []string{"xox", "xapp-"}},
 	{Name: "secrets/slack-webhook", What: "a Slack webhook URL",
 		Expr: `https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]+`, Replacement: Placeholder, Triggers: []string{"hooks.slack.com"}},
 	{Name: "secrets/google-api-key", What: "a Google API key",
@@ -98,10 +122,22 @@ var Specs = []Spec{
 		Expr: `\bhf_[A-Za-z0-9]{30,}`, Replacement: Placeholder, Triggers: []string{"hf_"}},
 	{Name: "secrets/sendgrid-key", What: "a SendGrid key",
 		Expr: `\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`, Replacement: Placeholder, Triggers: []string{"sg."}},
-	{Name: "secrets/url-signature", What: "a signed-URL signature",
-		Expr: `(?i)\b((?:x-amz-)?signature|sig)=[A-Za-z0-9%+/=_-]{16,}`, Replacement: "${1}=" + Placeholder, Triggers: []string{"sig"}},
-	// secrets/pairs is code, not an expression: see SecretValues.
-	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers},
+	{Name: "secrets/pypi-token", What: "a PyPI token",
+		Expr: `\bpypi-[A-Za-z0-9_-]{50,}`, Replacement: Placeholder, Triggers: []string{"pypi-"}},
+	{Name: "secrets/google-oauth-token", What: "a Google OAuth access token",
+		Expr: `\bya29\.[A-Za-z0-9_-]{20,}`, Replacement: Placeholder, Triggers: []string{"ya29."}},
+	{Name: "secrets/digitalocean-token", What: "a DigitalOcean token",
+		Expr: `\bdo[por]_v1_[a-f0-9]{64}\b`, Replacement: Placeholder, Triggers: []string{"dop_v1_", "doo_v1_", "dor_v1_"}},
+	{Name: "secrets/shopify-token", What: "a Shopify token",
+		Expr: `\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b`, Replacement: Placeholder, Triggers: []string{"shpat_", "shpss_", "shpca_", "shppa_"}},
+	// After every prefixed kind, so a known token is named by its vendor.
+	{Name: "secrets/high-entropy-token", What: "a token (a long random run)",
+		Replacement: Placeholder, Spans: HighEntropyTokens, Pre: mayHoldToken},
+	// secrets/pairs is code, not an expression: see SecretValues. It also
+	// masks the signature, credential and token parameters of signed URLs
+	// (X-Amz-Signature, X-Goog-Credential, sig, Signature, Key-Pair-Id),
+	// decided by the parameter's name.
+	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers, Spans: SecretValues},
 	{Name: "paths/file-url", What: "a file URL",
 		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
 	{Name: "paths/unc", What: "a Windows network path",
@@ -129,8 +165,46 @@ var Specs = []Spec{
 	{Name: "stack/panic-value", DetectOnly: true, What: "a panic value",
 		Expr:     `(?i)\bpanic recovered\b|\brecovered from panic\b|assignment to entry in nil map|invalid memory address or nil pointer dereference|index out of range \[-?\d+\]|slice bounds out of range|integer divide by zero`,
 		Triggers: []string{"panic", "nil map", "nil pointer", "out of range", "divide by zero"}},
-	{Name: "stack/javascript", DetectOnly: true, What: "a JavaScript stack trace", Expr: `(?m)^\s*at .+:\d+:\d+\)?\s*$`, Triggers: []string{"at "}},
-	{Name: "stack/python", DetectOnly: true, What: "a Python traceback", Expr: `Traceback \(most recent call last\)`, Triggers: []string{"traceback"}},
+}
+
+// stackMarker replaces a run of another runtime's stack frames.
+const stackMarker = "[stack trace redacted]"
+
+// Frames of other runtimes, as each prints them.
+const (
+	// at com.shop.Bar.baz(Bar.java:42), at java.base/java.lang.Thread.run(Thread.java:833),
+	// (Native Method), (Unknown Source); Kotlin, Scala, Groovy and Clojure too.
+	javaFrame = `\bat (?:[\w$.-]+/{1,2})?[\w$]+(?:\.[\w$<>-]+)+\((?:[^()\n]*\.(?:java|kts?|scala|groovy|clj)(?::\d+)?|Native Method|Unknown Source)\)`
+	// at Ns.Type.Method(Int32 id) in C:\src\x.cs:line 42; without a file
+	// only when indented on its own line, as .NET prints it.
+	dotnetName  = "[\\w`+<>$\\[\\],|-]+(?:\\.[\\w`+<>$\\[\\],|-]+)+\\([^()\\n]*\\)"
+	dotnetFrame = `(?:^[ \t]+at ` + dotnetName + `(?: in [^\n]*?:line \d+)?|\bat ` + dotnetName + ` in [^\n]*?:line \d+)`
+	// File "/app/x.py", line 3, in f, and the indented source lines after it.
+	pythonFrame = `File "[^"\n]+", line \d+(?:, in [^\n]*)?(?:\n {4,}[^\n]*)*`
+	// at fn (/app/x.js:1:2), at async fn (...), at new Foo (file:///x.mjs:3:4),
+	// at /app/x.js:1:2: a location with a directory or a script's extension.
+	jsLocation = `(?:[^\s()]*[/\\][^\s()]*|[^\s()]+\.[cm]?[jt]sx?|<anonymous>):\d+:\d+`
+	jsFrame    = `\bat (?:async )?(?:new )?(?:[^\s()]+ (?:\[as [^\]\n]+\] )?\(` + jsLocation + `\)|` + jsLocation + `)`
+)
+
+// hasLineAndColumn reports whether s holds ":N:N", as every JavaScript
+// frame does.
+func hasLineAndColumn(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0 && i+3 < len(s); {
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j > i+1 && j+1 < len(s) && s[j] == ':' && isDigit(s[j+1]) {
+			return true
+		}
+		next := strings.IndexByte(s[i+1:], ':')
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
 }
 
 // unixPathTriggers are the pairs a Unix path match starts with: one of
@@ -175,7 +249,7 @@ const PairsName = "secrets/pairs"
 // Every secret word of IsSecretKey contains one (a test checks it), which
 // lets clean text skip the pair scan.
 var PairTriggers = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie", "bearer", "session",
-	"pin", "otp", "cvv", "cvc"}
+	"pin", "otp", "cvv", "cvc", "sig"}
 
 // Match is one leak found by [Find].
 type Match struct {
@@ -238,8 +312,8 @@ func FindExcept(text string, sent *Sent) []Match {
 
 // find returns the first leak of c's kind in text.
 func (c *compiled) find(text string, sent *Sent) (string, bool) {
-	if c.Name == PairsName {
-		if vs := SecretValues(text, nil); len(vs) > 0 {
+	if c.Spans != nil {
+		if vs := c.Spans(text, nil); len(vs) > 0 {
 			return text[vs[0].Start:vs[0].End], true
 		}
 		return "", false

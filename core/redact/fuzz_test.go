@@ -6,16 +6,17 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/leak"
-	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/internal/leak/leakcorpus"
 )
 
 // FuzzString checks that whatever the text, what String returns holds no
 // leak of a kind the redactor removes (from the one shared list), that
 // JSON text stays JSON, and that redacting twice changes nothing more.
 func FuzzString(f *testing.F) {
-	for _, sh := range corpus() {
-		f.Add(sh.text)
+	for _, sh := range leakcorpus.Shapes() {
+		f.Add(sh.Text)
 	}
 	f.Add(`{"a":"postgres://u:p@h/x","b":[1,{"token":"t"}]}`)
 	f.Add("x\x00PASSWORD=\\\"q\\\"")

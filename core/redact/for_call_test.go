@@ -1,0 +1,85 @@
+package redact_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpguard/mcpguard/core/redact"
+)
+
+func TestForCallKeepsWhatTheAgentSent(t *testing.T) {
+	t.Parallel()
+	for name, args := range map[string]any{
+		"raw JSON": json.RawMessage(`{"path":"/home/alice/notes/todo.md","api_key":"/home/alice/k","n":1}`),
+		"bytes":    []byte(`{"path":"/home/alice/notes/todo.md","api_key":"/home/alice/k"}`),
+		"decoded":  map[string]any{"path": "/home/alice/notes/todo.md", "api_key": "/home/alice/k", "list": []any{"x"}},
+		"a struct": struct {
+			Path   string `json:"path"`
+			APIKey string `json:"api_key"`
+		}{"/home/alice/notes/todo.md", "/home/alice/k"},
+	} {
+		r := redact.Default().ForCall(args)
+		assert.Equal(t, "open /home/alice/notes/todo.md: not found", r.String("open /home/alice/notes/todo.md: not found"), name)
+		assert.Equal(t, "open [path]: not found", r.String("open /srv/shop/todo.md: not found"), "%s: a path it never sent does not survive", name)
+		assert.Equal(t, "open [path]", r.String("open /home/alice/k"), "%s: a secret-named argument is never kept", name)
+		assert.Equal(t, "[path] and /home/alice/notes/todo.md", r.String("/srv/a/b and /home/alice/notes/todo.md"), name)
+		assert.Equal(t, `{"file":"/home/alice/notes/todo.md"}`, r.Text(`{"file":"/home/alice/notes/todo.md"}`), "%s: JSON too", name)
+	}
+	r := redact.Default().ForCall(json.RawMessage(`{"path":"/api/v1/users/42?token=ghp_16C7e42F292c6912E7710c838347Ae178B4a"}`))
+	assert.Equal(t, "token [REDACTED] rejected", r.String("token ghp_16C7e42F292c6912E7710c838347Ae178B4a rejected"), "secrets stay redacted when sent")
+	assert.Equal(t, "open [path]", r.With().String("open /srv/x/y"), "With keeps the call")
+	assert.Equal(t, "open /api/v1/users/42", r.Without("secrets").String("open /api/v1/users/42"), "Without keeps the call")
+}
+
+func TestForCallCostsNothingWithoutArguments(t *testing.T) {
+	t.Parallel()
+	d := redact.Default()
+	assert.Same(t, d, d.ForCall(nil))
+	assert.Same(t, d, d.ForCall(json.RawMessage(nil)))
+	assert.Same(t, d, d.ForCall(json.RawMessage{}))
+	noKeep := d.Without("paths")
+	assert.Same(t, noKeep, noKeep.ForCall(map[string]any{"path": "/a/b"}), "a redactor that keeps nothing sent is itself")
+	var none *redact.Redactor
+	assert.Nil(t, none.ForCall(map[string]any{"a": "b"}))
+	assert.Equal(t, "open [path]", d.ForCall(map[string]any{"n": 1.0}).String("open /a/b"), "arguments without strings keep nothing")
+}
+
+// A custom rule that keeps what was sent compares its "kept" submatch, or
+// the whole match without one.
+func TestForCallCustomKeepSentRules(t *testing.T) {
+	t.Parallel()
+	ticket := redact.NewRule("ticket", `ticket (?P<kept>T-\d+)`, "ticket [hidden]", "ticket ")
+	ticket.KeepSent = true
+	whole := redact.NewRule("order", `ORD-\d+`, "[order]", "ord-")
+	whole.KeepSent = true
+	r := redact.New(ticket, whole).ForCall(map[string]any{"q": "T-1 ORD-1"})
+	assert.Equal(t, "ticket T-1, ticket [hidden], ORD-1 and [order]", r.String("ticket T-1, ticket T-2, ORD-1 and ORD-2"))
+	assert.Equal(t, "nothing here", r.String("nothing here"))
+
+	// A "kept" submatch that did not take part: the whole match is compared.
+	opt := redact.NewRule("optional", `ref(-x)?(?P<kept>-\d+)?`, "[ref]", "ref")
+	opt.KeepSent = true
+	r = redact.New(opt).ForCall(map[string]any{"q": "x"})
+	assert.Equal(t, "[ref] and [ref]", r.String("ref and ref-x-1"), "neither the bare ref nor the unsent -1 was sent")
+	r = redact.New(opt).ForCall(map[string]any{"q": "see ref"})
+	assert.Equal(t, "ref, [ref]", r.String("ref, ref-7"), "a bare ref was sent; -7 was not")
+}
+
+func TestForCallIsBoundedOnHugeArguments(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"xs":[`)
+	for i := range 100000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"/srv/x/` + strings.Repeat("a", 8) + `"`)
+	}
+	b.WriteString(`],"path":"/late/in/the/args"}`)
+	r := redact.Default().ForCall(json.RawMessage(b.String()))
+	assert.Equal(t, "open [path]", r.String("open /late/in/the/args"), "what lies past the budget is not remembered")
+	assert.Equal(t, "open /srv/x/aaaaaaaa", r.String("open /srv/x/aaaaaaaa"))
+}

@@ -6,10 +6,11 @@ require (
 	github.com/go-playground/validator/v10 v10.30.4
 	github.com/mcpguard/mcpguard/internal v0.0.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/time v0.15.0
 )
 
 require (
-	github.com/gabriel-vasile/mimetype v1.4.15 // indirect
+	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-playground/locales v0.14.1 // indirect
 	github.com/go-playground/universal-translator v0.18.1 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpguard/mcpguard/internal/nodetest"
+	"github.com/mcpguard/mcpguard/e2e/nodetest"
 )
 
 // TestTypeScriptSDKClient runs e2e/node/sdk/shop.mjs, the official

@@ -5,7 +5,3 @@ go 1.25.5
 require github.com/stretchr/testify v1.12.1
 
 require go.yaml.in/yaml/v3 v3.0.5 // indirect
-
-require github.com/mcpguard/mcpguard/core v0.0.0
-
-replace github.com/mcpguard/mcpguard/core => ../core

@@ -68,3 +68,29 @@ func TestAllowedCallsDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToolsCall compares, in one run, an allowed tools/call through
+// HandleMessage on bare mcp-go and behind each layer alone:
+//
+//	go test -run '^$' -bench ToolsCall -benchmem -count 6 ./limit | benchstat -col /layer -
+func BenchmarkToolsCall(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop_search","arguments":{}}}`)
+	layers := append(passing(), struct {
+		name string
+		mw   server.ToolHandlerMiddleware
+	}{"timeout", limit.Timeout(time.Hour)})
+	for _, l := range layers {
+		b.Run("layer="+l.name, func(b *testing.B) {
+			s := server.NewMCPServer("bench", "1.0.0", server.WithToolCapabilities(false))
+			s.Use(l.mw)
+			s.AddTool(tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText("ok"), nil
+			})
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = s.HandleMessage(ctx, msg)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"time"
 
@@ -45,3 +47,42 @@ func Example() {
 }
 
 var digits = regexp.MustCompile(`[0-9]+`)
+
+// A handler that ignores its context keeps its Concurrency slot after
+// Timeout has answered, until it returns: n bounds the handlers running.
+func Example_timeoutAndConcurrency() {
+	release := make(chan struct{})
+	s := server.NewMCPServer("shop", "1.0.0")
+	s.Use(middleware.Default(middleware.WithLimits(
+		limit.Concurrency(1, limit.WithMaxWait(0)),
+		limit.Timeout(20*time.Millisecond),
+	))...)
+	s.AddTool(mcp.NewTool("shop_search"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-release // a backend call that ignores ctx
+		return mcp.NewToolResultText("3 products"), nil
+	})
+
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop_search"}}`
+	for range 2 {
+		resp := s.HandleMessage(context.Background(), json.RawMessage(call)).(mcp.JSONRPCResponse)
+		env, _ := envelope.FromResult(resp.Result.(*mcp.CallToolResult))
+		fmt.Println(env.Message, env.RetryAfterMS)
+	}
+	close(release)
+	// Output:
+	// shop_search did not finish within 20ms: context deadline exceeded 0
+	// Too many calls at once: this server runs at most 1 at a time and none finished within 0s. 100
+}
+
+func ExampleHTTPContext() {
+	s := server.NewMCPServer("shop", "1.0.0")
+	s.Use(middleware.Default(middleware.WithLimits(limit.Rate(10, 20)))...)
+	// Rate's DefaultKey now keys HTTP callers by their address.
+	_ = server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(limit.HTTPContext))
+
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	r.RemoteAddr = "[2001:db8:1:2::7]:51234"
+	fmt.Println(limit.RemoteAddrFromContext(limit.HTTPContext(context.Background(), r)))
+	// Output:
+	// 2001:db8:1:2::/64
+}

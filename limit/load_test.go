@@ -141,26 +141,20 @@ func TestRateMemoryIsBoundedUnderManyKeys(t *testing.T) {
 		keys[i] = fmt.Sprintf("caller-%07d", i)
 	}
 	var req mcp.CallToolRequest
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
 	ctx := context.Background()
-	base := heap()
+	base := liveHeap()
 	for _, k := range keys[:limit.DefaultMaxKeys] {
 		req.Params.Name = k
 		_, _ = h(ctx, req)
 	}
-	first := heap()
+	first := liveHeap()
 	for _, k := range keys[limit.DefaultMaxKeys:] {
 		req.Params.Name = k
 		_, _ = h(ctx, req)
 	}
-	second := heap()
-	grew := int64(first) - int64(base)
-	more := int64(second) - int64(first)
+	second := liveHeap()
+	grew := first - base
+	more := second - first
 	t.Logf("heap: +%d KiB for the first 100,000 keys, %+d KiB for 50,000 more; %d calls accepted", grew>>10, more>>10, calls.Load())
 	require.Positive(t, grew)
 	assert.Less(t, more, grew/4, "memory grows with the number of keys beyond the bound")

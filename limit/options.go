@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	core "github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -23,11 +24,11 @@ type KeyFunc func(ctx context.Context, req mcp.CallToolRequest) string
 // (sessions, principals, or an attacker inventing them) cannot exhaust
 // memory. Keys beyond it share one overflow bucket until idle ones are
 // evicted.
-const DefaultMaxKeys = 100_000
+const DefaultMaxKeys = core.DefaultMaxKeys
 
 // DefaultMaxWait is how long [Concurrency] lets a call wait for a slot
 // before refusing it.
-const DefaultMaxWait = time.Second
+const DefaultMaxWait = core.DefaultMaxWait
 
 type options struct {
 	toolTimeouts map[string]time.Duration
@@ -106,10 +107,3 @@ func WithEnvelopeOptions(opts ...envelope.Option) Option {
 // deadline, when no caller is left to hand the panic to. The default is
 // [slog.Default] at the time of the panic.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
-
-func (o *options) log() *slog.Logger {
-	if o.logger != nil {
-		return o.logger
-	}
-	return slog.Default()
-}

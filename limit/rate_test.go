@@ -118,19 +118,41 @@ func TestDefaultKey(t *testing.T) {
 	s := server.NewMCPServer("t", "0")
 	var req mcp.CallToolRequest
 	ctx := context.Background()
-	assert.Empty(t, limit.DefaultKey(ctx, req), "no session, no principal: the global bucket")
+	assert.Empty(t, limit.DefaultKey(ctx, req), "no principal, no address: the global bucket")
 
-	session := server.NewInProcessSession("mcp-session-1", nil)
-	sctx := s.WithContext(ctx, session)
-	assert.Equal(t, "mcp-session-1", limit.DefaultKey(sctx, req))
+	sctx := s.WithContext(ctx, server.NewInProcessSession("mcp-session-1", nil))
+	assert.Empty(t, limit.DefaultKey(sctx, req), "a session, which a client can mint, is no key")
 
-	pctx := limit.ContextWithPrincipal(sctx, "alice")
+	actx := limit.ContextWithRemoteAddr(sctx, "192.0.2.7:5123")
+	assert.Equal(t, "192.0.2.7", limit.RemoteAddrFromContext(actx))
+	akey := limit.DefaultKey(actx, req)
+	assert.True(t, strings.HasSuffix(akey, "192.0.2.7"), akey)
+	assert.Equal(t, akey, limit.DefaultKey(limit.ContextWithRemoteAddr(ctx, "192.0.2.7:6000"), req), "a new port is not a new caller")
+
+	pctx := limit.ContextWithPrincipal(actx, "alice")
 	assert.Equal(t, "alice", limit.PrincipalFromContext(pctx))
 	key := limit.DefaultKey(pctx, req)
-	assert.True(t, strings.HasSuffix(key, "alice"), "the principal wins over the session")
-	assert.NotEqual(t, limit.DefaultKey(s.WithContext(ctx, server.NewInProcessSession("alice", nil)), req), key,
-		"a session cannot be named like a principal to share its bucket")
+	assert.True(t, strings.HasSuffix(key, "alice"), "the principal wins over the address")
+	assert.NotEqual(t, limit.DefaultKey(limit.ContextWithRemoteAddr(ctx, "alice"), req), key,
+		"an address cannot be named like a principal to share its bucket")
 	assert.Equal(t, sctx, limit.ContextWithPrincipal(sctx, ""))
+	assert.Equal(t, sctx, limit.ContextWithRemoteAddr(sctx, ""))
+}
+
+func TestRemoteAddrIsWhatOneClientCannotMultiply(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"192.0.2.1:5123":                 "192.0.2.1",
+		"192.0.2.1":                      "192.0.2.1",
+		"[::ffff:192.0.2.1]:80":          "192.0.2.1",
+		"[2001:db8:1:2:3:4:5:6]:443":     "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::1%eth0]:22": "2001:db8:1:2::/64",
+		"2001:db8:1:2::9":                "2001:db8:1:2::/64",
+		"@":                              "@",
+	} {
+		assert.Equal(t, want, limit.RemoteAddrFromContext(limit.ContextWithRemoteAddr(context.Background(), in)), in)
+	}
+	assert.Empty(t, limit.RemoteAddrFromContext(context.Background()))
 }
 
 func TestInvalidRateConfigurationPanics(t *testing.T) {

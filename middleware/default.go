@@ -63,7 +63,12 @@ func WithRedactor(r *redact.Redactor) Option {
 // limit.Timeout) into the chain, in the order given, right inside the
 // envelope layer: recover still catches a panic that limit.Timeout hands
 // back from the handler's goroutine, and a refused call skips every layer
-// you add after Default.
+// you add after Default. Give them cheapest refusal first:
+//
+//	middleware.WithLimits(limit.Rate(10, 20), limit.Concurrency(8), limit.Timeout(5*time.Second))
+//
+// limit.Concurrency counts a handler that limit.Timeout answered for until
+// that handler really returns, in either order of the two.
 func WithLimits(layers ...server.ToolHandlerMiddleware) Option {
 	return func(o *defaultOptions) { o.limits = append(o.limits, layers...) }
 }

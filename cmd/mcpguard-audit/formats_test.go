@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/audit"
-	"github.com/mcpguard/mcpguard/internal/nodetest"
+	"github.com/mcpguard/mcpguard/e2e/nodetest"
 )
 
 var (

@@ -89,6 +89,7 @@ func main() {
 type config struct {
 	json, probe, passStderr bool
 	followRedirects         bool
+	version                 bool
 	format, sarifURI        string
 	baseline, checkBaseline string
 	ignore                  string
@@ -107,6 +108,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	fs := flag.NewFlagSet("mcpguard-audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.BoolVar(&c.version, "version", false, "print the version this command was built at, and exit")
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON (the same as --format=json)")
 	fs.StringVar(&c.format, "format", "text", "report format: text, json, sarif or markdown")
 	fs.StringVar(&c.sarifURI, "sarif-uri", "", "with --format=sarif: the repository file every result is located in")
@@ -140,6 +142,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, err
 	}
 	c.command = fs.Args()
+	if c.version {
+		return &c, nil
+	}
 	switch {
 	case c.url == "" && len(c.command) == 0:
 		return nil, errors.New("name a server: -- command [args...] or --url")
@@ -228,6 +233,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		failf(stderr, err)
 		return exitUsage
 	}
+	if c.version {
+		fmt.Fprintln(stdout, "mcpguard-audit", displayVersion())
+		return exitOK
+	}
 	opts, err := fileOptions(c)
 	if err != nil {
 		failf(stderr, err)
@@ -302,6 +311,15 @@ func version() string {
 		return bi.Main.Version
 	}
 	return ""
+}
+
+// displayVersion is version(), or "(devel)" for a build from a checkout,
+// which carries no module version.
+func displayVersion() string {
+	if v := version(); v != "" {
+		return v
+	}
+	return "(devel)"
 }
 
 // fileOptions reads --check-baseline and --ignore.

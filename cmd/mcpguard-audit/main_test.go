@@ -221,3 +221,13 @@ func TestBinaryDoesNotLinkTesting(t *testing.T) {
 		assert.NotEqual(t, "testing", dep, "mcpguard-audit links package testing")
 	}
 }
+
+// --version prints the module version the binary was built at; a build
+// from a checkout has none and says so. (The release test installs a
+// tagged version with go install and checks it prints that version.)
+func TestVersionFlag(t *testing.T) {
+	res := runBin(t, nil, "--version")
+	assert.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, "mcpguard-audit (devel)\n", res.stdout)
+	assert.Empty(t, res.stderr)
+}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/audit"
-	"github.com/mcpguard/mcpguard/internal/nodetest"
+	"github.com/mcpguard/mcpguard/e2e/nodetest"
 )
 
 // npmBin returns a public MCP server installed from npm by e2e/node. Outside

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpguard/mcpguard/core/wiretest"
 	"github.com/mcpguard/mcpguard/gosdk"
-	"github.com/mcpguard/mcpguard/internal/wirecheck"
 )
 
 // Session is a real go-sdk client connected to a server, recording the
@@ -98,7 +98,7 @@ func (s *Session) Call(name string, args any) *Result {
 	if raw == nil {
 		s.tb.Fatalf("gosdktest: %s: no response (client error: %v)", name, err)
 	}
-	w, derr := wirecheck.Decode(s.tb, name, raw, args)
+	w, derr := wiretest.Decode(s.tb, name, raw, args)
 	if derr != nil {
 		s.tb.Fatalf("gosdktest: %v", derr)
 	}
@@ -193,7 +193,7 @@ func (r *recorder) take() []byte {
 //
 //	s.Call("shop_get", args).ExpectError(gosdk.NotFound).ExpectNextStep("shop_search").NoLeak(dsnPassword)
 type Result struct {
-	w *wirecheck.Response
+	w *wiretest.Response
 
 	// Tool is the name of the tool called.
 	Tool string
@@ -290,7 +290,7 @@ func (r *Result) NoLeak(secrets ...string) *Result {
 // error, an absolute file path, a secret shape, or any of secrets. It
 // returns nil when nothing leaks. The patterns are the ones the redactor
 // removes, from the one list mcpguard keeps.
-func Leaks(raw []byte, secrets ...string) []string { return wirecheck.Leaks(raw, nil, secrets) }
+func Leaks(raw []byte, secrets ...string) []string { return wiretest.Leaks(raw, nil, secrets) }
 
 // Log is a logger for the middleware under test that writes each record
 // to the test's log instead of stderr and keeps the records for
@@ -300,10 +300,10 @@ func Leaks(raw []byte, secrets ...string) []string { return wirecheck.Leaks(raw,
 //	server.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLogger(log.Logger())))
 //	r := s.Call("x", nil).ExpectError(gosdk.InternalError)
 //	log.ExpectIncident(r, "nil map")
-type Log struct{ l *wirecheck.Log }
+type Log struct{ l *wiretest.Log }
 
 // NewLog returns a Log writing to tb's log.
-func NewLog(tb testing.TB) *Log { return &Log{wirecheck.NewLog(tb)} }
+func NewLog(tb testing.TB) *Log { return &Log{wiretest.NewLog(tb)} }
 
 // Logger returns the logger to give the middleware.
 func (l *Log) Logger() *slog.Logger { return l.l.Logger() }

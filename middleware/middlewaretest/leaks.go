@@ -1,6 +1,6 @@
 package middlewaretest
 
-import "github.com/mcpguard/mcpguard/internal/wirecheck"
+import "github.com/mcpguard/mcpguard/core/wiretest"
 
 // Leaks lists what raw, a response as sent on the wire, gives away: a Go
 // stack trace or goroutine dump, a file.go:123 position, a panic or runtime
@@ -16,4 +16,4 @@ import "github.com/mcpguard/mcpguard/internal/wirecheck"
 // are binary and not searched for patterns.
 //
 // Use it on bytes from any client; [Result.NoLeak] applies it to a call.
-func Leaks(raw []byte, secrets ...string) []string { return wirecheck.Leaks(raw, nil, secrets) }
+func Leaks(raw []byte, secrets ...string) []string { return wiretest.Leaks(raw, nil, secrets) }

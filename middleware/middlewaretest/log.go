@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/mcpguard/mcpguard/internal/wirecheck"
+	"github.com/mcpguard/mcpguard/core/wiretest"
 )
 
 // Log is a logger for the layers under test that writes each record to the
@@ -17,10 +17,10 @@ import (
 //	log.ExpectIncident(r, "nil map")
 //
 // It is safe for concurrent use.
-type Log struct{ l *wirecheck.Log }
+type Log struct{ l *wiretest.Log }
 
 // NewLog returns a Log writing to tb's log.
-func NewLog(tb testing.TB) *Log { return &Log{wirecheck.NewLog(tb)} }
+func NewLog(tb testing.TB) *Log { return &Log{wiretest.NewLog(tb)} }
 
 // Logger returns the logger to give the layers (middleware.WithLogger,
 // recover.WithLogger, envelope.WithLogger, …).

@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/wirecheck"
+	"github.com/mcpguard/mcpguard/core/wiretest"
 )
 
 // Server is a real *server.MCPServer driven through HandleMessage, the
@@ -141,7 +141,7 @@ func (s *Server) send(params any, method string) []byte {
 
 func (s *Server) decode(tool string, raw []byte, args any) *Result {
 	s.tb.Helper()
-	w, err := wirecheck.Decode(s.tb, tool, raw, args)
+	w, err := wiretest.Decode(s.tb, tool, raw, args)
 	if err != nil {
 		s.tb.Fatalf("middlewaretest: %v", err)
 	}
@@ -189,7 +189,7 @@ type Result struct {
 	// success or when the error result carries none.
 	Envelope *envelope.Envelope
 
-	w *wirecheck.Response // the SDK-free checks, shared with gosdktest
+	w *wiretest.Response // the SDK-free checks, shared with gosdktest
 }
 
 // IsError reports whether the result has isError: true.

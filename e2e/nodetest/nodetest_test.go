@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpguard/mcpguard/internal/nodetest"
+	"github.com/mcpguard/mcpguard/e2e/nodetest"
 )
 
 // The pinned packages are installed and their binaries found; a name that

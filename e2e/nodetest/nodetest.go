@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -60,7 +59,7 @@ func Node(t testing.TB) string {
 
 func setup() {
 	_, file, _, _ := runtime.Caller(0)
-	dir = filepath.Join(filepath.Dir(file), "..", "..", "e2e", "node")
+	dir = filepath.Join(filepath.Dir(file), "..", "node")
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -69,17 +68,12 @@ func setup() {
 		return
 	}
 	// go test runs packages in parallel processes; serialise installs.
-	lock, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockFile(filepath.Join(dir, ".install.lock"))
 	if err != nil {
 		failure = err.Error()
 		return
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		failure = err.Error()
-		return
-	}
-	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+	defer unlock()
 
 	if installed() {
 		return

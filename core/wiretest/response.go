@@ -1,4 +1,4 @@
-package wirecheck
+package wiretest
 
 import (
 	"bytes"

@@ -1,0 +1,58 @@
+// Package limit holds what every SDK front's limit layers decide, once and
+// without an SDK: token buckets keyed by what a caller cannot invent, slots
+// that bound the handlers running, a deadline that releases the caller of
+// a handler that ignores its context, and the envelopes a refused or timed
+// out call is answered with. The mcp-go front is
+// github.com/mcpguard/mcpguard/limit; its documentation says what the
+// layers guarantee to a server.
+//
+// # What a front does
+//
+// A front is a few lines per layer: it takes the key and tool from its
+// SDK's request, asks, and renders the error it gets with its envelope
+// renderer, like any handler error:
+//
+//	buckets := limit.NewRate(r, burst, limit.DefaultMaxKeys)
+//	…
+//	if err := buckets.Allow(tool, limit.Key(ctx), time.Now()); err != nil {
+//		return render(ctx, req, err) // execution_failed, retryable, retry_after_ms
+//	}
+//
+//	slot, err := slots.Acquire(ctx, tool)
+//	if err != nil {
+//		return render(ctx, req, err) // a refusal, or ctx.Err()
+//	}
+//	res, err := next(ctx, req)
+//	slot.Release(res) // the result pointer: see below
+//
+//	return limit.Within(ctx, tool, d, logger, call, answer)
+//
+// # Guarantees
+//
+//   - [Rate]: memory bounded in bytes, at most maxKeys buckets and at most
+//     64 bytes of key each (a longer key is kept as its SHA-256 digest); a
+//     bucket is evicted only when it is full again, so eviction never
+//     hands a caller a fresh burst; an allowed call with a short key does
+//     not allocate.
+//   - [Key]: the principal ([ContextWithPrincipal]), else the remote
+//     address ([ContextWithRemoteAddr], no port, IPv6 as its /64), else
+//     one global key; never an MCP session, which a client can mint by
+//     inventing an ID or initializing again.
+//   - [Slots]: at most n handlers running. A slot released with the answer
+//     [Within] gave for a handler that still runs ([Detach]) stays taken
+//     until that handler returns, so a timeout never frees a slot early.
+//     A slot free at once costs a channel operation and an atomic load.
+//   - [Within]: the caller is answered at the deadline; a panic in time is
+//     raised again in the caller's goroutine as a [*HandlerPanic]; a late
+//     one is logged with an incident ID; no goroutine outlives the
+//     handler.
+//
+// # Why the answer is the token
+//
+// Between a timeout and the slots outside it, the one value that travels
+// back out is the call's result. [Within] records the pointer it answers
+// with while the handler runs on, and [Slot.Release] looks it up: one
+// atomic load while no handler is late, no allocation ever, where a value
+// carried in the context would cost every call an allocation. A front's
+// layers between the two must hand that result on unchanged.
+package limit

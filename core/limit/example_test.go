@@ -1,0 +1,52 @@
+package limit_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/limit"
+)
+
+// A front asks the buckets about each call and renders a refusal like any
+// other error.
+func ExampleRate_Allow() {
+	buckets := limit.NewRate(rate.Every(time.Hour), 1, limit.DefaultMaxKeys)
+	ctx := limit.ContextWithRemoteAddr(context.Background(), "192.0.2.7:51234")
+	now := time.Now()
+	for range 2 {
+		if err := buckets.Allow("", limit.Key(ctx), now); err != nil {
+			env := envelope.NewRenderer().Error(ctx, envelope.Call{Tool: "shop_search"}, err)
+			fmt.Println(env.ErrorType, env.Retryable, env.RetryAfterMS)
+			continue
+		}
+		fmt.Println("allowed")
+	}
+	// Output:
+	// allowed
+	// execution_failed true 3600000
+}
+
+// A slot released with the answer a timeout gave stays taken until the
+// handler that answer stands for has returned.
+func ExampleDetach() {
+	slots := limit.NewSlots(1, false, 0)
+	ctx := context.Background()
+	slot, _ := slots.Acquire(ctx, "shop_search")
+
+	answer := new(string) // the timeout's answer, as the front's result
+	late := limit.Detach(answer)
+	slot.Release(answer)
+	_, err := slots.Acquire(ctx, "shop_search")
+	fmt.Println(err != nil)
+
+	late.Finish() // the handler returned
+	_, err = slots.Acquire(ctx, "shop_search")
+	fmt.Println(err != nil)
+	// Output:
+	// true
+	// false
+}

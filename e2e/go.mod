@@ -1,0 +1,27 @@
+module github.com/mcpguard/mcpguard/e2e
+
+go 1.25.5
+
+require (
+	github.com/mark3labs/mcp-go v1.2.1
+	github.com/mcpguard/mcpguard v0.0.0
+	github.com/mcpguard/mcpguard/e2e/nodetest v0.0.0
+)
+
+require (
+	github.com/google/jsonschema-go v0.4.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/mcpguard/mcpguard/core v0.0.0 // indirect
+	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/text v0.41.0 // indirect
+)
+
+replace (
+	github.com/mcpguard/mcpguard => ../
+	github.com/mcpguard/mcpguard/core => ../core
+	github.com/mcpguard/mcpguard/e2e/nodetest => ./nodetest
+	github.com/mcpguard/mcpguard/internal => ../internal
+)

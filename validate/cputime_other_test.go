@@ -1,0 +1,9 @@
+//go:build !unix
+
+package validate_test
+
+import "time"
+
+// processCPU reports that this OS has no getrusage: the opt-in CPU-cost
+// measurements skip themselves here.
+func processCPU() (time.Duration, bool) { return 0, false }

@@ -117,6 +117,21 @@
 // description words. Every report format escapes server text: a tool name
 // cannot move a terminal's cursor or add a link to a Markdown comment.
 //
+// # Only the address it was given
+//
+// The audit opens no connection of its own: it talks to the client it is
+// handed ([Client]) or the in-process server ([Server]). mcpguard-audit
+// connects only to loopback (--url accepts localhost, 127.0.0.0/8 and
+// ::1), and its HTTP client never leaves the scheme, host and port of
+// --url: a server that redirects elsewhere (a 307 to another port, or to
+// another name of the same host) gets nothing sent there, and the run ends
+// with exit status 2 and a message saying where the redirect led, since
+// the server asked for is not the one that would answer. A redirect within
+// the address (another path) is followed. --follow-redirects follows
+// redirects to other loopback addresses too; a redirect off loopback is
+// refused either way. A Go program that builds its own client for
+// [Client] sets such a policy with http.Client.CheckRedirect.
+//
 // # Where it sits
 //
 // Outside the chain: the audit is a client of the server. From a Go test,

@@ -3,6 +3,7 @@ package envelope_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
@@ -27,4 +28,27 @@ func TestTokenStraddlingTheCutLeavesNoPrefix(t *testing.T) {
 		r := srv.Call(nil).ExpectError(envelope.ExecutionFailed).NoLeak(token[:min(before, 12)])
 		assert.NotContains(t, r.Envelope.Message, token[:4], "cut %d bytes into the token", before)
 	}
+}
+
+func TestMessageOfExactlyTheBoundIsNotCut(t *testing.T) {
+	t.Parallel()
+	msg := strings.Repeat("x", envelope.MaxMessageBytes)
+	env := expect(t, serve(t, failing(envelope.New(envelope.ExecutionFailed, msg))).Call(nil), envelope.ExecutionFailed)
+	assert.Equal(t, msg, env.Message)
+}
+
+func TestCutNeverSplitsACharacter(t *testing.T) {
+	t.Parallel()
+	// One ASCII byte first, so byte 2048 falls inside a two-byte é.
+	msg := "x" + strings.Repeat("é", envelope.MaxMessageBytes)
+	env := expect(t, serve(t, failing(envelope.New(envelope.ExecutionFailed, msg))).Call(nil), envelope.ExecutionFailed)
+	assert.True(t, utf8.ValidString(env.Message))
+	assert.Equal(t, "x"+strings.Repeat("é", envelope.MaxMessageBytes/2-1)+" …(truncated)", env.Message)
+}
+
+func TestCutOfBytesThatStartNoCharacter(t *testing.T) {
+	t.Parallel()
+	r := serve(t, failing(envelope.New(envelope.ExecutionFailed, strings.Repeat("\x80", 3*envelope.MaxMessageBytes)))).Call(nil)
+	env := expect(t, r, envelope.ExecutionFailed)
+	assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes+len(" …(truncated)"))
 }

@@ -34,6 +34,9 @@
 //	--timeout D        bound on each probe call (default 10s)
 //	--connect-timeout D  bound on starting, initializing and listing (default 60s)
 //	--name N           the server's name in the report (default: its serverInfo)
+//	--follow-redirects with --url: follow redirects to other loopback addresses
+//	                   (by default the audit sends nothing off the scheme, host
+//	                   and port of --url: a redirect elsewhere ends the run, exit 2)
 //	--stderr           pass the stdio server's stderr through
 //
 // Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 on a
@@ -85,6 +88,7 @@ func main() {
 
 type config struct {
 	json, probe, passStderr bool
+	followRedirects         bool
 	version                 bool
 	format, sarifURI        string
 	baseline, checkBaseline string
@@ -118,6 +122,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.prefix, "prefix", "", "namespace prefix every tool name must start with (default: detected)")
 	fs.StringVar(&c.skip, "skip", "", "comma-separated tools the probe must never call")
 	fs.StringVar(&c.url, "url", "", "streamable HTTP endpoint on loopback, e.g. http://127.0.0.1:8080/mcp")
+	fs.BoolVar(&c.followRedirects, "follow-redirects", false, "with --url: follow redirects to other loopback addresses; by default a redirect off the scheme, host and port of --url ends the run (exit 2) and nothing is sent there")
 	fs.StringVar(&c.name, "name", "", "server name for the report (default: the server's serverInfo)")
 	fs.BoolVar(&c.passStderr, "stderr", false, "pass the stdio server's stderr through")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each probe call")
@@ -187,8 +192,17 @@ func loopback(raw string) error {
 	if err != nil {
 		return fmt.Errorf("--url: %v", err)
 	}
+	if err := loopbackURL(u); err != nil {
+		return fmt.Errorf("--url: %w", err)
+	}
+	return nil
+}
+
+// loopbackURL is loopback for a parsed URL, also what a redirect may lead
+// to with --follow-redirects.
+func loopbackURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("--url: scheme must be http or https, not %q", u.Scheme)
+		return fmt.Errorf("scheme must be http or https, not %q", u.Scheme)
 	}
 	host := u.Hostname()
 	if strings.EqualFold(host, "localhost") {
@@ -197,7 +211,7 @@ func loopback(raw string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("--url: %q is not a loopback address; mcpguard-audit only connects to servers on this machine (localhost, 127.0.0.0/8, ::1)", host)
+	return fmt.Errorf("%q is not a loopback address; mcpguard-audit only connects to servers on this machine (localhost, 127.0.0.0/8, ::1)", host)
 }
 
 func safeOption(f func()) (err error) {
@@ -394,9 +408,13 @@ func auditServer(ctx context.Context, c *config, extra ...audit.Option) (*audit.
 		opts = append(opts, audit.WithSkip(names...))
 	}
 
-	cl, explain, err := connect(ctx, c)
+	// A refused redirect stops the run at once and is its reason.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	refused := &refusals{stop: stop}
+	cl, explain, err := connect(ctx, c, refused)
 	if err != nil {
-		return nil, err
+		return nil, firstOf(refused.err(), err)
 	}
 	defer cl.Close()
 
@@ -407,7 +425,7 @@ func auditServer(ctx context.Context, c *config, extra ...audit.Option) (*audit.
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpguard-audit", Version: "1.0.0"}
 	res, err := cl.Initialize(cctx, init)
 	if err != nil {
-		return nil, explain(fmt.Errorf("initialize: %w", err))
+		return nil, firstOf(refused.err(), explain(fmt.Errorf("initialize: %w", err)))
 	}
 	name := c.name
 	if name == "" {
@@ -416,10 +434,23 @@ func auditServer(ctx context.Context, c *config, extra ...audit.Option) (*audit.
 	opts = append(opts, audit.WithServerName(name))
 
 	r, err := audit.Client(ctx, boundedList{Client: cl.Client, d: c.connectTimeout, sniff: cl.sniff}, opts...)
+	if rerr := refused.err(); rerr != nil {
+		return nil, rerr
+	}
 	if err != nil {
 		return nil, explain(err)
 	}
 	return r, nil
+}
+
+// firstOf returns the first non-nil error.
+func firstOf(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // conn is a connected client, what closes it, and the sniffer that sees
@@ -434,12 +465,20 @@ func (c conn) Close() error { return c.close() }
 
 // connect starts the server (stdio) or connects to it (HTTP). explain
 // turns a later failure into the clearest error: the message limit that
-// cut the stream, and the server's last stderr lines.
-func connect(ctx context.Context, c *config) (cl conn, explain func(error) error, err error) {
+// cut the stream, and the server's last stderr lines. Over HTTP, refused
+// is told every redirect the client refuses (see redirectPolicy).
+func connect(ctx context.Context, c *config, refused *refusals) (cl conn, explain func(error) error, err error) {
 	errOut := &tail{max: 4096}
 	sniff := &errorSniffer{}
 	if c.url != "" {
-		hc := &http.Client{Transport: limitedBodies{base: http.DefaultTransport, max: int64(c.maxMessage), sniff: sniff}}
+		start, err := url.Parse(c.url)
+		if err != nil {
+			return conn{}, nil, fmt.Errorf("--url: %w", err)
+		}
+		hc := &http.Client{
+			Transport:     limitedBodies{base: http.DefaultTransport, max: int64(c.maxMessage), sniff: sniff},
+			CheckRedirect: redirectPolicy(start, c.followRedirects, refused.refuse),
+		}
 		hcl, err := client.NewStreamableHttpClient(c.url, transport.WithHTTPBasicClient(hc))
 		if err != nil {
 			return conn{}, nil, fmt.Errorf("cannot connect: %w", err)

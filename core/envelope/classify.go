@@ -65,13 +65,10 @@ func callMapper(m func(error) (Code, bool), err error) (c Code, ok bool, p any) 
 func isTimeout(err error) bool {
 	found := false
 	walkChain(err, func(e error) bool {
-		switch {
-		case e == context.DeadlineExceeded, e == context.Canceled, e == os.ErrDeadlineExceeded:
+		if e == context.DeadlineExceeded || e == context.Canceled || e == os.ErrDeadlineExceeded {
 			found = true
-		default:
-			if t, ok := e.(interface{ Timeout() bool }); ok {
-				_ = safe.Call(func() { found = t.Timeout() })
-			}
+		} else if t, ok := e.(interface{ Timeout() bool }); ok {
+			_ = safe.Call(func() { found = t.Timeout() })
 		}
 		return !found
 	})

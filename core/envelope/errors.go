@@ -209,14 +209,15 @@ func walkChain(err error, visit func(error) bool) {
 			var next error
 			var many []error
 			kind := 0
-			if p := safe.Call(func() {
+			p := safe.Call(func() {
 				switch u := e.(type) {
 				case interface{ Unwrap() error }:
 					next, kind = u.Unwrap(), 1
 				case interface{ Unwrap() []error }:
 					many, kind = u.Unwrap(), 2
 				}
-			}); p != nil {
+			})
+			if p != nil {
 				return
 			}
 			switch kind {

@@ -57,14 +57,13 @@ var aliases = map[string]Code{
 
 func codeFromString(s string) (Code, bool) {
 	k := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			return r
-		case r >= 'A' && r <= 'Z':
-			return r + ('a' - 'A')
-		default:
-			return '_'
 		}
+		if r >= 'A' && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return '_'
 	}, strings.TrimSpace(s))
 	if c := Code(k); c.Valid() {
 		return c, true

@@ -166,7 +166,8 @@ func (r *Renderer) Recovered(ctx context.Context, tool string, v any, o RecoverO
 	}
 	safe.Log(ctx, logger, slog.LevelError, "mcpguard: recovered panic in tool call", attrs...)
 	if o.OnPanic != nil {
-		if hp := safe.Call(func() { o.OnPanic(ctx, p) }); hp != nil {
+		hp := safe.Call(func() { o.OnPanic(ctx, p) })
+		if hp != nil {
 			safe.Log(ctx, logger, slog.LevelError, "mcpguard: WithOnPanic callback panicked",
 				slog.String(logkey.IncidentID, id), slog.String(logkey.Panic, safe.Value(hp)))
 		}

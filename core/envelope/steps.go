@@ -97,7 +97,8 @@ func (o *options) resolveSteps(ctx context.Context, call Call, code Code, err, s
 	for i := len(fns) - 1; i >= 0; i-- {
 		var steps []string
 		var replace bool
-		if p := safe.Call(func() { steps, replace = fns[i](ctx, call, code, raw) }); p != nil {
+		p := safe.Call(func() { steps, replace = fns[i](ctx, call, code, raw) })
+		if p != nil {
 			safe.Log(ctx, o.log(), slog.LevelError, "mcpguard: next-steps function panicked",
 				slog.String(logkey.Tool, call.Tool), slog.String(logkey.Panic, safe.Value(p)))
 			continue

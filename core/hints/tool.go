@@ -141,7 +141,8 @@ func (t *Tool[Req, Res]) ErrorSteps(ctx context.Context, req Req, f Failure) ([]
 			}
 		case kindErrorFunc:
 			var steps []Step
-			if p := safe.Call(func() { steps = h.errFn(ctx, req, f) }); p != nil {
+			p := safe.Call(func() { steps = h.errFn(ctx, req, f) })
+			if p != nil {
 				t.panicked(ctx, "OnErrorFunc", p)
 				continue
 			}
@@ -172,7 +173,8 @@ func (t *Tool[Req, Res]) matches(ctx context.Context, h *hint[Req, Res], f Failu
 	var ok bool
 	// Is calls the chain's Is methods, which are user code; its walk is
 	// bounded, so a cyclic chain cannot hang the call.
-	if p := safe.Call(func() { ok = envelope.Is(f.Err, h.target) }); p != nil {
+	p := safe.Call(func() { ok = envelope.Is(f.Err, h.target) })
+	if p != nil {
 		t.panicked(ctx, "OnErrorIs", p)
 		return false
 	}
@@ -215,7 +217,8 @@ func (t *Tool[Req, Res]) Success(ctx context.Context, req Req, res Res) (steps [
 			continue
 		}
 		var ss []Step
-		if p := safe.Call(func() { ss = h.okFn(ctx, req, res) }); p != nil {
+		p := safe.Call(func() { ss = h.okFn(ctx, req, res) })
+		if p != nil {
 			t.panicked(ctx, "OnSuccessFunc", p)
 			continue
 		}

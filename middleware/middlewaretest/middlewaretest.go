@@ -9,8 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/core/wiretest"
+	"github.com/mcpguard/mcpguard/envelope"
 )
 
 // Server is a real *server.MCPServer driven through HandleMessage, the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -15,39 +14,6 @@ import (
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 )
-
-// Tests for mutants gremlins found alive (scripts/mutation): each pins a
-// boundary or a branch the other tests did not tell apart.
-
-var toolA = mcp.NewTool("shop_a")
-
-func succeed(res *mcp.CallToolResult) func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
-}
-
-// A step is cut at 2000 bytes: one of exactly 2000 is kept whole, a far
-// longer one is cut there.
-func TestStepLengthBound(t *testing.T) {
-	t.Parallel()
-	exact, long := strings.Repeat("a", 2000), strings.Repeat("b", 10_000)
-	rule := hints.For("shop_a", hints.OnSuccess(hints.Text(exact), hints.Text(long)))
-	r := middlewaretest.New(t, toolA, succeed(mcp.NewToolResultText("ok")), hints.Middleware(rule)).Call(nil).ExpectSuccess()
-	steps, _ := r.CallResult.Meta.AdditionalFields[hints.MetaKey].([]any)
-	assert.Equal(t, []any{exact, strings.Repeat("b", 2000) + "…"}, steps)
-}
-
-func TestCallWithoutArgumentsKeepsPercentSigns(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, "Call shop_export with 100% of the rows.", hints.Call("shop_export", "with 100% of the rows").String())
-}
-
-// A success result with no content gets the hint text as its only item.
-func TestSuccessWithoutContent(t *testing.T) {
-	t.Parallel()
-	rule := hints.For("shop_a", hints.OnSuccess(hints.Text("Next.")))
-	r := middlewaretest.New(t, toolA, succeed(&mcp.CallToolResult{}), hints.Middleware(rule)).Call(nil).ExpectSuccess()
-	assert.Equal(t, "Next steps:\n- Next.", r.Text())
-}
 
 // An error function sees the Go error's message when the handler returned
 // one.

@@ -1,0 +1,64 @@
+package envelope_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpguard/mcpguard/envelope"
+)
+
+// Error results a handler built itself, read and re-rendered by the envelope
+// layer: their code, message, fields, tool and _meta survive as a client
+// relies on them.
+
+func TestLegacyCodesInAnyCase(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]envelope.Code{
+		`{"error":"misconfigured","message":"no DSN"}`:   envelope.ConfigurationError,
+		`{"error":"Not-Found","message":"no card 7"}`:    envelope.NotFound,
+		`{"code":"access_denied","message":"not yours"}`: envelope.AccessDenied,
+		`{"error_type":"teapot2","message":"who knows"}`: envelope.ExecutionFailed,
+	} {
+		r := serve(t, returning(mcp.NewToolResultError(text))).Call(nil)
+		env := expect(t, r, want)
+		if want != envelope.ExecutionFailed {
+			assert.NotContains(t, env.Message, "{", "the message is the object's message, not its JSON")
+		}
+	}
+}
+
+func TestUntrustedEnvelopeKeepsItsFields(t *testing.T) {
+	t.Parallel()
+	text := `{"success":false,"error_type":"validation_error","tool":"shop_tool","message":"bad limit",` +
+		`"fields":[{"field":"limit","rule":"max","param":"50","allowed":["1","50"]}],"next_steps":["x"],"retryable":false}`
+	r := serve(t, returning(mcp.NewToolResultError(text))).Call(nil).ExpectError(envelope.ValidationError).ExpectField("limit", "max")
+	require.NotNil(t, r.Field("limit"))
+	assert.Equal(t, []string{"1", "50"}, r.Field("limit").Allowed, "a clean allowed list is kept as it is")
+}
+
+func TestOwnEnvelopeWithoutToolGetsTheCallsTool(t *testing.T) {
+	t.Parallel()
+	env := &envelope.Envelope{ErrorType: envelope.NotFound, Message: "no card", NextSteps: []string{"Call shop_search."}}
+	res := envelope.NewRenderer().Render(context.Background(), env)
+	got := expect(t, serve(t, returning(res)).Call(nil), envelope.NotFound)
+	assert.Equal(t, "shop_tool", got.Tool)
+}
+
+func TestToolFailureMetaKeepsTheResultsOwnMeta(t *testing.T) {
+	t.Parallel()
+	for name, fields := range map[string]map[string]any{"empty": {}, "one": {"trace": "t-1"}} {
+		res := mcp.NewToolResultError("upstream refused")
+		res.Meta = &mcp.Meta{AdditionalFields: fields}
+		r := serve(t, returning(res), envelope.WithToolFailureMeta()).Call(nil)
+		expect(t, r, envelope.ExecutionFailed)
+		require.NotNil(t, r.CallResult.Meta, name)
+		assert.Contains(t, r.CallResult.Meta.AdditionalFields, envelope.ToolFailureMetaKey, name)
+		for k, v := range fields {
+			assert.Equal(t, v, r.CallResult.Meta.AdditionalFields[k], name)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -369,7 +370,9 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 	var v any
 	err := dec.Decode(&v)
 	if err == nil {
-		if _, terr := dec.Token(); terr == nil {
+		// Anything but the end after the object, even what the decoder
+		// cannot read as a token ("]"), is more than one value.
+		if _, terr := dec.Token(); terr != io.EOF {
 			err = errors.New("unexpected data after the arguments object")
 		}
 	}

@@ -353,7 +353,7 @@ func TestConstructionPanics(t *testing.T) {
 		A chan int `json:"a"`
 	}
 	type dup struct {
-		A string `json:"a"`
+		Dup
 		B string `json:"a"`
 	}
 	type stringOpt struct {
@@ -404,6 +404,10 @@ func TestConstructionPanics(t *testing.T) {
 }
 
 type unexported struct{ X int }
+
+type Dup struct {
+	A string `json:"a"`
+}
 
 // One Binder serves concurrent calls; registering a pattern re-derives
 // the plan without a race.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -153,3 +154,17 @@ func (l *logs) String() string {
 func (l *logs) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
 
 func ptr[T any](v T) *T { return &v }
+
+// full says to run the full-size inputs: megabyte arguments, million-digit
+// numbers, the whole differential corpus. CI sets MCPGUARD_VALIDATE=full;
+// a plain go test (and each mutant's run) uses inputs just large enough
+// to cross every bound, so that it takes well under a second.
+var full = os.Getenv("MCPGUARD_VALIDATE") == "full"
+
+// scale is small, or big when running full size.
+func scale(small, big int) int {
+	if full {
+		return big
+	}
+	return small
+}

@@ -1,13 +1,10 @@
 package validate_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpguard/mcpguard/validate"
+	"github.com/mcpguard/mcpguard/core/validate"
 )
 
 type Paging struct {
@@ -36,12 +33,7 @@ func TestEmbeddedPointerStructs(t *testing.T) {
 	if got != want {
 		t.Fatalf("schema\n%s\nwant\n%s", got, want)
 	}
-	s := newServer(t)
-	s.AddTool(mcp.NewTool("list", validate.InputSchema[listArgs]()),
-		validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a listArgs) (*mcp.CallToolResult, error) {
-			b, _ := json.Marshal(a)
-			return mcp.NewToolResultText(string(b)), nil
-		}))
+	b := validate.NewBinder[listArgs]()
 	for args, want := range map[string]string{
 		`{"size":5}`: `{"size":5}`,
 		`{"size":5,"page":2,"raw":[1,{"a":null}]}`: `{"page":2,"size":5,"raw":[1,{"a":null}]}`,
@@ -49,22 +41,14 @@ func TestEmbeddedPointerStructs(t *testing.T) {
 		`{"size":51}`:                        "size:max",
 		`{"size":1,"page":101,"owner":"x1"}`: "page:max owner:alpha",
 	} {
-		r := callRaw(t, s, "list", args)
+		o := call(t, b, args)
 		if want[0] == '{' {
-			if r.isErr || r.text != want {
-				t.Errorf("%s: %s, want %s", args, r.raw, want)
+			if !o.ok || o.args != want {
+				t.Errorf("%s: %+v, want %s", args, o, want)
 			}
 			continue
 		}
-		env := mustInvalid(t, r)
-		var fields string
-		for i, f := range env.Fields {
-			if i > 0 {
-				fields += " "
-			}
-			fields += f.Field + ":" + f.Rule
-		}
-		if fields != want {
+		if fields := rules(invalid(t, o)); fields != want {
 			t.Errorf("%s: %s, want %s", args, fields, want)
 		}
 	}

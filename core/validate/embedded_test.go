@@ -53,3 +53,45 @@ func TestEmbeddedPointerStructs(t *testing.T) {
 		}
 	}
 }
+
+type Window struct {
+	From int `json:"from,omitempty" validate:"min=1"`
+}
+
+type windowed struct {
+	*Window
+	Name string `json:"name,omitempty"`
+}
+
+type windows struct {
+	List   []windowed          `json:"list" validate:"dive"`
+	ByName map[string]windowed `json:"by_name" validate:"dive"`
+	One    *windowed           `json:"one"`
+	Nested windowed            `json:"nested"`
+}
+
+// An embedded pointer the agent sent nothing for is checked like an
+// embedded value, in elements, map values and pointers too: its rules see
+// the zero, not a skipped struct.
+func TestEmbeddedPointerLeftOutIsChecked(t *testing.T) {
+	t.Parallel()
+	b := validate.NewBinder[windows]()
+	env := invalid(t, call(t, b, `{"list":[{},{"from":2}],"by_name":{"a":{}},"one":{},"nested":{"name":"x"}}`))
+	if got := rules(env); got != "list[0].from:min by_name.a.from:min one.from:min nested.from:min" {
+		t.Fatalf("fields %s", got)
+	}
+	if f := field(t, env, "one.from"); f.Message != "one.from is required and must be at least 1" {
+		t.Errorf("got %+v", f)
+	}
+	if o := call(t, b, `{"list":[{"from":2}],"by_name":{"a":{"from":3}},"one":{"from":1},"nested":{"from":4}}`); !o.ok {
+		t.Fatalf("got %s", o.raw)
+	}
+	// A nil pointer to a struct holding one stays nil.
+	if o := call(t, b, `{"list":[],"by_name":{},"one":null,"nested":{"from":1}}`); !o.ok || o.args != `{"list":[],"by_name":{},"one":null,"nested":{"from":1}}` {
+		t.Fatalf("got %+v", o)
+	}
+	top := validate.NewBinder[windowed]()
+	if env := invalid(t, call(t, top, `{}`)); rules(env) != "from:min" {
+		t.Fatalf("fields %s", rules(env))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/mcpguard/mcpguard/core/validate"
 )
@@ -17,9 +18,10 @@ type flatArgs struct {
 }
 
 type nestedArgs struct {
-	Query   string   `json:"query" validate:"required"`
-	Filters []Filter `json:"filters,omitempty" validate:"omitempty,dive"`
-	Extra   any      `json:"extra,omitempty"`
+	Query   string    `json:"query" validate:"required"`
+	When    time.Time `json:"when,omitempty"`
+	Filters []Filter  `json:"filters,omitempty" validate:"omitempty,dive"`
+	Extra   any       `json:"extra,omitempty"`
 }
 
 // A valid call costs what decoding and validator/v10 must: the scan that
@@ -41,7 +43,7 @@ func TestSuccessPathAllocations(t *testing.T) {
 	}{
 		{"flat, fast decoder", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10,"max_price":2.99,"exact":true}`, 12},
 		{"flat, escaped string: encoding/json", binds[flatArgs](), `{"query":"mcp \u0073ervers"}`, 13},
-		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]}}`, 29},
+		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]}}`, 30},
 		{"no arguments", binds[struct{}](), ``, 1},
 		{"slow path, for scale", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10.0,"max_price":2.99,"exact":true}`, 0},
 	} {

@@ -325,6 +325,7 @@ func TestConstructionPanics(t *testing.T) {
 		Children []recursive `json:"children"`
 	}
 	type recursiveEmbedded struct {
+		//lint:ignore U1000 the embedded field is what makes the type recursive
 		*recursiveEmbedded
 		A int `json:"a"`
 	}

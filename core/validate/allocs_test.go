@@ -22,6 +22,7 @@ type nestedArgs struct {
 	When    time.Time `json:"when,omitempty"`
 	Filters []Filter  `json:"filters,omitempty" validate:"omitempty,dive"`
 	Extra   any       `json:"extra,omitempty"`
+	Note    any       `json:"note,omitempty"`
 }
 
 // A valid call costs what decoding and validator/v10 must: the scan that
@@ -43,7 +44,7 @@ func TestSuccessPathAllocations(t *testing.T) {
 	}{
 		{"flat, fast decoder", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10,"max_price":2.99,"exact":true}`, 12},
 		{"flat, escaped string: encoding/json", binds[flatArgs](), `{"query":"mcp \u0073ervers"}`, 13},
-		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]}}`, 30},
+		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]},"note":"text"}`, 32},
 		{"no arguments", binds[struct{}](), ``, 1},
 		{"slow path, for scale", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10.0,"max_price":2.99,"exact":true}`, 0},
 	} {

@@ -18,11 +18,13 @@ type flatArgs struct {
 }
 
 type nestedArgs struct {
-	Query   string    `json:"query" validate:"required"`
-	When    time.Time `json:"when,omitempty"`
-	Filters []Filter  `json:"filters,omitempty" validate:"omitempty,dive"`
-	Extra   any       `json:"extra,omitempty"`
-	Note    any       `json:"note,omitempty"`
+	Query   string            `json:"query" validate:"required"`
+	When    time.Time         `json:"when,omitempty"`
+	Filters []Filter          `json:"filters,omitempty" validate:"omitempty,dive"`
+	Extra   any               `json:"extra,omitempty"`
+	Note    any               `json:"note,omitempty"`
+	Flag    any               `json:"flag,omitempty"`
+	Labels  map[string]string `json:"labels,omitempty"`
 }
 
 // A valid call costs what decoding and validator/v10 must: the scan that
@@ -44,7 +46,7 @@ func TestSuccessPathAllocations(t *testing.T) {
 	}{
 		{"flat, fast decoder", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10,"max_price":2.99,"exact":true}`, 12},
 		{"flat, escaped string: encoding/json", binds[flatArgs](), `{"query":"mcp \u0073ervers"}`, 13},
-		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]},"note":"text"}`, 32},
+		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]},"note":"text","flag":true,"labels":{"k":"v"}}`, 36},
 		{"no arguments", binds[struct{}](), ``, 1},
 		{"slow path, for scale", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10.0,"max_price":2.99,"exact":true}`, 0},
 	} {

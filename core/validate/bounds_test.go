@@ -165,3 +165,33 @@ func TestHugeNumbers(t *testing.T) {
 		}
 	}
 }
+
+// WithMaxDepth(n) takes n levels of objects and arrays, the arguments'
+// own included, and refuses n+1, on the fast and the slow path alike.
+func TestMaxDepthBoundary(t *testing.T) {
+	t.Parallel()
+	b := validate.NewBinder[SearchArgs](validate.WithMaxDepth(3))
+	for args, ok := range map[string]bool{
+		`{"query":"agents","extra":{"a":{}}}`:            true,
+		`{"query":"agents","extra":[[]]}`:                true,
+		`{"query":"agents","extra":{"a":[]}}`:            true,
+		`{"query":"agents","filters":[{"name":"ab"}]}`:   true,
+		`{"query":"agents","extra":{"a":{"b":{}}}}`:      false,
+		`{"query":"agents","extra":[[[]]]}`:              false,
+		`{"query":"agents","extra":[{"a":[]}]}`:          false,
+		`{"query":"agents","zzz":{"a":{"b":{}}}}`:        false,
+		`{"query":"agents","filters":[{"name":["ab"]}]}`: false,
+		`{"query":"agents","filters":[{"name":[[]]}]}`:   false,
+	} {
+		o := call(t, b, args)
+		if o.ok != ok {
+			t.Errorf("%s: %+v, want ok %v", args, o, ok)
+			continue
+		}
+		if !ok && args != `{"query":"agents","filters":[{"name":["ab"]}]}` {
+			if f := invalid(t, o).Fields[0]; f.Rule != "depth" || f.Param != "3" || len(o.env.Fields) != 1 {
+				t.Errorf("%s: %+v", args, o.env.Fields)
+			}
+		}
+	}
+}

@@ -15,11 +15,16 @@ type Money struct {
 }
 
 type Audit struct {
-	By string `json:"by,omitempty"`
+	By string `json:"by"`
+}
+
+type Stamp struct {
+	At string `json:"at"`
 }
 
 type price struct {
 	*Audit
+	Stamp
 	SKU      string            `json:"sku" jsonschema:"The product's SKU"`
 	Price    Money             `json:"price"`
 	Was      *Money            `json:"was,omitempty"`
@@ -33,12 +38,14 @@ type price struct {
 
 // The output schema states what encoding/json writes: every member
 // without omitempty is required (those promoted through an embedded
-// pointer are not: a nil one leaves them out), pointers, slices and maps
+// pointer are not: a nil one leaves them out; those of an embedded value
+// are), pointers, slices and maps
 // may be null unless a tag forbids it, and the tags' bounds and enums.
 func TestOutputSchemaOf(t *testing.T) {
 	t.Parallel()
 	want := `{"type":"object","properties":{` +
 		`"by":{"type":"string"},` +
+		`"at":{"type":"string"},` +
 		`"sku":{"description":"The product's SKU","type":"string"},` +
 		`"price":{"type":"object","properties":{"cents":{"type":"integer","minimum":0},"currency":{"type":"string","enum":["EUR","USD"]}},"required":["cents","currency"],"additionalProperties":false},` +
 		`"was":{"type":"object","properties":{"cents":{"type":"integer","minimum":0},"currency":{"type":"string","enum":["EUR","USD"]}},"required":["cents","currency"],"additionalProperties":false},` +
@@ -48,7 +55,7 @@ func TestOutputSchemaOf(t *testing.T) {
 		`"stock":{"type":"integer","minimum":1},` +
 		`"exact":{"type":"integer"},` +
 		`"any":{}},` +
-		`"required":["sku","price","tags","discount","exact","any"],"additionalProperties":false}`
+		`"required":["at","sku","price","tags","discount","exact","any"],"additionalProperties":false}`
 	if got := string(validate.OutputSchemaOf[price]()); got != want {
 		t.Errorf("schema\n got %s\nwant %s", got, want)
 	}
@@ -73,7 +80,7 @@ func TestOutputCheck(t *testing.T) {
 	ctx := context.Background()
 	good := &price{SKU: "SKU-1", Price: Money{Cents: 999, Currency: "EUR"}, Discount: ptr(0.25), Exact: ptr(1)}
 	b, err := o.Check(ctx, good)
-	if err != nil || string(b) != `{"sku":"SKU-1","price":{"cents":999,"currency":"EUR"},"tags":null,"discount":0.25,"exact":1,"any":null}` {
+	if err != nil || string(b) != `{"at":"","sku":"SKU-1","price":{"cents":999,"currency":"EUR"},"tags":null,"discount":0.25,"exact":1,"any":null}` {
 		t.Fatalf("Check(good) = %s, %v", b, err)
 	}
 	for name, v := range map[string]*price{

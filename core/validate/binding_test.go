@@ -185,7 +185,11 @@ func TestOneErrorPerPath(t *testing.T) {
 func TestMalformedArguments(t *testing.T) {
 	t.Parallel()
 	b := validate.NewBinder[SearchArgs]()
-	for _, args := range []string{`{"query":`, `{"query":"agents"} {}`, `{"query":"agents"}]`, `{"query" "x"}`, `{"query":"a`, `{"query":tru}`, `{"query":"agents",}`, `{"a":1 "b":2}`, "{\"query\":\"a\x01\"}", `{"filters":[1 2]}`, `{"filters":[1,`, `{1:2}`, `{"query":nul}`, `{"query":-}`} {
+	for _, args := range []string{`{"query":`, `{"query":"agents"} {}`, `{"query":"agents"}]`, `{"query" "x"}`, `{"query":"a`, `{"query":tru}`, `{"query":"agents",}`, `{"a":1 "b":2}`, "{\"query\":\"a\x01\"}", `{"filters":[1 2]}`, `{"filters":[1,`, `{1:2}`, `{"query":nul}`, `{"query":-}`,
+		// Cut off after each token, where a scanner that reads one byte
+		// too far would panic.
+		`{`, `{ `, `{"query"`, `{"query" `, `{"query":`, `{"query":"agents"`, `{"query":"agents" `, `{"query":"agents",`, `{"query":"agents", `,
+		`{"filters":[`, `{"filters":[ `, `{"filters":[{}`, `{"filters":[{},`, `{"filters":[{} `, `{"query":t`, `{"query":nul`} {
 		o := call(t, b, args)
 		if o.ok {
 			t.Errorf("%s: bound as %s", args, o.args)

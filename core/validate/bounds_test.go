@@ -195,3 +195,26 @@ func TestMaxDepthBoundary(t *testing.T) {
 		}
 	}
 }
+
+// The smallest bounds work: one level, one byte.
+func TestSmallestBounds(t *testing.T) {
+	t.Parallel()
+	type none struct {
+		A any `json:"a,omitempty"`
+	}
+	b := validate.NewBinder[none](validate.WithMaxDepth(1))
+	if o := call(t, b, `{"a":1}`); !o.ok {
+		t.Errorf("one level: %s", o.raw)
+	}
+	if o := call(t, b, `{"a":[]}`); o.ok || o.env.Fields[0].Rule != "depth" || o.env.Fields[0].Param != "1" {
+		t.Errorf("two levels: %+v", o)
+	}
+	b = validate.NewBinder[none](validate.WithMaxBytes(2))
+	if o := call(t, b, `{}`); !o.ok {
+		t.Errorf("two bytes: %s", o.raw)
+	}
+	if o := call(t, b, `{ }`); o.ok || o.env.Fields[0].Rule != "size" || o.env.Fields[0].Message != "the arguments are 3 bytes of JSON, more than the 2 this server accepts" {
+		t.Errorf("three bytes: %+v", o)
+	}
+	validate.WithMaxBytes(1)
+}

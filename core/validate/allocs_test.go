@@ -15,6 +15,7 @@ type flatArgs struct {
 	Limit    int      `json:"limit,omitempty" validate:"omitempty,min=1,max=50"`
 	MaxPrice *float64 `json:"max_price,omitempty" validate:"omitempty,gte=0,lte=1000"`
 	Exact    bool     `json:"exact,omitempty"`
+	Ratio    float32  `json:"ratio,omitempty"`
 }
 
 type nestedArgs struct {
@@ -32,7 +33,7 @@ type nestedArgs struct {
 // encoding/json's reflection. The counts are exact, so that a scan that
 // sends clean arguments down a slower path (encoding/json, or the slow
 // path's copy of every value and walk) fails here even though the result
-// is right. 12 is new(T), its two strings and *float64, and validator/v10's
+// is right. 13 is new(T), its two strings and *float64, and validator/v10's
 // own; the slow path costs about 60.
 func TestSuccessPathAllocations(t *testing.T) {
 	if raceEnabled {
@@ -44,7 +45,7 @@ func TestSuccessPathAllocations(t *testing.T) {
 		args   string
 		allocs float64
 	}{
-		{"flat, fast decoder", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10,"max_price":2.99,"exact":true}`, 12},
+		{"flat, fast decoder", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10,"max_price":2.99,"exact":true,"ratio":0.5}`, 13},
 		{"flat, escaped string: encoding/json", binds[flatArgs](), `{"query":"mcp \u0073ervers"}`, 13},
 		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]},"note":"text","flag":true,"labels":{"k":"v"}}`, 36},
 		{"no arguments", binds[struct{}](), ``, 1},

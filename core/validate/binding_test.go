@@ -180,6 +180,35 @@ func TestOneErrorPerPath(t *testing.T) {
 	}
 }
 
+// A wrong element keeps its place, so that the paths of the elements
+// after it stay right and nothing else is reported for it.
+func TestWrongElementsKeepTheirPlace(t *testing.T) {
+	t.Parallel()
+	type args struct {
+		Grid  [][]int          `json:"grid,omitempty" validate:"omitempty,dive,dive,max=5"`
+		Maps  []map[string]int `json:"maps,omitempty" validate:"omitempty,dive,dive,max=5"`
+		IDs   []int            `json:"ids,omitempty" validate:"omitempty,dive,max=5"`
+		Names []string         `json:"names,omitempty" validate:"omitempty,dive,max=2"`
+		Flags []bool           `json:"flags,omitempty"`
+		Opt   []*int           `json:"opt,omitempty" validate:"omitempty,dive,omitempty,max=5"`
+		Items []Filter         `json:"items,omitempty" validate:"omitempty,dive"`
+	}
+	b := validate.NewBinder[args]()
+	for doc, want := range map[string]string{
+		`{"grid":[[1],"x",[9]]}`:                    "grid[1]:type grid[2][0]:max",
+		`{"maps":[{"a":1},3,{"b":9}]}`:              "maps[1]:type maps[2].b:max",
+		`{"ids":[1,"x",9]}`:                         "ids[1]:type ids[2]:max",
+		`{"names":["a",1,"abc"]}`:                   "names[1]:type names[2]:max",
+		`{"flags":[true,1,false]}`:                  "flags[1]:type",
+		`{"opt":[1,"x",9,null]}`:                    "opt[1]:type opt[2]:max",
+		`{"items":[{"name":"ab"},7,{"name":"a1"}]}`: "items[1]:type items[2].name:alpha",
+	} {
+		if got := rules(invalid(t, call(t, b, doc))); got != want {
+			t.Errorf("%s: fields %s, want %s", doc, got, want)
+		}
+	}
+}
+
 // Malformed JSON, which only an in-process caller or a lax SDK can hand
 // over, is one "json" field error that says where.
 func TestMalformedArguments(t *testing.T) {

@@ -26,6 +26,8 @@ type nestedArgs struct {
 	Note    any               `json:"note,omitempty"`
 	Flag    any               `json:"flag,omitempty"`
 	Labels  map[string]string `json:"labels,omitempty"`
+	List    any               `json:"list,omitempty"`
+	Empty   []int             `json:"empty,omitempty"`
 }
 
 // A valid call costs what decoding and validator/v10 must: the scan that
@@ -47,7 +49,7 @@ func TestSuccessPathAllocations(t *testing.T) {
 	}{
 		{"flat, fast decoder", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10,"max_price":2.99,"exact":true,"ratio":0.5}`, 13},
 		{"flat, escaped string: encoding/json", binds[flatArgs](), `{"query":"mcp \u0073ervers"}`, 14},
-		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]},"note":"text","flag":true,"labels":{"k":"v"}}`, 36},
+		{"nested, encoding/json", binds[nestedArgs](), `{"query":"mcp servers","when":"2024-01-02T03:04:05Z","filters":[{"name":"abc","op":"eq"}],"extra":{"a":["x",1,true,null]},"note":"text","flag":true,"labels":{"k":"v"},"list":[1,"x"],"empty":[]}`, 43},
 		{"no arguments", binds[struct{}](), ``, 1},
 		{"slow path, for scale", binds[flatArgs](), `{"query":"mcp servers","category":"AI/ML","limit":10.0,"max_price":2.99,"exact":true}`, 0},
 	} {

@@ -220,8 +220,14 @@ func TestAbsentMemberIsRequired(t *testing.T) {
 	if got := rules(env); got != "count:min items[0].min:min by_name.k.min:min" {
 		t.Fatalf("fields %s", got)
 	}
-	if f := field(t, env, "count"); f.Message != "count must be at least 1 (got 0)" {
-		t.Errorf("got %+v", f)
+	for path, want := range map[string]string{
+		"count":         "count must be at least 1 (got 0)",
+		"items[0].min":  "items[0].min must be at least 1 (got 0)",
+		"by_name.k.min": "by_name.k.min must be at least 1 (got 0)",
+	} {
+		if f := field(t, env, path); f.Message != want {
+			t.Errorf("%s: %+v, want %q", path, f, want)
+		}
 	}
 }
 

@@ -147,7 +147,8 @@ func TestTagParsing(t *testing.T) {
 func TestCheckPortableEdges(t *testing.T) {
 	t.Parallel()
 	for expr, ok := range map[string]bool{
-		`\x41`: true, `a\x4`: false, `a\x`: false, `\x4g`: false, `\xg1`: false,
+		`\x41`: true, `\x09\x9a\xa0\xf0\xA0\xF0\x0f\xaf\xAF`: true, `\x@1`: false, `\x1@`: false, `\xG1`: false, `\x/1`: false, `\x:1`: false, "\\x`1": false, `\x[1`: false,
+		`a\x4`: false, `a\x`: false, `\x4g`: false, `\xg1`: false,
 		`[^a]`: true, `[^]a]`: false, `[]`: false, `[a-z`: false, `[\-a]`: true, `a\-b`: false, `[a\]]`: true,
 		`a{2}`: true, `a{2,}`: true, `a{2,3}`: true, `a{}`: false, `a{,3}`: false, `a{1,2,3}`: false, `a{2`: false, `a{2,3`: false,
 		`(?:a)`: true, `(?`: false, `(?i)a`: false, `(a)`: true, `a)`: true, `a}`: false, `a]`: false,
@@ -164,12 +165,12 @@ func TestCheckPortableEdges(t *testing.T) {
 	if err := checkPortable(`a\q`); err == nil || !strings.Contains(err.Error(), `escape \q`) {
 		t.Errorf(`\q: %v`, err)
 	}
-	for _, name := range []string{"a", "a_1", "order_id", "9"} {
+	for _, name := range []string{"a", "z", "0", "9", "_", "a_1", "order_id"} {
 		if !validTagName(name) {
 			t.Errorf("validTagName(%q) = false", name)
 		}
 	}
-	for _, name := range []string{"", "A", "a-b", "a b", "é", "a.b"} {
+	for _, name := range []string{"", "A", "a-b", "a b", "é", "a.b", "`", "{", "/", ":", "aZ"} {
 		if validTagName(name) {
 			t.Errorf("validTagName(%q) = true", name)
 		}

@@ -218,7 +218,7 @@ func TestMalformedArguments(t *testing.T) {
 		// Cut off after each token, where a scanner that reads one byte
 		// too far would panic.
 		`{`, `{ `, `{"query"`, `{"query" `, `{"query":`, `{"query":"agents"`, `{"query":"agents" `, `{"query":"agents",`, `{"query":"agents", `,
-		`{"filters":[`, `{"filters":[ `, `{"filters":[{}`, `{"filters":[{},`, `{"filters":[{} `, `{"query":t`, `{"query":nul`} {
+		`{"filters":[`, `{"filters":[ `, `{"filters":[{}`, `{"filters":[{},`, `{"filters":[{} `, `{"query":t`, `{"query":nul`, `{"limit":1`, `{"limit":-`, `{"filters":[1`, `{"filters":[1.5e3`} {
 		o := call(t, b, args)
 		if o.ok {
 			t.Errorf("%s: bound as %s", args, o.args)

@@ -150,7 +150,7 @@ func TestCheckPortableEdges(t *testing.T) {
 		`\x41`: true, `\x09\x9a\xa0\xf0\xA0\xF0\x0f\xaf\xAF`: true, `\x@1`: false, `\x1@`: false, `\xG1`: false, `\x/1`: false, `\x:1`: false, "\\x`1": false, `\x[1`: false,
 		`a\x4`: false, `a\x`: false, `\x4g`: false, `\xg1`: false,
 		`[^a]`: true, `[^]a]`: false, `[^]`: false, `a[`: false, `a[^`: false, `a(`: true, `a(?`: false, `[]`: false, `[a-z`: false, `[\-a]`: true, `a\-b`: false, `[a\]]`: true,
-		`a{2}`: true, `a{2,}`: true, `a{2,3}`: true, `a{}`: false, `a{,3}`: false, `a{1,2,3}`: false, `a{2`: false, `a{2,3`: false,
+		`a{2}`: true, `a{0}`: true, `a{9}`: true, `a{10,90}`: true, `a{0,}`: true, `a{2,}`: true, `a{2,3}`: true, `a{}`: false, `a{,3}`: false, `a{1,2,3}`: false, `a{2`: false, `a{2,3`: false,
 		`(?:a)`: true, `(?`: false, `(?i)a`: false, `(a)`: true, `a)`: true, `a}`: false, `a]`: false,
 		`\d\D\w\W\t\n\r\f\v`: true, `\^\$\\\.\*\+\?\(\)\[\]\{\}\|\/`: true, `\s`: false, `\b`: false, `\`: false, `a\`: false,
 		`a|b`: true, `a*?`: true, `.`: false, `[.]`: true, ``: false,

@@ -5,6 +5,7 @@ go 1.25.5
 require (
 	github.com/go-playground/validator/v10 v10.30.4
 	github.com/mcpguard/mcpguard/internal v0.0.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/time v0.15.0
 )

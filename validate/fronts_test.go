@@ -98,3 +98,15 @@ func TestValidationEnvelopeIsTheGolden(t *testing.T) {
 		t.Errorf("envelope\n got %s\nwant %s", r.text, want)
 	}
 }
+
+// The shell's names are the core's values: one Validator by default, one
+// output schema.
+func TestNamesAreTheCores(t *testing.T) {
+	t.Parallel()
+	if validate.Default() != core.Default() {
+		t.Error("validate.Default() is not core/validate's default Validator")
+	}
+	if got, want := validate.OutputSchemaOf[frontsArgs](), core.OutputSchemaOf[frontsArgs](); !bytes.Equal(got, want) {
+		t.Errorf("OutputSchemaOf %s\n  is not core's %s", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/validate"
@@ -124,3 +125,37 @@ func field(t *testing.T, env *envelope.Envelope, path string) envelope.FieldErro
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// maxFailureBytes is the bound the README states for a validation
+// failure of SearchArgs on the wire, whatever the size of the request
+// (core/validate's tests hold the envelope to it, the fuzz tests here the
+// whole response).
+const maxFailureBytes = 24 << 10
+
+// compile compiles a schema a client reads as mcp-go's
+// WithInputSchemaValidation does, with santhosh-tekuri/jsonschema/v6.
+func compile(t *testing.T, raw json.RawMessage) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("mem:///schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem:///schema.json")
+	if err != nil {
+		t.Fatalf("schema does not compile: %v\n%s", err, raw)
+	}
+	return s
+}
+
+func schemaValid(t *testing.T, schema *jsonschema.Schema, doc string) bool {
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema.Validate(inst) == nil
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -186,20 +187,28 @@ func (s *scanner) object(ti *typeInfo, depth int) bool {
 		if !s.value(child, depth+1) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.bad()
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return s.closed(ti, seen)
-		default:
-			return s.bad()
+		if done, ok := s.separator('}'); !ok || done {
+			return ok && s.closed(ti, seen)
 		}
 	}
+}
+
+// separator reads what follows a member or an element: a comma, after
+// which more follow, or end, which closes the object or array (done).
+func (s *scanner) separator(end byte) (done, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, s.bad()
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return false, true
+	case end:
+		s.i++
+		return true, true
+	}
+	return false, s.bad()
 }
 
 // closed ends an object, sending the call down the slow path when a
@@ -235,18 +244,8 @@ func (s *scanner) array(ti *typeInfo, depth int) bool {
 		if !s.value(child, depth+1) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return s.bad()
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return true
-		default:
-			return s.bad()
+		if done, ok := s.separator(']'); !ok || done {
+			return ok
 		}
 	}
 }
@@ -369,7 +368,9 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 	var v any
 	err := dec.Decode(&v)
 	if err == nil {
-		if _, terr := dec.Token(); terr == nil {
+		// Anything but the end after the object, even what the decoder
+		// cannot read as a token ("]"), is more than one value.
+		if _, terr := dec.Token(); terr != io.EOF {
 			err = errors.New("unexpected data after the arguments object")
 		}
 	}

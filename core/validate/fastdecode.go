@@ -100,7 +100,7 @@ func decodeFlat(raw []byte, dst unsafe.Pointer, fields map[string]flatField) boo
 		if !ok {
 			return false
 		}
-		f, known := fields[unsafe.String(unsafe.SliceData(key), len(key))]
+		f, known := fields[text(key)]
 		if !known {
 			return false
 		}
@@ -210,11 +210,10 @@ func (d *flatDecoder) digits() bool {
 }
 
 func (d *flatDecoder) value(p unsafe.Pointer, f flatField) bool {
-	if d.i+4 <= len(d.b) && string(d.b[d.i:d.i+4]) == "null" {
+	if d.word("null") {
 		if !f.ptr {
 			return false // the scanner sends these to the slow path
 		}
-		d.i += 4
 		*(*unsafe.Pointer)(p) = nil
 		return true
 	}
@@ -229,6 +228,15 @@ func (d *flatDecoder) value(p unsafe.Pointer, f flatField) bool {
 	return d.scalar(p, f)
 }
 
+// word reads w, a literal such as null or true.
+func (d *flatDecoder) word(w string) bool {
+	if len(d.b)-d.i >= len(w) && string(d.b[d.i:d.i+len(w)]) == w {
+		d.i += len(w)
+		return true
+	}
+	return false
+}
+
 func (d *flatDecoder) scalar(p unsafe.Pointer, f flatField) bool {
 	switch f.kind {
 	case kString:
@@ -240,62 +248,22 @@ func (d *flatDecoder) scalar(p unsafe.Pointer, f flatField) bool {
 		return true
 	case kBool:
 		switch {
-		case d.i+4 <= len(d.b) && string(d.b[d.i:d.i+4]) == "true":
-			d.i += 4
+		case d.word("true"):
 			*(*bool)(p) = true
-		case d.i+5 <= len(d.b) && string(d.b[d.i:d.i+5]) == "false":
-			d.i += 5
+		case d.word("false"):
 			*(*bool)(p) = false
 		default:
 			return false
 		}
 		return true
-	case kInt:
-		t, integer, ok := d.number()
-		if !ok || !integer {
-			return false
-		}
-		v, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(t), len(t)), 10, f.bits)
-		if err != nil {
-			return false
-		}
-		switch f.bits {
-		case 8:
-			*(*int8)(p) = int8(v)
-		case 16:
-			*(*int16)(p) = int16(v)
-		case 32:
-			*(*int32)(p) = int32(v)
-		default:
-			*(*int64)(p) = v
-		}
-		return true
-	case kUint:
-		t, integer, ok := d.number()
-		if !ok || !integer || t[0] == '-' {
-			return false
-		}
-		v, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(t), len(t)), 10, f.bits)
-		if err != nil {
-			return false
-		}
-		switch f.bits {
-		case 8:
-			*(*uint8)(p) = uint8(v)
-		case 16:
-			*(*uint16)(p) = uint16(v)
-		case 32:
-			*(*uint32)(p) = uint32(v)
-		default:
-			*(*uint64)(p) = v
-		}
-		return true
+	case kInt, kUint:
+		return d.integer(p, f)
 	case kFloat:
 		t, _, ok := d.number()
 		if !ok {
 			return false
 		}
-		v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(t), len(t)), f.bits)
+		v, err := strconv.ParseFloat(text(t), f.bits)
 		if err != nil || math.IsInf(v, 0) {
 			return false
 		}
@@ -308,3 +276,43 @@ func (d *flatDecoder) scalar(p unsafe.Pointer, f flatField) bool {
 	}
 	return false
 }
+
+// integer reads an integer without fraction or exponent that fits f,
+// signed or not, and stores it at p in f's width.
+func (d *flatDecoder) integer(p unsafe.Pointer, f flatField) bool {
+	t, integer, ok := d.number()
+	if !ok || !integer {
+		return false
+	}
+	var v uint64
+	if f.kind == kInt {
+		n, err := strconv.ParseInt(text(t), 10, f.bits)
+		if err != nil {
+			return false
+		}
+		v = uint64(n) // the same bits, stored below at f's width
+	} else {
+		if t[0] == '-' {
+			return false
+		}
+		n, err := strconv.ParseUint(text(t), 10, f.bits)
+		if err != nil {
+			return false
+		}
+		v = n
+	}
+	switch f.bits {
+	case 8:
+		*(*uint8)(p) = uint8(v)
+	case 16:
+		*(*uint16)(p) = uint16(v)
+	case 32:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
+	}
+	return true
+}
+
+// text is b as a string, without copying: for parsing only.
+func text(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -62,85 +62,10 @@ func under(path string, bad []string) bool {
 // enough to be useful, after redaction, and never for a secret-named field.
 func (p *plan) describe(fe validator.FieldError, r resolved, red *redact.Redactor) envelope.FieldError {
 	name := orArgs(r.path)
-	tag, param := fe.Tag(), fe.Param()
-	out := envelope.FieldError{Field: r.path, Rule: tag, Param: param}
-	unit := units(fe.Kind())
+	tag := fe.Tag()
+	out := envelope.FieldError{Field: r.path, Rule: tag, Param: fe.Param()}
 	secret := r.field != nil && r.field.secret
-	showValue := true
-	var msg string
-	switch tag {
-	case "required":
-		msg = name + " is required"
-		if fe.Kind() == reflect.String {
-			msg += " and must not be empty"
-		}
-		showValue = false
-	case "min", "gte":
-		if unit == "" {
-			msg = fmt.Sprintf("%s must be at least %s", name, param)
-		} else {
-			msg = fmt.Sprintf("%s must %s at least %s %s", name, verb(unit), param, unit)
-		}
-	case "max", "lte":
-		if unit == "" {
-			msg = fmt.Sprintf("%s must be at most %s", name, param)
-		} else {
-			msg = fmt.Sprintf("%s must %s at most %s %s", name, verb(unit), param, unit)
-		}
-	case "gt":
-		if unit == "" {
-			msg = fmt.Sprintf("%s must be greater than %s", name, param)
-		} else {
-			msg = fmt.Sprintf("%s must %s more than %s %s", name, verb(unit), param, unit)
-		}
-	case "lt":
-		if unit == "" {
-			msg = fmt.Sprintf("%s must be less than %s", name, param)
-		} else {
-			msg = fmt.Sprintf("%s must %s fewer than %s %s", name, verb(unit), param, unit)
-		}
-	case "len":
-		if unit == "" {
-			msg = fmt.Sprintf("%s must equal %s", name, param)
-		} else {
-			msg = fmt.Sprintf("%s must %s exactly %s %s", name, verb(unit), param, unit)
-		}
-	case "eq":
-		msg = fmt.Sprintf("%s must equal %s", name, strconv.Quote(param))
-	case "ne":
-		msg = fmt.Sprintf("%s must not equal %s", name, strconv.Quote(param))
-	case "oneof":
-		out.Param = ""
-		out.Allowed = oneofValues(param)
-		msg = fmt.Sprintf("%s must be one of: %s", name, strings.Join(out.Allowed, ", "))
-		if s, ok := fe.Value().(string); ok && !secret {
-			out.Suggestion = suggest(s, out.Allowed)
-		}
-	case "unique":
-		msg = name + " must not contain duplicate items"
-		showValue = false
-	case "email":
-		msg = name + " must be an email address"
-	case "uuid":
-		msg = name + " must be a UUID such as 123e4567-e89b-12d3-a456-426614174000"
-		out.Param = bakedPatterns["uuid"]
-	case "url":
-		msg = name + " must be an absolute URL such as https://example.com/"
-	case "datetime":
-		msg = fmt.Sprintf("%s must be a date/time in the Go layout %s", name, param)
-	case "alpha", "alphanum", "numeric", "number", "hexadecimal":
-		out.Param = bakedPatterns[tag]
-		msg = fmt.Sprintf("%s must match the pattern %s", name, out.Param)
-	default:
-		if np := p.v.pattern(fe.ActualTag()); np != nil {
-			out.Rule, out.Param = "pattern", np.expr
-			msg = fmt.Sprintf("%s must match the pattern %s", name, np.expr)
-		} else if param != "" {
-			msg = fmt.Sprintf("%s failed the %s=%s check", name, tag, param)
-		} else {
-			msg = fmt.Sprintf("%s failed the %s check", name, tag)
-		}
-	}
+	msg, showValue := p.message(fe, name, secret, &out)
 	if r.absent && tag != "required" && r.path != "" {
 		// The agent left the member out; validator/v10 saw its zero.
 		msg = fmt.Sprintf("%s is required and %s", name, strings.TrimPrefix(msg, name+" "))
@@ -156,6 +81,68 @@ func (p *plan) describe(fe validator.FieldError, r resolved, red *redact.Redacto
 	}
 	out.Message = msg
 	return out
+}
+
+// boundWords are the words of each bound tag, for a number and for a
+// length (a string's characters, an array's items, an object's entries).
+var boundWords = map[string][2]string{
+	"min": {"be at least", "at least"}, "gte": {"be at least", "at least"},
+	"max": {"be at most", "at most"}, "lte": {"be at most", "at most"},
+	"gt": {"be greater than", "more than"}, "lt": {"be less than", "fewer than"},
+	"len": {"equal", "exactly"},
+}
+
+// message says what name breaks, in the schema's terms, and whether the
+// value's preview helps the agent. It sets out's param, allowed values
+// and suggestion where the rule has them.
+func (p *plan) message(fe validator.FieldError, name string, secret bool, out *envelope.FieldError) (msg string, showValue bool) {
+	tag, param := fe.Tag(), fe.Param()
+	if words, ok := boundWords[tag]; ok {
+		if unit := units(fe.Kind()); unit != "" {
+			return fmt.Sprintf("%s must %s %s %s %s", name, verb(unit), words[1], param, unit), true
+		}
+		return fmt.Sprintf("%s must %s %s", name, words[0], param), true
+	}
+	switch tag {
+	case "required":
+		if fe.Kind() == reflect.String {
+			return name + " is required and must not be empty", false
+		}
+		return name + " is required", false
+	case "eq":
+		return fmt.Sprintf("%s must equal %s", name, strconv.Quote(param)), true
+	case "ne":
+		return fmt.Sprintf("%s must not equal %s", name, strconv.Quote(param)), true
+	case "oneof":
+		out.Param = ""
+		out.Allowed = oneofValues(param)
+		if s, ok := fe.Value().(string); ok && !secret {
+			out.Suggestion = suggest(s, out.Allowed)
+		}
+		return fmt.Sprintf("%s must be one of: %s", name, strings.Join(out.Allowed, ", ")), true
+	case "unique":
+		return name + " must not contain duplicate items", false
+	case "email":
+		return name + " must be an email address", true
+	case "uuid":
+		out.Param = bakedPatterns["uuid"]
+		return name + " must be a UUID such as 123e4567-e89b-12d3-a456-426614174000", true
+	case "url":
+		return name + " must be an absolute URL such as https://example.com/", true
+	case "datetime":
+		return fmt.Sprintf("%s must be a date/time in the Go layout %s", name, param), true
+	case "alpha", "alphanum", "numeric", "number", "hexadecimal":
+		out.Param = bakedPatterns[tag]
+		return fmt.Sprintf("%s must match the pattern %s", name, out.Param), true
+	}
+	if np := p.v.pattern(fe.ActualTag()); np != nil {
+		out.Rule, out.Param = "pattern", np.expr
+		return fmt.Sprintf("%s must match the pattern %s", name, np.expr), true
+	}
+	if param != "" {
+		return fmt.Sprintf("%s failed the %s=%s check", name, tag, param), true
+	}
+	return fmt.Sprintf("%s failed the %s check", name, tag), true
 }
 
 func units(k reflect.Kind) string {

@@ -21,61 +21,76 @@ type decimal struct {
 // parseDecimal reads s, the text of a JSON number. It reports false for
 // text that is not one.
 func parseDecimal(s string) (d decimal, ok bool) {
+	n, ok := scanNumber(s)
+	if !ok {
+		return d, false
+	}
+	return n.decimal(), true
+}
+
+// numberText is a JSON number's parts, as written.
+type numberText struct {
+	neg     bool
+	intPart string
+	frac    string
+	exp     int // the exponent's magnitude, counted up to past 1<<31
+	expNeg  bool
+}
+
+// scanNumber splits s by JSON's number grammar, reporting false for text
+// that does not follow it.
+func scanNumber(s string) (n numberText, ok bool) {
 	i := 0
 	if i < len(s) && s[i] == '-' {
-		d.neg = true
+		n.neg = true
 		i++
 	}
+	n.intPart, i = digitRun(s, i)
+	if n.intPart == "" || len(n.intPart) > 1 && n.intPart[0] == '0' {
+		return n, false
+	}
+	if i < len(s) && s[i] == '.' {
+		if n.frac, i = digitRun(s, i+1); n.frac == "" {
+			return n, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			n.expNeg = s[i] == '-'
+			i++
+		}
+		var e string
+		if e, i = digitRun(s, i); e == "" {
+			return n, false
+		}
+		for k := 0; k < len(e) && n.exp < 1<<31; k++ {
+			n.exp = n.exp*10 + int(e[k]-'0')
+		}
+	}
+	return n, i == len(s)
+}
+
+// digitRun returns the decimal digits of s from i on, and where they end.
+func digitRun(s string, i int) (string, int) {
 	start := i
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
 	}
-	intPart := s[start:i]
-	if intPart == "" || len(intPart) > 1 && intPart[0] == '0' {
-		return d, false
-	}
-	frac := ""
-	if i < len(s) && s[i] == '.' {
-		i++
-		fs := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		frac = s[fs:i]
-		if frac == "" {
-			return d, false
-		}
-	}
-	exp, expNeg := 0, false
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			expNeg = s[i] == '-'
-			i++
-		}
-		es := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			if exp < 1<<31 {
-				exp = exp*10 + int(s[i]-'0')
-			}
-			i++
-		}
-		if i == es {
-			return d, false
-		}
-	}
-	if i != len(s) {
-		return d, false
-	}
-	// The digits of intPart+frac, without concatenating them.
-	all := len(intPart) + len(frac)
+	return s[start:i], i
+}
+
+// decimal normalises n: the digits of intPart+frac without leading or
+// trailing zeros, read without concatenating them, and the exponent of
+// the last one kept.
+func (n numberText) decimal() decimal {
 	at := func(k int) byte {
-		if k < len(intPart) {
-			return intPart[k]
+		if k < len(n.intPart) {
+			return n.intPart[k]
 		}
-		return frac[k-len(intPart)]
+		return n.frac[k-len(n.intPart)]
 	}
-	lo, hi := 0, all
+	lo, hi := 0, len(n.intPart)+len(n.frac)
 	for lo < hi && at(lo) == '0' {
 		lo++
 	}
@@ -83,13 +98,15 @@ func parseDecimal(s string) (d decimal, ok bool) {
 		hi--
 	}
 	if lo == hi {
-		return decimal{}, true // zero, whatever its sign or exponent
+		return decimal{} // zero, whatever its sign or exponent
 	}
+	d := decimal{neg: n.neg}
+	exp := n.exp
 	if exp >= 1<<31 {
 		d.huge = true
 		exp = 1 << 31
 	}
-	if expNeg {
+	if n.expNeg {
 		exp = -exp
 	}
 	var b strings.Builder
@@ -98,10 +115,10 @@ func parseDecimal(s string) (d decimal, ok bool) {
 		b.WriteByte(at(k))
 	}
 	d.digits = b.String()
-	// value = 0.digits-with-point-after-intPart... : the last kept digit
-	// sits at position hi-1, worth 10^(len(intPart)-hi).
-	d.exp = exp + len(intPart) - hi
-	return d, true
+	// The last kept digit sits at position hi-1, worth
+	// 10^(exp+len(intPart)-hi).
+	d.exp = exp + len(n.intPart) - hi
+	return d
 }
 
 // magnitude is the number of digits before the decimal point of |d|

@@ -17,8 +17,8 @@ func validationErrors(err error) validator.ValidationErrors {
 	return nil
 }
 
-// nsStep is one step of a validator/v10 struct namespace resolved against
-// the type: the field reached (nil for an element) and the JSON path so far.
+// resolved is a validator/v10 struct namespace resolved against the
+// type: the JSON path, the fields on the way and the type at its end.
 type resolved struct {
 	path  string
 	field *fieldInfo // the innermost named field on the way, if any
@@ -40,16 +40,14 @@ func resolve(root *typeInfo, ns string) resolved {
 // resolveIn is resolve that also follows the decoded arguments doc, when
 // given, to tell whether the member at the path was present.
 func resolveIn(root *typeInfo, ns string, doc any) resolved {
-	var r resolved
-	track := doc != nil
 	// Drop the top-level type's name.
-	if i := strings.IndexByte(ns, '.'); i >= 0 {
-		ns = ns[i+1:]
-	} else {
+	i := strings.IndexByte(ns, '.')
+	if i < 0 {
 		return resolved{typ: root}
 	}
+	ns = ns[i+1:]
+	w := pathWalk{doc: doc, track: doc != nil}
 	cur := root
-	var b strings.Builder
 	for ns != "" {
 		// A Go field name runs to the next '.' or '['.
 		end := strings.IndexAny(ns, ".[")
@@ -65,68 +63,93 @@ func resolveIn(root *typeInfo, ns string, doc any) resolved {
 		if f == nil {
 			break
 		}
-		if f.embedded != nil {
-			cur = f.embedded
-		} else {
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(f.jsonName)
-			if track {
-				m, _ := doc.(map[string]any)
-				var ok bool
-				if doc, ok = m[f.jsonName]; !ok {
-					r.absent = true
-					track = false
-				}
-			}
-			r.field = f
-			if r.first == nil {
-				r.first = f
-			}
-			cur = f.typ
-		}
-		// Indexes and keys.
-		for strings.HasPrefix(ns, "[") && cur != nil {
-			if cur.kind == kSlice {
-				j := strings.IndexByte(ns, ']')
-				if j < 0 {
-					ns = ""
-					break
-				}
-				b.WriteString(ns[:j+1])
-				if track {
-					a, _ := doc.([]any)
-					i, err := strconv.Atoi(ns[1:j])
-					if err != nil || i < 0 || i >= len(a) {
-						r.absent, track = true, false
-					} else {
-						doc = a[i]
-					}
-				}
-				ns = ns[j+1:]
-			} else {
-				// A map key may itself contain brackets and dots: it
-				// ends at the last "]" that is followed by '.', '[' or
-				// the end.
-				j := keyEnd(ns)
-				writeKey(&b, ns[1:j])
-				if track {
-					m, _ := doc.(map[string]any)
-					var ok bool
-					if doc, ok = m[ns[1:j]]; !ok {
-						r.absent, track = true, false
-					}
-				}
-				ns = ns[j+1:]
-			}
-			cur = cur.elem
-		}
+		cur, ns = w.subscripts(w.field(f), ns)
 		ns = strings.TrimPrefix(ns, ".")
 	}
-	r.path = b.String()
-	r.typ = cur
-	return r
+	w.r.path = w.b.String()
+	w.r.typ = cur
+	return w.r
+}
+
+// pathWalk is the state of resolveIn: the JSON path so far, and where it
+// is in the decoded arguments while tracking them.
+type pathWalk struct {
+	r     resolved
+	b     strings.Builder
+	doc   any
+	track bool
+}
+
+// field steps into f, returning its type: an embedded struct, which
+// encoding/json flattens, adds nothing to the path.
+func (w *pathWalk) field(f *fieldInfo) *typeInfo {
+	if f.embedded != nil {
+		return f.embedded
+	}
+	if w.b.Len() > 0 {
+		w.b.WriteByte('.')
+	}
+	w.b.WriteString(f.jsonName)
+	w.member(f.jsonName)
+	w.r.field = f
+	if w.r.first == nil {
+		w.r.first = f
+	}
+	return f.typ
+}
+
+// subscripts reads the indexes and keys that follow a field in ns, "[2]"
+// or "[key]", stepping into cur's elements.
+func (w *pathWalk) subscripts(cur *typeInfo, ns string) (*typeInfo, string) {
+	for strings.HasPrefix(ns, "[") && cur != nil {
+		if cur.kind == kSlice {
+			j := strings.IndexByte(ns, ']')
+			if j < 0 {
+				return cur, ""
+			}
+			w.b.WriteString(ns[:j+1])
+			w.index(ns[1:j])
+			ns = ns[j+1:]
+		} else {
+			// A map key may itself contain brackets and dots: it
+			// ends at the last "]" that is followed by '.', '[' or
+			// the end.
+			j := keyEnd(ns)
+			writeKey(&w.b, ns[1:j])
+			w.member(ns[1:j])
+			ns = ns[j+1:]
+		}
+		cur = cur.elem
+	}
+	return cur, ns
+}
+
+// member follows the arguments into the member key of an object, noting
+// when there is none.
+func (w *pathWalk) member(key string) {
+	if !w.track {
+		return
+	}
+	m, _ := w.doc.(map[string]any)
+	var ok bool
+	if w.doc, ok = m[key]; !ok {
+		w.r.absent, w.track = true, false
+	}
+}
+
+// index follows the arguments into element i of an array, noting when
+// there is none.
+func (w *pathWalk) index(i string) {
+	if !w.track {
+		return
+	}
+	a, _ := w.doc.([]any)
+	n, err := strconv.Atoi(i)
+	if err != nil || n < 0 || n >= len(a) {
+		w.r.absent, w.track = true, false
+		return
+	}
+	w.doc = a[n]
 }
 
 func keyEnd(ns string) int {

@@ -402,154 +402,196 @@ func intRange(ti *typeInfo) (lo, hi json.Number) {
 // rule adds the keywords for one tag to c, or reports false for a tag that
 // JSON Schema cannot state.
 func (g *schemaGen) rule(c *obj, ti *typeInfo, r rule) bool {
-	str := ti.kind == kString
-	num := ti.kind == kInt || ti.kind == kUint || ti.kind == kFloat
-	arr := ti.kind == kSlice
-	mp := ti.kind == kMap
-	size := func(kw string, delta int64, lower bool) bool {
-		n, err := strconv.ParseInt(r.param, 0, 64)
-		if err != nil {
-			panic(fmt.Sprintf("validate: %s=%s needs an integer", r.name, r.param))
-		}
-		n += delta
-		if n < 0 {
-			return false
-		}
-		tighten(c, kw, json.Number(strconv.FormatInt(n, 10)), lower)
-		return true
-	}
-	bound := func(kw string, lower bool) bool {
-		n := g.number(ti, r)
-		mergeKeyword(c, kw, n)
-		_ = lower
-		return true
-	}
-	lengthKw := func(lower bool) string {
-		switch {
-		case str:
-			return map[bool]string{true: "minLength", false: "maxLength"}[lower]
-		case arr:
-			return map[bool]string{true: "minItems", false: "maxItems"}[lower]
-		case mp:
-			return map[bool]string{true: "minProperties", false: "maxProperties"}[lower]
-		}
-		return ""
-	}
 	switch r.name {
 	case "min", "gte", "max", "lte", "gt", "lt", "len":
-		lower := r.name == "min" || r.name == "gte" || r.name == "gt"
-		switch {
-		case num:
-			switch r.name {
-			case "gt":
-				return bound("exclusiveMinimum", true)
-			case "lt":
-				return bound("exclusiveMaximum", false)
-			case "len":
-				c.set("const", g.number(ti, r))
-				return true
-			}
-			return bound(map[bool]string{true: "minimum", false: "maximum"}[lower], lower)
-		case str || arr || mp:
-			switch r.name {
-			case "gt":
-				return size(lengthKw(true), 1, true)
-			case "lt":
-				return size(lengthKw(false), -1, false)
-			case "len":
-				return size(lengthKw(true), 0, true) && size(lengthKw(false), 0, false)
-			}
-			return size(lengthKw(lower), 0, lower)
+		if ti.kind == kInt || ti.kind == kUint || ti.kind == kFloat {
+			return g.numericBound(c, ti, r)
 		}
+		if lower, upper, ok := lengthKeywords(ti.kind); ok {
+			return lengthBound(c, r, lower, upper)
+		}
+		return false
 	case "eq", "ne":
-		var v any
-		switch {
-		case str:
-			v = r.param
-		case num:
-			v = g.number(ti, r)
-		case ti.kind == kBool:
-			b, err := strconv.ParseBool(r.param)
-			if err != nil {
-				return false
-			}
-			v = b
-		case arr || mp:
-			if r.name == "eq" {
-				return size(lengthKw(true), 0, true) && size(lengthKw(false), 0, false)
-			}
-			return false
-		default:
-			return false
-		}
-		if r.name == "eq" {
-			c.set("const", v)
-		} else {
-			c.set("not", &obj{keys: []string{"const"}, vals: []any{v}})
-		}
-		return true
+		return g.equality(c, ti, r)
 	case "oneof":
-		vals := oneofValues(r.param)
-		switch {
-		case str:
-			c.set("enum", vals)
-			return true
-		case ti.kind == kInt || ti.kind == kUint:
-			enum := []any{}
-			for _, v := range vals {
-				// validator/v10 compares decimal renderings, so "01" or
-				// "+1" can never match; leave them out.
-				if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
-					enum = append(enum, json.Number(v))
-				} else if n, err := strconv.ParseUint(v, 10, 64); err == nil && strconv.FormatUint(n, 10) == v {
-					enum = append(enum, json.Number(v))
-				}
-			}
-			c.set("enum", enum)
-			return true
-		}
+		return enumeration(c, ti, r)
 	case "unique":
-		if arr && r.param == "" && comparableElem(ti.elem) {
+		if ti.kind == kSlice && r.param == "" && comparableElem(ti.elem) {
 			c.set("uniqueItems", true)
 			return true
 		}
+		return false
 	case "email", "url":
 		// validator/v10's email and url checks and JSON Schema's
 		// "email" and "uri" formats disagree at the edges (a@b, http://),
 		// so the schema does not claim them: they are runtime-only.
 		return false
-	case "uuid":
-		if str {
-			c.set("format", "uuid")
-			addPattern(c, bakedPatterns["uuid"])
-			return true
+	}
+	return g.stringFormat(c, ti, r)
+}
+
+// numericKeywords are the keywords the bound tags set on a number.
+var numericKeywords = map[string]string{
+	"min": "minimum", "gte": "minimum", "max": "maximum", "lte": "maximum",
+	"gt": "exclusiveMinimum", "lt": "exclusiveMaximum",
+}
+
+// numericBound states a bound tag on a number: len is the value itself.
+func (g *schemaGen) numericBound(c *obj, ti *typeInfo, r rule) bool {
+	n := g.number(ti, r)
+	if r.name == "len" {
+		c.set("const", n)
+		return true
+	}
+	mergeKeyword(c, numericKeywords[r.name], n)
+	return true
+}
+
+// lengthKeywords are the keywords that bound the size of a string, an
+// array or an object.
+func lengthKeywords(k kind) (lower, upper string, ok bool) {
+	switch k {
+	case kString:
+		return "minLength", "maxLength", true
+	case kSlice:
+		return "minItems", "maxItems", true
+	case kMap:
+		return "minProperties", "maxProperties", true
+	}
+	return "", "", false
+}
+
+// lengthBound states a bound tag on a size: gt and lt are one more and
+// one less, len both bounds.
+func lengthBound(c *obj, r rule, lower, upper string) bool {
+	switch r.name {
+	case "gt":
+		return size(c, r, lower, 1, true)
+	case "lt":
+		return size(c, r, upper, -1, false)
+	case "len":
+		return exactSize(c, r, lower, upper)
+	case "min", "gte":
+		return size(c, r, lower, 0, true)
+	}
+	return size(c, r, upper, 0, false)
+}
+
+// exactSize states a size of exactly r's parameter.
+func exactSize(c *obj, r rule, lower, upper string) bool {
+	return size(c, r, lower, 0, true) && size(c, r, upper, 0, false)
+}
+
+// size sets the size keyword kw to r's integer parameter plus delta,
+// unless that is negative, which no size can be.
+func size(c *obj, r rule, kw string, delta int64, lower bool) bool {
+	n, err := strconv.ParseInt(r.param, 0, 64)
+	if err != nil {
+		panic(fmt.Sprintf("validate: %s=%s needs an integer", r.name, r.param))
+	}
+	n += delta
+	if n < 0 {
+		return false
+	}
+	tighten(c, kw, json.Number(strconv.FormatInt(n, 10)), lower)
+	return true
+}
+
+// equality states eq and ne: a value for scalars, a size for arrays and
+// objects (eq only).
+func (g *schemaGen) equality(c *obj, ti *typeInfo, r rule) bool {
+	var v any
+	switch ti.kind {
+	case kString:
+		v = r.param
+	case kInt, kUint, kFloat:
+		v = g.number(ti, r)
+	case kBool:
+		b, err := strconv.ParseBool(r.param)
+		if err != nil {
+			return false
 		}
-	case "datetime":
-		if str {
-			// RFC 3339 strings are not advertised: Go's parser and the
-			// "date-time" format disagree on leap seconds, lower-case t
-			// and z, and +24:00. A time.Time field is held to both.
-			switch r.param {
-			case time.DateOnly:
-				c.set("format", "date")
-				return true
-			}
+		v = b
+	case kSlice, kMap:
+		if r.name != "eq" {
+			return false
 		}
-	case "alpha", "alphanum", "numeric", "number", "hexadecimal":
-		if str {
-			addPattern(c, bakedPatterns[r.name])
-			return true
-		}
+		lower, upper, _ := lengthKeywords(ti.kind)
+		return exactSize(c, r, lower, upper)
 	default:
-		if p := g.v.pattern(r.name); p != nil {
-			if !str {
-				panic(fmt.Sprintf("validate: pattern tag %q is for strings, not %s", r.name, ti.rt))
+		return false
+	}
+	if r.name == "eq" {
+		c.set("const", v)
+	} else {
+		c.set("not", &obj{keys: []string{"const"}, vals: []any{v}})
+	}
+	return true
+}
+
+// enumeration states oneof on strings and integers.
+func enumeration(c *obj, ti *typeInfo, r rule) bool {
+	vals := oneofValues(r.param)
+	switch ti.kind {
+	case kString:
+		c.set("enum", vals)
+		return true
+	case kInt, kUint:
+		enum := []any{}
+		for _, v := range vals {
+			// validator/v10 compares decimal renderings, so "01" or
+			// "+1" can never match; leave them out.
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
+				enum = append(enum, json.Number(v))
+			} else if n, err := strconv.ParseUint(v, 10, 64); err == nil && strconv.FormatUint(n, 10) == v {
+				enum = append(enum, json.Number(v))
 			}
-			addPattern(c, p.expr)
-			return true
 		}
+		c.set("enum", enum)
+		return true
 	}
 	return false
+}
+
+// stringFormat states the tags that are formats or patterns of strings:
+// uuid, a date-only datetime, validator/v10's baked-in expressions and
+// the named patterns of the Validator. A named pattern on another type
+// cannot work, and panics.
+func (g *schemaGen) stringFormat(c *obj, ti *typeInfo, r rule) bool {
+	str := ti.kind == kString
+	switch r.name {
+	case "uuid":
+		if !str {
+			return false
+		}
+		c.set("format", "uuid")
+		addPattern(c, bakedPatterns["uuid"])
+		return true
+	case "datetime":
+		// RFC 3339 strings are not advertised: Go's parser and the
+		// "date-time" format disagree on leap seconds, lower-case t
+		// and z, and +24:00. A time.Time field is held to both.
+		if str && r.param == time.DateOnly {
+			c.set("format", "date")
+			return true
+		}
+		return false
+	case "alpha", "alphanum", "numeric", "number", "hexadecimal":
+		if !str {
+			return false
+		}
+		addPattern(c, bakedPatterns[r.name])
+		return true
+	}
+	p := g.v.pattern(r.name)
+	if p == nil {
+		return false
+	}
+	if !str {
+		panic(fmt.Sprintf("validate: pattern tag %q is for strings, not %s", r.name, ti.rt))
+	}
+	addPattern(c, p.expr)
+	return true
 }
 
 // comparableElem reports whether JSON Schema's uniqueItems (deep JSON

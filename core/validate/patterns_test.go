@@ -1,15 +1,12 @@
 package validate_test
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpguard/mcpguard/validate"
+	"github.com/mcpguard/mcpguard/core/validate"
 )
 
 func TestRegisterPattern(t *testing.T) {
@@ -54,11 +51,7 @@ func TestRegisterPatternAnchorsAlternation(t *testing.T) {
 	}
 	raw := validate.Schema[args](validate.WithValidator(v))
 	schema := compile(t, raw)
-	s := newServer(t)
-	s.AddTool(mcp.NewTool("t", validate.InputSchema[args](validate.WithValidator(v))),
-		validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a args) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText("ok"), nil
-		}, validate.WithValidator(v)))
+	b := validate.NewBinder[args](validate.WithValidator(v))
 	for doc, want := range map[string]bool{
 		`{"ref":"ord-1234"}`:                    true,
 		`{"ref":"ORD-1234"}`:                    true,
@@ -68,8 +61,8 @@ func TestRegisterPatternAnchorsAlternation(t *testing.T) {
 		if got := schemaValid(t, schema, doc); got != want {
 			t.Errorf("schema on %s: %v, want %v (%s)", doc, got, want, raw)
 		}
-		if r := callRaw(t, s, "t", doc); r.isErr == want {
-			t.Errorf("Args on %s: %s", doc, r.raw)
+		if o := call(t, b, doc); o.ok != want {
+			t.Errorf("Bind on %s: %+v", doc, o)
 		}
 	}
 }

@@ -20,14 +20,13 @@ import (
 	"github.com/mcpguard/mcpguard/core/validate"
 )
 
-// The differential test (SDK-free: it drives core/validate's Binder, but
-// lives in this module so that the core's go.mod carries no JSON Schema
-// validator for a test): the derived schema, compiled by
+// The differential test: the derived schema, compiled by
 // santhosh-tekuri/jsonschema/v6 (what mcp-go's WithInputSchemaValidation
 // uses), and Binder[T] (what validate.Args and gosdk.AddTool bind
 // with; "Args" below) must agree on every argument object, valid or not,
 // with the two deliberate differences the mcp-go front's package doc
-// states:
+// states. The validator is a test-only requirement of the core module:
+// it is mcp-go's, and go-sdk users never build it.
 //
 //   - every object the schema accepts, Args accepts, except one holding a
 //     number that the field's 64-bit Go type cannot hold (the schema
@@ -162,35 +161,48 @@ var pool = func() []string {
 }()
 
 func TestDifferentialSchemaVersusArgs(t *testing.T) {
+	t.Parallel()
+	var total, runs atomic.Int64
 	t.Cleanup(func() {
 		// With every subtest run (not a -run selection of one), the
-		// property held on at least 15,000 objects.
-		if n := total.Load(); runs.Load() == 6 && n < 15000 && !t.Failed() {
-			t.Errorf("only %d objects compared, want at least 15,000", n)
+		// property held on at least this many objects.
+		if n, want := total.Load(), int64(scale(6000, 15000)); runs.Load() == 6 && n < want && !t.Failed() {
+			t.Errorf("only %d objects compared, want at least %d", n, want)
 		}
 	})
-	t.Run("strings", func(t *testing.T) { differential[diffStrings](t, diffStringsBase) })
-	t.Run("numbers", func(t *testing.T) { differential[diffNumbers](t, diffNumbersBase) })
-	t.Run("containers", func(t *testing.T) { differential[diffContainers](t, diffContainersBase) })
-	t.Run("formats", func(t *testing.T) { differential[diffFormats](t, diffFormatsBase) })
-	t.Run("floats", func(t *testing.T) { differential[diffFloats](t, diffFloatsBase) })
-	t.Run("search", func(t *testing.T) { differential[SearchArgs](t, `{"query":"agents"}`) })
+	for name, run := range map[string]func(t *testing.T) int{
+		"strings":    func(t *testing.T) int { return differential[diffStrings](t, diffStringsBase) },
+		"numbers":    func(t *testing.T) int { return differential[diffNumbers](t, diffNumbersBase) },
+		"containers": func(t *testing.T) int { return differential[diffContainers](t, diffContainersBase) },
+		"formats":    func(t *testing.T) int { return differential[diffFormats](t, diffFormatsBase) },
+		"floats":     func(t *testing.T) int { return differential[diffFloats](t, diffFloatsBase) },
+		"search":     func(t *testing.T) int { return differential[SearchArgs](t, `{"query":"agents"}`) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			total.Add(int64(run(t)))
+			runs.Add(1)
+		})
+	}
 }
 
-func differential[T any](t *testing.T, base string) {
+// differential compares the schema and Args on objects derived from base
+// and returns how many.
+func differential[T any](t *testing.T, base string) int {
 	schema := compile(t, validate.Schema[T]())
 	b := validate.NewBinder[T]()
 	r := envelope.NewRenderer()
-	argsVerdict := func(doc string) (bool, *envelope.Envelope, string) {
+	argsVerdict := func(doc string) (bool, error) {
 		args, err := b.Bind(context.Background(), "t", json.RawMessage(doc), nil)
-		if err != nil {
-			env := r.Error(context.Background(), envelope.Call{Tool: "t", Args: json.RawMessage(doc)}, err)
-			return false, env, string(env.Marshal())
-		}
-		if args == nil {
+		if err == nil && args == nil {
 			t.Fatalf("%s: neither arguments nor an error", doc)
 		}
-		return true, nil, ""
+		return err == nil, err
+	}
+	// The envelope of a refusal, rendered only where the verdicts differ.
+	envelopeOf := func(doc string, err error) (*envelope.Envelope, string) {
+		env := r.Error(context.Background(), envelope.Call{Tool: "t", Args: json.RawMessage(doc)}, err)
+		return env, string(env.Marshal())
 	}
 	notes := validate.RuntimeOnly[T]()
 	var rawSchema map[string]any
@@ -208,18 +220,19 @@ func differential[T any](t *testing.T, base string) {
 	}
 	docs = append(docs, base)
 	names := schemaProps(t, validate.Schema[T]())
+	props, _ := rawSchema["properties"].(map[string]any)
 	for _, name := range names {
 		m := maps.Clone(baseMap)
 		delete(m, name)
 		docs = append(docs, render(m))
-		for _, v := range pool {
+		for _, v := range poolFor(props[name]) {
 			m := maps.Clone(baseMap)
 			m[name] = json.RawMessage(v)
 			docs = append(docs, render(m))
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 3000 {
+	for range scale(400, 3000) {
 		m := maps.Clone(baseMap)
 		for range 1 + rng.IntN(3) {
 			m[names[rng.IntN(len(names))]] = json.RawMessage(pool[rng.IntN(len(pool))])
@@ -232,9 +245,10 @@ func differential[T any](t *testing.T, base string) {
 	valid, invalid, lenient, unheld := 0, 0, 0, 0
 	for _, doc := range docs {
 		schemaOK := schemaValid(t, schema, doc)
-		argsOK, env, why := argsVerdict(doc)
+		argsOK, err := argsVerdict(doc)
 		switch {
 		case schemaOK && !argsOK:
+			env, why := envelopeOf(doc, err)
 			if !beyond64Bits(env) && !runtimeOnly(env, notes) && schemaValid(t, schema, rounded(t, doc)) {
 				t.Errorf("the schema accepts what Args refuses: %s: %s", doc, why)
 			}
@@ -256,16 +270,62 @@ func differential[T any](t *testing.T, base string) {
 			invalid++
 		}
 	}
-	total.Add(int64(len(docs)))
-	runs.Add(1)
 	t.Logf("%d objects: %d valid, %d invalid; %d accepted only as null/zero optional members, %d refused for a stated reason (64-bit range, rounding, runtime-only tag)", len(docs), valid, invalid, lenient, unheld)
 	if valid < 30 || invalid < len(docs)/10 {
 		t.Fatalf("too one-sided to prove anything: %d valid, %d invalid", valid, invalid)
 	}
+	return len(docs)
 }
 
-// total counts the objects all differential runs compared, runs the runs.
-var total, runs atomic.Int64
+// poolFor is the pool a property meets: all of it in full size; by
+// default the values of the property's own JSON type (where the edges
+// are) and the first value of each other type, since a wrong type is
+// refused alike whatever the value. A property of any type meets all.
+func poolFor(prop any) []string {
+	p, _ := prop.(map[string]any)
+	types := map[string]bool{}
+	switch ty := p["type"].(type) {
+	case string:
+		types[ty] = true
+	case []any:
+		for _, e := range ty {
+			types[e.(string)] = true
+		}
+	}
+	if full || len(types) == 0 {
+		return pool
+	}
+	if types["integer"] {
+		types["number"] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range pool {
+		k := jsonKind(v)
+		if types[k] || !seen[k] {
+			out = append(out, v)
+		}
+		seen[k] = true
+	}
+	return out
+}
+
+// jsonKind is the JSON Schema type name of a pool value.
+func jsonKind(v string) string {
+	switch v[0] {
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	return "number"
+}
 
 func schemaValid(t *testing.T, schema *jsonschema.Schema, doc string) bool {
 	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))

@@ -1,23 +1,20 @@
 package validate_test
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/mcpguard/mcpguard/validate"
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/validate"
 )
 
 // The schema conventions, pinned: for each Go type, a required and an
 // optional member, by value and by pointer, with the schema each
-// advertises and what Args does with the member absent, null, zero and
-// valid. The verdicts read "+" for accepted, "-" for refused, in that
+// advertises and what Bind (so each front) does with the member absent,
+// null, zero and valid. The verdicts read "+" for accepted, "-" for refused, in that
 // order.
 
 type inner struct {
@@ -99,18 +96,14 @@ type convRow struct {
 }
 
 func row[T any](name, zero, good string, props []string, verdicts [4]string) convRow {
-	s := server.NewMCPServer("test", "1.0.0", server.WithToolCapabilities(true))
-	s.AddTool(mcp.NewTool("t", validate.InputSchema[T]()),
-		validate.Handler(func(ctx context.Context, req mcp.CallToolRequest, a T) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText("ok"), nil
-		}))
+	b := validate.NewBinder[T]()
 	return convRow{name: name, schema: validate.Schema[T](), zero: zero, good: good, props: props, verdicts: verdicts,
 		check: func(t *testing.T, doc string) bool {
-			r := callRaw(t, s, "t", doc)
-			if r.rpcErr || r.isErr && r.env == nil {
-				t.Fatalf("not a result or not an envelope: %s", r.raw)
+			o := call(t, b, doc)
+			if !o.ok && o.env.ErrorType != envelope.ValidationError {
+				t.Fatalf("not a validation_error: %s", o.raw)
 			}
-			return !r.isErr
+			return o.ok
 		}}
 }
 

@@ -207,6 +207,7 @@ func TestUNCPathsAndEscapes(t *testing.T) {
 		`{"p":"\\\\srv\\\u00e9t\u00e9"}`, // JSON of \\srv\été, ASCII-only
 		`\\fileserver\share\u0026`,       // an escape after the share is the path's
 		`(\\10.0.0.5\c$\Windows)`,
+		`\\users\share`, `\\xeon\share`, `\\srv\Users`, `\\srv\u00et`, `\\srv\U0001F60`, // no escape: not enough hex digits
 	} {
 		assert.True(t, unc(s), "%s is a network path", s)
 	}
@@ -222,6 +223,7 @@ func TestUNCPathsAndEscapes(t *testing.T) {
 		`\\x1b\share`,
 		`\\x80\share`,
 		`\\xFF\share`,
+		`\\x7F\share`,
 		`\\u00e9\share`,
 		`\\U0001f600\share`,
 		` \\\\B\u0026`, // JSON text of a preview " \\B&"

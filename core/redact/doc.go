@@ -33,6 +33,12 @@
 // file.rs:2:5 position "[internal]", so "ZeroDivisionError: division by
 // zero" and "thread 'main' panicked at [internal]" still read.
 //
+// Paths are found in plain and in escaped text: C:\Users\bob\x,
+// \\fileserver\share and their JSON-escaped forms all become "[path]". A
+// backslash that starts a quoted escape (\x7f, \u0026, \U0001F600) is no
+// separator, so a preview that quotes "\x7f&00" is left as it is in JSON
+// text too, where it reads \\x7f\u002600.
+//
 // # Tokens
 //
 // A vendor token is found by its prefix (ghp_, glpat-, xoxb-, xapp-,

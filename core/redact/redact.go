@@ -98,8 +98,8 @@ func (r *Redactor) apply(rule *Rule, s string) string {
 	if !rule.Pattern.MatchString(s) {
 		return s
 	}
-	if rule.KeepSent && r.call != nil {
-		return r.replaceKeepingSent(rule, s)
+	if rule.accept != nil || rule.KeepSent && r.call != nil {
+		return r.replaceVetted(rule, s)
 	}
 	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
 }
@@ -123,15 +123,17 @@ func replaceSpans(s string, spans func(string, []leak.SecretValue) []leak.Secret
 	return b.String()
 }
 
-// replaceKeepingSent replaces the matches of rule in s except those the
-// call's arguments contain verbatim.
-func (r *Redactor) replaceKeepingSent(rule *Rule, s string) string {
+// replaceVetted replaces the matches of rule in s except those its accept
+// check refuses and, in a call, those the call's arguments contain
+// verbatim.
+func (r *Redactor) replaceVetted(rule *Rule, s string) string {
 	var b []byte
 	changed := false
 	last := 0
 	g := rule.kept()
+	keep := rule.KeepSent && r.call != nil
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		if r.call.sent().Contains(keptText(s, m, g)) {
+		if rule.accept != nil && !rule.accept(s[m[0]:m[1]]) || keep && r.call.sent().Contains(keptText(s, m, g)) {
 			continue
 		}
 		changed = true

@@ -41,6 +41,9 @@ type Rule struct {
 	// spans finds a default rule's matches in code rather than with an
 	// expression: the values of secret-named keys, high-entropy tokens.
 	spans func(string, []leak.SecretValue) []leak.SecretValue
+	// accept vets each match of a default rule's expression; false keeps
+	// the match (a quoted escape that only looks like a network path).
+	accept func(string) bool
 }
 
 func (r *Rule) active() bool { return r.Pattern != nil || r.spans != nil }
@@ -70,7 +73,7 @@ var defaultRules = func() []Rule {
 		if s.DetectOnly {
 			continue
 		}
-		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, pre: s.Pre, spans: s.Spans}
+		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, pre: s.Pre, spans: s.Spans, accept: s.Accept}
 		if s.Spans == nil {
 			rule.Pattern = leak.Compiled(s.Name)
 		}

@@ -36,6 +36,10 @@ type Spec struct {
 	// (Expr is empty): it appends to dst the spans of s to replace, in
 	// order. It must not allocate when it finds none.
 	Spans func(s string, dst []SecretValue) []SecretValue
+	// Accept, when set, vets each match of Expr (the whole match): false
+	// means it is no leak, and neither the detector nor the redactor
+	// counts it.
+	Accept func(match string) bool
 }
 
 // Path and stack building blocks. L is a path segment character: letters
@@ -142,9 +146,10 @@ var Specs = []Spec{
 		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
 	{Name: "paths/unc", What: "a Windows network path",
 		// A share after the server: "\\x7f\" is how a quoted "\x7f" looks
-		// in JSON text, and names nothing.
+		// in JSON text, and names nothing. Nor does a backslash that starts
+		// an escape (see notEscapedUNC).
 		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `+)`,
-		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true},
+		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true, Accept: notEscapedUNC},
 	{Name: "paths/windows", What: "a Windows file path",
 		// At least one character after the drive's separator: a bare "A:\"
 		// names nothing, and in JSON text it is how `"A:"` looks escaped.
@@ -205,6 +210,74 @@ func hasLineAndColumn(s string) bool {
 		i += 1 + next
 	}
 	return false
+}
+
+// notEscapedUNC reports whether a paths/unc match is a network path rather
+// than quoted text. A backslash followed by an escape (see escapeAt) starts
+// that escape, so it is neither one of the pair that opens the path nor the
+// separator before the share: in JSON text "\\x7f\u002600" is a quoted
+// "\x7f&00", not the share u002600 on server x7f. Escapes further along
+// belong to a path already named.
+func notEscapedUNC(m string) bool {
+	i := strings.IndexByte(m, '\\')
+	if i < 0 {
+		return false
+	}
+	open := backslashes(m, i)
+	server := i + open
+	if escapeAt(m, server) {
+		open--
+	}
+	end := server + strings.IndexByte(m[server:], '\\')
+	if end < server {
+		return false
+	}
+	sep := backslashes(m, end)
+	if escapeAt(m, end+sep) {
+		sep--
+	}
+	return open >= 2 && sep >= 1
+}
+
+// backslashes counts the backslashes of s from i on.
+func backslashes(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == '\\' {
+		n++
+	}
+	return n
+}
+
+// escapeAt reports whether s[i:] is what a quoter writes after a backslash
+// for a character it does not print as is: xHH for a control byte, DEL or
+// a byte that is not UTF-8 (no quoter writes \x64 for "d"), uHHHH (JSON,
+// Go, JavaScript, Python) or UHHHHHHHH (Go, Python).
+func escapeAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	switch s[i] {
+	case 'x':
+		return hexRun(s, i+1, 2) && (s[i+1] <= '1' || s[i+1] >= '8' || s[i+1:i+3] == "7f" || s[i+1:i+3] == "7F")
+	case 'u':
+		return hexRun(s, i+1, 4)
+	case 'U':
+		return hexRun(s, i+1, 8)
+	}
+	return false
+}
+
+// hexRun reports whether s holds n hexadecimal digits from i on.
+func hexRun(s string, i, n int) bool {
+	if i+n > len(s) {
+		return false
+	}
+	for _, c := range []byte(s[i : i+n]) {
+		if !isDigit(c) && !('a' <= c|0x20 && c|0x20 <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // unixPathTriggers are the pairs a Unix path match starts with: one of
@@ -321,6 +394,9 @@ func (c *compiled) find(text string, sent *Sent) (string, bool) {
 	kept := c.re.SubexpIndex("kept")
 	for _, loc := range c.re.FindAllStringSubmatchIndex(text, 16) {
 		m := text[loc[0]:loc[1]]
+		if c.Accept != nil && !c.Accept(m) {
+			continue
+		}
 		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.Contains(text[loc[2*kept]:loc[2*kept+1]]) {
 			continue
 		}

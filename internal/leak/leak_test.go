@@ -181,3 +181,55 @@ func TestPreNeverHidesAMatch(t *testing.T) {
 		}
 	}
 }
+
+// A backslash that starts an escape (a quoted byte \x7f, a JSON or Go
+// \u0026, a Go \U0001f600) is neither a UNC path's opening pair nor its
+// separator: FuzzDefaultArgs found "\\x7f\u002600", the JSON text of a
+// preview quoting "\x7f&00", read as the share u002600 on server x7f.
+// Real network paths, plain or JSON-escaped, are still found.
+func TestUNCPathsAndEscapes(t *testing.T) {
+	t.Parallel()
+	unc := func(text string) bool {
+		for _, m := range leak.Find(text) {
+			if m.Name == "paths/unc" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range []string{
+		`open \\fileserver\share\x failed`,
+		`open \\fileserver\share failed`,
+		`{"path":"\\\\fileserver\\share"}`,
+		`{"path":"\\\\fileserver\\share\\x.txt"}`,
+		`\\x64build\share`,               // \x64 is "d": no quoter escapes it
+		`{"p":"\\\\\u00e9cole\\share"}`,  // JSON of \\école\share, ASCII-only
+		`{"p":"\\\\srv\\\u00e9t\u00e9"}`, // JSON of \\srv\été, ASCII-only
+		`\\fileserver\share\u0026`,       // an escape after the share is the path's
+		`(\\10.0.0.5\c$\Windows)`,
+		`\\users\share`, `\\xeon\share`, `\\srv\Users`, `\\srv\u00et`, `\\srv\U0001F60`, // no escape: not enough hex digits
+	} {
+		assert.True(t, unc(s), "%s is a network path", s)
+	}
+	for _, s := range []string{
+		// The finding, as the envelope's JSON text holds it: the preview
+		// quotes \xb6\xff\x7f&00 as \ufffd\ufffd\x7f&00.
+		`got \"A` + "\uFFFD\uFFFD" + `\\x7f\u002600\"`,
+		`(got "A` + "\uFFFD" + `\\x7f\u002600")`,
+		`\\srv\x7fshare`, // a quoted \x7f after one backslash: \srv<DEL>share
+		`\\x7f\u002600`,
+		`\\x7fA\\x7fB`,
+		`\\x7f\share`,
+		`\\x1b\share`,
+		`\\x80\share`,
+		`\\xFF\share`,
+		`\\x7F\share`,
+		`\\u00e9\share`,
+		`\\U0001f600\share`,
+		` \\\\B\u0026`, // JSON text of a preview " \\B&"
+		`\\srv\u0026`,
+		`\\srv\U0001F600`,
+	} {
+		assert.False(t, unc(s), "%s is no network path", s)
+	}
+}

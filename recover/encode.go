@@ -118,7 +118,8 @@ func encodeMeta(m *mcp.Meta) (*mcp.Meta, bool, error) {
 // plainResult reports, without allocating, whether mcp-go encodes res as
 // it is: the common case, checked before anything is copied.
 func plainResult(res *mcp.CallToolResult) bool {
-	if len(res.RawStructuredContent) > 0 && safe.ValidRaw(res.RawStructuredContent) != nil {
+	// mcp-go sends RawStructuredContent when it is not empty.
+	if len(res.RawStructuredContent) != 0 && safe.ValidRaw(res.RawStructuredContent) != nil {
 		return false
 	}
 	if sc := res.StructuredContent; sc != nil {
@@ -126,7 +127,10 @@ func plainResult(res *mcp.CallToolResult) bool {
 			return false
 		}
 	}
-	if res.Meta != nil && !plainParts(mcp.Annotated{}, res.Meta) || len(res.InputRequests) > 0 {
+	if !plainParts(mcp.Annotated{}, res.Meta) {
+		return false
+	}
+	if len(res.InputRequests) != 0 { // mcp-go's own types, checked by encoding them
 		return false
 	}
 	for _, c := range res.Content {

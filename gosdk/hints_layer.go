@@ -150,7 +150,7 @@ func (r *HintRegistry) failure(ctx, inner context.Context, req *mcp.CallToolRequ
 	// A result the handler built from text: rendered as Middleware renders
 	// it, under the context that carries this tool's steps.
 	env := f.r.Text(inner, callOf(req), textOf(res.Content))
-	return f.result(env, nil, res, declares)
+	return f.result(req, env, nil, res, declares)
 }
 
 // success returns a copy of res with the tool's success steps, or res

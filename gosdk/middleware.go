@@ -115,7 +115,7 @@ func (c *chain) encodable(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 	}
 	tool := callOf(req).Tool
 	env := c.front.r.Unencodable(ctx, tool, err, c.recover.Logger)
-	return c.front.result(env, nil, nil, c.front.declaresOutput(tool))
+	return c.front.result(req, env, nil, nil, c.front.declaresOutput(tool))
 }
 
 // recovered logs a panic under a fresh incident and renders its envelope.
@@ -126,7 +126,7 @@ func (c *chain) recovered(ctx context.Context, req *mcp.CallToolRequest, v any) 
 		ro.OnPanic = func(ctx context.Context, p Panic) { c.onPanic(ctx, req, p) }
 	}
 	env := c.front.r.Recovered(ctx, tool, v, ro)
-	return c.front.result(env, nil, nil, c.front.declaresOutput(tool))
+	return c.front.result(req, env, nil, nil, c.front.declaresOutput(tool))
 }
 
 // fallback answers when recovering itself failed.
@@ -156,7 +156,7 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 		return res, nil // a result type only a layer inside knows
 	case r == nil:
 		call := callOf(req)
-		return c.front.result(c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
+		return c.front.result(req, c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
 	case !r.IsError:
 		r = withoutForgedFailure(r)
 		if !c.successes {
@@ -183,13 +183,13 @@ func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 		// less than it did without the layer.
 		call.Shown = true
 		env := c.front.r.Error(ctx, call, sdkError(err))
-		return c.front.result(env, err, r, c.front.declaresOutput(env.Tool))
+		return c.front.result(req, env, err, r, c.front.declaresOutput(env.Tool))
 	}
 	if !c.front.r.Normalizes() {
 		return withoutForgedFailure(r)
 	}
 	env := c.front.r.Text(ctx, call, textOf(r.Content))
-	return c.front.result(env, nil, r, c.front.declaresOutput(env.Tool))
+	return c.front.result(req, env, nil, r, c.front.declaresOutput(env.Tool))
 }
 
 // sdkArgumentsPrefix starts the error go-sdk v1.8.0's typed handlers

@@ -40,6 +40,8 @@ type Tool[Req, Res any] struct {
 	okText   string
 
 	warnOnce sync.Once
+	// unreadOnce logs the first error of an OnSuccessChecked function.
+	unreadOnce sync.Once
 }
 
 // hint is a Hint with its static steps redacted once.
@@ -216,18 +218,43 @@ func (t *Tool[Req, Res]) Success(ctx context.Context, req Req, res Res) (steps [
 			out = append(out, h.texts...)
 			continue
 		}
-		var ss []Step
-		p := safe.Call(func() { ss = h.okFn(ctx, req, res) })
-		if p != nil {
-			t.panicked(ctx, "OnSuccessFunc", p)
-			continue
+		ss, ok := t.successFunc(ctx, h, req, res)
+		if ok {
+			out = t.appendSteps(out, ss)
 		}
-		out = t.appendSteps(out, ss)
 	}
 	if steps = dedupe(out); len(steps) == 0 {
 		return nil, ""
 	}
 	return steps, SuccessText(steps)
+}
+
+// successFunc runs a success hint's function, recovering a panic and
+// logging the first error of a checked one; ok is false when it gave no
+// usable steps.
+func (t *Tool[Req, Res]) successFunc(ctx context.Context, h *hint[Req, Res], req Req, res Res) (steps []Step, ok bool) {
+	var err error
+	p := safe.Call(func() {
+		if h.okFn != nil {
+			steps = h.okFn(ctx, req, res)
+		} else {
+			steps, err = h.okErrFn(ctx, req, res)
+		}
+	})
+	if p != nil {
+		t.panicked(ctx, "OnSuccessFunc", p)
+		return nil, false
+	}
+	if err != nil {
+		t.unreadOnce.Do(func() {
+			safe.Log(ctx, t.o.log(), slog.LevelDebug,
+				"mcpguard/hints: a success hint function could not read the tool's result and added no steps (logged once per tool)",
+				slog.String(logkey.Tool, t.name),
+				slog.String(logkey.Error, safe.Error(err)))
+		})
+		return nil, false
+	}
+	return steps, true
 }
 
 func (t *Tool[Req, Res]) appendSteps(out []string, steps []Step) []string {

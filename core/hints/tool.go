@@ -28,6 +28,7 @@ type Tool[Req, Res any] struct {
 	name     string
 	o        *options
 	request  func(envelope.Call) Req
+	refs     *references
 	errs     []hint[Req, Res]
 	oks      []hint[Req, Res]
 	replace  bool
@@ -135,11 +136,11 @@ func (t *Tool[Req, Res]) ErrorSteps(ctx context.Context, req Req, f Failure) ([]
 		switch h.kind {
 		case kindSentinel:
 			if t.matches(ctx, h, f) {
-				out = append(out, h.texts...)
+				out = t.appendTexts(out, h)
 			}
 		case kindCode:
 			if !matched && h.code == f.Code {
-				out = append(out, h.texts...)
+				out = t.appendTexts(out, h)
 			}
 		case kindErrorFunc:
 			var steps []Step
@@ -208,14 +209,14 @@ func (t *Tool[Req, Res]) Merge(ctx context.Context, req Req, env *envelope.Envel
 // Success returns the tool's steps for a successful result, and the text
 // content item that lists them, or nil and "" when no hint applies.
 func (t *Tool[Req, Res]) Success(ctx context.Context, req Req, res Res) (steps []string, text string) {
-	if t.okStatic {
+	if t.okStatic && t.refs.clean() {
 		return t.okSteps, t.okText
 	}
 	var out []string
 	for i := range t.oks {
 		h := &t.oks[i]
 		if h.kind == kindSuccess {
-			out = append(out, h.texts...)
+			out = t.appendTexts(out, h)
 			continue
 		}
 		ss, ok := t.successFunc(ctx, h, req, res)
@@ -227,6 +228,20 @@ func (t *Tool[Req, Res]) Success(ctx context.Context, req Req, res Res) (steps [
 		return nil, ""
 	}
 	return steps, SuccessText(steps)
+}
+
+// appendTexts appends h's static steps, redacted, but for those naming a
+// tool the server does not have (see [Registry.CheckOnce]).
+func (t *Tool[Req, Res]) appendTexts(out []string, h *hint[Req, Res]) []string {
+	if t.refs.clean() {
+		return append(out, h.texts...)
+	}
+	for i, s := range h.steps {
+		if !t.refs.drops(s.tool) {
+			out = append(out, h.texts[i])
+		}
+	}
+	return out
 }
 
 // successFunc runs a success hint's function, recovering a panic and
@@ -260,7 +275,7 @@ func (t *Tool[Req, Res]) successFunc(ctx context.Context, h *hint[Req, Res], req
 func (t *Tool[Req, Res]) appendSteps(out []string, steps []Step) []string {
 	for _, s := range steps {
 		text := s.text
-		if text == "" {
+		if text == "" || t.refs.drops(s.tool) {
 			continue
 		}
 		// Cut far beyond maxStepLen before redacting, so that redaction

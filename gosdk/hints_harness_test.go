@@ -42,7 +42,9 @@ func newServer(add func(s *mcp.Server), layers ...mcp.Middleware) *mcp.Server {
 	// step naming a tool the server does not have.
 	for _, name := range []string{"shop_authenticate", "shop_search", "shop_track"} {
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	return s
 }

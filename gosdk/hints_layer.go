@@ -10,6 +10,7 @@ import (
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/hints"
+	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 )
 
 // HintRegistry holds the rules of a set of tools and the options they run
@@ -83,7 +84,7 @@ func (r *HintRegistry) Middleware() mcp.Middleware {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != methodCallTool {
 				if method == methodListTools && !r.c.Checked() {
 					return r.listed(ctx, method, req, next)
@@ -103,6 +104,8 @@ func (r *HintRegistry) Middleware() mcp.Middleware {
 			}
 			return r.call(ctx, t, method, call, next)
 		}
+		chainmark.Mark(h)
+		return h
 	}
 }
 

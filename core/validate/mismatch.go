@@ -1,11 +1,16 @@
 package validate
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+
+	"github.com/mcpguard/mcpguard/internal/logkey"
+	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
 // maxMismatchDepth bounds how deep a schema comparison descends, so that a
@@ -152,3 +157,19 @@ func stringSet(v any) map[string]bool {
 // Mismatch is [SchemaMismatch] of declared against the schema the Binder
 // derives from T with its options.
 func (b *Binder[T]) Mismatch(declared []byte) error { return SchemaMismatch(declared, b.Schema()) }
+
+// WarnMismatch logs, as a warning to the Binder's logger ([WithLogger]),
+// that the declared input schema of tool disagrees with T, when it does:
+// for a front that finds the declared schema only once it serves a call.
+// It reports whether it logged.
+func (b *Binder[T]) WarnMismatch(ctx context.Context, tool string, declared []byte) bool {
+	err := b.Mismatch(declared)
+	if err == nil {
+		return false
+	}
+	safe.Log(ctx, b.o.logger, slog.LevelWarn,
+		"mcpguard/validate: the tool's declared input schema disagrees with the arguments type it is validated with; an agent that follows tools/list will be refused",
+		slog.String(logkey.Tool, tool),
+		slog.String(logkey.Error, err.Error()))
+	return true
+}

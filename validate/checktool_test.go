@@ -49,7 +49,9 @@ func TestArgsWarnsOnceWhenTheDeclaredSchemaDisagrees(t *testing.T) {
 	s := server.NewMCPServer("fs", "1.0.0")
 	s.Use(middleware.Default(middleware.WithLogger(log.Logger()))...)
 	s.Use(validate.Args[searchFilesArgs](validate.WithLogger(log.Logger())))
-	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("ok"), nil }
+	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	}
 	s.AddTool(drifted, ok)
 	s.AddTool(mcp.NewTool("search_files_v2", validate.InputSchema[searchFilesArgs]()), ok)
 	srv := middlewaretest.FromServer(t, s)

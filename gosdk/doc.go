@@ -56,7 +56,6 @@
 //     purpose, stay JSON-RPC errors, as in the mcp-go chain (their
 //     message redacted). Malformed requests never reach any middleware:
 //     go-sdk answers them itself.
-//
 //   - Every error result it renders carries go-sdk's resultType, as a
 //     tool's own result does, for clients of protocol 2026-07-28.
 //

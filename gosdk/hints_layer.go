@@ -131,6 +131,9 @@ const maxListPages = 100
 // page of the server's tools, as a client's tools/list would, on the
 // calling session; false when a page fails.
 func listNames(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler) ([]string, bool) {
+	if ss == nil {
+		return nil, false // a handler called directly, not by a server
+	}
 	var names []string
 	cursor := ""
 	for range maxListPages {

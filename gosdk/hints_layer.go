@@ -77,8 +77,16 @@ func Hints(rules ...Rule) mcp.Middleware { return NewHintRegistry(rules).Middlew
 //     under [NextStepsMetaKey] in _meta; its structured content is left as
 //     it is.
 //
+// Once, at the first complete tools/list it passes on or at the first
+// call of a tool with a rule (then by asking the layers inside it for
+// tools/list, on the calling session), it checks the tools the hints name
+// against the server's, as [Check] does: each problem is logged once as a
+// warning, and a step naming a tool the server does not have is never
+// sent. Keep [Check] in a test to fail the build instead.
+//
 // Without Middleware, a Go error passes on as go-sdk answers it, with no
-// envelope to carry steps: keep Middleware in the chain.
+// envelope to carry steps: keep Middleware in the chain, or pass the rules
+// to it with [WithHints].
 func (r *HintRegistry) Middleware() mcp.Middleware {
 	if r.c.Empty() {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }

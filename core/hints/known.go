@@ -73,8 +73,12 @@ func (r *Registry[Req, Res]) CheckOnce(ctx context.Context, tools func() ([]stri
 	if err == nil {
 		return
 	}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
 	unknown := map[string]bool{}
-	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+	for _, e := range errs {
 		var ref *ReferenceError
 		if !errors.As(e, &ref) {
 			continue

@@ -93,20 +93,18 @@ func (r *Registry) Middleware() server.ToolHandlerMiddleware {
 				return next(ctx, req)
 			}
 			if !r.c.Checked() {
-				r.c.CheckOnce(ctx, func() ([]string, bool) { return serverTools(ctx) })
+				if s := server.ServerFromContext(ctx); s != nil {
+					r.c.CheckOnce(ctx, func() ([]string, bool) { return serverTools(ctx, s), true })
+				}
 			}
 			return r.call(ctx, t, req, next)
 		}
 	}
 }
 
-// serverTools returns the names of the tools of the server serving ctx,
-// its own and the calling session's; false without a server.
-func serverTools(ctx context.Context) ([]string, bool) {
-	s := server.ServerFromContext(ctx)
-	if s == nil {
-		return nil, false
-	}
+// serverTools returns the names of the tools of s, the server serving
+// ctx: its own and the calling session's.
+func serverTools(ctx context.Context, s *server.MCPServer) []string {
 	var names []string
 	for name := range s.ListTools() {
 		names = append(names, name)
@@ -116,7 +114,7 @@ func serverTools(ctx context.Context) ([]string, bool) {
 			names = append(names, name)
 		}
 	}
-	return names, true
+	return names
 }
 
 // Rules returns a copy of the registry's rules.

@@ -53,3 +53,25 @@ func TestAddToolRefusesAnInputSchemaThatDisagreesWithIn(t *testing.T) {
 		t.Fatalf("advertised %s, want the declared %s", got, agrees)
 	}
 }
+
+type memoryIn struct {
+	Name         string   `json:"name" validate:"required" jsonschema:"the entity's name"`
+	Observations []string `json:"observations,omitempty"`
+	Limit        *int     `json:"limit,omitempty" validate:"omitempty,min=1"`
+	Deep         *struct {
+		Tag string `json:"tag"`
+	} `json:"deep,omitempty"`
+}
+
+// A tool migrating from mcp.AddTool keeps the schema go-sdk inferred for
+// In (nullable pointers and slices, every member without omitempty
+// required): it agrees, and AddTool takes it.
+func TestAddToolTakesGoSDKsOwnInferenceForIn(t *testing.T) {
+	t.Parallel()
+	inferred, err := jsonschema.For[memoryIn](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gosdk.AddTool(newPlainServer(), &mcp.Tool{Name: "open_nodes", InputSchema: inferred},
+		func(context.Context, *mcp.CallToolRequest, memoryIn) (*mcp.CallToolResult, hits, error) { return nil, hits{}, nil })
+}

@@ -100,9 +100,13 @@ func where(path string) string {
 
 // typesAgree reports whether every JSON type the declared schema admits
 // is one the derived schema takes; a schema without "type" admits what
-// the other says.
+// the other says. "null" is not compared: the binding takes null for a
+// pointer, which the derived schema does not say, and schemas inferred
+// from Go types (go-sdk's jsonschema.For) declare it for every pointer
+// and slice.
 func typesAgree(declared, derived any) bool {
 	d, g := typeList(declared), typeList(derived)
+	d = slices.DeleteFunc(d, func(t string) bool { return t == "null" })
 	if len(d) == 0 || len(g) == 0 {
 		return true
 	}

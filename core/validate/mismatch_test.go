@@ -45,10 +45,10 @@ func TestSchemaMismatch(t *testing.T) {
 			[]string{"recursive is declared but the type has no such member"}},
 		{"wrong types, nested", `{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},"limit":{"type":"number"},
 			"filter":{"type":"object","properties":{"ext":{"type":"string"},"size":{"type":"integer"}},"required":["ext"]},
-			"tags":{"type":"array","items":{"type":"object","properties":{"name":{"type":["string","null"]}},"required":["name"]}}},
+			"tags":{"type":["null","array"],"items":{"type":"object","properties":{"name":{"type":["string","boolean"]}},"required":["name"]}}},
 			"required":["path","pattern","filter"]}`,
 			[]string{`limit is declared "number" where the type takes "integer"`, "filter.size is declared but the type has no such member",
-				`tags[].name is declared ["string","null"] where the type takes "string"`}},
+				`tags[].name is declared ["string","boolean"] where the type takes "string"`}},
 		{"an any-object schema", `{"type":"object"}`, []string{"path is required by the type but not declared", "filter is required"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -73,5 +73,7 @@ func TestAddToolTakesGoSDKsOwnInferenceForIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	gosdk.AddTool(newPlainServer(), &mcp.Tool{Name: "open_nodes", InputSchema: inferred},
-		func(context.Context, *mcp.CallToolRequest, memoryIn) (*mcp.CallToolResult, hits, error) { return nil, hits{}, nil })
+		func(context.Context, *mcp.CallToolRequest, memoryIn) (*mcp.CallToolResult, hits, error) {
+			return nil, hits{}, nil
+		})
 }

@@ -46,7 +46,11 @@ import (
 //
 // In must be a struct. AddTool panics, as mcp.AddTool does, when the tool
 // or the types cannot work (In not a struct, tags validator/v10 does not
-// know), so that misconfiguration fails at start-up.
+// know), and when t has an InputSchema that disagrees with In (a member In
+// requires that the schema does not, one it lists that In lacks, a JSON
+// type In refuses; see core/validate's SchemaMismatch): an agent that
+// follows tools/list would be refused, and told to re-read the schema that
+// misled it. Misconfiguration fails at start-up.
 func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts ...ToolOption) {
 	tt, th, err := toolFor(t, h, opts)
 	if err != nil {
@@ -67,7 +71,9 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []Too
 	b := validate.NewBinder[In](opts...)
 	tt := *t
 	if tt.InputSchema == nil {
-		tt.InputSchema = json.RawMessage(validate.Schema[In](opts...))
+		tt.InputSchema = json.RawMessage(b.Schema())
+	} else if err := declaredAgrees(tt.InputSchema, b); err != nil {
+		return nil, nil, err
 	}
 	out, err := outputFor[Out](&tt, opts)
 	if err != nil {
@@ -99,6 +105,19 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []Too
 		return res, nil
 	}
 	return &tt, th, nil
+}
+
+// declaredAgrees reports an explicit input schema that disagrees with In:
+// the agent would follow tools/list and be refused by the binding.
+func declaredAgrees[In any](schema any, b *validate.Binder[In]) error {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return fmt.Errorf("input schema: %w", err)
+	}
+	if err := b.Mismatch(raw); err != nil {
+		return fmt.Errorf("%w (%s); drop the tool's InputSchema to advertise the one derived from %s, or make them agree", err, reflect.TypeFor[In](), reflect.TypeFor[In]())
+	}
+	return nil
 }
 
 // ToolOption configures [AddTool]'s validation. It is core/validate's

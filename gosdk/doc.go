@@ -56,6 +56,8 @@
 //     purpose, stay JSON-RPC errors, as in the mcp-go chain (their
 //     message redacted). Malformed requests never reach any middleware:
 //     go-sdk answers them itself.
+//   - Every error result it renders carries go-sdk's resultType, as a
+//     tool's own result does, for clients of protocol 2026-07-28.
 //
 // Every other method passes through untouched, without allocating. A
 // successful tools/call costs one context value (the layers inside find the
@@ -66,11 +68,17 @@
 // go-sdk applies receiving middleware so that the last added is the
 // outermost, and within one call AddReceivingMiddleware(m1, m2) makes m1
 // outer. Add gosdk.Middleware after your other middleware, so that it is
-// outside them:
+// outside them; [Install] does it in one call, with the hints layer
+// inside it ([WithHints]):
 //
 //	server := mcp.NewServer(impl, nil)
 //	server.AddReceivingMiddleware(auth, rateLimit) // inside: covered
-//	server.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLogger(logger)))
+//	gosdk.Install(server, gosdk.WithLogger(logger), gosdk.WithHints(rules...))
+//
+// go-sdk v1.8.0 lists a server's middleware nowhere, so no code can check
+// the order at startup; package gosdktest's Connect can, in a test: it
+// fails a tool call that reaches gosdk.Middleware through a middleware
+// added after it.
 //
 // A middleware inside it that panics or returns an error for a tool call
 // still ends as an envelope. go-sdk v1.8.0 recovers panics nowhere: a panic
@@ -79,6 +87,17 @@
 // middleware you trust not to panic outside it (tracing that must see the
 // final result is the usual case); a test in this module proves the
 // behaviour, so a go-sdk that starts recovering will be noticed.
+//
+// # Structured content and hints
+//
+// Inside receiving middleware, a typed tool's StructuredContent is never
+// the Go value its handler returned: go-sdk's mcp.AddTool and [AddTool]
+// set it to its JSON, a json.RawMessage, and the Middleware encodes any
+// other value to one. An [OnSuccessFunc] that type-asserts the output type
+// (as one written for mcp-go, where StructuredContent keeps the handler's
+// value, does) never matches: use [OnSuccessOf], which decodes the output
+// into its type. The hints layer checks the tools its hints name against
+// the server's once, and never sends a step naming one it does not have.
 //
 // # Limits
 //

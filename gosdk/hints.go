@@ -1,7 +1,12 @@
 package gosdk
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,8 +27,8 @@ import (
 type Rule = hints.Rule[*mcp.CallToolRequest, *mcp.CallToolResult]
 
 // Hint is one piece of a [Rule]: built by [OnError], [OnErrorIs],
-// [OnErrorFunc], [OnSuccess], [OnSuccessFunc], [ReplaceDefaults] or
-// [Mentions].
+// [OnErrorFunc], [OnSuccess], [OnSuccessFunc], [OnSuccessOf],
+// [ReplaceDefaults] or [Mentions].
 type Hint = hints.Hint[*mcp.CallToolRequest, *mcp.CallToolResult]
 
 // Step is one next step: a sentence that tells the agent what to do and,
@@ -99,7 +104,83 @@ func OnSuccess(steps ...Step) Hint {
 // OnSuccessFunc adds the steps fn computes for each successful result, as
 // [OnSuccess] does. A panic in fn is recovered and logged, and the result
 // goes out without its steps. It panics on a nil fn.
-func OnSuccessFunc(fn SuccessFunc) Hint { return hints.OnSuccessFunc(fn) }
+//
+// Inside receiving middleware, res.StructuredContent is never the Go value
+// a typed handler returned: go-sdk's mcp.AddTool and [AddTool] set it to
+// its JSON, a json.RawMessage, so a type assertion on the tool's Out type
+// never matches. Use [OnSuccessOf] to get Out decoded. When fn returns no
+// step for a result whose structured content is JSON, the hints layer logs
+// that pitfall once per tool, at debug level.
+func OnSuccessFunc(fn SuccessFunc) Hint {
+	if fn == nil {
+		panic("gosdk: OnSuccessFunc with a nil function")
+	}
+	return hints.OnSuccessChecked(func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) ([]Step, error) {
+		steps := fn(ctx, req, res)
+		if len(steps) == 0 && res != nil {
+			if _, raw := res.StructuredContent.(json.RawMessage); raw {
+				return nil, errRawStructured
+			}
+		}
+		return steps, nil
+	})
+}
+
+// errRawStructured explains an OnSuccessFunc that returned no steps for a
+// result whose structured content is JSON.
+var errRawStructured = errors.New("OnSuccessFunc returned no steps for a result whose structuredContent is a json.RawMessage, as go-sdk's typed tools set it: if it type-asserts the tool's output type, it can never match; use gosdk.OnSuccessOf to get the output decoded")
+
+// SuccessFuncOf computes hints for a successful call from the request and
+// the tool's output, decoded into Out. It gets the request's context and
+// should honour its cancellation. It returns nil when it has nothing to
+// add.
+type SuccessFuncOf[Out any] func(ctx context.Context, req *mcp.CallToolRequest, out Out) []Step
+
+// OnSuccessOf adds the steps fn computes from each successful result's
+// structured content decoded into Out, the output type of the tool's
+// typed handler (mcp.AddTool, [AddTool]), as [OnSuccess] does:
+//
+//	gosdk.For("shop_order", gosdk.OnSuccessOf(func(ctx context.Context, req *mcp.CallToolRequest, o Order) []gosdk.Step {
+//		return []gosdk.Step{gosdk.Call("shop_track", "with id=%s to follow the delivery", o.ID)}
+//	}))
+//
+// The structured content is JSON inside receiving middleware whoever set
+// it (see [OnSuccessFunc]); a Go value of type Out or *Out, set by a
+// low-level handler, is used as it is. A result without structured
+// content, or whose content does not decode into Out, gets no steps, and
+// the first such result of the tool is logged at debug level. A panic in
+// fn is recovered and logged. It panics on a nil fn.
+func OnSuccessOf[Out any](fn SuccessFuncOf[Out]) Hint {
+	if fn == nil {
+		panic("gosdk: OnSuccessOf with a nil function")
+	}
+	return hints.OnSuccessChecked(func(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) ([]Step, error) {
+		out, err := outputOf[Out](res)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, req, out), nil
+	})
+}
+
+// outputOf returns res's structured content as an Out.
+func outputOf[Out any](res *mcp.CallToolResult) (Out, error) {
+	var out Out
+	switch sc := res.StructuredContent.(type) {
+	case Out:
+		return sc, nil
+	case *Out:
+		if sc != nil {
+			return *sc, nil
+		}
+	case json.RawMessage:
+		if err := json.Unmarshal(sc, &out); err != nil {
+			return out, fmt.Errorf("its structuredContent does not decode into %s: %w", reflect.TypeFor[Out](), err)
+		}
+		return out, nil
+	}
+	return out, fmt.Errorf("its structuredContent is a %T, neither JSON nor a %s", res.StructuredContent, reflect.TypeFor[Out]())
+}
 
 // ReplaceDefaults drops the envelope's default next steps for the code
 // from failures the rule's hints apply to. Failures no hint applies to

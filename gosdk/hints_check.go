@@ -15,13 +15,7 @@ import (
 // Tools that hint functions name are only known to it when the rule
 // declares them with [Mentions].
 func CheckTools(tools []*mcp.Tool, rules ...Rule) error {
-	names := make([]string, 0, len(tools))
-	for _, t := range tools {
-		if t != nil {
-			names = append(names, t.Name)
-		}
-	}
-	return hints.CheckNames(names, rules...)
+	return hints.CheckNames(toolNames(tools), rules...)
 }
 
 // Check is [CheckTools] against the tools s has once they are registered,

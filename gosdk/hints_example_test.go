@@ -28,6 +28,10 @@ func ExampleHints() {
 		func(_ context.Context, _ *mcp.CallToolRequest, in cancelIn) (*mcp.CallToolResult, cancelOut, error) {
 			return nil, cancelOut{Status: "cancelled"}, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "shop_order"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in cancelIn) (*mcp.CallToolResult, cancelOut, error) {
+			return nil, cancelOut{Status: "open"}, nil
+		})
 
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()

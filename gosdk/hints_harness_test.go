@@ -38,6 +38,14 @@ func newServer(add func(s *mcp.Server), layers ...mcp.Middleware) *mcp.Server {
 		s.AddReceivingMiddleware(layers...)
 	}
 	add(s)
+	// The tools the hints of these tests name: the hints layer sends no
+	// step naming a tool the server does not have.
+	for _, name := range []string{"shop_authenticate", "shop_search", "shop_track"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
 	return s
 }
 

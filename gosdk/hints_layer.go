@@ -3,12 +3,14 @@ package gosdk
 import (
 	"context"
 	"maps"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/hints"
+	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 )
 
 // HintRegistry holds the rules of a set of tools and the options they run
@@ -16,6 +18,10 @@ import (
 // serve several servers.
 type HintRegistry struct {
 	c *hints.Registry[*mcp.CallToolRequest, *mcp.CallToolResult]
+	// listOnCall is set once a tools/call has asked the layers inside for
+	// the server's tools, so that a server that refuses tools/list is
+	// asked once, not at every call.
+	listOnCall atomic.Bool
 }
 
 // NewHintRegistry returns a HintRegistry for rules. Several rules for the
@@ -71,15 +77,26 @@ func Hints(rules ...Rule) mcp.Middleware { return NewHintRegistry(rules).Middlew
 //     under [NextStepsMetaKey] in _meta; its structured content is left as
 //     it is.
 //
+// Once, at the first complete tools/list it passes on or at the first
+// call of a tool with a rule (then by asking the layers inside it for
+// tools/list, on the calling session), it checks the tools the hints name
+// against the server's, as [Check] does: each problem is logged once as a
+// warning, and a step naming a tool the server does not have is never
+// sent. Keep [Check] in a test to fail the build instead.
+//
 // Without Middleware, a Go error passes on as go-sdk answers it, with no
-// envelope to carry steps: keep Middleware in the chain.
+// envelope to carry steps: keep Middleware in the chain, or pass the rules
+// to it with [WithHints].
 func (r *HintRegistry) Middleware() mcp.Middleware {
 	if r.c.Empty() {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
+		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != methodCallTool {
+				if method == methodListTools && !r.c.Checked() {
+					return r.listed(ctx, method, req, next)
+				}
 				return next(ctx, method, req)
 			}
 			call, ok := req.(*mcp.CallToolRequest)
@@ -90,9 +107,65 @@ func (r *HintRegistry) Middleware() mcp.Middleware {
 			if t == nil {
 				return next(ctx, method, req)
 			}
+			if !r.c.Checked() && r.listOnCall.CompareAndSwap(false, true) {
+				r.c.CheckOnce(ctx, func() ([]string, bool) { return listNames(ctx, call.Session, next) })
+			}
 			return r.call(ctx, t, method, call, next)
 		}
+		chainmark.Mark(h)
+		return h
 	}
+}
+
+// listed passes a tools/list on and checks the rules' tool references
+// against its answer when it is the whole list (see hints' CheckOnce).
+func (r *HintRegistry) listed(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	l, ok := res.(*mcp.ListToolsResult)
+	if err != nil || !ok || l == nil || l.NextCursor != "" {
+		return res, err
+	}
+	if lr, ok := req.(*mcp.ListToolsRequest); ok && lr.Params != nil && lr.Params.Cursor != "" {
+		return res, err // a later page: the first ones are not here
+	}
+	r.c.CheckOnce(ctx, func() ([]string, bool) { return toolNames(l.Tools), true })
+	return res, err
+}
+
+// maxListPages bounds the tools/list pages a call asks for.
+const maxListPages = 100
+
+// listNames asks the layers inside (and go-sdk's own handler) for every
+// page of the server's tools, as a client's tools/list would, on the
+// calling session; false when a page fails.
+func listNames(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler) ([]string, bool) {
+	if ss == nil {
+		return nil, false // a handler called directly, not by a server
+	}
+	var names []string
+	cursor := ""
+	for range maxListPages {
+		res, err := next(ctx, methodListTools, &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		l, ok := res.(*mcp.ListToolsResult)
+		if err != nil || !ok || l == nil {
+			return nil, false
+		}
+		names = append(names, toolNames(l.Tools)...)
+		if cursor = l.NextCursor; cursor == "" {
+			return names, true
+		}
+	}
+	return nil, false
+}
+
+func toolNames(tools []*mcp.Tool) []string {
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		if t != nil {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 type hintTool = hints.Tool[*mcp.CallToolRequest, *mcp.CallToolResult]
@@ -150,7 +223,7 @@ func (r *HintRegistry) failure(ctx, inner context.Context, req *mcp.CallToolRequ
 	// A result the handler built from text: rendered as Middleware renders
 	// it, under the context that carries this tool's steps.
 	env := f.r.Text(inner, callOf(req), textOf(res.Content))
-	return f.result(env, nil, res, declares)
+	return f.result(req, env, nil, res, declares)
 }
 
 // success returns a copy of res with the tool's success steps, or res

@@ -353,19 +353,19 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("Check = %v", err)
 	}
 	bad := []gosdk.Rule{
-		gosdk.For("shop_order", gosdk.OnError(gosdk.NotFound, gosdk.Call("shop_authenticate", "")), gosdk.Mentions("shop_refund")),
+		gosdk.For("shop_order", gosdk.OnError(gosdk.NotFound, gosdk.Call("shop_login", "")), gosdk.Mentions("shop_refund")),
 		gosdk.For("shop_ghost", gosdk.OnSuccess(gosdk.Text("x"))),
 	}
 	err := gosdk.NewHintRegistry(bad).Check(context.Background(), s)
 	var want []string
-	for _, e := range []gosdk.ReferenceError{{Rule: "shop_order", Tool: "shop_authenticate"}, {Rule: "shop_order", Tool: "shop_refund"}, {Rule: "shop_ghost", Tool: "shop_ghost"}} {
+	for _, e := range []gosdk.ReferenceError{{Rule: "shop_order", Tool: "shop_login"}, {Rule: "shop_order", Tool: "shop_refund"}, {Rule: "shop_ghost", Tool: "shop_ghost"}} {
 		want = append(want, e.Error())
 	}
 	if err == nil || err.Error() != strings.Join(want, "\n") {
 		t.Fatalf("Check = %v, want %q", err, want)
 	}
 	var ref *gosdk.ReferenceError
-	if !errors.As(err, &ref) || ref.Tool != "shop_authenticate" {
+	if !errors.As(err, &ref) || ref.Tool != "shop_login" {
 		t.Fatalf("errors.As: %v", ref)
 	}
 	if err := gosdk.CheckTools([]*mcp.Tool{{Name: "shop_order"}, nil}, gosdk.For("shop_order")); err != nil {

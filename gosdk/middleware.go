@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
@@ -29,6 +30,7 @@ const (
 //	recovers  a panic anywhere inside into an internal_error envelope
 //	redacts   every error result on its way out
 //	renders   errors, handler-built error results and nil results as envelopes
+//	hints     (only with WithHints) the tools' next steps
 //	encodes   what in the result could run the handler's code or fail when
 //	          encoded (structuredContent, _meta, content items), once, so that
 //	          go-sdk's encoder, which runs after every middleware, cannot
@@ -43,10 +45,14 @@ func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		next = inside(c.limits, next)
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if c.hints != nil {
+			next = c.hints(next)
+		}
+		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
 				if r, ok := req.(*mcp.CallToolRequest); ok {
+					chainmark.Reach(ctx)
 					return c.call(ctx, method, r, next)
 				}
 			case methodListTools:
@@ -58,7 +64,28 @@ func Middleware(opts ...Option) mcp.Middleware {
 			}
 			return next(ctx, method, req)
 		}
+		chainmark.Mark(h)
+		return h
 	}
+}
+
+// Install adds the recommended chain to s in one call, in the right
+// place: outermost, so that every middleware added before it, and the
+// hints layer ([WithHints]), is inside its recovery and rendering. Call it
+// after adding your own middleware:
+//
+//	server.AddReceivingMiddleware(auth, rateLimit)
+//	gosdk.Install(server, gosdk.WithLogger(logger), gosdk.WithHints(rules...))
+//
+// It is server.AddReceivingMiddleware(gosdk.Middleware(opts...)). go-sdk
+// does not let a program see the middleware of a server, so Install
+// cannot tell whether middleware is added after it (outside, unguarded);
+// package gosdktest fails a test whose tool calls pass through one.
+func Install(s *mcp.Server, opts ...Option) {
+	if s == nil {
+		panic("gosdk.Install: nil server")
+	}
+	s.AddReceivingMiddleware(Middleware(opts...))
 }
 
 // call serves one tools/call: the layers inside find the chain's
@@ -115,7 +142,7 @@ func (c *chain) encodable(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 	}
 	tool := callOf(req).Tool
 	env := c.front.r.Unencodable(ctx, tool, err, c.recover.Logger)
-	return c.front.result(env, nil, nil, c.front.declaresOutput(tool))
+	return c.front.result(req, env, nil, nil, c.front.declaresOutput(tool))
 }
 
 // recovered logs a panic under a fresh incident and renders its envelope.
@@ -126,7 +153,7 @@ func (c *chain) recovered(ctx context.Context, req *mcp.CallToolRequest, v any) 
 		ro.OnPanic = func(ctx context.Context, p Panic) { c.onPanic(ctx, req, p) }
 	}
 	env := c.front.r.Recovered(ctx, tool, v, ro)
-	return c.front.result(env, nil, nil, c.front.declaresOutput(tool))
+	return c.front.result(req, env, nil, nil, c.front.declaresOutput(tool))
 }
 
 // fallback answers when recovering itself failed.
@@ -156,7 +183,7 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 		return res, nil // a result type only a layer inside knows
 	case r == nil:
 		call := callOf(req)
-		return c.front.result(c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
+		return c.front.result(req, c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
 	case !r.IsError:
 		r = withoutForgedFailure(r)
 		if !c.successes {
@@ -183,13 +210,13 @@ func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 		// less than it did without the layer.
 		call.Shown = true
 		env := c.front.r.Error(ctx, call, sdkError(err))
-		return c.front.result(env, err, r, c.front.declaresOutput(env.Tool))
+		return c.front.result(req, env, err, r, c.front.declaresOutput(env.Tool))
 	}
 	if !c.front.r.Normalizes() {
 		return withoutForgedFailure(r)
 	}
 	env := c.front.r.Text(ctx, call, textOf(r.Content))
-	return c.front.result(env, nil, r, c.front.declaresOutput(env.Tool))
+	return c.front.result(req, env, nil, r, c.front.declaresOutput(env.Tool))
 }
 
 // sdkArgumentsPrefix starts the error go-sdk v1.8.0's typed handlers

@@ -144,7 +144,7 @@ func TestTypedHandlerErrorsKeepTheirSentinels(t *testing.T) {
 			return res, err
 		}
 	})
-	c := gosdktest.Connect(t, s)
+	c := gosdktest.Connect(t, s, gosdktest.AllowMiddlewareOutside())
 	c.Call("shop_get", map[string]any{"id": "p-9"}).ExpectError(gosdk.NotFound).ExpectMessage(`product "p-9"`).NoLeak()
 	if !errors.Is(outer, gosdk.ErrNotFound) {
 		t.Errorf("GetError outside the Middleware = %v, want the handler's error", outer)

@@ -33,6 +33,8 @@ type options struct {
 	noStack   bool
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
 	limits    []mcp.Middleware
+	hints     *HintRegistry
+	hintRules []Rule
 }
 
 // WithEnvelopeOptions configures classification and rendering with core
@@ -127,6 +129,7 @@ type chain struct {
 	recover   core.RecoverOptions
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
 	limits    []mcp.Middleware // WithLimits, inside the guard
+	hints     mcp.Middleware   // WithHints, inside the guard, outside the limits
 }
 
 // evaluate applies opts in one place: the defaults, then the options.
@@ -157,5 +160,48 @@ func evaluate(opts []Option) *chain {
 	if o.logger != nil {
 		c.log = newLogger(o.logger, o.logOpts)
 	}
+	c.hints = o.hintLayer(c.redactor)
 	return c
+}
+
+// WithHints puts the hints layer of rules inside the Middleware, where it
+// belongs: inside its recovery, so that a panicking hint function can
+// never end the process, and outside the limits, so that a refusal gets
+// the tool's steps too. Its hint texts go through the Middleware's
+// redactor and its warnings to the Middleware's logger. Several WithHints
+// are merged. See [Hints] for what the layer does.
+func WithHints(rules ...Rule) Option {
+	for _, r := range rules {
+		if r.Tool() == "" {
+			panic("gosdk.WithHints: zero Rule; build rules with gosdk.For")
+		}
+	}
+	return func(o *options) { o.hintRules = append(o.hintRules, rules...) }
+}
+
+// WithHintRegistry is [WithHints] for a registry built with its own
+// options ([WithoutSuccessText], [WithHintLogger], [WithHintRedactor]).
+// It panics on a nil registry.
+func WithHintRegistry(r *HintRegistry) Option {
+	if r == nil {
+		panic("gosdk.WithHintRegistry: nil registry")
+	}
+	return func(o *options) { o.hints = r }
+}
+
+// hintLayer returns the hints layer the options configure, or nil.
+func (o *options) hintLayer(red *redact.Redactor) mcp.Middleware {
+	switch {
+	case o.hints != nil && len(o.hintRules) > 0:
+		panic("gosdk.Middleware: both WithHints and WithHintRegistry; put every rule in one")
+	case o.hints != nil:
+		return o.hints.Middleware()
+	case len(o.hintRules) > 0:
+		hopts := []HintOption{WithHintRedactor(red)}
+		if o.logger != nil {
+			hopts = append(hopts, WithHintLogger(o.logger))
+		}
+		return NewHintRegistry(o.hintRules, hopts...).Middleware()
+	}
+	return nil
 }

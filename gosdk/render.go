@@ -2,6 +2,7 @@ package gosdk
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"sync"
 
@@ -112,19 +113,19 @@ func renderedEnvelope(res *mcp.CallToolResult) (*core.Envelope, bool) {
 func renderError(ctx context.Context, req *mcp.CallToolRequest, err error, declaresOutput bool) *mcp.CallToolResult {
 	f := frontFrom(ctx)
 	env := f.r.Error(ctx, callOf(req), err)
-	return f.result(env, err, nil, declaresOutput || f.declaresOutput(env.Tool))
+	return f.result(req, env, err, nil, declaresOutput || f.declaresOutput(env.Tool))
 }
 
 // result renders env as a go-sdk result with isError: true: the envelope's
 // JSON is the first text item, and the structured content unless the tool
 // declares an output schema. A result normalized from the handler's own
 // keeps that result's _meta, but for a toolFailure _meta (only ever this
-// front's), and non-text content after the envelope. err
-// (may be nil) stays reachable through GetError.
-func (f *front) result(env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}},
-	}
+// front's), and non-text content after the envelope. It carries go-sdk's
+// resultType as a tool's result would (see [baseResult]). err (may be nil)
+// stays reachable through GetError.
+func (f *front) result(req *mcp.CallToolRequest, env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
+	res := baseResult(req, from)
+	res.Content = []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}}
 	if from != nil {
 		res.Content = append(res.Content, nonText(from.Content)...)
 		res.Meta, _ = core.DropFailureMeta(from.Meta)
@@ -178,4 +179,45 @@ func withoutForgedFailure(r *mcp.CallToolResult) *mcp.CallToolResult {
 	cp := *r // keeps what GetError returns
 	cp.Meta = meta
 	return &cp
+}
+
+// sdkMultiRoundTrip is the first protocol version whose clients read the
+// resultType of a result (go-sdk v1.8.0's protocolVersion20260728).
+const sdkMultiRoundTrip = "2026-07-28"
+
+// complete is an empty result whose unexported resultType is "complete":
+// go-sdk sets it only through its decoder (or its own tool call), so the
+// front takes it from there once.
+var complete = func() (r mcp.CallToolResult) {
+	_ = json.Unmarshal([]byte(`{"content":[],"resultType":"complete"}`), &r)
+	r.Content = nil
+	return r
+}()
+
+// baseResult returns the empty result an envelope is rendered into, with
+// the resultType go-sdk gives a tool's result: that of from, the result a
+// layer inside returned, which went through go-sdk's tool call; else
+// "complete" when the client speaks a protocol that has it, as go-sdk's
+// tool call decides (mcp/mrtr.go, handleMultiRoundTripResult). The other
+// fields are empty.
+func baseResult(req *mcp.CallToolRequest, from *mcp.CallToolResult) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	switch {
+	case from != nil:
+		res = *from // resultType is unexported: copy, then empty the rest
+		res.Meta, res.Content, res.StructuredContent = nil, nil, nil
+		res.InputRequests, res.RequestState = nil, ""
+		res.IsError = false // result's SetError replaces the error too
+	case req != nil && req.Session != nil && speaksResultType(req.Session):
+		res = complete
+	}
+	return &res
+}
+
+// speaksResultType reports whether the client of ss reads resultType, as
+// go-sdk's clientSupportsMultiRoundTrip decides: a session without
+// initialize parameters (the stateless protocol) speaks the latest.
+func speaksResultType(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= sdkMultiRoundTrip
 }

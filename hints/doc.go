@@ -42,7 +42,10 @@
 //     redact, is trimmed and bounded (32 steps of 2,000 bytes per call).
 //   - [Call] records the tool a step names, and [Check] reports every hint
 //     that names a tool the server does not have, and every rule for a tool
-//     it does not have.
+//     it does not have. Without Check, the layer makes the same check at
+//     the first call of a tool with a rule, logs each problem once as a
+//     warning, and never sends a step naming a tool the server does not
+//     have (a typo the agent would loop on).
 //
 // # Where it sits in the chain
 //

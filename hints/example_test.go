@@ -93,6 +93,8 @@ func ExampleOnSuccessFunc() {
 	s.AddTool(mcp.NewTool("execute_query", mcp.WithNumber("total"), mcp.WithNumber("page")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(fmt.Sprintf("%d rows in total", req.GetInt("total", 0))), nil
 	})
+	s.AddTool(mcp.NewTool("get_schema"), okHandler)
+	s.AddTool(mcp.NewTool("analyze_query_results"), okHandler)
 
 	for _, args := range []map[string]any{{"total": 0}, {"total": 25, "page": 2}, {"total": 25, "page": 3}} {
 		res := send(s, "execute_query", args)
@@ -120,6 +122,7 @@ func ExampleReplaceDefaults() {
 	s.AddTool(mcp.NewTool("shop_cancel"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, envelope.New(envelope.AccessDenied, "not your order")
 	})
+	s.AddTool(mcp.NewTool("shop_whoami"), okHandler)
 	env, _ := envelope.FromResult(send(s, "shop_cancel", nil))
 	fmt.Printf("%q\n", env.NextSteps)
 	// Output:

@@ -73,6 +73,13 @@ func Middleware(rules ...Rule) server.ToolHandlerMiddleware { return New(rules).
 //     steps appended as a last text content item and under [MetaKey] in
 //     _meta. Its structured content is left as it is.
 //
+// At the first call of a tool with a rule, the layer checks the tools its
+// hints name against the server's tools (the server's own and the calling
+// session's), as [Check] does: each problem is logged once as a warning,
+// and a step naming a tool the server does not have (a typo,
+// "search_node") is never sent. Keep [Check] in a test to fail the build
+// instead.
+//
 // Calls of tools without a rule, and results no hint applies to, pass
 // through untouched, without allocating.
 func (r *Registry) Middleware() server.ToolHandlerMiddleware {
@@ -85,9 +92,29 @@ func (r *Registry) Middleware() server.ToolHandlerMiddleware {
 			if t == nil {
 				return next(ctx, req)
 			}
+			if !r.c.Checked() {
+				if s := server.ServerFromContext(ctx); s != nil {
+					r.c.CheckOnce(ctx, func() ([]string, bool) { return serverTools(ctx, s), true })
+				}
+			}
 			return r.call(ctx, t, req, next)
 		}
 	}
+}
+
+// serverTools returns the names of the tools of s, the server serving
+// ctx: its own and the calling session's.
+func serverTools(ctx context.Context, s *server.MCPServer) []string {
+	var names []string
+	for name := range s.ListTools() {
+		names = append(names, name)
+	}
+	if st, ok := server.ClientSessionFromContext(ctx).(server.SessionWithTools); ok {
+		for name := range st.GetSessionTools() {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // Rules returns a copy of the registry's rules.

@@ -402,6 +402,7 @@ func TestPanickingIsMethod(t *testing.T) {
 			s := server.NewMCPServer("shop", "1.0.0")
 			o.apply(s, hints.New(rules, hints.WithLogger(logger)).Middleware(), defaultChain())
 			s.AddTool(mcp.NewTool("shop_order"), h)
+			s.AddTool(mcp.NewTool("shop_status"), okHandler)
 			r := middlewaretest.FromServer(t, s).CallTool("shop_order", nil).ExpectError(envelope.ExecutionFailed).NoLeak("Is exploded")
 			assert.Equal(t, stepStatus, r.Envelope.NextSteps[0])
 			assert.NotContains(t, r.Envelope.NextSteps, stepAuth)
@@ -474,6 +475,9 @@ func TestHintsAloneLeaveErrorsToTheEnvelopeLayer(t *testing.T) {
 	s := server.NewMCPServer("shop", "1.0.0")
 	s.Use(hints.Middleware(shopRules()...))
 	s.AddTool(mcp.NewTool("shop_order", mcp.WithString("mode")), shopOrder)
+	for _, name := range []string{"shop_authenticate", "shop_search", "shop_status"} {
+		s.AddTool(mcp.NewTool(name), okHandler)
+	}
 	srv := middlewaretest.FromServer(t, s)
 	r := srv.CallTool("shop_order", map[string]any{"mode": "result"}).ExpectError(envelope.ExecutionFailed)
 	assert.Equal(t, stepStatus, r.Envelope.NextSteps[0])

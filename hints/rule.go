@@ -88,6 +88,10 @@ func OnSuccess(steps ...Step) Hint {
 // OnSuccessFunc adds the steps fn computes for each successful result, as
 // [OnSuccess] does. A panic in fn is recovered and logged, and the result
 // goes out without its steps. It panics on a nil fn.
+//
+// On mcp-go, res.StructuredContent is the Go value the handler set
+// (mcp.NewToolResultStructured keeps it), so fn may type-assert it. On
+// go-sdk it is JSON by then; the gosdk front's OnSuccessOf decodes it.
 func OnSuccessFunc(fn SuccessFunc) Hint { return core.OnSuccessFunc(fn) }
 
 // ReplaceDefaults drops the envelope's default next steps for the code

@@ -199,6 +199,7 @@ func TestStaticSuccessHintsDoNotMutateTheHandlersResult(t *testing.T) {
 			s := server.NewMCPServer("r", "1.0.0")
 			o.apply(s, hints.Middleware(rule), defaultChain())
 			s.AddTool(mcp.NewTool("report"), h)
+			s.AddTool(mcp.NewTool("report_export"), okHandler)
 			srv := middlewaretest.FromServer(t, s)
 			for range 3 {
 				r := srv.CallTool("report", nil).ExpectSuccess()
@@ -220,6 +221,7 @@ func TestWithoutSuccessText(t *testing.T) {
 	s.Use(defaultChain()...)
 	s.Use(hints.New([]hints.Rule{hints.For("report", hints.OnSuccess(hints.Call("report_export", "to download it")))}, hints.WithoutSuccessText()).Middleware())
 	s.AddTool(mcp.NewTool("report"), okHandler)
+	s.AddTool(mcp.NewTool("report_export"), okHandler)
 	r := middlewaretest.FromServer(t, s).CallTool("report", nil).ExpectSuccess()
 	assert.Equal(t, "ok", r.Text())
 	assert.Equal(t, []string{"Call report_export to download it."}, metaSteps(t, r.Raw))

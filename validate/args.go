@@ -29,6 +29,8 @@ func ArgsFrom[T any](ctx context.Context) (T, bool) {
 // request and renders failures as mcp-go results.
 type binder[T any] struct {
 	c *core.Binder[T]
+	// declared checks each tool's declared schema against T once.
+	declared declaredCheck
 	// renderer is set when the layer has envelope options of its own.
 	renderer *envelope.Renderer
 }
@@ -82,12 +84,18 @@ func (b *binder[T]) redactor(ctx context.Context) *redact.Redactor {
 //	s.AddTool(tool, middleware.Wrap(h, validate.Args[SearchArgs]()))
 //	s.Use(middleware.ForTools(validate.Args[SearchArgs](), "shop_search"))
 //
+// At a tool's first call, Args compares the schema the tool declares in
+// tools/list with T ([CheckTool]) and logs a disagreement once, as a
+// warning: a global s.Use(validate.Args[T]()) on tools of other shapes,
+// or a hand-written schema that drifted from T, shows in the log.
+//
 // T must be a struct; Args panics at construction on a type or tags that
 // cannot work, such as an undefined validate tag.
 func Args[T any](opts ...Option) server.ToolHandlerMiddleware {
 	b := newBinder[T](opts)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			checkDeclared(ctx, &b.declared, b.c, req.Params.Name)
 			args, res := b.bind(ctx, req)
 			if res != nil {
 				return res, nil

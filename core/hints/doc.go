@@ -21,7 +21,9 @@
 // redaction, trimming, the bounds of 32 steps of 2,000 bytes, no
 // duplicates), the precomputed steps and text of static success hints,
 // recovery and logging of panicking hint functions, and the check that
-// every tool a hint names exists ([CheckNames]).
+// every tool a hint names exists ([CheckNames]; [Registry.CheckOnce] makes
+// it once against the server's tools a front hands it, and drops steps
+// naming a missing tool from then on).
 //
 // Error steps reach the envelope through the core's renderer
 // (github.com/mcpguard/mcpguard/core/envelope): [Tool.Watch] installs the

@@ -22,6 +22,7 @@ type Registry[Req, Res any] struct {
 	// 63 for every length from 63 on), so most calls of tools without a
 	// rule skip the map lookup.
 	lengths uint64
+	refs    *references
 }
 
 func lengthBit(n int) uint64 { return 1 << min(n, 63) }
@@ -32,7 +33,7 @@ func lengthBit(n int) uint64 { return 1 << min(n, 63) }
 // (an error rendered by another front); nil means the zero Req. It panics
 // on a zero Rule.
 func NewRegistry[Req, Res any](rules []Rule[Req, Res], request func(envelope.Call) Req, opts ...Option) *Registry[Req, Res] {
-	r := &Registry[Req, Res]{o: evaluate(opts), tools: map[string]*Tool[Req, Res]{}}
+	r := &Registry[Req, Res]{o: evaluate(opts), tools: map[string]*Tool[Req, Res]{}, refs: &references{}}
 	for _, rule := range rules {
 		if rule.tool == "" {
 			panic("hints: zero Rule; build rules with hints.For")
@@ -41,7 +42,7 @@ func NewRegistry[Req, Res any](rules []Rule[Req, Res], request func(envelope.Cal
 		r.lengths |= lengthBit(len(rule.tool))
 		t := r.tools[rule.tool]
 		if t == nil {
-			t = &Tool[Req, Res]{name: rule.tool, o: &r.o, request: request}
+			t = &Tool[Req, Res]{name: rule.tool, o: &r.o, request: request, refs: r.refs}
 			r.tools[rule.tool] = t
 		}
 		t.add(rule.hints)

@@ -58,6 +58,7 @@ type Hint[Req, Res any] struct {
 	steps      []Step
 	errFn      ErrorFunc[Req]
 	okFn       SuccessFunc[Req, Res]
+	okErrFn    CheckedSuccessFunc[Req, Res]
 	mentions   []string
 }
 
@@ -93,6 +94,12 @@ type ErrorFunc[Req any] func(ctx context.Context, req Req, f Failure) []Step
 // cancellation. It returns nil when it has nothing to add. It must not
 // modify req or res.
 type SuccessFunc[Req, Res any] func(ctx context.Context, req Req, res Res) []Step
+
+// CheckedSuccessFunc is a [SuccessFunc] that can say why it could not read
+// a result: a non-nil error explains it (a structured content that does
+// not decode into the type the function expects, say), and the steps are
+// ignored.
+type CheckedSuccessFunc[Req, Res any] func(ctx context.Context, req Req, res Res) ([]Step, error)
 
 // For returns the rule for the named tool. It panics on an empty name and
 // on a nil or zero Hint, so a mistake shows at startup.
@@ -171,6 +178,19 @@ func OnSuccessFunc[Req, Res any](fn SuccessFunc[Req, Res]) Hint[Req, Res] {
 		panic("hints: OnSuccessFunc with a nil function")
 	}
 	return Hint[Req, Res]{kind: kindSuccessFunc, okFn: fn}
+}
+
+// OnSuccessChecked adds the steps fn computes for each successful result,
+// as [OnSuccessFunc] does. When fn returns an error, the result gets no
+// steps from it, and the first such error of each tool is logged at debug
+// level: it is how a front reports a function that cannot match the
+// results its SDK hands it. A panic in fn is recovered and logged. It
+// panics on a nil fn.
+func OnSuccessChecked[Req, Res any](fn CheckedSuccessFunc[Req, Res]) Hint[Req, Res] {
+	if fn == nil {
+		panic("hints: OnSuccessChecked with a nil function")
+	}
+	return Hint[Req, Res]{kind: kindSuccessFunc, okErrFn: fn}
 }
 
 // ReplaceDefaults drops the envelope's default next steps for the code

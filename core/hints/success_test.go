@@ -3,6 +3,7 @@ package hints_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -150,4 +151,32 @@ func TestMetaSteps(t *testing.T) {
 	}
 	assert.Empty(t, hints.MetaSteps(nil, nil))
 	assert.Equal(t, "io.github.mcpguard/next_steps", hints.MetaKey)
+}
+
+// A checked success function that cannot read a result adds no steps, and
+// its first error per tool is logged at debug level, once.
+func TestACheckedSuccessFuncsErrorIsLoggedOnce(t *testing.T) {
+	t.Parallel()
+	var buf logBuffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	rule := hints.For("execute_query", hints.OnSuccessChecked(func(_ context.Context, _ queryReq, res *queryRes) ([]hints.Step, error) {
+		if res.rows < 0 {
+			return []hints.Step{hints.Text("ignored")}, fmt.Errorf("cannot read %d rows", res.rows)
+		}
+		return []hints.Step{hints.Text("Read the rows.")}, nil
+	}))
+	tl := hints.NewRegistry([]hints.Rule[queryReq, *queryRes]{rule}, nil, hints.WithLogger(logger)).Lookup("execute_query")
+	for range 3 {
+		steps, text := tl.Success(context.Background(), queryReq{1}, &queryRes{rows: -1})
+		assert.Empty(t, steps)
+		assert.Empty(t, text)
+	}
+	steps, _ := tl.Success(context.Background(), queryReq{1}, &queryRes{rows: 2})
+	assert.Equal(t, []string{"Read the rows."}, steps)
+	recs := buf.records(t)
+	if assert.Len(t, recs, 1) {
+		assert.Equal(t, "DEBUG", recs[0]["level"])
+		assert.Equal(t, "execute_query", recs[0]["tool"])
+		assert.Equal(t, "cannot read -1 rows", recs[0]["error"])
+	}
 }

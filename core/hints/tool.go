@@ -28,6 +28,7 @@ type Tool[Req, Res any] struct {
 	name     string
 	o        *options
 	request  func(envelope.Call) Req
+	refs     *references
 	errs     []hint[Req, Res]
 	oks      []hint[Req, Res]
 	replace  bool
@@ -40,6 +41,8 @@ type Tool[Req, Res any] struct {
 	okText   string
 
 	warnOnce sync.Once
+	// unreadOnce logs the first error of an OnSuccessChecked function.
+	unreadOnce sync.Once
 }
 
 // hint is a Hint with its static steps redacted once.
@@ -133,11 +136,11 @@ func (t *Tool[Req, Res]) ErrorSteps(ctx context.Context, req Req, f Failure) ([]
 		switch h.kind {
 		case kindSentinel:
 			if t.matches(ctx, h, f) {
-				out = append(out, h.texts...)
+				out = t.appendTexts(out, h)
 			}
 		case kindCode:
 			if !matched && h.code == f.Code {
-				out = append(out, h.texts...)
+				out = t.appendTexts(out, h)
 			}
 		case kindErrorFunc:
 			var steps []Step
@@ -206,23 +209,20 @@ func (t *Tool[Req, Res]) Merge(ctx context.Context, req Req, env *envelope.Envel
 // Success returns the tool's steps for a successful result, and the text
 // content item that lists them, or nil and "" when no hint applies.
 func (t *Tool[Req, Res]) Success(ctx context.Context, req Req, res Res) (steps []string, text string) {
-	if t.okStatic {
+	if t.okStatic && t.refs.clean() {
 		return t.okSteps, t.okText
 	}
 	var out []string
 	for i := range t.oks {
 		h := &t.oks[i]
 		if h.kind == kindSuccess {
-			out = append(out, h.texts...)
+			out = t.appendTexts(out, h)
 			continue
 		}
-		var ss []Step
-		p := safe.Call(func() { ss = h.okFn(ctx, req, res) })
-		if p != nil {
-			t.panicked(ctx, "OnSuccessFunc", p)
-			continue
+		ss, ok := t.successFunc(ctx, h, req, res)
+		if ok {
+			out = t.appendSteps(out, ss)
 		}
-		out = t.appendSteps(out, ss)
 	}
 	if steps = dedupe(out); len(steps) == 0 {
 		return nil, ""
@@ -230,10 +230,52 @@ func (t *Tool[Req, Res]) Success(ctx context.Context, req Req, res Res) (steps [
 	return steps, SuccessText(steps)
 }
 
+// appendTexts appends h's static steps, redacted, but for those naming a
+// tool the server does not have (see [Registry.CheckOnce]).
+func (t *Tool[Req, Res]) appendTexts(out []string, h *hint[Req, Res]) []string {
+	if t.refs.clean() {
+		return append(out, h.texts...)
+	}
+	for i, s := range h.steps {
+		if !t.refs.drops(s.tool) {
+			out = append(out, h.texts[i])
+		}
+	}
+	return out
+}
+
+// successFunc runs a success hint's function, recovering a panic and
+// logging the first error of a checked one; ok is false when it gave no
+// usable steps.
+func (t *Tool[Req, Res]) successFunc(ctx context.Context, h *hint[Req, Res], req Req, res Res) (steps []Step, ok bool) {
+	var err error
+	p := safe.Call(func() {
+		if h.okFn != nil {
+			steps = h.okFn(ctx, req, res)
+		} else {
+			steps, err = h.okErrFn(ctx, req, res)
+		}
+	})
+	if p != nil {
+		t.panicked(ctx, "OnSuccessFunc", p)
+		return nil, false
+	}
+	if err != nil {
+		t.unreadOnce.Do(func() {
+			safe.Log(ctx, t.o.log(), slog.LevelDebug,
+				"mcpguard/hints: a success hint function could not read the tool's result and added no steps (logged once per tool)",
+				slog.String(logkey.Tool, t.name),
+				slog.String(logkey.Error, safe.Error(err)))
+		})
+		return nil, false
+	}
+	return steps, true
+}
+
 func (t *Tool[Req, Res]) appendSteps(out []string, steps []Step) []string {
 	for _, s := range steps {
 		text := s.text
-		if text == "" {
+		if text == "" || t.refs.drops(s.tool) {
 			continue
 		}
 		// Cut far beyond maxStepLen before redacting, so that redaction

@@ -33,6 +33,13 @@
 //		ExpectNextStep("shop_search").
 //		NoLeak(dbPassword)
 //
+// [Connect] also adds a probe to the server, outermost, and fails the test
+// when a tool call reaches gosdk.Middleware through a middleware added
+// after it, outside it: there an error goes out as a JSON-RPC error with
+// its raw text and a panic ends the process. go-sdk offers no way for a
+// program to list a server's middleware, so this is where the order is
+// checked; [AllowMiddlewareOutside] is for one kept there on purpose.
+//
 // # Why
 //
 // A middleware that turns failures into envelopes is only as good as what

@@ -24,23 +24,46 @@ type Session struct {
 	cs   *mcp.ClientSession
 	conn *recorder
 	mu   *sync.Mutex // shared by the views For returns
+	// probe watches the server's chain; nil for Dial, which has no
+	// server to watch.
+	probe *probe
 }
 
 // Connect connects a go-sdk client to s through go-sdk's in-memory
 // transport, as a stdio client would be, and closes both ends when the
-// test ends. Install your middleware (gosdk.Middleware) and tools on s
-// before or after: the client sees s as it is at each call.
-func Connect(tb testing.TB, s *mcp.Server) *Session {
+// test ends. Install your tools on s before or after, and your middleware
+// before: the client sees s as it is at each call.
+//
+// Connect adds a probe to s, outermost, and [Session.Call] fails the test
+// when a tool call reaches gosdk.Middleware through a middleware added
+// after it (outside it, so unguarded: its errors go out as JSON-RPC errors
+// with their raw text, its panics end the process), unless
+// [AllowMiddlewareOutside] says it is meant to be there. The probe cannot
+// see middleware added after Connect, nor an outside middleware that
+// answers a server's very first tool call itself.
+func Connect(tb testing.TB, s *mcp.Server, opts ...ConnectOption) *Session {
 	tb.Helper()
 	if s == nil {
 		tb.Fatal("gosdktest: Connect with a nil server")
+	}
+	var co connectOptions
+	for _, o := range opts {
+		if o != nil {
+			o(&co)
+		}
+	}
+	p := &probe{}
+	if !co.allowOutside {
+		s.AddReceivingMiddleware(p.middleware)
 	}
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st, nil)
 	if err != nil {
 		tb.Fatalf("gosdktest: server Connect: %v", err)
 	}
+	p.session.Store(ss)
 	out := dial(tb, ct)
+	out.probe = p
 	tb.Cleanup(func() {
 		_ = out.cs.Close() // the server session ends when its client does
 		_ = ss.Wait()
@@ -75,7 +98,7 @@ func dial(tb testing.TB, t mcp.Transport) *Session {
 // one that connected (a fuzz target must not report to its *testing.F).
 // Calls through every view of a Session are serialized.
 func (s *Session) For(tb testing.TB) *Session {
-	return &Session{tb: tb, cs: s.cs, conn: s.conn, mu: s.mu}
+	return &Session{tb: tb, cs: s.cs, conn: s.conn, mu: s.mu, probe: s.probe}
 }
 
 // ClientSession returns the go-sdk client session, for calls the Session
@@ -95,6 +118,9 @@ func (s *Session) Call(name string, args any) *Result {
 	defer s.mu.Unlock()
 	res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	raw := s.conn.take()
+	if msg := s.probe.take(); msg != "" {
+		s.tb.Errorf("gosdktest: %s", msg)
+	}
 	if raw == nil {
 		s.tb.Fatalf("gosdktest: %s: no response (client error: %v)", name, err)
 	}

@@ -1,0 +1,70 @@
+package validate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpguard/mcpguard/core/validate"
+)
+
+type searchFiles struct {
+	Path    string `json:"path" validate:"required"`
+	Pattern string `json:"pattern" validate:"required"`
+	Limit   int    `json:"limit,omitempty" validate:"omitempty,min=1"`
+	Filter  struct {
+		Ext string `json:"ext" validate:"required"`
+	} `json:"filter"`
+	Tags []struct {
+		Name string `json:"name" validate:"required"`
+	} `json:"tags,omitempty"`
+}
+
+func TestSchemaMismatch(t *testing.T) {
+	t.Parallel()
+	derived := validate.Schema[searchFiles]()
+	require.NoError(t, validate.SchemaMismatch(derived, derived), "a schema agrees with itself")
+	for _, tc := range []struct {
+		name, declared string
+		want           []string // each must appear; nil: no mismatch
+	}{
+		{"agrees, extra keywords and optional member left out", `{"type":"object","description":"search","properties":{
+			"path":{"type":"string","description":"root"},"pattern":{"type":"string"},
+			"filter":{"type":"object","properties":{"ext":{"type":"string"}},"required":["ext"]}},
+			"required":["path","pattern","filter"]}`, nil},
+		{"the issue's filesystem tool: pattern not listed", `{"type":"object","properties":{"path":{"type":"string"},
+			"filter":{"type":"object","properties":{"ext":{"type":"string"}},"required":["ext"]}},"required":["path","filter"]}`,
+			[]string{"pattern is required by the type but not declared"}},
+		{"required member declared optional", `{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},
+			"filter":{"type":"object","properties":{"ext":{"type":"string"}},"required":["ext"]}},"required":["path","filter"]}`,
+			[]string{"pattern is required by the type but declared optional"}},
+		{"declared member the type lacks", `{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},"recursive":{"type":"boolean"},
+			"filter":{"type":"object","properties":{"ext":{"type":"string"}},"required":["ext"]}},"required":["path","pattern","filter"]}`,
+			[]string{"recursive is declared but the type has no such member"}},
+		{"wrong types, nested", `{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},"limit":{"type":"number"},
+			"filter":{"type":"object","properties":{"ext":{"type":"string"},"size":{"type":"integer"}},"required":["ext"]},
+			"tags":{"type":["null","array"],"items":{"type":"object","properties":{"name":{"type":["string","boolean"]}},"required":["name"]}}},
+			"required":["path","pattern","filter"]}`,
+			[]string{`limit is declared "number" where the type takes "integer"`, "filter.size is declared but the type has no such member",
+				`tags[].name is declared ["string","boolean"] where the type takes "string"`}},
+		{"an any-object schema", `{"type":"object"}`, []string{"path is required by the type but not declared", "filter is required"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := validate.SchemaMismatch([]byte(tc.declared), derived)
+			if tc.want == nil {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+	assert.Error(t, validate.SchemaMismatch([]byte(`not json`), derived))
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 200) + `{}` + strings.Repeat(`}}`, 200)
+	assert.NotPanics(t, func() { _ = validate.SchemaMismatch([]byte(deep), []byte(deep)) })
+}

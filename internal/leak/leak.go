@@ -44,9 +44,16 @@ type Spec struct {
 
 // Path and stack building blocks. L is a path segment character: letters
 // and digits of any script, not just ASCII, so /home/ålice leaks nothing.
+// "=" belongs to a segment (/data/year=2024/part-0.parquet is one path,
+// and /app/db_password=x/y.json never ends at the "="), and so does a
+// bracketed or parenthesised run (file(1).txt, [id]/page.tsx, and the
+// placeholder the pairs rule leaves in a path): a path never ends inside
+// a segment, so no tail of one is left behind.
 const (
-	segChar   = `[\p{L}\p{N}_.@+~%$#!-]`
-	midChar   = `[\p{L}\p{N}_.@+~%$#!()&,-]`
+	segRun    = `[\p{L}\p{N}_.@+~%$#!=-]`
+	segGroup  = `\[` + segRun + `*\]|\(` + segRun + `*\)`
+	segChar   = `(?:` + segRun + `|` + segGroup + `|&` + `)`
+	midChar   = `(?:[\p{L}\p{N}_.@+~%$#!()&,=-]|` + segGroup + `)`
 	pathStart = "(^|[\\s\"'(=\\[,:;{}<>|`*\\x00])"
 	// A segment may hold up to three spaces ("My Documents") when another
 	// separator follows, so no tail of a spaced path is left behind.

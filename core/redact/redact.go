@@ -133,7 +133,7 @@ func (r *Redactor) replaceVetted(rule *Rule, s string) string {
 	g := rule.kept()
 	keep := rule.KeepSent && r.call != nil
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		if rule.accept != nil && !rule.accept(s[m[0]:m[1]]) || keep && r.call.sent().Contains(keptText(s, m, g)) {
+		if rule.accept != nil && !rule.accept(s[m[0]:m[1]]) || keep && r.call.sent().Keeps(keptText(s, m, g)) {
 			continue
 		}
 		changed = true

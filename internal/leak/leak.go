@@ -150,7 +150,8 @@ var Specs = []Spec{
 	// decided by the parameter's name.
 	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers, Spans: SecretValues},
 	{Name: "paths/file-url", What: "a file URL",
-		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
+		// Not ending in the punctuation of the sentence around it.
+		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*[^\s"'<>` + "`" + `:,;.])`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
 	{Name: "paths/unc", What: "a Windows network path",
 		// A share after the server: "\\x7f\" is how a quoted "\x7f" looks
 		// in JSON text, and names nothing. Nor does a backslash that starts
@@ -164,7 +165,7 @@ var Specs = []Spec{
 		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
 		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,
-		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath},
+		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath, Accept: notSchemaPointer},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.
 	{Name: "stack/goroutine-header", DetectOnly: true, What: "a goroutine dump", Expr: `goroutine \d+ \[`, Triggers: []string{"goroutine "}},
@@ -404,7 +405,7 @@ func (c *compiled) find(text string, sent *Sent) (string, bool) {
 		if c.Accept != nil && !c.Accept(m) {
 			continue
 		}
-		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.Contains(text[loc[2*kept]:loc[2*kept+1]]) {
+		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.Keeps(text[loc[2*kept]:loc[2*kept+1]]) {
 			continue
 		}
 		if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {

@@ -128,7 +128,9 @@ func TestFindExceptWhatWasSent(t *testing.T) {
 	assert.NotEmpty(t, leak.FindExcept("open /srv/x/y: not found", sent))
 	assert.NotEmpty(t, leak.FindExcept("password=hunter2 at /home/alice/todo.md", sent), "only paths are kept")
 	assert.Nil(t, leak.NewSent(nil))
-	assert.Nil(t, leak.NewSent(map[string]any{"n": 1.0}))
+	assert.Nil(t, leak.NewSent(map[string]any{}))
+	assert.True(t, leak.NewSent(map[string]any{"n": 1.0}).Keeps("/n"), "a member is kept by its pointer")
+	assert.False(t, leak.NewSent(map[string]any{"n": 1.0}).Contains("/n"), "but it is no sent string")
 	assert.False(t, (*leak.Sent)(nil).Contains("x"))
 	assert.True(t, leak.NewSent(struct{ P string }{"/a/b"}).Contains("/a/b"), "other values go through their JSON encoding")
 }

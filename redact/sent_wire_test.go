@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
+	"github.com/mcpguard/mcpguard/redact"
 )
 
 // On the wire, through the default chain: the argument a validator names
@@ -42,4 +45,29 @@ func TestDefaultChainKeepsPointersAndSentFilesOnTheWire(t *testing.T) {
 	assert.NotContains(t, r.Text(), "/srv/ws", "a path the agent did not send verbatim stays redacted")
 	r.ExpectMessage("no package metadata for file [path]")
 	srv.Call(map[string]any{"case": "leak"}).ExpectError(envelope.NotFound).ExpectMessage("failed to write file [path]").NoLeak("hunter2", "memory.json")
+}
+
+// A file server keeps the paths under its roots readable through the
+// chain's one redactor: the relative name the agent sent comes back in the
+// form the server resolved it to, the server's own files stay redacted.
+func TestKeepPathsUnderOnTheWire(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if _, err := os.Stat(filepath.Join(root, req.GetString("path", ""))); err != nil {
+			return nil, err
+		}
+		_, err := os.ReadFile("/nonexistent-mcpguard/state/db_password=hunter2/memory.json")
+		return nil, err
+	}
+	tool := mcp.NewTool("stat", mcp.WithString("path"))
+	srv := middlewaretest.New(t, tool, h, middleware.Default(middleware.WithRedactor(redact.Default().KeepPathsUnder(root)))...)
+	srv.Call(map[string]any{"path": "nope.txt"}).ExpectError(envelope.NotFound).
+		ExpectMessage("stat " + filepath.Join(root, "nope.txt") + ": no such file or directory")
+	r := srv.Call(map[string]any{"path": "."}).ExpectError(envelope.NotFound).ExpectMessage("open [path]: no such file")
+	assert.NotContains(t, string(r.Raw), "hunter2")
+	assert.NotContains(t, string(r.Raw), "nonexistent-mcpguard")
+
+	plain := middlewaretest.New(t, tool, h, middleware.Default()...)
+	plain.Call(map[string]any{"path": "nope.txt"}).ExpectMessage("stat [path]: no such file").NoLeak()
 }

@@ -24,7 +24,7 @@ func TestSchemaPointersAreNoPaths(t *testing.T) {
 		assert.Equal(t, s, redact.String(s))
 	}
 	for in, want := range map[string]string{
-		`open /srv/app/properties/x.json: denied`:   `open [path]: denied`,
+		`open /srv/app/properties/x.json: denied`:  `open [path]: denied`,
 		`open /properties/entities/a.json: denied`: `open [path]: denied`,
 		`open /items/0/name: denied`:               `open [path]: denied`, // no call: not known to be a pointer
 		`read /etc/passwd: denied`:                 `read [path]: denied`,
@@ -41,18 +41,18 @@ func TestForCallKeepsSentFormsOnly(t *testing.T) {
 	r := redact.Default().ForCall(args)
 	for in, want := range map[string]string{
 		// Kept: the path as sent, its file URL, a pointer to a value sent.
-		`no package metadata for file file:///tmp/x/nope.go`:  `no package metadata for file file:///tmp/x/nope.go`,
-		`open file:///tmp/x/nope.go: denied`:                  `open file:///tmp/x/nope.go: denied`,
-		`stat /tmp/x/nope.go: no such file`:                   `stat /tmp/x/nope.go: no such file`,
+		`no package metadata for file file:///tmp/x/nope.go`: `no package metadata for file file:///tmp/x/nope.go`,
+		`open file:///tmp/x/nope.go: denied`:                 `open file:///tmp/x/nope.go: denied`,
+		`stat /tmp/x/nope.go: no such file`:                  `stat /tmp/x/nope.go: no such file`,
 		`at '/items/0/name': length must be >= 1, but got 0`: `at '/items/0/name': length must be >= 1, but got 0`,
 		// Redacted: another file, a pointer to nothing sent, a path that
 		// only starts like a member, a secret-named argument's value, and
 		// a secret, which is never kept even when the agent sent it.
-		`open file:///tmp/x/other.go: denied`:                             `open [path]: denied`,
-		`at '/items/1/name': missing`:                                     `at '[path]': missing`,
-		`read /etc/n/shadow: denied`:                                      `read [path]: denied`,
-		`open /home/alice/pw: denied`:                                     `open [path]: denied`,
-		`bad key sk-proj-AbCdEf0123456789GhIjKlMn`:                        `bad key [REDACTED]`,
+		`open file:///tmp/x/other.go: denied`:                            `open [path]: denied`,
+		`at '/items/1/name': missing`:                                    `at '[path]': missing`,
+		`read /etc/n/shadow: denied`:                                     `read [path]: denied`,
+		`open /home/alice/pw: denied`:                                    `open [path]: denied`,
+		`bad key sk-proj-AbCdEf0123456789GhIjKlMn`:                       `bad key [REDACTED]`,
 		`failed to write file /tmp/x/nope.go/db_password=hunter2/m.json`: `failed to write file [path]`,
 	} {
 		assert.Equal(t, want, r.String(in), "for %q", in)

@@ -14,7 +14,9 @@ import (
 //     [WithMapper] functions, then [WithMapping] sentinels, then the
 //     standard library's fs.ErrNotExist and fs.ErrPermission, then
 //     timeouts, then mcp-go's argument errors, else the [WithUnclassified]
-//     code, internal_error by default) and rendered;
+//     code, internal_error by default) and rendered. The standard library
+//     rules cannot tell whose file is missing: mark the server's own
+//     failures with [Internal], which outranks them all;
 //   - a result the handler built with isError: true, such as
 //     mcp.NewToolResultError's, becomes an envelope whose message is its
 //     text, execution_failed unless its text says better;
@@ -45,10 +47,10 @@ func ErrorResult(ctx context.Context, req mcp.CallToolRequest, err error, opts .
 	return rendererFor(ctx, opts).Error(ctx, req, err)
 }
 
-// Internal renders an internal_error envelope for an incident that the
-// caller has already logged, e.g. a recovered panic, configured as
-// [ErrorResult] is.
-func Internal(ctx context.Context, tool, incidentID string, opts ...Option) *mcp.CallToolResult {
+// InternalResult renders an internal_error envelope for an incident that
+// the caller has already logged, e.g. a recovered panic, configured as
+// [ErrorResult] is. To mark an error as internal, see [Internal].
+func InternalResult(ctx context.Context, tool, incidentID string, opts ...Option) *mcp.CallToolResult {
 	return rendererFor(ctx, opts).Internal(ctx, tool, incidentID)
 }
 

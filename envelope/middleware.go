@@ -42,7 +42,11 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // themselves, such as validation, use it so that they are safe without the
 // envelope layer. Without opts it renders as the envelope layer serving
 // ctx's server would ([RendererFrom]), so the chain's configuration
-// applies; with opts, as NewRenderer(opts...) would.
+// applies; with opts, as NewRenderer(opts...) would. Outside a server (a
+// test that calls a handler directly) and without opts it knows none of
+// the chain's mappings: run the handler through the chain instead,
+// middleware.Wrap(h, middleware.Default(opts...)...), to get what a client
+// would receive.
 func ErrorResult(ctx context.Context, req mcp.CallToolRequest, err error, opts ...Option) *mcp.CallToolResult {
 	return rendererFor(ctx, opts).Error(ctx, req, err)
 }

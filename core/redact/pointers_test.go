@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mcpguard/mcpguard/core/redact"
+	"github.com/mcpguard/mcpguard/internal/leak/leakcorpus"
 )
 
 // A JSON Pointer into the schema names the rule an argument broke; before,
@@ -61,4 +62,33 @@ func TestForCallKeepsSentFormsOnly(t *testing.T) {
 	assert.Equal(t, "read /etc/passwd: denied", etc.String("read /etc/passwd: denied"),
 		"a pointer the agent spelled in full is what it sent")
 	assert.Equal(t, "read [path]: denied", etc.String("read /etc/shadow: denied"))
+}
+
+// An agent cannot unredact a secret by sending it: whatever it puts in its
+// arguments (the whole text, each secret, the secret as a member name or
+// a path of members), every secret of the corpus outside the path shapes
+// (which are kept when sent, by design) is still removed.
+func TestSendingASecretNeverUnredactsIt(t *testing.T) {
+	t.Parallel()
+	for _, sh := range leakcorpus.Shapes() {
+		if sh.Category == "paths" {
+			continue
+		}
+		args := map[string]any{"text": sh.Text, "secrets": sh.Secrets, "uri": "file://" + sh.Text}
+		nested := args
+		for _, s := range sh.Secrets {
+			args[s] = map[string]any{s: 1}
+			next := map[string]any{}
+			nested[s] = next
+			nested = next
+		}
+		raw, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := redact.Default().ForCall(json.RawMessage(raw)).String(sh.Text)
+		for _, s := range sh.Secrets {
+			assert.NotContains(t, out, s, "%s shape %q, sent in every form", sh.Category, sh.Text)
+		}
+	}
 }

@@ -22,6 +22,9 @@ func TestPathNeverEndsInsideASegment(t *testing.T) {
 		{"parenthesised copy", `open /home/bob/report(1).pdf: denied`, []string{"report", "(1)", ".pdf"}, []string{"open [path]: denied"}},
 		{"bracketed segment", `build /srv/app/pages/[id]/page.tsx failed`, []string{"[id]", "page.tsx"}, []string{"build [path] failed"}},
 		{"ampersand", `open /srv/a/R&D/plan.md: denied`, []string{"R&D", "plan.md"}, []string{"open [path]: denied"}},
+		{"colon in a segment", `open /var/lib/docker/overlay2/sha256:ab12cd/diff/etc: denied`, []string{"ab12cd", "diff/etc"}, []string{"open [path]: denied"}},
+		{"comma in a file name", `open /srv/x/a,b.txt: denied`, []string{"b.txt"}, []string{"open [path]: denied"}},
+		{"line and column", `read /srv/app/conf/x.yml:12:3: bad indent`, []string{"x.yml", ":12:3"}, []string{"read [path]: bad indent"}},
 		{"windows secret segment", `open C:\app\token=abc123def\x.json failed`, []string{"abc123def"}, []string{"failed"}},
 	} {
 		tc.check(t)
@@ -31,6 +34,8 @@ func TestPathNeverEndsInsideASegment(t *testing.T) {
 		`(see /opt/shop/logs/app.log)`: `(see [path])`,
 		`[/srv/a/x /srv/b/y]`:          `[[path] [path]]`,
 		`files /a/b, /c/d`:             `files [path], [path]`,
+		`PATH=/usr/local/bin:/opt/bin`: `PATH=[path]:[path]`,
+		`open /a/b: no such file`:      `open [path]: no such file`,
 	} {
 		if got := redact.String(in); got != want {
 			t.Errorf("String(%q) = %q, want %q", in, got, want)

@@ -47,13 +47,15 @@ type Spec struct {
 // "=" belongs to a segment (/data/year=2024/part-0.parquet is one path,
 // and /app/db_password=x/y.json never ends at the "="), and so does a
 // bracketed or parenthesised run (file(1).txt, [id]/page.tsx, and the
-// placeholder the pairs rule leaves in a path): a path never ends inside
-// a segment, so no tail of one is left behind.
+// placeholder the pairs rule leaves in a path), and so does a ':' or ','
+// glued to more of the segment (sha256:ab12/, a,b.txt, x.txt:12): a path
+// never ends inside a segment, so no tail of one is left behind. A ':' or
+// ',' before a space or a '/' ends the path (PATH=/a/bin:/b/bin).
 const (
 	segRun    = `[\p{L}\p{N}_.@+~%$#!=-]`
 	segGroup  = `\[` + segRun + `*\]|\(` + segRun + `*\)`
-	segChar   = `(?:` + segRun + `|` + segGroup + `|&` + `)`
-	midChar   = `(?:[\p{L}\p{N}_.@+~%$#!()&,=-]|` + segGroup + `)`
+	segChar   = `(?:` + segRun + `|` + segGroup + `|&|[:,]` + segRun + `)`
+	midChar   = `(?:[\p{L}\p{N}_.@+~%$#!()&,=-]|` + segGroup + `|:` + segRun + `)`
 	pathStart = "(^|[\\s\"'(=\\[,:;{}<>|`*\\x00])"
 	// A segment may hold up to three spaces ("My Documents") when another
 	// separator follows, so no tail of a spaced path is left behind.

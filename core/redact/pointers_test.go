@@ -58,6 +58,10 @@ func TestForCallKeepsSentFormsOnly(t *testing.T) {
 	} {
 		assert.Equal(t, want, r.String(in), "for %q", in)
 	}
+	win := redact.Default().ForCall(json.RawMessage(`{"file":"C:\\src\\app\\main.go"}`))
+	assert.Equal(t, "no package for file:///C:/src/app/main.go", win.String("no package for file:///C:/src/app/main.go"),
+		"a drive path sent with backslashes, written back as a file URL")
+	assert.Equal(t, "no package for [path]", win.String("no package for file:///C:/src/other.go"))
 	etc := redact.Default().ForCall(json.RawMessage(`{"etc":{"passwd":1}}`))
 	assert.Equal(t, "read /etc/passwd: denied", etc.String("read /etc/passwd: denied"),
 		"a pointer the agent spelled in full is what it sent")

@@ -150,21 +150,21 @@ func (r *Redactor) replaceVetted(rule *Rule, s string) string {
 // keeps reports whether a KeepSent rule's match m of s is left alone: the
 // call sent it, or it lies under a root of KeepPathsUnder.
 func (r *Redactor) keeps(s string, m []int, g int) bool {
-	kept := keptText(s, m, g)
-	if r.call != nil && r.call.sent().Keeps(kept) {
+	start, end := keptSpan(m, g)
+	if r.call != nil && r.call.sent().KeepsAt(s, start, end) {
 		return true
 	}
-	return r.roots != nil && r.underRoot(withDrive(s, m, g))
+	return r.roots != nil && r.underRoot(s[leak.DriveStart(s, start):end])
 }
 
-// keptText returns what of match m is compared with what was sent: the
-// submatch g ("kept"), or the whole match when the pattern has none (g is
-// -1) or it did not take part in the match.
-func keptText(s string, m []int, g int) string {
+// keptSpan returns where the part of match m compared with what was sent
+// lies: the submatch g ("kept"), or the whole match when the pattern has
+// none (g is -1) or it did not take part in the match.
+func keptSpan(m []int, g int) (start, end int) {
 	if g == -1 || m[2*g] == -1 {
-		return s[m[0]:m[1]]
+		return m[0], m[1]
 	}
-	return s[m[2*g]:m[2*g+1]]
+	return m[2*g], m[2*g+1]
 }
 
 // triggered reports whether any rule could match s: false means String(s)

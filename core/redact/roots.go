@@ -78,18 +78,3 @@ func (r *Redactor) underRoot(kept string) bool {
 	}
 	return false
 }
-
-// withDrive returns the text match m of s keeps (see keptText), with the
-// drive letter that precedes it in s: the Unix path rule reads "/data/x"
-// in a "c:/data/x" the Windows rule kept, and only the whole names a place
-// under a root.
-func withDrive(s string, m []int, g int) string {
-	start, end := m[0], m[1]
-	if g != -1 && m[2*g] != -1 {
-		start, end = m[2*g], m[2*g+1]
-	}
-	if start >= 2 && s[start-1] == ':' && isDriveLetter(s[start-2]) {
-		start -= 2
-	}
-	return s[start:end]
-}

@@ -407,7 +407,7 @@ func (c *compiled) find(text string, sent *Sent) (string, bool) {
 		if c.Accept != nil && !c.Accept(m) {
 			continue
 		}
-		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.Keeps(text[loc[2*kept]:loc[2*kept+1]]) {
+		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.KeepsAt(text, loc[2*kept], loc[2*kept+1]) {
 			continue
 		}
 		if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {

@@ -74,8 +74,36 @@ func (s *Sent) Keeps(kept string) bool {
 	if s.Contains(kept) || s.hasPointer(kept) {
 		return true
 	}
-	p, ok := FileURLPath(kept)
-	return ok && s.Contains(p)
+	if p, ok := FileURLPath(kept); ok {
+		if s.Contains(p) {
+			return true
+		}
+		kept = p
+	}
+	// A drive path is the same path with either separator: the agent sent
+	// C:\x\a.go, the server wrote file:///C:/x/a.go or C:/x/a.go.
+	return len(kept) > 2 && isLetter(kept[0]) && kept[1] == ':' &&
+		(s.Contains(strings.ReplaceAll(kept, "/", `\`)) || s.Contains(strings.ReplaceAll(kept, `\`, "/")))
+}
+
+// KeepsAt is [Sent.Keeps] for the kept part of a match, text[start:end]:
+// when a drive letter precedes it (the Unix path rule reads "/x/a.go" in
+// "C:/x/a.go"), the path with its drive is compared too.
+func (s *Sent) KeepsAt(text string, start, end int) bool {
+	if s.Keeps(text[start:end]) {
+		return true
+	}
+	d := DriveStart(text, start)
+	return d < start && s.Keeps(text[d:end])
+}
+
+// DriveStart returns where the path that starts at start in text begins
+// with the drive letter before it ("C:" before "/x/a.go"), or start.
+func DriveStart(text string, start int) int {
+	if start >= 2 && text[start-1] == ':' && isLetter(text[start-2]) && (start < 3 || !isWordByte(text[start-3])) {
+		return start - 2
+	}
+	return start
 }
 
 func (s *Sent) hasPointer(p string) bool {

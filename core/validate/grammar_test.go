@@ -80,4 +80,10 @@ func TestNestedMembersGetSuggestions(t *testing.T) {
 			t.Errorf("%s: no field %s in %+v", args, want[0], env.Fields)
 		}
 	}
+	// A nested member is named as one, not as an argument of the tool.
+	_, err := b.Bind(context.Background(), "t", json.RawMessage(`{"entities":[{"nmae":"a","kind":"person"}]}`), nil)
+	env := envelope.NewRenderer().Error(context.Background(), envelope.Call{Tool: "t"}, err)
+	if want := `entities[0].nmae is not a member of entities[0]; did you mean "name"?`; env.Fields[0].Message != want {
+		t.Errorf("nested unknown member: %q, want %q", env.Fields[0].Message, want)
+	}
 }

@@ -39,6 +39,15 @@
 // correlationId beside an envelope that says otherwise. (On a success it
 // has no meaning at all: the draft proposal describes failures.)
 //
+// # Tests that call a handler directly
+//
+// A handler that returns Go errors gives (nil, err) to a test that calls
+// it directly. To get what a client would receive, with the chain's own
+// options, run it through the same chain:
+// middleware.Wrap(h, middleware.Default(opts...)...)(ctx, req), then
+// [FromResult]. [ErrorResult] alone, outside a server and without options,
+// knows none of the chain's mappings.
+//
 // # Where it sits
 //
 // Inside recover and redact, outside the tool-specific layers:

@@ -37,7 +37,7 @@ func TestURLElicitationByPointerStaysAProtocolError(t *testing.T) {
 
 func TestInternalWithOptions(t *testing.T) {
 	t.Parallel()
-	res := envelope.Internal(context.Background(), "shop_tool", "inc_0123456789abcdef", envelope.WithInternalMessage("Our side broke."))
+	res := envelope.InternalResult(context.Background(), "shop_tool", "inc_0123456789abcdef", envelope.WithInternalMessage("Our side broke."))
 	env, ok := envelope.FromResult(res)
 	require.True(t, ok)
 	assert.True(t, strings.HasPrefix(env.Message, "Our side broke."), env.Message)

@@ -14,7 +14,9 @@ import (
 //     [WithMapper] functions, then [WithMapping] sentinels, then the
 //     standard library's fs.ErrNotExist and fs.ErrPermission, then
 //     timeouts, then mcp-go's argument errors, else the [WithUnclassified]
-//     code, internal_error by default) and rendered;
+//     code, internal_error by default) and rendered. The standard library
+//     rules cannot tell whose file is missing: mark the server's own
+//     failures with [Internal], which outranks them all;
 //   - a result the handler built with isError: true, such as
 //     mcp.NewToolResultError's, becomes an envelope whose message is its
 //     text, execution_failed unless its text says better;
@@ -40,15 +42,19 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // themselves, such as validation, use it so that they are safe without the
 // envelope layer. Without opts it renders as the envelope layer serving
 // ctx's server would ([RendererFrom]), so the chain's configuration
-// applies; with opts, as NewRenderer(opts...) would.
+// applies; with opts, as NewRenderer(opts...) would. Outside a server (a
+// test that calls a handler directly) and without opts it knows none of
+// the chain's mappings: run the handler through the chain instead,
+// middleware.Wrap(h, middleware.Default(opts...)...), to get what a client
+// would receive.
 func ErrorResult(ctx context.Context, req mcp.CallToolRequest, err error, opts ...Option) *mcp.CallToolResult {
 	return rendererFor(ctx, opts).Error(ctx, req, err)
 }
 
-// Internal renders an internal_error envelope for an incident that the
-// caller has already logged, e.g. a recovered panic, configured as
-// [ErrorResult] is.
-func Internal(ctx context.Context, tool, incidentID string, opts ...Option) *mcp.CallToolResult {
+// InternalResult renders an internal_error envelope for an incident that
+// the caller has already logged, e.g. a recovered panic, configured as
+// [ErrorResult] is. To mark an error as internal, see [Internal].
+func InternalResult(ctx context.Context, tool, incidentID string, opts ...Option) *mcp.CallToolResult {
 	return rendererFor(ctx, opts).Internal(ctx, tool, incidentID)
 }
 

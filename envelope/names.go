@@ -76,6 +76,11 @@ func New(code Code, message string) error { return core.New(code, message) }
 // Wrap gives err a code, keeping it reachable with errors.Is and As.
 func Wrap(code Code, err error) error { return core.Wrap(code, err) }
 
+// Internal marks err as the server's own failure: internal_error whatever
+// it wraps, before mappings and the standard library rules (a missing data
+// directory wraps fs.ErrNotExist too, but is no not_found of the agent's).
+func Internal(err error) error { return core.Internal(err) }
+
 // WithNextSteps adds tool-specific next steps, listed before the code's
 // defaults.
 func WithNextSteps(err error, steps ...string) error { return core.WithNextSteps(err, steps...) }

@@ -2,6 +2,7 @@ package middleware_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -134,4 +135,55 @@ func TestMigrationSection(t *testing.T) {
 	assert.True(t, sv.IsError())
 	assert.Nil(t, sv.Envelope, "answered before any layer, so no envelope: %s", sv.Raw)
 	assert.Contains(t, sv.Text(), "input schema validation failed")
+}
+
+// errLocked is the tracker's own error for an issue nobody may edit.
+var errLocked = errors.New("issue is locked")
+
+// saveIssue is tracker_save after step 1: it returns Go errors, which the
+// chain classifies; before, it built mcp.NewToolResultError itself.
+func saveIssue(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if req.GetString("title", "") == "" {
+		return nil, fmt.Errorf("save issue 42: %w", errLocked)
+	}
+	return mcp.NewToolResultText("saved"), nil
+}
+
+// TestMigrationExistingTests follows the migration guide's "your existing
+// tests" step: a handler-level test that calls the handler directly and
+// expected (an isError result, nil) gets (nil, err) once the handler
+// returns Go errors. Wrapped in the chain built from the server's own
+// options, it gets what a client receives, the mapping included, where
+// envelope.ErrorResult without a server in the context does not know it.
+func TestMigrationExistingTests(t *testing.T) {
+	t.Parallel()
+	guard := []middleware.Option{middleware.WithEnvelopeOptions(envelope.WithMapping(errLocked, envelope.AccessDenied))}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "tracker_save"
+	req.Params.Arguments = map[string]any{"title": ""}
+
+	// The test as it was: it now sees a Go error, not a result.
+	res, err := saveIssue(context.Background(), req)
+	assert.Nil(t, res)
+	assert.ErrorIs(t, err, errLocked)
+
+	// The guide's step: call the handler through the server's chain.
+	res, err = middleware.Wrap(saveIssue, middleware.Default(guard...)...)(context.Background(), req)
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	env, ok := envelope.FromResult(res)
+	require.True(t, ok)
+	assert.Equal(t, envelope.AccessDenied, env.ErrorType)
+	assert.Equal(t, "save issue 42: issue is locked", env.Message)
+
+	// The shim alone, outside a server, does not know the chain's mapping.
+	shim, _ := envelope.FromResult(envelope.ErrorResult(context.Background(), req, fmt.Errorf("save issue 42: %w", errLocked)))
+	assert.Equal(t, envelope.InternalError, shim.ErrorType)
+
+	// And on the wire, behind the same chain, the client reads the same.
+	s := server.NewMCPServer("tracker", "1.0.0", server.WithToolCapabilities(false))
+	s.Use(middleware.Default(guard...)...)
+	s.AddTool(mcp.NewTool("tracker_save", mcp.WithString("title")), saveIssue)
+	wire := middlewaretest.FromServer(t, s).CallTool("tracker_save", map[string]any{"title": ""}).ExpectError(envelope.AccessDenied)
+	assert.Equal(t, env.Message, wire.Envelope.Message)
 }

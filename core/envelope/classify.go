@@ -33,6 +33,9 @@ func (o *options) classify(err error, shown bool) (code Code, retryable bool, ma
 			return m.code, m.code.Retryable(), nil
 		}
 	}
+	// These read what err wraps, not whose it is: the server's own missing
+	// file is not_found here too unless it was marked with Internal, which
+	// the first test above catches.
 	switch {
 	case isError(err, fs.ErrNotExist):
 		return NotFound, false, nil

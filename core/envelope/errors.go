@@ -49,6 +49,22 @@ func Wrap(code Code, err error) error {
 	return &Error{code: normalize(code), err: err}
 }
 
+// Internal marks err as the server's own failure: internal_error, whatever
+// err wraps, its message kept in the server's log under an incident ID and
+// never sent. It takes precedence over mappings, mappers and the standard
+// library rules, which read what an error wraps and cannot tell whose it
+// is: a missing data directory wraps fs.ErrNotExist as a missing file the
+// agent named does, and would tell the agent to verify an identifier it
+// never gave.
+//
+//	if err := os.MkdirAll(s.dataDir, 0o700); err != nil {
+//		return nil, envelope.Internal(err) // not the agent's not_found
+//	}
+//
+// The error still matches what it wraps under [errors.Is] and [errors.As].
+// Internal returns nil when err is nil.
+func Internal(err error) error { return Wrap(InternalError, err) }
+
 func normalize(c Code) Code {
 	if c.Valid() {
 		return c

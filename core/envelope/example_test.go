@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 )
@@ -55,4 +57,19 @@ func ExampleDropFailureMeta() {
 	meta, dropped := envelope.DropFailureMeta(relayed)
 	fmt.Println(meta, dropped, len(relayed))
 	// Output: map[upstream:billing] true 2
+}
+
+// The server's own missing file wraps fs.ErrNotExist like the agent's
+// does; Internal says whose it is, ahead of the standard library rule.
+func ExampleInternal() {
+	_, err := os.ReadDir("/nonexistent-mcpguard/data")
+	r := envelope.NewRenderer(envelope.WithLogger(slog.New(slog.DiscardHandler)))
+	call := envelope.Call{Tool: "read_graph"}
+	plain := r.Error(context.Background(), call, fmt.Errorf("open store: %w", err))
+	marked := r.Error(context.Background(), call, envelope.Internal(fmt.Errorf("open store: %w", err)))
+	fmt.Println(plain.ErrorType, "|", plain.Message)
+	fmt.Println(marked.ErrorType, "| the message is sent:", strings.Contains(marked.Message, "open store"))
+	// Output:
+	// not_found | open store: open [path]: no such file or directory
+	// internal_error | the message is sent: false
 }

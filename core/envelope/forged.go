@@ -32,8 +32,15 @@ const (
 func MoreFields(n int) FieldError {
 	return FieldError{
 		Rule: "more", Param: strconv.Itoa(n),
-		Message: fmt.Sprintf("%d more invalid arguments are not listed; fix these first", n),
+		Message: moreMessage(n),
 	}
+}
+
+func moreMessage(n int) string {
+	if n == 1 {
+		return "1 more invalid argument is not listed; fix these first"
+	}
+	return fmt.Sprintf("%d more invalid arguments are not listed; fix these first", n)
 }
 
 // boundFields returns the fields of an envelope a handler returned as

@@ -58,6 +58,17 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
+	// The detector reads what the redactor writes: it flags every shape
+	// before and none of what the redactor removes after.
+	for _, sh := range shapes {
+		out := redact.String(sh.Text)
+		if len(rewritten(sh.Text)) == 0 && out != sh.Text {
+			t.Errorf("the redactor changes %q but the detector flags nothing", sh.Text)
+		}
+		if m := rewritten(out); len(m) > 0 {
+			t.Errorf("the detector finds %s in what the redactor emits for %q: %q", m[0].What, sh.Text, out)
+		}
+	}
 	for _, text := range leakcorpus.Readable {
 		if got := redact.String(text); got != text {
 			t.Errorf("readable text %q became %q", text, got)

@@ -81,8 +81,23 @@
 // [Redactor.ForCall] narrows a redactor to one call: a path that appears
 // verbatim in the call's own arguments is not a leak, since the client
 // sent it, so a file tool's "open /home/alice/notes/todo.md: not found"
-// keeps its path. Secrets stay redacted even when the client sent them.
-// The SDK fronts' middlewares do this for every call.
+// keeps its path. So does the same path written back as a file URL, and a
+// JSON Pointer to a value the arguments hold (/items/0/name). Only what the
+// agent spelled out is kept, and only by the path rules: secrets stay
+// redacted even when the client sent them, and so do the values of
+// secret-named arguments. The SDK fronts' middlewares do this for every
+// call.
+//
+// A JSON Pointer into a JSON Schema (/properties/entities, the location a
+// validator names) is no file path and is never redacted; a path never
+// ends inside a segment, and a secret-named key inside a path
+// (/app/db_password=x/m.json) is a secret like any other.
+//
+// # Roots the agent may see
+//
+// [Redactor.KeepPathsUnder] keeps every path under a file server's roots,
+// which the agent may see: the relative name it sent comes back in the
+// form the server resolved it to. Give it on the chain's one redactor.
 //
 // # Logs
 //

@@ -95,3 +95,14 @@ func ExampleRedactor_Text() {
 	fmt.Println(redact.Default().Text(`{"error":"open /srv/shop/x.db: denied","password":"hunter2","n":1.50}`))
 	// Output: {"error":"open [path]: denied","password":"[REDACTED]","n":1.50}
 }
+
+// A file server's roots are public to the agent: paths under them stay
+// readable, the server's other paths do not.
+func ExampleRedactor_KeepPathsUnder() {
+	r := redact.Default().KeepPathsUnder("/srv/files")
+	fmt.Println(r.String("stat /srv/files/nope.txt: no such file or directory"))
+	fmt.Println(r.String("open /var/lib/app/state.json: permission denied"))
+	// Output:
+	// stat /srv/files/nope.txt: no such file or directory
+	// open [path]: permission denied
+}

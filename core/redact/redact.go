@@ -10,7 +10,8 @@ import (
 // concurrent use.
 type Redactor struct {
 	rules []Rule
-	call  *call // the call's arguments, for KeepSent rules; nil outside a call
+	call  *call    // the call's arguments, for KeepSent rules; nil outside a call
+	roots []string // cleaned roots whose paths KeepSent rules keep (KeepPathsUnder)
 }
 
 // New returns a Redactor that applies rules in order. New() with no rules
@@ -32,7 +33,7 @@ func (r *Redactor) With(extra ...Rule) *Redactor {
 	}
 	rules := make([]Rule, 0, len(r.rules)+len(extra))
 	rules = append(append(rules, r.rules...), extra...)
-	return &Redactor{rules: rules, call: r.call}
+	return &Redactor{rules: rules, call: r.call, roots: r.roots}
 }
 
 // Without returns a new Redactor without the rules named by names. A name
@@ -50,7 +51,7 @@ func (r *Redactor) Without(names ...string) *Redactor {
 			rules = append(rules, rule)
 		}
 	}
-	return &Redactor{rules: rules, call: r.call}
+	return &Redactor{rules: rules, call: r.call, roots: r.roots}
 }
 
 func named(name string, names []string) bool {
@@ -98,7 +99,7 @@ func (r *Redactor) apply(rule *Rule, s string) string {
 	if !rule.Pattern.MatchString(s) {
 		return s
 	}
-	if rule.accept != nil || rule.KeepSent && r.call != nil {
+	if rule.accept != nil || rule.KeepSent && (r.call != nil || r.roots != nil) {
 		return r.replaceVetted(rule, s)
 	}
 	return rule.Pattern.ReplaceAllString(s, rule.Replacement)
@@ -131,9 +132,8 @@ func (r *Redactor) replaceVetted(rule *Rule, s string) string {
 	changed := false
 	last := 0
 	g := rule.kept()
-	keep := rule.KeepSent && r.call != nil
 	for _, m := range rule.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		if rule.accept != nil && !rule.accept(s[m[0]:m[1]]) || keep && r.call.sent().Contains(keptText(s, m, g)) {
+		if rule.accept != nil && !rule.accept(s[m[0]:m[1]]) || rule.KeepSent && r.keeps(s, m, g) {
 			continue
 		}
 		changed = true
@@ -147,14 +147,24 @@ func (r *Redactor) replaceVetted(rule *Rule, s string) string {
 	return string(append(b, s[last:]...))
 }
 
-// keptText returns what of match m is compared with what was sent: the
-// submatch g ("kept"), or the whole match when the pattern has none (g is
-// -1) or it did not take part in the match.
-func keptText(s string, m []int, g int) string {
-	if g == -1 || m[2*g] == -1 {
-		return s[m[0]:m[1]]
+// keeps reports whether a KeepSent rule's match m of s is left alone: the
+// call sent it, or it lies under a root of KeepPathsUnder.
+func (r *Redactor) keeps(s string, m []int, g int) bool {
+	start, end := keptSpan(m, g)
+	if r.call != nil && r.call.sent().KeepsAt(s, start, end) {
+		return true
 	}
-	return s[m[2*g]:m[2*g+1]]
+	return r.roots != nil && r.underRoot(s[leak.DriveStart(s, start):end])
+}
+
+// keptSpan returns where the part of match m compared with what was sent
+// lies: the submatch g ("kept"), or the whole match when the pattern has
+// none (g is -1) or it did not take part in the match.
+func keptSpan(m []int, g int) (start, end int) {
+	if g == -1 || m[2*g] == -1 {
+		return m[0], m[1]
+	}
+	return m[2*g], m[2*g+1]
 }
 
 // triggered reports whether any rule could match s: false means String(s)

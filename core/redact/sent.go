@@ -30,7 +30,7 @@ func (r *Redactor) ForCall(args any) *Redactor {
 	if raw, ok := args.(json.RawMessage); ok && len(raw) == 0 {
 		return r
 	}
-	fc := &forCall{r: Redactor{rules: r.rules}, c: call{args: args}}
+	fc := &forCall{r: Redactor{rules: r.rules, roots: r.roots}, c: call{args: args}}
 	fc.r.call = &fc.c
 	return &fc.r
 }

@@ -518,7 +518,7 @@ func (w *walker) walkStruct(v any, ti *typeInfo, path string, depth int) any {
 		}
 		if f == nil {
 			name := pathKey(path, k)
-			msg := fmt.Sprintf("%s is not an argument of this tool", name)
+			msg := unknownMessage(path, name)
 			fe := envelope.FieldError{Field: name, Rule: "unknown", Message: msg, Allowed: slices.Clone(ti.names)}
 			if s := suggest(k, ti.names); s != "" {
 				fe.Suggestion = s
@@ -668,6 +668,15 @@ func (w *walker) typeError(path string, ti *typeInfo, v any) {
 	}
 	want := expected(ti)
 	w.fail(path, "type", jsonTypeName(ti), fmt.Sprintf("%s must be %s, not %s", orArgs(path), want, kindOf(v)))
+}
+
+// unknownMessage says that the member name, under the object at path, is
+// not one the tool takes: an argument at the top, a member further down.
+func unknownMessage(path, name string) string {
+	if path == "" {
+		return name + " is not an argument of this tool"
+	}
+	return name + " is not a member of " + path
 }
 
 func orArgs(path string) string {

@@ -99,7 +99,7 @@ func (p *plan) message(fe validator.FieldError, name string, secret bool, out *e
 	tag, param := fe.Tag(), fe.Param()
 	if words, ok := boundWords[tag]; ok {
 		if unit := units(fe.Kind()); unit != "" {
-			return fmt.Sprintf("%s must %s %s %s %s", name, verb(unit), words[1], param, unit), true
+			return fmt.Sprintf("%s must %s %s %s %s", name, verb(unit), words[1], param, counted(unit, param)), true
 		}
 		return fmt.Sprintf("%s must %s %s", name, words[0], param), true
 	}
@@ -155,6 +155,18 @@ func units(k reflect.Kind) string {
 		return "entries"
 	}
 	return ""
+}
+
+// counted is unit in the number param calls for: "at least 1 item",
+// "at least 2 items".
+func counted(unit, param string) string {
+	if param != "1" {
+		return unit
+	}
+	if unit == "entries" {
+		return "entry"
+	}
+	return strings.TrimSuffix(unit, "s")
 }
 
 func verb(unit string) string {

@@ -44,9 +44,18 @@ type Spec struct {
 
 // Path and stack building blocks. L is a path segment character: letters
 // and digits of any script, not just ASCII, so /home/ålice leaks nothing.
+// "=" belongs to a segment (/data/year=2024/part-0.parquet is one path,
+// and /app/db_password=x/y.json never ends at the "="), and so does a
+// bracketed or parenthesised run (file(1).txt, [id]/page.tsx, and the
+// placeholder the pairs rule leaves in a path), and so does a ':' or ','
+// glued to more of the segment (sha256:ab12/, a,b.txt, x.txt:12): a path
+// never ends inside a segment, so no tail of one is left behind. A ':' or
+// ',' before a space or a '/' ends the path (PATH=/a/bin:/b/bin).
 const (
-	segChar   = `[\p{L}\p{N}_.@+~%$#!-]`
-	midChar   = `[\p{L}\p{N}_.@+~%$#!()&,-]`
+	segRun    = `[\p{L}\p{N}_.@+~%$#!=-]`
+	segGroup  = `\[` + segRun + `*\]|\(` + segRun + `*\)`
+	segChar   = `(?:` + segRun + `|` + segGroup + `|&|[:,]` + segRun + `)`
+	midChar   = `(?:[\p{L}\p{N}_.@+~%$#!()&,=-]|` + segGroup + `|:` + segRun + `)`
 	pathStart = "(^|[\\s\"'(=\\[,:;{}<>|`*\\x00])"
 	// A segment may hold up to three spaces ("My Documents") when another
 	// separator follows, so no tail of a spaced path is left behind.
@@ -143,7 +152,8 @@ var Specs = []Spec{
 	// decided by the parameter's name.
 	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers, Spans: SecretValues},
 	{Name: "paths/file-url", What: "a file URL",
-		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*)`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
+		// Not ending in the punctuation of the sentence around it.
+		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*[^\s"'<>` + "`" + `:,;.])`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
 	{Name: "paths/unc", What: "a Windows network path",
 		// A share after the server: "\\x7f\" is how a quoted "\x7f" looks
 		// in JSON text, and names nothing. Nor does a backslash that starts
@@ -157,7 +167,7 @@ var Specs = []Spec{
 		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
 		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,
-		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath},
+		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath, Accept: notSchemaPointer},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.
 	{Name: "stack/goroutine-header", DetectOnly: true, What: "a goroutine dump", Expr: `goroutine \d+ \[`, Triggers: []string{"goroutine "}},
@@ -397,7 +407,7 @@ func (c *compiled) find(text string, sent *Sent) (string, bool) {
 		if c.Accept != nil && !c.Accept(m) {
 			continue
 		}
-		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.Contains(text[loc[2*kept]:loc[2*kept+1]]) {
+		if c.KeepSent && kept > 0 && loc[2*kept] >= 0 && sent.KeepsAt(text, loc[2*kept], loc[2*kept+1]) {
 			continue
 		}
 		if c.DetectOnly || c.re.ReplaceAllString(m, c.Replacement) != m {

@@ -128,9 +128,28 @@ func TestFindExceptWhatWasSent(t *testing.T) {
 	assert.NotEmpty(t, leak.FindExcept("open /srv/x/y: not found", sent))
 	assert.NotEmpty(t, leak.FindExcept("password=hunter2 at /home/alice/todo.md", sent), "only paths are kept")
 	assert.Nil(t, leak.NewSent(nil))
-	assert.Nil(t, leak.NewSent(map[string]any{"n": 1.0}))
+	assert.Nil(t, leak.NewSent(map[string]any{}))
+	assert.True(t, leak.NewSent(map[string]any{"n": 1.0}).Keeps("/n"), "a member is kept by its pointer")
+	assert.False(t, leak.NewSent(map[string]any{"n": 1.0}).Contains("/n"), "but it is no sent string")
 	assert.False(t, (*leak.Sent)(nil).Contains("x"))
 	assert.True(t, leak.NewSent(struct{ P string }{"/a/b"}).Contains("/a/b"), "other values go through their JSON encoding")
+}
+
+// The detector keeps what the redactor keeps of a call: a sent path as a
+// file URL, with either separator, and a pointer to a sent value; and
+// flags the rest.
+func TestFindExceptTheFormsOfWhatWasSent(t *testing.T) {
+	t.Parallel()
+	sent := leak.NewSent(json.RawMessage(`{"file":"C:\\src\\app\\main.go","path":"/tmp/x/nope.go","items":[{"name":""}]}`))
+	for _, text := range []string{
+		"no package for file:///C:/src/app/main.go", "open C:/src/app/main.go: denied", "no package metadata for file file:///tmp/x/nope.go",
+		"at '/items/0/name': too short", `validating /properties/entities: type: 1 has type "integer"`,
+	} {
+		assert.Empty(t, leak.FindExcept(text, sent), text)
+	}
+	for _, text := range []string{"no package for file:///C:/src/other.go", "open C:/src/other.go: denied", "at '/items/1/name': missing", "open /tmp/x/other.go: x"} {
+		assert.NotEmpty(t, leak.FindExcept(text, sent), text)
+	}
 }
 
 func TestSentIsBounded(t *testing.T) {

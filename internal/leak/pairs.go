@@ -40,11 +40,18 @@ func SecretValues(s string, dst []SecretValue) []SecretValue {
 			continue // ==, !=, <=, >=: a comparison, not an assignment
 		}
 		key, quote, keyStart := keyBefore(s, i)
-		if key == "" || !IsSecretKey(key) {
+		inPath := keyStart > 0 && (s[keyStart-1] == '/' || s[keyStart-1] == '\\')
+		if key == "" || inPath && (c != '=' || j != i+1) || !IsSecretKey(key) {
 			continue
 		}
-		yaml := c == ':' && quote == "" && lineIndentOnly(s, keyStart)
-		v, ok := valueAfter(s, j, quote == `"`, yaml)
+		var v SecretValue
+		ok := false
+		if inPath {
+			v, ok = segmentValue(s, j)
+		} else {
+			yaml := c == ':' && quote == "" && lineIndentOnly(s, keyStart)
+			v, ok = valueAfter(s, j, quote == `"`, yaml)
+		}
 		if !ok {
 			continue
 		}
@@ -86,10 +93,24 @@ func keyBefore(s string, sep int) (key, quote string, start int) {
 		}
 		k -= size
 	}
-	if k > 0 && (s[k-1] == '/' || s[k-1] == '\\') {
+	if k > 0 && (s[k-1] == '/' || s[k-1] == '\\') && s[sep] != '=' {
 		return "", "", k // the end of a path (/srv/secrets.yaml: …), not a key
 	}
 	return s[k:end], quote, k
+}
+
+// segmentValue finds the value of a secret-named key inside a path segment
+// (/var/lib/app/db_password=hunter2/memory.json): it ends where the segment
+// does, so the rest of the path stays a path.
+func segmentValue(s string, j int) (SecretValue, bool) {
+	end := j
+	for end < len(s) && s[end] != '/' && s[end] != '\\' && s[end] != ':' && !isBareStop(s[end]) {
+		end++
+	}
+	if end == j || strings.HasPrefix(s[j:], Placeholder) {
+		return SecretValue{}, false
+	}
+	return SecretValue{j, end, Placeholder}, true
 }
 
 func isKeyChar(c byte) bool {

@@ -124,6 +124,9 @@ var shapes = []Shape{
 	s("paths", `(see /opt/shop/logs/app.log)`, "/opt/shop"),
 	s("paths", `C:\Program Files (x86)\Shop\app.exe crashed`, "Program", "Shop", "app.exe"),
 	s("paths", `{"file": "/home/carol/.ssh/id_rsa"}`, "/home/carol", "id_rsa"),
+	s("paths", `failed to write file /var/lib/app/db_password=hunter2/memory.json`, "hunter2", "/var/lib", "memory.json"),
+	s("paths", `open /data/year=2024/month=01/part-0.parquet: no such file`, "/data", "month=01", "part-0.parquet"),
+	s("paths", `open /srv/a/token=tk-9f8e7d6c5b/x(1).json: denied`, "tk-9f8e7d6c5b", "x(1)", ".json"),
 	// Signed URLs: every signature, credential and token parameter.
 	s("signed-url", `GET https://b.s3.amazonaws.com/x?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260101&X-Amz-Signature=Pw0100abc&X-Amz-Security-Token=Pw0101xyz&X-Amz-Expires=900 -> 403`, "Pw0100abc", "Pw0101xyz", "AKIAIOSFODNN7EXAMPLE"),
 	s("signed-url", `https://storage.googleapis.com/b/o?X-Goog-Credential=svc%40Pw0102.iam&X-Goog-Signature=Pw0103abc`, "Pw0102", "Pw0103abc"),

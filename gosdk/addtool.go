@@ -66,7 +66,7 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []Too
 		return nil, nil, errors.New("nil handler")
 	}
 	if k := reflect.TypeFor[In]().Kind(); k != reflect.Struct {
-		return nil, nil, fmt.Errorf("the arguments type %s is a %s, not a struct", reflect.TypeFor[In](), k)
+		return nil, nil, fmt.Errorf("the arguments type %s is of kind %s, not a struct", reflect.TypeFor[In](), k)
 	}
 	b := validate.NewBinder[In](opts...)
 	tt := *t

@@ -297,7 +297,7 @@ func TestAddToolTaggedOutputIsCheckedBeforeItIsSent(t *testing.T) {
 func TestAddToolPanicsOnArgumentsThatAreNotAStruct(t *testing.T) {
 	t.Parallel()
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "not a struct") {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "is of kind map, not a struct") {
 			t.Errorf("recover() = %v", r)
 		}
 	}()

@@ -264,3 +264,7 @@ func withOtherTool(common []attribute.KeyValue) []attribute.KeyValue {
 	}
 	return out
 }
+
+// RecordsArguments reports whether [WithArguments] asks for the arguments:
+// a front sets [Call.Arguments] only then.
+func (in *Instrument) RecordsArguments() bool { return in.o.arguments }

@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/envelope"
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 )
 
 // ScopeName is the instrumentation scope of the tracer and meter.

@@ -99,6 +99,9 @@ type Span struct {
 // the handler.
 func (in *Instrument) Start(ctx context.Context, c *Call) (context.Context, Span) {
 	start := time.Now()
+	if len(c.Tool) > maxToolName {
+		c.Tool = OtherTool // no tool has such a name: it was invented
+	}
 	common := commonAttrs(c)
 	name := c.Method
 	switch {
@@ -135,6 +138,9 @@ func commonAttrs(c *Call) []attribute.KeyValue {
 	}
 	return attrs
 }
+
+// maxToolName is the longest tool name the MCP specification allows.
+const maxToolName = 128
 
 // maxURI bounds mcp.resource.uri, whatever the client sent or the URI
 // redactor returned.

@@ -64,6 +64,9 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+			if !in.Active() {
+				return next(ctx, req) // no SDK registered yet: nothing records
+			}
 			call := o.toolCall(ctx, in, req)
 			ctx, span := in.Start(ctx, &call)
 			completed := false
@@ -147,6 +150,9 @@ func ResourceMiddleware(opts ...Option) server.ResourceHandlerMiddleware {
 	}
 	return func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 		return func(ctx context.Context, req mcp.ReadResourceRequest) (res []mcp.ResourceContents, err error) {
+			if !in.Active() {
+				return next(ctx, req)
+			}
 			call := coreotel.Call{
 				Method:          coreotel.MethodReadResource,
 				URI:             req.Params.URI,

@@ -64,7 +64,7 @@ func TestResourceURIIsRedacted(t *testing.T) {
 			case strings.Contains(uri, "ghp_"):
 				t.Errorf("the token is recorded: %q", uri)
 			}
-			point := rec.Point(t, false)
+			point := rec.PointOf(t, "resources/read", false)
 			if _, onMetric := point.Attributes.Value(oteltest.ResourceURI); onMetric {
 				t.Error("a URI on the metric")
 			}
@@ -87,7 +87,7 @@ func TestFailedResourceReadIsItsJSONRPCCode(t *testing.T) {
 		if got := oteltest.Values(span.Attributes())[oteltest.ErrorType]; got != tc.code {
 			t.Errorf("%v: error.type %q, want %s", tc.err, got, tc.code)
 		}
-		oteltest.NoLeak(t, span, rec.Point(t, true))
+		oteltest.NoLeak(t, span, rec.PointOf(t, "resources/read", true))
 	}
 }
 

@@ -3,6 +3,7 @@ package otel
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -24,6 +25,12 @@ type Instrument struct {
 	o      *options
 	tracer trace.Tracer
 	hist   metric.Float64Histogram
+	// The API's global delegating providers, while no SDK was registered
+	// when the Instrument was built: until one is, nothing records.
+	unsetTP trace.TracerProvider
+	unsetMP metric.MeterProvider
+	// noTraces, noMetrics: the provider is the API's no-op one.
+	noTraces, noMetrics bool
 }
 
 // New builds the Instrument of the instrumentation scope named scope (the
@@ -48,7 +55,36 @@ func New(scope string, opts ...Option) *Instrument {
 			hist = metricnoop.Float64Histogram{}
 		}
 	}
-	return &Instrument{o: o, tracer: o.tp.Tracer(scope), hist: hist}
+	in := &Instrument{o: o, tracer: o.tp.Tracer(scope), hist: hist, noTraces: noTraces, noMetrics: noMetrics}
+	if isGlobalDelegate(o.tp) {
+		in.unsetTP = o.tp
+	}
+	if isGlobalDelegate(o.mp) {
+		in.unsetMP = o.mp
+	}
+	return in
+}
+
+// globalPackage holds the API's global delegating providers, which
+// otel.GetTracerProvider and otel.GetMeterProvider return until an SDK is
+// registered with otel.SetTracerProvider or otel.SetMeterProvider.
+const globalPackage = "go.opentelemetry.io/otel/internal/global"
+
+func isGlobalDelegate(p any) bool {
+	t := reflect.TypeOf(p)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().PkgPath() == globalPackage
+}
+
+// Active reports whether anything would record a call now. It is false
+// while both providers are the API's global ones and no SDK has been
+// registered since the Instrument was built (the default of a program
+// that configures no OpenTelemetry), so that a front then passes the call
+// through at no cost; two atomic loads. Once an SDK is registered, the
+// global providers delegate to it and Active is true.
+func (in *Instrument) Active() bool {
+	traces := !in.noTraces && (in.unsetTP == nil || otelapi.GetTracerProvider() != in.unsetTP)
+	metrics := !in.noMetrics && (in.unsetMP == nil || otelapi.GetMeterProvider() != in.unsetMP)
+	return traces || metrics
 }
 
 // Traces reports whether calls of method are traced and measured: the

@@ -157,7 +157,7 @@ func TestResourceURIIsRedacted(t *testing.T) {
 			case strings.Contains(uri, "ghp_"):
 				t.Errorf("the token is recorded: %q", uri)
 			}
-			point := rec.Point(t, false)
+			point := rec.PointOf(t, "resources/read", false)
 			if _, onMetric := point.Attributes.Value(oteltest.ResourceURI); onMetric {
 				t.Error("a URI on the metric")
 			}

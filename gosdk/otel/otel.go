@@ -65,7 +65,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if !in.Traces(method) || strings.HasPrefix(method, "notifications/") {
+			if !in.Traces(method) || strings.HasPrefix(method, "notifications/") || !in.Active() {
 				return next(ctx, method, req)
 			}
 			return serve(ctx, in, method, req, next)

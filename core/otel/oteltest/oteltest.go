@@ -165,16 +165,24 @@ func (r *Recorder) Points(t testing.TB) []metricdata.HistogramDataPoint[float64]
 	return out
 }
 
-// Point returns the data point of the failed calls, or of the successful
-// ones.
+// Point returns the data point of the failed tools/call requests, or of
+// the successful ones.
 func (r *Recorder) Point(t testing.TB, failed bool) metricdata.HistogramDataPoint[float64] {
 	t.Helper()
+	return r.PointOf(t, "tools/call", failed)
+}
+
+// PointOf returns the data point of the failed requests of method, or of
+// the successful ones.
+func (r *Recorder) PointOf(t testing.TB, method string, failed bool) metricdata.HistogramDataPoint[float64] {
+	t.Helper()
 	for _, p := range r.Points(t) {
-		if _, ok := p.Attributes.Value(ErrorType); ok == failed {
+		m, _ := p.Attributes.Value(MethodName)
+		if _, ok := p.Attributes.Value(ErrorType); ok == failed && m.AsString() == method {
 			return p
 		}
 	}
-	t.Fatalf("no %s point with failed=%v", Metric, failed)
+	t.Fatalf("no %s point of %s with failed=%v", Metric, method, failed)
 	return metricdata.HistogramDataPoint[float64]{}
 }
 

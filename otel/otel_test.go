@@ -57,14 +57,6 @@ const (
 // convBuckets are the conventions' explicit bucket boundaries for convMetric.
 var convBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
-// Which attributes a tools/call carries, by signal: spans carry identifiers,
-// metrics only low-cardinality values.
-var (
-	spanAlways   = []string{convMethodName, convToolName, convOperationName, convRequestID, convProtocolVersion, convSessionID, convTransport}
-	metricAlways = []string{convMethodName, convToolName, convOperationName, convProtocolVersion, convTransport}
-	onToolError  = []string{convErrorType, guardErrorType}
-)
-
 const (
 	toolName        = "shop_tool"
 	sessionID       = "mcp-session-7"
@@ -167,15 +159,6 @@ func values(kvs []attribute.KeyValue) map[string]string {
 		out[string(kv.Key)] = kv.Value.String()
 	}
 	return out
-}
-
-func sorted(parts ...[]string) []string {
-	var out []string
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 func failing(err error) server.ToolHandlerFunc {

@@ -18,11 +18,7 @@ const (
 // LogHandler wraps h so that every record logged with a valid span in its
 // context carries that span's trace_id and span_id, so a log line leads to
 // its trace. mcpguard's layers log with the call's context, so their
-// incident records get both:
-//
-//	logger := slog.New(otel.LogHandler(slog.NewJSONHandler(os.Stderr, nil)))
-//	s.Use(otel.Middleware())
-//	s.Use(middleware.Default(middleware.WithLogger(logger))...)
+// incident records get both. Each front's otel package exports it.
 func LogHandler(h slog.Handler) slog.Handler { return logHandler{h} }
 
 type logHandler struct{ slog.Handler }

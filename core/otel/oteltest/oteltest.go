@@ -1,8 +1,3 @@
-// Package oteltest holds what both fronts' OpenTelemetry tests share: a
-// recorder on the real OpenTelemetry SDK (the in-memory span exporter and a
-// manual metric reader), the table of outcomes every front must record
-// alike, and the assertions on what one call recorded. It is for tests;
-// importing it brings the OpenTelemetry SDK.
 package oteltest
 
 import (
@@ -200,7 +195,7 @@ func Keys(kvs []attribute.KeyValue) []string {
 func Values(kvs []attribute.KeyValue) map[string]string {
 	out := map[string]string{}
 	for _, kv := range kvs {
-		out[string(kv.Key)] = kv.Value.Emit()
+		out[string(kv.Key)] = kv.Value.String()
 	}
 	return out
 }

@@ -69,14 +69,10 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 			}
 			call := o.toolCall(ctx, in, req)
 			ctx, span := in.Start(ctx, &call)
+			// Without a recover layer inside, a panic goes on to mcp-go;
+			// the span still ends, without the panic value.
 			completed := false
-			defer func() {
-				if !completed {
-					// Without a recover layer inside, the panic goes on to
-					// mcp-go; the span still ends, without the panic value.
-					span.End(ctx, coreotel.Panicked())
-				}
-			}()
+			defer span.EndIfPanicking(ctx, &completed)
 			res, err = next(ctx, req)
 			completed = true
 			if err == nil && in.RecordsResults() {
@@ -165,11 +161,7 @@ func ResourceMiddleware(opts ...Option) server.ResourceHandlerMiddleware {
 			}
 			ctx, span := in.Start(ctx, &call)
 			completed := false
-			defer func() {
-				if !completed {
-					span.End(ctx, coreotel.Panicked())
-				}
-			}()
+			defer span.EndIfPanicking(ctx, &completed)
 			res, err = next(ctx, req)
 			completed = true
 			out := coreotel.Outcome{}

@@ -35,27 +35,21 @@ import (
 	"github.com/mcpguard/mcpguard/otel"
 )
 
-// The OpenTelemetry semantic conventions for MCP, as this test checks them:
-// attribute names written out here, independently of the package's own
-// constants, so that a renamed constant cannot pass unnoticed.
+// The conventions' names, as both fronts' tests check them (written out in
+// oteltest, independently of the package's constants).
 const (
-	convMethodName      = "mcp.method.name"
-	convToolName        = "gen_ai.tool.name"
-	convOperationName   = "gen_ai.operation.name"
-	convRequestID       = "jsonrpc.request.id"
-	convProtocolVersion = "mcp.protocol.version"
-	convSessionID       = "mcp.session.id"
-	convTransport       = "network.transport"
-	convErrorType       = "error.type"
-	convArguments       = "gen_ai.tool.call.arguments"
-	guardErrorType      = "mcpguard.error_type"
-	guardIncidentID     = "mcpguard.incident_id"
-
-	convMetric = "mcp.server.operation.duration"
+	convMethodName      = oteltest.MethodName
+	convToolName        = oteltest.ToolName
+	convRequestID       = oteltest.RequestID
+	convProtocolVersion = oteltest.ProtocolVersion
+	convSessionID       = oteltest.SessionID
+	convTransport       = oteltest.Transport
+	convErrorType       = oteltest.ErrorType
+	convArguments       = oteltest.Arguments
+	guardErrorType      = oteltest.GuardErrorType
+	guardIncidentID     = oteltest.GuardIncidentID
+	convMetric          = oteltest.Metric
 )
-
-// convBuckets are the conventions' explicit bucket boundaries for convMetric.
-var convBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
 const (
 	toolName        = "shop_tool"
@@ -242,7 +236,7 @@ func TestHistogramUsesTheConventionsBuckets(t *testing.T) {
 	r := newRig(t, failing(envelope.ErrNotFound))
 	r.call(t, 1, nil)
 	_, point := r.point(t, true)
-	assert.Equal(t, convBuckets, point.Bounds)
+	assert.Equal(t, oteltest.Buckets, point.Bounds)
 	assert.EqualValues(t, 1, point.Count)
 }
 

@@ -262,6 +262,16 @@ func RPCError(code int) Outcome {
 // span ends, without the panic value.
 func Panicked() Outcome { return Outcome{ErrorType: errorTypePanic} }
 
+// EndIfPanicking ends the span as [Panicked] unless *done: defer it
+// around the handler, and set done when the handler returns. A panic then
+// goes on past the front (mcp-go, or a recover layer outside), after its
+// span ended without the panic value.
+func (s Span) EndIfPanicking(ctx context.Context, done *bool) {
+	if !*done {
+		s.End(ctx, Panicked())
+	}
+}
+
 // End ends the span with out and records the duration on the histogram.
 func (s Span) End(ctx context.Context, out Outcome) {
 	common := s.common

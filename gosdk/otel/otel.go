@@ -77,15 +77,11 @@ func Middleware(opts ...Option) mcp.Middleware {
 func serve(ctx context.Context, in *coreotel.Instrument, method string, req mcp.Request, next mcp.MethodHandler) (res mcp.Result, err error) {
 	call := readCall(ctx, in, method, req)
 	ctx, span := in.Start(ctx, &call)
+	// Without gosdk.Middleware inside, a panic goes on (and go-sdk, which
+	// recovers nowhere, ends the process); the span still ends, without
+	// the panic value.
 	completed := false
-	defer func() {
-		if !completed {
-			// Without gosdk.Middleware inside, the panic goes on (and
-			// go-sdk, which recovers nowhere, ends the process); the span
-			// still ends, without the panic value.
-			span.End(ctx, coreotel.Panicked())
-		}
-	}()
+	defer span.EndIfPanicking(ctx, &completed)
 	res, err = next(ctx, method, req)
 	completed = true
 	r, isTool := res.(*mcp.CallToolResult)

@@ -96,7 +96,7 @@ func newRigOn(t *testing.T, rec *oteltest.Recorder, h server.ToolHandlerFunc, ex
 // returns the JSON a client receives.
 func (r *rig) call(t *testing.T, id int, meta map[string]any) string {
 	t.Helper()
-	params := map[string]any{"name": toolName, "arguments": map[string]any{"q": "x"}}
+	params := map[string]any{"name": toolName, "arguments": map[string]any{"q": oteltest.ArgumentValue}}
 	if meta != nil {
 		params["_meta"] = meta
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,5 +109,22 @@ func TestWithMethodsFilters(t *testing.T) {
 	rh := server.ResourceHandlerFunc(func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) { return nil, nil })
 	if reflect.ValueOf(rm(rh)).Pointer() != reflect.ValueOf(rh).Pointer() {
 		t.Error("resources/read left out: want the handler itself")
+	}
+}
+
+// mcp-go answers a call of a tool it does not have before any tool
+// middleware runs: invented names record nothing, so add no series.
+func TestInventedToolNamesRecordNothing(t *testing.T) {
+	t.Parallel()
+	rec := oteltest.NewRecorder()
+	s := server.NewMCPServer("t", "0")
+	s.Use(otel.Middleware(otel.WithTracerProvider(rec.TracerProvider), otel.WithMeterProvider(rec.MeterProvider)))
+	s.AddTool(mcp.NewTool(toolName), failing(errors.New("x")))
+	for i := range 20 {
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"invented_%d"}}`, i, i)
+		s.HandleMessage(context.Background(), json.RawMessage(msg))
+	}
+	if n, p := len(rec.Spans.GetSpans()), len(rec.Points(t)); n != 0 || p != 0 {
+		t.Errorf("%d spans and %d metric series for invented tool names, want none", n, p)
 	}
 }

@@ -138,6 +138,9 @@ func (in *Instrument) Start(ctx context.Context, c *Call) (context.Context, Span
 	if len(c.Tool) > maxToolName {
 		c.Tool = OtherTool // no tool has such a name: it was invented
 	}
+	if len(c.Prompt) > maxToolName {
+		c.Prompt = OtherTool
+	}
 	common := commonAttrs(c)
 	name := c.Method
 	switch {
@@ -175,7 +178,8 @@ func commonAttrs(c *Call) []attribute.KeyValue {
 	return attrs
 }
 
-// maxToolName is the longest tool name the MCP specification allows.
+// maxToolName is the longest tool name the MCP specification allows; a
+// longer prompt name is treated alike.
 const maxToolName = 128
 
 // maxURI bounds mcp.resource.uri, whatever the client sent or the URI

@@ -239,3 +239,28 @@ func TestOverlongToolNameIsNotRecorded(t *testing.T) {
 		t.Errorf("span %q with gen_ai.tool.name of %d bytes, want %s", span.Name(), len(got), otel.OtherTool)
 	}
 }
+
+func TestPromptSpan(t *testing.T) {
+	t.Parallel()
+	rec := oteltest.NewRecorder()
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	s.AddReceivingMiddleware(otel.Middleware(otel.WithTracerProvider(rec.TracerProvider), otel.WithMeterProvider(rec.MeterProvider)), gosdk.Middleware())
+	s.AddPrompt(&mcp.Prompt{Name: "greet"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+	})
+	cs := gosdktest.Connect(t, s).ClientSession()
+	rec.Spans.Reset()
+	if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": oteltest.ArgumentValue}}); err != nil {
+		t.Fatal(err)
+	}
+	span := rec.Span(t)
+	attrs := oteltest.Values(span.Attributes())
+	if span.Name() != "prompts/get greet" || attrs["gen_ai.prompt.name"] != "greet" || attrs[oteltest.MethodName] != "prompts/get" {
+		t.Errorf("span %q with %v", span.Name(), attrs)
+	}
+	point := rec.PointOf(t, "prompts/get", false)
+	if _, ok := point.Attributes.Value("gen_ai.prompt.name"); ok {
+		t.Error("a prompt name on the metric")
+	}
+	oteltest.NoLeak(t, span, point)
+}

@@ -303,3 +303,101 @@ func loadAndFaults(t *testing.T, size loadSize, f front) {
 	t.Logf("%s server with the chain: heap peak %d MiB, goroutines %d before serving, %d after shutdown; plain: %d MiB, %d/%d",
 		f.name, gs.HeapInusePeak>>20, gs.GoroutinesStart, gs.GoroutinesEnd, ps.HeapInusePeak>>20, ps.GoroutinesStart, ps.GoroutinesEnd)
 }
+
+// rateLoad is the rate-limited run: every client shares one bucket (they
+// all come from 127.0.0.1, and -rate keys by remote address), so most of
+// the calls are refused.
+const (
+	rateLimit   = 5 // shop-server -rate 5: 5 calls/s, bursts of 5
+	rateClients = 5
+	rateCalls   = 200
+)
+
+// TestLoadAtARateLimit drives each front's shop-server, started as
+// `shop-server -http … -rate 5 -otel-stdout`, with more calls than its rate
+// allows, from several clients at once. Every call is answered, never with
+// a JSON-RPC error: either its result or a retryable execution_failed
+// envelope with retry_after_ms; no more calls are accepted than the bucket
+// allowed in the time the run took, whatever that was; and the server ends
+// with no goroutine left. The OpenTelemetry layer is on (its spans go to
+// the process's stdout, discarded), so it runs under load too.
+func TestLoadAtARateLimit(t *testing.T) {
+	for _, f := range fronts {
+		t.Run(f.name, func(t *testing.T) { loadAtARateLimit(t, f) })
+	}
+}
+
+func loadAtARateLimit(t *testing.T, f front) {
+	ctx := withTimeout(t, 4*time.Minute)
+	bin := buildShopServer(t, false)
+	srv := startHTTPWith(t, bin, append([]string{"-rate", fmt.Sprint(rateLimit), "-otel-stdout", "-stats"}, f.args...)...)
+	var accepted, refused, bad atomic.Int64
+	var first atomic.Pointer[string]
+	problem := func(format string, args ...any) {
+		bad.Add(1)
+		msg := fmt.Sprintf(format, args...)
+		first.CompareAndSwap(nil, &msg)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range rateClients {
+		c, err := client.NewStreamableHttpClient(srv.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = f.protocol
+		init.Params.ClientInfo = mcp.Implementation{Name: fmt.Sprintf("rate-%d", w), Version: "1"}
+		if _, err := c.Initialize(ctx, init); err != nil {
+			t.Fatalf("initialize client %d: %v", w, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.Close()
+			for i := w; i < rateCalls && ctx.Err() == nil; i += rateClients {
+				req := mcp.CallToolRequest{}
+				req.Params.Name = "shop_get_schema"
+				res, err := c.CallTool(ctx, req)
+				switch {
+				case err != nil:
+					problem("protocol error %v", err)
+				case !res.IsError:
+					accepted.Add(1)
+				default:
+					env, ok := envelope.FromResult(res)
+					if !ok || env.ErrorType != envelope.ExecutionFailed || !env.Retryable || env.RetryAfterMS <= 0 {
+						problem("a refusal without a retryable execution_failed envelope and retry_after_ms: %+v", res.Content)
+						continue
+					}
+					refused.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if ctx.Err() != nil {
+		t.Fatalf("rate-limited load hung: %d accepted, %d refused", accepted.Load(), refused.Load())
+	}
+	if bad.Load() != 0 {
+		t.Errorf("%d calls answered wrongly; first: %s", bad.Load(), *first.Load())
+	}
+	if got := accepted.Load() + refused.Load() + bad.Load(); got != rateCalls {
+		t.Errorf("%d calls answered, want %d", got, rateCalls)
+	}
+	// The bucket holds rateLimit and refills rateLimit a second: however
+	// long the run took, no more than that can have been accepted.
+	if most := int64(rateLimit + rateLimit*elapsed.Seconds() + 1); accepted.Load() > most || accepted.Load() == 0 {
+		t.Errorf("%d calls accepted in %v, want 1 to %d", accepted.Load(), elapsed, most)
+	}
+	if !srv.alive() {
+		t.Fatalf("shop-server crashed: %v\n%s", srv.err, srv.log())
+	}
+	s := stopAndStats(t, srv)
+	if s.GoroutinesEnd > s.GoroutinesStart || s.HeapInusePeak > maxHeapInuse {
+		t.Errorf("server: %d goroutines after shutdown (%d before), heap peak %d MiB", s.GoroutinesEnd, s.GoroutinesStart, s.HeapInusePeak>>20)
+	}
+	t.Logf("%s at -rate %d: %d calls from %d clients in %v, %d accepted, %d refused with retry_after_ms",
+		f.name, rateLimit, rateCalls, rateClients, elapsed.Round(time.Millisecond), accepted.Load(), refused.Load())
+}

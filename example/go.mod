@@ -13,6 +13,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/mcpguard/mcpguard/core/otel v0.0.0 // indirect
 	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -35,6 +36,7 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mcpguard/mcpguard/core v0.0.0
 	github.com/mcpguard/mcpguard/gosdk v0.0.0
+	github.com/mcpguard/mcpguard/gosdk/otel v0.0.0
 	github.com/mcpguard/mcpguard/otel v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/ncruces/go-strftime v1.0.0 // indirect
@@ -62,3 +64,7 @@ replace github.com/mcpguard/mcpguard/core => ../core
 replace github.com/mcpguard/mcpguard/internal => ../internal
 
 replace github.com/mcpguard/mcpguard/gosdk => ../gosdk
+
+replace github.com/mcpguard/mcpguard/gosdk/otel => ../gosdk/otel
+
+replace github.com/mcpguard/mcpguard/core/otel => ../core/otel

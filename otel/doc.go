@@ -4,7 +4,9 @@
 //
 // It is a module of its own (github.com/mcpguard/mcpguard/otel), so the core
 // module stays free of OpenTelemetry. This module serves mark3labs/mcp-go;
-// the official go-sdk gets the same layer in a module beside its front.
+// the official go-sdk gets the same layer in github.com/mcpguard/mcpguard/gosdk/otel.
+// Both record through github.com/mcpguard/mcpguard/core/otel, so the same
+// call gives the same span and metric on either front.
 //
 // # Guarantees
 //
@@ -28,6 +30,11 @@
 //   - A trace context the client sends in params._meta (traceparent,
 //     tracestate, baggage) is the parent of the call's span, on every
 //     transport.
+//   - resources/read is traced too with [ResourceMiddleware], its URI as
+//     mcp.resource.uri through [WithURIRedactor]; [WithMethods] picks the
+//     methods traced.
+//   - With no SDK registered (the global providers of a program that sets
+//     up no OpenTelemetry), calls pass through without allocating.
 //
 // # Place in the chain
 //

@@ -1,18 +1,17 @@
 package otel
 
 import (
-	"context"
 	"log/slog"
 
-	"go.opentelemetry.io/otel/trace"
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 )
 
 // Log attribute keys that LogHandler adds.
 const (
 	// TraceIDKey holds the trace ID of the span in a record's context.
-	TraceIDKey = "trace_id"
+	TraceIDKey = coreotel.TraceIDKey
 	// SpanIDKey holds the span ID of the span in a record's context.
-	SpanIDKey = "span_id"
+	SpanIDKey = coreotel.SpanIDKey
 )
 
 // LogHandler wraps h so that every record logged with a valid span in its
@@ -23,20 +22,4 @@ const (
 //	logger := slog.New(otel.LogHandler(slog.NewJSONHandler(os.Stderr, nil)))
 //	s.Use(otel.Middleware())
 //	s.Use(middleware.Default(middleware.WithLogger(logger))...)
-func LogHandler(h slog.Handler) slog.Handler { return logHandler{h} }
-
-type logHandler struct{ slog.Handler }
-
-func (h logHandler) Handle(ctx context.Context, r slog.Record) error {
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		r = r.Clone()
-		r.AddAttrs(slog.String(TraceIDKey, sc.TraceID().String()), slog.String(SpanIDKey, sc.SpanID().String()))
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return logHandler{h.Handler.WithAttrs(attrs)}
-}
-
-func (h logHandler) WithGroup(name string) slog.Handler { return logHandler{h.Handler.WithGroup(name)} }
+func LogHandler(h slog.Handler) slog.Handler { return coreotel.LogHandler(h) }

@@ -6,70 +6,85 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	otelapi "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
-// Option configures [Middleware].
+// Option configures [Middleware] and [ResourceMiddleware].
 type Option func(*options)
 
 type options struct {
-	tp         trace.TracerProvider
-	mp         metric.MeterProvider
-	propagator propagation.TextMapPropagator
-	ids        *requestIDs
-	arguments  bool
-	results    bool
-	redactor   *redact.Redactor
+	core []coreotel.Option
+	ids  *requestIDs
 }
 
 func evaluate(opts []Option) *options {
-	o := &options{
-		propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
-		redactor:   redact.Default(),
-	}
+	o := &options{}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(o)
 		}
 	}
-	if o.tp == nil {
-		o.tp = otelapi.GetTracerProvider()
-	}
-	if o.mp == nil {
-		o.mp = otelapi.GetMeterProvider()
-	}
-	if o.redactor == nil {
-		o.redactor = redact.New()
-	}
 	return o
+}
+
+func with(c coreotel.Option) Option {
+	return func(o *options) { o.core = append(o.core, c) }
 }
 
 // WithTracerProvider sets the tracer provider. The default is the global
 // one, otel.GetTracerProvider(), at the time Middleware is called.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(o *options) { o.tp = tp }
+	return with(coreotel.WithTracerProvider(tp))
 }
 
 // WithMeterProvider sets the meter provider. The default is the global
 // one, otel.GetMeterProvider(), at the time Middleware is called.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(o *options) { o.mp = mp }
+	return with(coreotel.WithMeterProvider(mp))
 }
 
 // WithPropagator sets how trace context is read from a request's
 // params._meta. The default reads W3C traceparent and tracestate, and
 // baggage, the keys the conventions name.
 func WithPropagator(p propagation.TextMapPropagator) Option {
-	return func(o *options) {
-		if p != nil {
-			o.propagator = p
-		}
-	}
+	return with(coreotel.WithPropagator(p))
+}
+
+// WithArguments records the call's arguments as the conventions' opt-in
+// gen_ai.tool.call.arguments, redacted with the rules of error messages
+// (values of secret-named members masked). Arguments over 64 KiB are
+// recorded as their size only. Leave it off unless your arguments may be
+// stored by your tracing backend: redaction catches known secret shapes,
+// not personal data.
+func WithArguments() Option { return with(coreotel.WithArguments()) }
+
+// WithResults records the result's text as the conventions' opt-in
+// gen_ai.tool.call.result, redacted and bounded like [WithArguments].
+func WithResults() Option { return with(coreotel.WithResults()) }
+
+// WithRedactor sets the redactor for captured arguments, results and
+// resource URIs. The default is redact.Default(); pass the one you give the
+// envelope layer if you extend its rules.
+func WithRedactor(r *redact.Redactor) Option { return with(coreotel.WithRedactor(r)) }
+
+// WithMethods traces only the MCP methods named: "tools/call" for
+// [Middleware], "resources/read" for [ResourceMiddleware]. A layer whose
+// method is left out returns the handler itself. It panics on an empty list
+// or an empty name.
+func WithMethods(methods ...string) Option { return with(coreotel.WithMethods(methods...)) }
+
+// WithURIRedactor sets what [ResourceMiddleware] records as
+// mcp.resource.uri: fn receives the URI the client asked for and returns
+// what the span carries ("" leaves it out), at most 1 KiB. The default
+// masks the redactor's secret shapes, such as a token in a query. It panics
+// on a nil fn.
+func WithURIRedactor(fn func(uri string) string) Option {
+	return with(coreotel.WithURIRedactor(fn))
 }
 
 // WithHooks records jsonrpc.request.id on spans, and mcp.protocol.version
@@ -105,23 +120,6 @@ func WithHooks(h *server.Hooks) Option {
 		o.ids = ids
 	}
 }
-
-// WithArguments records the call's arguments as the conventions' opt-in
-// gen_ai.tool.call.arguments, redacted with the rules of error messages
-// (values of secret-named members masked). Arguments over 64 KiB are
-// recorded as their size only. Leave it off unless your arguments may be
-// stored by your tracing backend: redaction catches known secret shapes,
-// not personal data.
-func WithArguments() Option { return func(o *options) { o.arguments = true } }
-
-// WithResults records the result's text as the conventions' opt-in
-// gen_ai.tool.call.result, redacted and bounded like [WithArguments].
-func WithResults() Option { return func(o *options) { o.results = true } }
-
-// WithRedactor sets the redactor for captured arguments and results. The
-// default is redact.Default(); pass the one you give the envelope layer if
-// you extend its rules.
-func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
 
 // requestIDs maps an in-flight call's context, which mcp-go hands both to
 // the hooks and to the middleware chain, to its JSON-RPC request ID; and a

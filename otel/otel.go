@@ -3,26 +3,29 @@ package otel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	otelapi "go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-	"go.opentelemetry.io/otel/trace"
-	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
 // ScopeName is the instrumentation scope of the tracer and meter.
 const ScopeName = "github.com/mcpguard/mcpguard/otel"
+
+// mcpguard's own attributes, beside the conventions' error.type=tool_error.
+const (
+	// ErrorTypeKey is the envelope's error_type, one of the seven codes, on
+	// spans and metrics of failed calls.
+	ErrorTypeKey = coreotel.ErrorTypeKey
+	// IncidentIDKey is the envelope's incident_id, on spans of internal
+	// errors only (never on metrics: every value is new).
+	IncidentIDKey = coreotel.IncidentIDKey
+)
 
 // Middleware traces and measures every tool call by the OpenTelemetry
 // semantic conventions for MCP. Add it before middleware.Default, so that
@@ -49,110 +52,66 @@ const ScopeName = "github.com/mcpguard/mcpguard/otel"
 // tracestate, baggage) becomes the span's parent.
 //
 // With both providers the API's no-op ones (go.opentelemetry.io/otel/trace/noop
-// and metric/noop), Middleware returns the handler itself: telemetry
-// switched off costs nothing.
+// and metric/noop), or with [WithMethods] leaving tools/call out,
+// Middleware returns the handler itself: telemetry switched off costs
+// nothing.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
-	if isNoop(o.tp, o.mp) {
+	in := coreotel.New(ScopeName, o.core...)
+	if !in.Traces(coreotel.MethodCallTool) {
 		// Telemetry is off: nothing to record, so nothing to pay.
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	}
-	tracer := o.tp.Tracer(ScopeName)
-	hist, err := o.mp.Meter(ScopeName).Float64Histogram(durationMetric,
-		metric.WithUnit(durationUnit),
-		metric.WithDescription(durationDescription),
-		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	if err != nil {
-		// As the OpenTelemetry API does: report the error, carry on with
-		// what we got (or nothing), never fail the server over telemetry.
-		otelapi.Handle(fmt.Errorf("mcpguard/otel: creating %s: %w", durationMetric, err))
-		if hist == nil {
-			hist = metricnoop.Float64Histogram{}
-		}
-	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-			start := time.Now()
-			callCtx := ctx // the key the hooks stored the request ID under
-			common := o.commonAttrs(ctx, req)
-			ctx, span := tracer.Start(o.extract(ctx, req), methodToolsCall+" "+req.Params.Name,
-				trace.WithSpanKind(trace.SpanKindServer),
-				trace.WithAttributes(common...))
-			if span.IsRecording() {
-				o.startAttrs(callCtx, span, req)
+			if !in.Active() {
+				return next(ctx, req) // no SDK registered yet: nothing records
 			}
+			call := o.toolCall(ctx, in, req)
+			ctx, span := in.Start(ctx, &call)
+			// Without a recover layer inside, a panic goes on to mcp-go;
+			// the span still ends, without the panic value.
 			completed := false
-			defer func() {
-				if !completed {
-					// Without a recover layer inside, the panic goes on to
-					// mcp-go; the span still ends, without the panic value.
-					o.finish(ctx, span, hist, start, common, outcome{errorType: "panic"})
-				}
-			}()
+			defer span.EndIfPanicking(ctx, &completed)
 			res, err = next(ctx, req)
 			completed = true
-			if o.results && err == nil && span.IsRecording() {
-				o.recordResult(span, res)
+			if err == nil && in.RecordsResults() {
+				span.Result(resultText(res))
 			}
-			o.finish(ctx, span, hist, start, common, o.classify(res, err))
+			span.End(ctx, classify(res, err))
 			return res, err
 		}
 	}
 }
 
-// isNoop reports whether both providers are the API's no-op ones.
-func isNoop(tp trace.TracerProvider, mp metric.MeterProvider) bool {
-	_, noTraces := tp.(tracenoop.TracerProvider)
-	_, noMetrics := mp.(metricnoop.MeterProvider)
-	return noTraces && noMetrics
-}
-
-// commonAttrs are the span's and the metric's attributes known before the
-// call runs.
-func (o *options) commonAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 7)
-	attrs = append(attrs, attrToolsCall, genAIToolNameKey.String(req.Params.Name), attrExecuteTool)
-	v := protocolVersion(ctx, req)
-	if v == "" && o.ids != nil {
-		v = o.ids.version(sessionID(ctx))
+// toolCall reads what the span says of req before it runs.
+func (o *options) toolCall(ctx context.Context, in *coreotel.Instrument, req mcp.CallToolRequest) coreotel.Call {
+	call := coreotel.Call{
+		Method:          coreotel.MethodCallTool,
+		Tool:            req.Params.Name,
+		ProtocolVersion: protocolVersion(ctx, req.Header),
+		SessionID:       sessionID(ctx),
+		Transport:       transport(ctx, req.Header),
 	}
-	if v != "" {
-		attrs = append(attrs, mcpProtocolVersionKey.String(v))
-	}
-	switch transport(ctx, req) {
-	case transportHTTP:
-		attrs = append(attrs, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
-	case transportStdio:
-		attrs = append(attrs, semconv.NetworkTransportPipe)
-	}
-	return attrs
-}
-
-// startAttrs are the span-only attributes: unbounded identifiers that have
-// no place on a metric.
-func (o *options) startAttrs(ctx context.Context, span trace.Span, req mcp.CallToolRequest) {
-	if id := sessionID(ctx); id != "" {
-		span.SetAttributes(mcpSessionIDKey.String(id))
+	if call.ProtocolVersion == "" && o.ids != nil {
+		call.ProtocolVersion = o.ids.version(sessionIDOf(ctx))
 	}
 	if o.ids != nil {
 		if id, ok := o.ids.take(ctx); ok {
-			span.SetAttributes(semconv.JSONRPCRequestID(formatID(id)))
+			call.RequestID = formatID(id)
 		}
 	}
-	if o.arguments {
-		span.SetAttributes(genAIToolCallArgumentsKey.String(o.capture(arguments(req))))
+	if req.Params.Meta != nil {
+		call.Meta = req.Params.Meta.AdditionalFields
 	}
+	if in.RecordsArguments() {
+		call.Arguments = func() string { return arguments(req) }
+	}
+	return call
 }
 
-// outcome is what a call ended as, in the conventions' terms and mcpguard's.
-type outcome struct {
-	errorType  string // error.type: tool_error, a JSON-RPC code, or panic
-	rpcCode    int    // rpc.response.status_code, for a JSON-RPC error
-	code       envelope.Code
-	incidentID string
-}
-
-func (o *options) classify(res *mcp.CallToolResult, err error) outcome {
+// classify tells what a tools/call ended as.
+func classify(res *mcp.CallToolResult, err error) coreotel.Outcome {
 	if err != nil {
 		code := mcp.INTERNAL_ERROR
 		_, isValue := envelope.As[mcp.URLElicitationRequiredError](err)
@@ -160,54 +119,62 @@ func (o *options) classify(res *mcp.CallToolResult, err error) outcome {
 		if isValue || (isPointer && up != nil) {
 			code = mcp.URL_ELICITATION_REQUIRED
 		}
-		return outcome{errorType: strconv.Itoa(code), rpcCode: code}
+		return coreotel.RPCError(code)
 	}
 	if res == nil || !res.IsError {
-		return outcome{}
+		return coreotel.Outcome{}
 	}
-	out := outcome{errorType: errorTypeToolError}
+	out := coreotel.ToolError("")
 	if env, ok := envelope.FromResult(res); ok {
-		out.code, out.incidentID = env.ErrorType, env.IncidentID
+		out.Code, out.IncidentID = env.ErrorType, env.IncidentID
 	}
 	return out
 }
 
-func (o *options) finish(ctx context.Context, span trace.Span, hist metric.Float64Histogram, start time.Time, common []attribute.KeyValue, out outcome) {
-	if out.errorType != "" {
-		extra := make([]attribute.KeyValue, 0, 3)
-		extra = append(extra, semconv.ErrorTypeKey.String(out.errorType))
-		if out.rpcCode != 0 {
-			extra = append(extra, semconv.RPCResponseStatusCodeKey.String(strconv.Itoa(out.rpcCode)))
-		}
-		if out.code != "" {
-			extra = append(extra, ErrorTypeKey.String(string(out.code)))
-		}
-		span.SetAttributes(extra...)
-		if out.incidentID != "" {
-			span.SetAttributes(IncidentIDKey.String(out.incidentID))
-		}
-		desc := out.errorType
-		if out.code != "" {
-			desc = string(out.code)
-		}
-		span.SetStatus(codes.Error, desc)
-		common = append(common[:len(common):len(common)], extra...)
+// ResourceMiddleware traces and measures resources/read the way
+// [Middleware] does tools/call: a SERVER span "resources/read" with
+// mcp.resource.uri (see [WithURIRedactor]) and the metric, error.type the
+// JSON-RPC code a failed read is answered with. Give it to the server:
+//
+//	s := server.NewMCPServer("shop", "1.0.0",
+//		server.WithResourceHandlerMiddleware(otel.ResourceMiddleware()))
+func ResourceMiddleware(opts ...Option) server.ResourceHandlerMiddleware {
+	o := evaluate(opts)
+	in := coreotel.New(ScopeName, o.core...)
+	if !in.Traces(coreotel.MethodReadResource) {
+		return func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc { return next }
 	}
-	span.End()
-	if hist.Enabled(ctx) {
-		hist.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(common...))
+	return func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+		return func(ctx context.Context, req mcp.ReadResourceRequest) (res []mcp.ResourceContents, err error) {
+			if !in.Active() {
+				return next(ctx, req)
+			}
+			call := coreotel.Call{
+				Method:          coreotel.MethodReadResource,
+				URI:             req.Params.URI,
+				ProtocolVersion: protocolVersion(ctx, req.Header),
+				SessionID:       sessionID(ctx),
+				Transport:       transport(ctx, req.Header),
+			}
+			if req.Params.Meta != nil {
+				call.Meta = req.Params.Meta.AdditionalFields
+			}
+			ctx, span := in.Start(ctx, &call)
+			completed := false
+			defer span.EndIfPanicking(ctx, &completed)
+			res, err = next(ctx, req)
+			completed = true
+			out := coreotel.Outcome{}
+			switch {
+			case errors.Is(err, server.ErrResourceNotFound):
+				out = coreotel.RPCError(mcp.RESOURCE_NOT_FOUND)
+			case err != nil:
+				out = coreotel.RPCError(mcp.INTERNAL_ERROR)
+			}
+			span.End(ctx, out)
+			return res, err
+		}
 	}
-}
-
-// maxCapture bounds what WithArguments and WithResults record: larger
-// values are recorded as their size.
-const maxCapture = 64 << 10
-
-func (o *options) capture(text string) string {
-	if len(text) > maxCapture {
-		return fmt.Sprintf("[not recorded: %d bytes]", len(text))
-	}
-	return o.redactor.Text(text)
 }
 
 func arguments(req mcp.CallToolRequest) string {
@@ -221,9 +188,9 @@ func arguments(req mcp.CallToolRequest) string {
 	return string(b)
 }
 
-func (o *options) recordResult(span trace.Span, res *mcp.CallToolResult) {
+func resultText(res *mcp.CallToolResult) string {
 	if res == nil {
-		return
+		return ""
 	}
 	var text string
 	for _, c := range res.Content {
@@ -236,7 +203,7 @@ func (o *options) recordResult(span trace.Span, res *mcp.CallToolResult) {
 			}
 		}
 	}
-	span.SetAttributes(genAIToolCallResultKey.String(o.capture(text)))
+	return text
 }
 
 func formatID(id any) string {

@@ -27,6 +27,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/time/rate"
 
+	"github.com/mcpguard/mcpguard/core/otel/oteltest"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
@@ -34,34 +35,20 @@ import (
 	"github.com/mcpguard/mcpguard/otel"
 )
 
-// The OpenTelemetry semantic conventions for MCP, as this test checks them:
-// attribute names written out here, independently of the package's own
-// constants, so that a renamed constant cannot pass unnoticed.
+// The conventions' names, as both fronts' tests check them (written out in
+// oteltest, independently of the package's constants).
 const (
-	convMethodName      = "mcp.method.name"
-	convToolName        = "gen_ai.tool.name"
-	convOperationName   = "gen_ai.operation.name"
-	convRequestID       = "jsonrpc.request.id"
-	convProtocolVersion = "mcp.protocol.version"
-	convSessionID       = "mcp.session.id"
-	convTransport       = "network.transport"
-	convErrorType       = "error.type"
-	convArguments       = "gen_ai.tool.call.arguments"
-	guardErrorType      = "mcpguard.error_type"
-	guardIncidentID     = "mcpguard.incident_id"
-
-	convMetric = "mcp.server.operation.duration"
-)
-
-// convBuckets are the conventions' explicit bucket boundaries for convMetric.
-var convBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
-
-// Which attributes a tools/call carries, by signal: spans carry identifiers,
-// metrics only low-cardinality values.
-var (
-	spanAlways   = []string{convMethodName, convToolName, convOperationName, convRequestID, convProtocolVersion, convSessionID, convTransport}
-	metricAlways = []string{convMethodName, convToolName, convOperationName, convProtocolVersion, convTransport}
-	onToolError  = []string{convErrorType, guardErrorType}
+	convMethodName      = oteltest.MethodName
+	convToolName        = oteltest.ToolName
+	convRequestID       = oteltest.RequestID
+	convProtocolVersion = oteltest.ProtocolVersion
+	convSessionID       = oteltest.SessionID
+	convTransport       = oteltest.Transport
+	convErrorType       = oteltest.ErrorType
+	convArguments       = oteltest.Arguments
+	guardErrorType      = oteltest.GuardErrorType
+	guardIncidentID     = oteltest.GuardIncidentID
+	convMetric          = oteltest.Metric
 )
 
 const (
@@ -90,9 +77,13 @@ type rig struct {
 
 func newRig(t *testing.T, h server.ToolHandlerFunc, extra ...server.ToolHandlerMiddleware) *rig {
 	t.Helper()
-	r := &rig{spans: tracetest.NewInMemoryExporter(), reader: sdkmetric.NewManualReader()}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(r.spans))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))
+	return newRigOn(t, oteltest.NewRecorder(), h, extra...)
+}
+
+func newRigOn(t *testing.T, rec *oteltest.Recorder, h server.ToolHandlerFunc, extra ...server.ToolHandlerMiddleware) *rig {
+	t.Helper()
+	r := &rig{spans: rec.Spans, reader: rec.Reader}
+	tp, mp := rec.TracerProvider, rec.MeterProvider
 	hooks := &server.Hooks{}
 	r.s = server.NewMCPServer("t", "0", server.WithHooks(hooks))
 	r.s.Use(otel.Middleware(otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithHooks(hooks)))
@@ -105,7 +96,7 @@ func newRig(t *testing.T, h server.ToolHandlerFunc, extra ...server.ToolHandlerM
 // returns the JSON a client receives.
 func (r *rig) call(t *testing.T, id int, meta map[string]any) string {
 	t.Helper()
-	params := map[string]any{"name": toolName, "arguments": map[string]any{"q": "x"}}
+	params := map[string]any{"name": toolName, "arguments": map[string]any{"q": oteltest.ArgumentValue}}
 	if meta != nil {
 		params["_meta"] = meta
 	}
@@ -164,94 +155,56 @@ func values(kvs []attribute.KeyValue) map[string]string {
 	return out
 }
 
-func sorted(parts ...[]string) []string {
-	var out []string
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 func failing(err error) server.ToolHandlerFunc {
 	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, err }
 }
 
+// TestSpanAndMetricPerOutcome runs the table both fronts share
+// (core/otel/oteltest): the same span and metric point for each outcome as
+// the go-sdk front records.
 func TestSpanAndMetricPerOutcome(t *testing.T) {
 	t.Parallel()
 	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("ok"), nil
 	}
-	stuck := func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	cases := []struct {
-		name  string
-		h     server.ToolHandlerFunc
-		extra []server.ToolHandlerMiddleware
-		calls int
-		code  envelope.Code // "" for success
-	}{
-		{"success", ok, nil, 1, ""},
-		{"authentication_failed", failing(envelope.ErrAuthenticationFailed), nil, 1, envelope.AuthenticationFailed},
-		{"access_denied", failing(envelope.ErrAccessDenied), nil, 1, envelope.AccessDenied},
-		{"not_found", failing(envelope.ErrNotFound), nil, 1, envelope.NotFound},
-		{"configuration_error", failing(envelope.ErrConfiguration), nil, 1, envelope.ConfigurationError},
-		{"validation_error", failing(envelope.ErrValidation), nil, 1, envelope.ValidationError},
-		{"execution_failed", failing(envelope.ErrExecutionFailed), nil, 1, envelope.ExecutionFailed},
-		{"internal_error", failing(errors.New("boom")), nil, 1, envelope.InternalError},
-		{"panic", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") }, nil, 1, envelope.InternalError},
-		{"timeout", stuck, []server.ToolHandlerMiddleware{limit.Timeout(time.Millisecond)}, 1, envelope.ExecutionFailed},
-		{"rate limited", ok, []server.ToolHandlerMiddleware{limit.Rate(rate.Every(time.Hour), 1)}, 2, envelope.ExecutionFailed},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, c := range oteltest.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			r := newRig(t, tc.h, tc.extra...)
+			h, extra := server.ToolHandlerFunc(ok), []server.ToolHandlerMiddleware(nil)
+			switch c.Kind {
+			case oteltest.Fail:
+				h = failing(c.Err)
+			case oteltest.Panic:
+				h = func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					panic("dial postgres://app:" + oteltest.Secret + "@db/shop")
+				}
+			case oteltest.Hang:
+				h = func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				extra = append(extra, limit.Timeout(time.Millisecond))
+			case oteltest.RateLimited:
+				extra = append(extra, limit.Rate(rate.Every(time.Hour), 1))
+			}
+			rec := oteltest.NewRecorder()
+			r := newRigOn(t, rec, h, extra...)
 			var raw string
-			for i := range tc.calls {
+			for i := range c.Calls() {
 				r.spans.Reset()
 				raw = r.call(t, 41+i, nil)
 			}
-			span := r.span(t)
-			assert.Equal(t, "tools/call "+toolName, span.Name())
-			assert.Equal(t, trace.SpanKindServer, span.SpanKind())
-			attrs := values(span.Attributes())
-			assert.Equal(t, "tools/call", attrs[convMethodName])
-			assert.Equal(t, toolName, attrs[convToolName])
-			assert.Equal(t, "execute_tool", attrs[convOperationName])
-			assert.Equal(t, fmt.Sprint(40+tc.calls), attrs[convRequestID])
-			assert.Equal(t, protocolVersion, attrs[convProtocolVersion])
-			assert.Equal(t, sessionID, attrs[convSessionID])
-			assert.Equal(t, "pipe", attrs[convTransport])
-			assert.Empty(t, span.Events(), "no exception events: nothing that could hold a stack")
-
-			_, point := r.point(t, tc.code != "")
-			mattrs := values(point.Attributes.ToSlice())
-
-			if tc.code == "" {
-				assert.Equal(t, sorted(spanAlways), keys(span.Attributes()))
-				assert.Equal(t, sorted(metricAlways), keys(point.Attributes.ToSlice()))
-				assert.Equal(t, codes.Unset, span.Status().Code)
-				return
+			var env *envelope.Envelope
+			if c.Code != "" {
+				env = decodeEnvelope(t, raw)
 			}
-			env := decodeEnvelope(t, raw)
-			require.Equal(t, tc.code, env.ErrorType)
-			wantSpan := sorted(spanAlways, onToolError)
-			if tc.code == envelope.InternalError {
-				wantSpan = sorted(wantSpan, []string{guardIncidentID})
-				assert.Equal(t, env.IncidentID, attrs[guardIncidentID], "the trace leads to the log record")
-			}
-			assert.Equal(t, wantSpan, keys(span.Attributes()))
-			assert.Equal(t, "tool_error", attrs[convErrorType])
-			assert.Equal(t, string(tc.code), attrs[guardErrorType])
-			assert.Equal(t, codes.Error, span.Status().Code)
-			assert.Equal(t, string(tc.code), span.Status().Description)
-
-			assert.Equal(t, sorted(metricAlways, onToolError), keys(point.Attributes.ToSlice()), "no identifiers on metrics")
-			assert.Equal(t, "tool_error", mattrs[convErrorType])
-			assert.Equal(t, string(tc.code), mattrs[guardErrorType])
+			oteltest.CheckCall(t, rec, c, env, oteltest.Expect{
+				Tool:            toolName,
+				RequestID:       fmt.Sprint(40 + c.Calls()),
+				ProtocolVersion: protocolVersion,
+				SessionID:       sessionID,
+				Transport:       "pipe",
+			})
 		})
 	}
 }
@@ -283,7 +236,7 @@ func TestHistogramUsesTheConventionsBuckets(t *testing.T) {
 	r := newRig(t, failing(envelope.ErrNotFound))
 	r.call(t, 1, nil)
 	_, point := r.point(t, true)
-	assert.Equal(t, convBuckets, point.Bounds)
+	assert.Equal(t, oteltest.Buckets, point.Bounds)
 	assert.EqualValues(t, 1, point.Count)
 }
 

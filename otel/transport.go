@@ -2,42 +2,36 @@ package otel
 
 import (
 	"context"
+	"net/http"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-)
 
-type transportKind int
-
-const (
-	transportUnknown transportKind = iota
-	transportHTTP                  // streamable HTTP or SSE: the request has HTTP headers
-	transportStdio                 // a session without HTTP headers that is not in-process
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 )
 
 // transport tells how the call arrived. mcp-go hands HTTP headers to
-// tool calls that came over HTTP and an empty header map otherwise; an
+// calls that came over HTTP and an empty header map otherwise; an
 // in-process session, or no session (a direct HandleMessage), has no
 // network transport to report.
-func transport(ctx context.Context, req mcp.CallToolRequest) transportKind {
-	if len(req.Header) > 0 {
-		return transportHTTP
+func transport(ctx context.Context, header http.Header) coreotel.Transport {
+	if len(header) > 0 {
+		return coreotel.TransportHTTP
 	}
 	switch server.ClientSessionFromContext(ctx).(type) {
 	case nil, *server.InProcessSession:
-		return transportUnknown
+		return coreotel.TransportUnknown
 	default:
-		return transportStdio
+		return coreotel.TransportStdio
 	}
 }
 
 // protocolVersion is the MCP version in effect: a modern request's own,
 // the version negotiated for the session, or the HTTP header's.
-func protocolVersion(ctx context.Context, req mcp.CallToolRequest) string {
+func protocolVersion(ctx context.Context, header http.Header) string {
 	if v := server.RequestProtocolVersion(ctx); v != "" {
 		return v
 	}
-	return req.Header.Get(server.HeaderKeyProtocolVersion)
+	return header.Get(server.HeaderKeyProtocolVersion)
 }
 
 // sessionID is the MCP session of the call, when the protocol version in
@@ -46,6 +40,11 @@ func sessionID(ctx context.Context) string {
 	if server.IsModernRequest(ctx) {
 		return ""
 	}
+	return sessionIDOf(ctx)
+}
+
+// sessionIDOf is the ID of the session in ctx, whatever the protocol.
+func sessionIDOf(ctx context.Context) string {
 	if s := server.ClientSessionFromContext(ctx); s != nil {
 		return s.SessionID()
 	}

@@ -112,10 +112,10 @@ func TestRateFlagKeysHTTPCallersByAddressOnBothFronts(t *testing.T) {
 }
 
 func TestFlagsThatDoNotGoTogether(t *testing.T) {
-	if err := (config{sdk: sdkGoSDK, rate: 5}).check(); err != nil {
-		t.Errorf("-sdk go-sdk -rate 5: %v", err)
+	if err := (config{sdk: sdkGoSDK, rate: 5, otelStdout: true}).check(); err != nil {
+		t.Errorf("-sdk go-sdk -otel-stdout -rate 5: %v", err)
 	}
-	for _, c := range []config{{sdk: sdkGoSDK, otelStdout: true}, {sdk: "other"}, {sdk: sdkMCPGo, rate: -1}} {
+	for _, c := range []config{{sdk: "other"}, {sdk: sdkMCPGo, rate: -1}} {
 		if c.check() == nil {
 			t.Errorf("%+v: accepted", c)
 		}

@@ -5,6 +5,7 @@
 //	go run ./example/cmd/shop-server -http 127.0.0.1:8080  # streamable HTTP at /mcp
 //	go run ./example/cmd/shop-server -otel-stdout -rate 5  # print spans, 5 calls/s per caller
 //	go run ./example/cmd/shop-server -sdk go-sdk -rate 5   # the same shop on the official Go SDK
+//	go run ./example/cmd/shop-server -sdk go-sdk -otel-stdout -rate 5  # and its spans
 //
 // With -rate, a caller is its remote address over -http (one bucket for
 // everyone on stdio, where there is one client): the mcp-go server names
@@ -45,6 +46,7 @@ import (
 	"github.com/mcpguard/mcpguard/example/shop"
 	"github.com/mcpguard/mcpguard/gosdk"
 	gosdklimit "github.com/mcpguard/mcpguard/gosdk/limit"
+	gosdkotel "github.com/mcpguard/mcpguard/gosdk/otel"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
 	mcpotel "github.com/mcpguard/mcpguard/otel"
@@ -89,8 +91,6 @@ func (c config) check() error {
 	switch {
 	case c.sdk != sdkMCPGo && c.sdk != sdkGoSDK:
 		return fmt.Errorf("-sdk %q: want %s or %s", c.sdk, sdkMCPGo, sdkGoSDK)
-	case c.sdk == sdkGoSDK && c.otelStdout:
-		return errors.New("-otel-stdout is an mcp-go layer (otel); it is not available with -sdk " + sdkGoSDK)
 	case c.rate < 0:
 		return errors.New("-rate must not be negative")
 	}
@@ -133,7 +133,12 @@ func run(c config) error {
 
 	var serve func(context.Context) error
 	if c.sdk == sdkGoSDK {
-		serve = goSDKServe(shop.NewGoSDKServer(store, opts...), c.addr)
+		s, flush, err := goSDKServer(c, store, opts, spans)
+		if err != nil {
+			return errors.Join(err, store.Close())
+		}
+		defer flush()
+		serve = goSDKServe(s, c.addr)
 	} else {
 		serve = mcpGoServe(shop.NewServer(store, opts...), c.addr)
 	}
@@ -162,7 +167,7 @@ func shopOptions(c config, logger *slog.Logger, spans io.Writer) (opts []shop.Op
 			shop.WithChainOptions(middleware.WithLimits(limit.Rate(r, burst))),
 			shop.WithGoSDKOptions(gosdk.WithLimits(gosdklimit.Rate(r, burst))))
 	}
-	if c.otelStdout {
+	if c.otelStdout && c.sdk != sdkGoSDK { // go-sdk: see goSDKServer
 		tracing, flush, err := stdoutTracing(spans)
 		if err != nil {
 			return nil, nil, err
@@ -176,18 +181,43 @@ func shopOptions(c config, logger *slog.Logger, spans io.Writer) (opts []shop.Op
 // otel.Middleware, outermost, into the stdout exporter, pretty-printed to
 // out, and a function that flushes it.
 func stdoutTracing(out io.Writer) ([]shop.Option, func(), error) {
-	exp, err := stdouttrace.New(stdouttrace.WithWriter(out), stdouttrace.WithPrettyPrint())
+	tp, err := stdoutProvider(out)
 	if err != nil {
 		return nil, nil, err
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp),
-		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "mcpguard-shop"))))
 	hooks := &server.Hooks{}
 	opts := []shop.Option{
 		shop.WithServerOptions(server.WithHooks(hooks)),
 		shop.WithOuterLayers(mcpotel.Middleware(mcpotel.WithTracerProvider(tp), mcpotel.WithHooks(hooks))),
 	}
 	return opts, func() { _ = tp.Shutdown(context.Background()) }, nil
+}
+
+// stdoutProvider is a tracer provider exporting into the stdout exporter,
+// pretty-printed to out.
+func stdoutProvider(out io.Writer) (*sdktrace.TracerProvider, error) {
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(out), stdouttrace.WithPrettyPrint())
+	if err != nil {
+		return nil, err
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp),
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "mcpguard-shop")))), nil
+}
+
+// goSDKServer is the go-sdk shop with opts; with -otel-stdout, gosdk/otel's
+// Middleware is added last, so outermost, tracing into spans, and flush
+// flushes it.
+func goSDKServer(c config, store *shop.Store, opts []shop.Option, spans io.Writer) (s *gomcp.Server, flush func(), err error) {
+	s, flush = shop.NewGoSDKServer(store, opts...), func() {}
+	if c.otelStdout {
+		tp, err := stdoutProvider(spans)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.AddReceivingMiddleware(gosdkotel.Middleware(gosdkotel.WithTracerProvider(tp)))
+		flush = func() { _ = tp.Shutdown(context.Background()) }
+	}
+	return s, flush, nil
 }
 
 // mcpGoServe serves s on stdio, or on streamable HTTP at addr.

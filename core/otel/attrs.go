@@ -11,19 +11,34 @@ const (
 	mcpMethodNameKey          = attribute.Key("mcp.method.name")
 	mcpProtocolVersionKey     = attribute.Key("mcp.protocol.version")
 	mcpSessionIDKey           = attribute.Key("mcp.session.id")
+	mcpResourceURIKey         = attribute.Key("mcp.resource.uri")
 	genAIToolNameKey          = attribute.Key("gen_ai.tool.name")
+	genAIPromptNameKey        = attribute.Key("gen_ai.prompt.name")
 	genAIOperationNameKey     = attribute.Key("gen_ai.operation.name")
 	genAIToolCallArgumentsKey = attribute.Key("gen_ai.tool.call.arguments")
 	genAIToolCallResultKey    = attribute.Key("gen_ai.tool.call.result")
 
 	operationExecuteTool = "execute_tool"
-	methodToolsCall      = "tools/call"
 	errorTypeToolError   = "tool_error"
+	errorTypePanic       = "panic"
 
 	durationMetric      = "mcp.server.operation.duration"
 	durationUnit        = "s"
 	durationDescription = "The duration of the MCP request as observed on the server, from when it was received until the result was sent."
 )
+
+// The methods whose target names the span.
+const (
+	MethodCallTool     = "tools/call"
+	MethodReadResource = "resources/read"
+	MethodGetPrompt    = "prompts/get"
+)
+
+// OtherTool is the gen_ai.tool.name on metrics of a call to a tool the
+// server does not have: a name a client invents must not create a new
+// metric series. ("_OTHER" is the conventions' value for a value outside
+// the known set.)
+const OtherTool = "_OTHER"
 
 // durationBuckets are the conventions' explicit bucket boundaries for
 // mcp.server.operation.duration, in seconds.
@@ -41,7 +56,4 @@ const (
 	IncidentIDKey = attribute.Key("mcpguard.incident_id")
 )
 
-var (
-	attrToolsCall   = mcpMethodNameKey.String(methodToolsCall)
-	attrExecuteTool = genAIOperationNameKey.String(operationExecuteTool)
-)
+var attrExecuteTool = genAIOperationNameKey.String(operationExecuteTool)

@@ -1,10 +1,6 @@
 package otel
 
-import (
-	"context"
-
-	"github.com/mark3labs/mcp-go/mcp"
-)
+import "context"
 
 // metaCarrier reads trace context from params._meta, where the
 // conventions put traceparent, tracestate and baggage for every transport.
@@ -28,10 +24,9 @@ func (m metaCarrier) Keys() []string {
 // extract makes a trace context sent in _meta the parent of the call's
 // span. A request without one keeps ctx, and any span already in it (such
 // as an HTTP server span), as the parent.
-func (o *options) extract(ctx context.Context, req mcp.CallToolRequest) context.Context {
-	meta := req.Params.Meta
-	if meta == nil || len(meta.AdditionalFields) == 0 {
+func (in *Instrument) extract(ctx context.Context, meta map[string]any) context.Context {
+	if len(meta) == 0 {
 		return ctx
 	}
-	return o.propagator.Extract(ctx, metaCarrier(meta.AdditionalFields))
+	return in.o.propagator.Extract(ctx, metaCarrier(meta))
 }

@@ -1,0 +1,27 @@
+module github.com/mcpguard/mcpguard/core/otel
+
+go 1.25.5
+
+require (
+	github.com/mcpguard/mcpguard/core v0.0.0
+	go.opentelemetry.io/otel v1.46.0
+	go.opentelemetry.io/otel/metric v1.46.0
+	go.opentelemetry.io/otel/sdk v1.46.0
+	go.opentelemetry.io/otel/sdk/metric v1.46.0
+	go.opentelemetry.io/otel/trace v1.46.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+)
+
+replace (
+	github.com/mcpguard/mcpguard/core => ../
+	github.com/mcpguard/mcpguard/internal => ../../internal
+)

@@ -1,0 +1,78 @@
+package otel
+
+import (
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/redact"
+)
+
+// Option configures [Middleware].
+type Option func(*options)
+
+type options struct{ core []coreotel.Option }
+
+func evaluate(opts []Option) []coreotel.Option {
+	o := &options{}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(o)
+		}
+	}
+	return o.core
+}
+
+func with(c coreotel.Option) Option {
+	return func(o *options) { o.core = append(o.core, c) }
+}
+
+// WithTracerProvider sets the tracer provider. The default is the global
+// one, otel.GetTracerProvider(), at the time Middleware is called.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return with(coreotel.WithTracerProvider(tp))
+}
+
+// WithMeterProvider sets the meter provider. The default is the global
+// one, otel.GetMeterProvider(), at the time Middleware is called.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return with(coreotel.WithMeterProvider(mp))
+}
+
+// WithPropagator sets how trace context is read from a request's
+// params._meta. The default reads W3C traceparent and tracestate, and
+// baggage, the keys the conventions name.
+func WithPropagator(p propagation.TextMapPropagator) Option {
+	return with(coreotel.WithPropagator(p))
+}
+
+// WithArguments records a tool call's arguments as the conventions' opt-in
+// gen_ai.tool.call.arguments, redacted with the rules of error messages
+// (values of secret-named members masked). Arguments over 64 KiB are
+// recorded as their size only. Leave it off unless your arguments may be
+// stored by your tracing backend: redaction catches known secret shapes,
+// not personal data.
+func WithArguments() Option { return with(coreotel.WithArguments()) }
+
+// WithResults records a tool result's text as the conventions' opt-in
+// gen_ai.tool.call.result, redacted and bounded like [WithArguments].
+func WithResults() Option { return with(coreotel.WithResults()) }
+
+// WithRedactor sets the redactor for captured arguments, results and
+// resource URIs. The default is the core's redact.Default(); pass the one
+// you give gosdk.Middleware if you extend its rules.
+func WithRedactor(r *redact.Redactor) Option { return with(coreotel.WithRedactor(r)) }
+
+// WithMethods traces only the MCP methods named, such as "tools/call" and
+// "resources/read"; every other request passes through untouched, without
+// allocating. It panics on an empty list or an empty name.
+func WithMethods(methods ...string) Option { return with(coreotel.WithMethods(methods...)) }
+
+// WithURIRedactor sets what resources/read records as mcp.resource.uri: fn
+// receives the URI the client asked for and returns what the span carries
+// ("" leaves it out), at most 1 KiB. The default masks the redactor's
+// secret shapes, such as a token in a query. It panics on a nil fn.
+func WithURIRedactor(fn func(uri string) string) Option {
+	return with(coreotel.WithURIRedactor(fn))
+}

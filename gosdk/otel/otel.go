@@ -1,0 +1,171 @@
+package otel
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
+)
+
+// ScopeName is the instrumentation scope of the tracer and meter.
+const ScopeName = "github.com/mcpguard/mcpguard/gosdk/otel"
+
+// mcpguard's own attributes, beside the conventions' error.type=tool_error.
+const (
+	// ErrorTypeKey is the envelope's error_type, one of the seven codes, on
+	// spans and metrics of failed calls.
+	ErrorTypeKey = coreotel.ErrorTypeKey
+	// IncidentIDKey is the envelope's incident_id, on spans of internal
+	// errors only (never on metrics: every value is new).
+	IncidentIDKey = coreotel.IncidentIDKey
+)
+
+// OtherTool is the gen_ai.tool.name on the metric of a call to a tool the
+// server does not have, so that names a client invents add no series.
+const OtherTool = coreotel.OtherTool
+
+// Middleware traces and measures every request a go-sdk server receives by
+// the OpenTelemetry semantic conventions for MCP, tools/call as the mcp-go
+// front's otel.Middleware does. Add it first, before gosdk.Middleware, so
+// that it is outermost and records what the client finally receives:
+//
+//	server.AddReceivingMiddleware(otel.Middleware(), gosdk.Middleware())
+//
+// Each request gets a SERVER span named "{mcp.method.name} {target}"
+// ("tools/call {tool}", "prompts/get {prompt}", "resources/read") with
+// mcp.method.name, gen_ai.tool.name and gen_ai.operation.name=execute_tool
+// (tools/call), gen_ai.prompt.name (prompts/get), mcp.resource.uri
+// (resources/read, see [WithURIRedactor]), mcp.protocol.version,
+// mcp.session.id (while the protocol has sessions), jsonrpc.request.id and,
+// over HTTP, network.transport=tcp. A result with isError: true sets
+// error.type=tool_error and the span status Error, plus
+// mcpguard.error_type and, for an internal error, mcpguard.incident_id. A
+// JSON-RPC error sets error.type and rpc.response.status_code to its code.
+// Notifications are not traced; [WithMethods] narrows what is.
+//
+// The histogram mcp.server.operation.duration (seconds, the conventions'
+// buckets) gets the low-cardinality attributes only: no session, request or
+// incident ID, no URI, never an argument value, and gen_ai.tool.name
+// _OTHER for a tool the server does not have.
+//
+// A trace context the client sends in params._meta (traceparent,
+// tracestate, baggage) becomes the span's parent.
+//
+// With both providers the API's no-op ones (go.opentelemetry.io/otel/trace/noop
+// and metric/noop), Middleware returns the handler itself.
+func Middleware(opts ...Option) mcp.Middleware {
+	in := coreotel.New(ScopeName, evaluate(opts)...)
+	if in == nil {
+		// Telemetry is off: nothing to record, so nothing to pay.
+		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if !in.Traces(method) || strings.HasPrefix(method, "notifications/") || !in.Active() {
+				return next(ctx, method, req)
+			}
+			return serve(ctx, in, method, req, next)
+		}
+	}
+}
+
+// serve runs one traced request.
+func serve(ctx context.Context, in *coreotel.Instrument, method string, req mcp.Request, next mcp.MethodHandler) (res mcp.Result, err error) {
+	call := readCall(ctx, in, method, req)
+	ctx, span := in.Start(ctx, &call)
+	// Without gosdk.Middleware inside, a panic goes on (and go-sdk, which
+	// recovers nowhere, ends the process); the span still ends, without
+	// the panic value.
+	completed := false
+	defer span.EndIfPanicking(ctx, &completed)
+	res, err = next(ctx, method, req)
+	completed = true
+	r, isTool := res.(*mcp.CallToolResult)
+	if isTool && err == nil && r != nil && in.RecordsResults() {
+		span.Result(textOf(r.Content))
+	}
+	span.End(ctx, classify(method, r, err))
+	return res, err
+}
+
+// readCall reads what the span says of req before it runs.
+func readCall(ctx context.Context, in *coreotel.Instrument, method string, req mcp.Request) coreotel.Call {
+	call := coreotel.Call{Method: method, RequestID: requestID(ctx)}
+	if v, ok := req.(interface{ ProtocolVersion() string }); ok {
+		call.ProtocolVersion = v.ProtocolVersion()
+	}
+	if s, ok := req.GetSession().(*mcp.ServerSession); ok && s != nil {
+		call.SessionID = s.ID()
+	}
+	if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+		call.Transport = coreotel.TransportHTTP
+	}
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		if p == nil {
+			break
+		}
+		call.Tool, call.Meta = p.Name, p.Meta
+		if in.RecordsArguments() {
+			call.Arguments = func() string { return string(p.Arguments) }
+		}
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			call.URI, call.Meta = p.URI, p.Meta
+		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			call.Prompt, call.Meta = p.Name, p.Meta
+		}
+	}
+	return call
+}
+
+// unknownToolPrefix starts the message of the JSON-RPC error go-sdk v1.8.0
+// answers a call of a tool it does not have with (mcp/server.go).
+const unknownToolPrefix = "unknown tool "
+
+// classify tells what a request ended as.
+func classify(method string, r *mcp.CallToolResult, err error) coreotel.Outcome {
+	if err != nil {
+		pe, ok := envelope.As[*jsonrpc.Error](err)
+		if !ok || pe == nil {
+			// go-sdk sends a plain error's text with no code; as on the
+			// mcp-go front, it counts as an internal error.
+			return coreotel.RPCError(int(jsonrpc.CodeInternalError))
+		}
+		out := coreotel.RPCError(int(pe.Code))
+		out.UnknownTool = method == coreotel.MethodCallTool && pe.Code == jsonrpc.CodeInvalidParams &&
+			strings.HasPrefix(pe.Message, unknownToolPrefix)
+		return out
+	}
+	if r == nil || !r.IsError {
+		return coreotel.Outcome{}
+	}
+	return coreotel.ToolError(firstText(r.Content))
+}
+
+// firstText is the text of the first content item, where the envelope is.
+func firstText(content []mcp.Content) string {
+	if len(content) == 0 {
+		return ""
+	}
+	if t, ok := content[0].(*mcp.TextContent); ok && t != nil {
+		return t.Text
+	}
+	return ""
+}
+
+func textOf(content []mcp.Content) string {
+	var b strings.Builder
+	for _, c := range content {
+		if t, ok := c.(*mcp.TextContent); ok && t != nil {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}

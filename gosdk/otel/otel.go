@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 )
 
 // ScopeName is the instrumentation scope of the tracer and meter.
@@ -64,12 +65,20 @@ func Middleware(opts ...Option) mcp.Middleware {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		// The layer never fails a call of its own, so gosdktest's probe may
+		// see it outside gosdk.Middleware, as long as what it wraps is ours.
+		vouches := chainmark.Vouches(next)
+		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if !vouches && method == "tools/call" {
+				chainmark.Outside(ctx)
+			}
 			if !in.Traces(method) || strings.HasPrefix(method, "notifications/") || !in.Active() {
 				return next(ctx, method, req)
 			}
 			return serve(ctx, in, method, req, next)
 		}
+		chainmark.MarkTransparent(h)
+		return h
 	}
 }
 

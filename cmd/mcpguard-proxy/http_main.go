@@ -2,11 +2,36 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 )
 
-func serveHTTP(ctx context.Context, c *config, logger *slog.Logger, stderr io.Writer) error {
-	return errors.New("HTTP mode: not built yet")
+// serveHTTP serves clients on c.listen in front of c.upstream until ctx
+// is done.
+func serveHTTP(ctx context.Context, c *config, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return err
+	}
+	logger.Info("mcpguard-proxy: serving " + ln.Addr().String() + " in front of " + c.upstream)
+	srv := &http.Server{Handler: proxy.NewHTTP(c.upstream, c.options(logger)...), ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes: 64 << 10}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = srv.Shutdown(shut)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
 }

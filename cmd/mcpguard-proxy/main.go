@@ -147,7 +147,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if c.upstream != "" {
-		err = serveHTTP(ctx, c, logger, stderr)
+		err = serveHTTP(ctx, c, logger)
 	} else {
 		err = proxy.NewStdio(c.command, c.exitChild, stderr, c.options(logger)...).Serve(ctx, stdin, stdout)
 	}

@@ -1,8 +1,8 @@
 package proxy_test
 
 import (
-	"bytes"
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -56,7 +56,9 @@ func childServer() {
 		out.WriteString(s + "\n")
 		out.Flush()
 	}
-	result := func(id json.RawMessage, r string) { send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + r + `}`) }
+	result := func(id json.RawMessage, r string) {
+		send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + r + `}`)
+	}
 	text := func(id json.RawMessage, t string, isError bool) {
 		b, _ := json.Marshal(t)
 		result(id, fmt.Sprintf(`{"content":[{"type":"text","text":%s}],"isError":%v}`, b, isError))

@@ -45,7 +45,12 @@ func evaluate(opts []Option) *options {
 }
 
 func (o *options) renderer() *envelope.Renderer {
-	opts := append([]envelope.Option{envelope.WithLogger(o.logger), envelope.WithRedactor(o.redactor)}, o.envelope...)
+	// The upstream's own envelopes keep their next steps: a server that
+	// already writes envelopes (one built on mcpguard, say) knows its tools
+	// better than the proxy, and dropping its advice would leave the agent
+	// worse off behind the proxy than without it.
+	opts := append([]envelope.Option{envelope.WithLogger(o.logger), envelope.WithRedactor(o.redactor),
+		envelope.WithTrustedEnvelopes()}, o.envelope...)
 	return envelope.NewRenderer(opts...)
 }
 

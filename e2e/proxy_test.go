@@ -1,0 +1,158 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpguard/mcpguard/e2e/nodetest"
+)
+
+var proxyBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// proxyBin builds cmd/mcpguard-proxy once per test binary.
+func proxyBin(t testing.TB) string {
+	t.Helper()
+	proxyBuild.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpguard-proxy-e2e-")
+		if err != nil {
+			proxyBuild.err = err
+			return
+		}
+		proxyBuild.path = filepath.Join(dir, "mcpguard-proxy")
+		out, err := exec.Command("go", "build", "-o", proxyBuild.path, "../cmd/mcpguard-proxy").CombinedOutput()
+		if err != nil {
+			proxyBuild.err = err
+			t.Logf("%s", out)
+		}
+	})
+	if proxyBuild.err != nil {
+		t.Fatalf("building mcpguard-proxy: %v", proxyBuild.err)
+	}
+	return proxyBuild.path
+}
+
+func needNode(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the launch line is a POSIX shell script here")
+	}
+	if os.Getenv("CI") == "" {
+		if _, err := exec.LookPath("npm"); err != nil {
+			t.Skip("npm is not installed and CI is unset: install Node.js 20+ to run the proxy's real-client tests")
+		}
+	}
+}
+
+// TestProxyTypeScriptSDKClient: the official TypeScript SDK client starts
+// mcpguard-proxy as its stdio server, the proxy starts the shop, and every
+// check e2e/node/sdk/shop.mjs makes of the shop passes through the proxy.
+// shop.mjs passes the shop's own flags first, so the launch line is a
+// two-line script: exec mcpguard-proxy -- shop-server "$@".
+func TestProxyTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	proxy := proxyBin(t)
+	shop, err := filepath.Abs(shopServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachFront(t, func(t *testing.T, f front) {
+		launch := filepath.Join(t.TempDir(), "server")
+		script := "#!/bin/sh\nexec " + proxy + " --exit-with-child -- " + shop + ` "$@"` + "\n"
+		if err := os.WriteFile(launch, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, nodetest.Node(t), append([]string{filepath.Join("sdk", "shop.mjs"), launch}, f.args...)...)
+		cmd.Dir = nodetest.Dir(t)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `{"passed":13}`) {
+			t.Fatalf("the TypeScript SDK client through the proxy: %v\n%s", err, out)
+		}
+	})
+}
+
+// TestProxyNPMServers audits the six public npm servers of the audit's
+// worked example with --probe, directly and through the proxy: rule D
+// (structured error envelopes) rises to 100% through the proxy, and no
+// other rule's score changes, since everything but tools/call passes
+// through untouched.
+func TestProxyNPMServers(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	proxy := proxyBin(t)
+	audit := filepath.Join(t.TempDir(), "mcpguard-audit")
+	if out, err := exec.Command("go", "build", "-o", audit, "../cmd/mcpguard-audit").CombinedOutput(); err != nil {
+		t.Fatalf("building mcpguard-audit: %v\n%s", err, out)
+	}
+	allowed := t.TempDir()
+	noBrowser := filepath.Join(t.TempDir(), "no-browser")
+	for _, tc := range []struct {
+		bin  string
+		args []string
+		env  []string
+	}{
+		{bin: "mcp-server-everything", args: []string{"stdio"}},
+		{bin: "mcp-server-filesystem", args: []string{allowed}},
+		{bin: "mcp-server-memory", env: []string{"MEMORY_FILE_PATH=" + filepath.Join(t.TempDir(), "memory.jsonl")}},
+		{bin: "mcp-server-sequential-thinking"},
+		{bin: "playwright-mcp", args: []string{"--headless", "--isolated", "--executable-path", noBrowser}},
+		{bin: "context7-mcp"},
+	} {
+		t.Run(tc.bin, func(t *testing.T) {
+			server := append([]string{nodetest.Bin(t, tc.bin)}, tc.args...)
+			direct := auditScores(t, audit, tc.env, server)
+			proxied := auditScores(t, audit, tc.env, append([]string{proxy, "--"}, server...))
+			t.Logf("%s: direct %v, through the proxy %v", tc.bin, direct, proxied)
+			if proxied["D"] != 100 {
+				t.Errorf("rule D through the proxy: %v%%, want 100%%", proxied["D"])
+			}
+			for _, rule := range []string{"A", "B", "C", "E", "F"} {
+				if direct[rule] != proxied[rule] {
+					t.Errorf("rule %s changed through the proxy: %v%% -> %v%%", rule, direct[rule], proxied[rule])
+				}
+			}
+		})
+	}
+}
+
+// auditScores runs mcpguard-audit --probe --json on the server and returns
+// each rule's percentage.
+func auditScores(t *testing.T, audit string, env, server []string) map[string]float64 {
+	t.Helper()
+	cmd := exec.Command(audit, append([]string{"--probe", "--json", "--fail-on", "none", "--"}, server...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mcpguard-audit %v: %v\n%s", server, err, out)
+	}
+	var report struct {
+		Scores map[string]json.RawMessage `json:"scores"`
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, out)
+	}
+	scores := map[string]float64{}
+	for rule, raw := range report.Scores {
+		var s struct {
+			Percent float64 `json:"percent"`
+		}
+		if json.Unmarshal(raw, &s) == nil {
+			scores[rule] = s.Percent
+		}
+	}
+	return scores
+}

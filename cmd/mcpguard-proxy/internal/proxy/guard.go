@@ -35,7 +35,7 @@ type tool struct {
 
 // NewGuard returns a Guard configured by opts. It panics on bad
 // configuration.
-func NewGuard(opts ...Option) *Guard {
+func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
 	return &Guard{o: o, r: o.renderer()}
 }

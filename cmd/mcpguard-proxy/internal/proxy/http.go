@@ -33,7 +33,7 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		panic(fmt.Sprintf("proxy: NewHTTP(%q): the upstream must be an http:// or https:// URL", upstream))
 	}
-	h := &HTTP{g: NewGuard(opts...), upstream: u}
+	h := &HTTP{g: newGuard(opts...), upstream: u}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.URL.Path, pr.Out.URL.RawPath = u.Scheme, u.Host, u.Path, u.RawPath

@@ -69,7 +69,7 @@ func NewStdio(command []string, exitWithChild bool, stderr io.Writer, opts ...Op
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	return &Stdio{g: NewGuard(opts...), command: command, exitWithChild: exitWithChild, stderr: stderr,
+	return &Stdio{g: newGuard(opts...), command: command, exitWithChild: exitWithChild, stderr: stderr,
 		pending: map[string]*request{}, ready: make(chan struct{})}
 }
 

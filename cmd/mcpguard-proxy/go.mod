@@ -8,3 +8,5 @@ require (
 )
 
 require golang.org/x/time v0.15.0
+
+require go.yaml.in/yaml/v3 v3.0.5

@@ -13,13 +13,13 @@ import (
 
 // serveHTTP serves clients on c.listen in front of c.upstream until ctx
 // is done.
-func serveHTTP(ctx context.Context, c *config, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, c *config, logger *slog.Logger, opts []proxy.Option) error {
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
 	}
 	logger.Info("mcpguard-proxy: serving " + ln.Addr().String() + " in front of " + c.upstream)
-	srv := &http.Server{Handler: proxy.NewHTTP(c.upstream, c.options(logger)...), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: proxy.NewHTTP(c.upstream, opts...), ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes: 64 << 10}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

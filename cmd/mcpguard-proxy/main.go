@@ -23,6 +23,9 @@
 //	--redact-successes   redact successful results too (error results always are)
 //	--exit-with-child    end when the child exits, rather than restarting it
 //	--tool-failure-meta  also put the envelope under _meta's io.modelcontextprotocol/toolFailure
+//	--hints FILE         per-tool next steps and text-to-code mappings, YAML or JSON
+//	                     (see docs/proxy.md); tool references are checked
+//	                     against the server's tools/list
 //	--log-level L        debug, info, warn (default) or error; logs go to stderr
 //	--version            print the version and exit
 //
@@ -37,6 +40,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -69,7 +73,7 @@ type config struct {
 	burst, concurrency   int
 	successes, exitChild bool
 	failureMeta, version bool
-	logLevel             string
+	logLevel, hintsFile  string
 	command              []string
 }
 
@@ -88,6 +92,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
+	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -101,6 +106,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("give the server: mcpguard-proxy [flags] -- command [args...], or --upstream URL")
 	case c.upstream != "" && len(c.command) > 0:
 		return nil, errors.New("give either a command or --upstream, not both")
+	case c.upstream != "" && !httpURL(c.upstream):
+		return nil, fmt.Errorf("--upstream %q: want an http:// or https:// URL", c.upstream)
 	case c.maxMessage < 1<<10:
 		return nil, errors.New("--max-message must be at least 1024")
 	case c.timeout <= 0:
@@ -111,8 +118,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return c, nil
 }
 
-func (c *config) options(logger *slog.Logger) []proxy.Option {
+func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Option {
 	opts := []proxy.Option{proxy.WithLogger(logger), proxy.WithMaxMessage(c.maxMessage), proxy.WithTimeout(c.timeout)}
+	if hints != nil {
+		opts = append(opts, proxy.WithConfig(hints))
+	}
 	if c.successes {
 		opts = append(opts, proxy.WithSuccessResults())
 	}
@@ -145,17 +155,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "mcpguard-proxy: --log-level:", err)
 		return exitUsage
 	}
+	var hints *proxy.Config
+	if c.hintsFile != "" {
+		if hints, err = proxy.LoadConfig(c.hintsFile); err != nil {
+			fmt.Fprintln(stderr, "mcpguard-proxy: --hints:", err)
+			return exitUsage
+		}
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if c.upstream != "" {
-		err = serveHTTP(ctx, c, logger)
+		err = serveHTTP(ctx, c, logger, c.options(logger, hints))
 	} else {
-		err = proxy.NewStdio(c.command, c.exitChild, stderr, c.options(logger)...).Serve(ctx, stdin, stdout)
+		err = proxy.NewStdio(c.command, c.exitChild, stderr, c.options(logger, hints)...).Serve(ctx, stdin, stdout)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "mcpguard-proxy:", err)
 		return exitFailure
 	}
 	return exitOK
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // version is the command's module version, when it was built from one

@@ -99,12 +99,18 @@ func (g *Guard) learn(result []byte) {
 	if json.Unmarshal(result, &r) != nil {
 		return
 	}
+	names := make([]string, 0, len(r.Tools))
 	for _, t := range r.Tools {
 		g.tools.Store(t.Name, tool{output: len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"})
+		names = append(names, t.Name)
 	}
 	g.mu.Lock()
+	first := !g.known
 	g.known = true
 	g.mu.Unlock()
+	if first {
+		g.checkHints(names)
+	}
 }
 
 func (g *Guard) declaresOutput(name string) bool {
@@ -151,11 +157,14 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 			return msg
 		}
 		var env *envelope.Envelope
-		if e.Code == -32602 {
+		if code, ok := g.o.mapped(c.tool, e.Message); ok {
+			env = g.r.Error(ctx, c.core(), envelope.New(code, e.Message))
+		} else if e.Code == -32602 {
 			env = g.r.Error(ctx, c.core(), envelope.New(envelope.ValidationError, e.Message))
 		} else {
 			env = g.r.Text(ctx, c.core(), e.Message)
 		}
+		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
 	}
 	var res result
@@ -164,7 +173,14 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
 	}
 	if res.IsError {
-		env := g.r.Text(ctx, c.core(), res.text())
+		text := res.text()
+		var env *envelope.Envelope
+		if code, ok := g.o.mapped(c.tool, text); ok {
+			env = g.r.Error(ctx, c.core(), envelope.New(code, text))
+		} else {
+			env = g.r.Text(ctx, c.core(), text)
+		}
+		g.hint(ctx, c, env)
 		return g.respond(c.id, g.errorResult(c, env, &res))
 	}
 	if !g.o.successes {

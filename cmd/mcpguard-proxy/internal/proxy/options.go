@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"golang.org/x/time/rate"
@@ -28,6 +30,9 @@ type options struct {
 	rate       *limit.Rate
 	slots      *limit.Slots
 	envelope   []envelope.Option
+	mappings   []Mapping
+	rules      []hints.Rule[envelope.Call, json.RawMessage]
+	hints      *hints.Registry[envelope.Call, json.RawMessage]
 }
 
 func evaluate(opts []Option) *options {

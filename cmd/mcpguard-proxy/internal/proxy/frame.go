@@ -65,25 +65,18 @@ func (l *lineReader) line() ([]byte, bool, error) {
 	}
 }
 
-// span is a JSON value kept as the bytes it was decoded from, without a
+// span is a JSON value kept as the bytes it was read from, without a
 // copy: valid only as long as the message it came from.
 type span []byte
-
-// UnmarshalJSON keeps b itself. encoding/json hands it a slice of the
-// message being decoded.
-func (s *span) UnmarshalJSON(b []byte) error {
-	*s = b
-	return nil
-}
 
 // message is the head of a JSON-RPC message: what routing needs, decoded
 // without copying or re-encoding its body.
 type message struct {
-	ID     span   `json:"id"`
-	Method string `json:"method"`
-	Params span   `json:"params"`
-	Result span   `json:"result"`
-	Error  span   `json:"error"`
+	ID     span
+	Method string
+	Params span
+	Result span
+	Error  span
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && hasID(m.ID) }
@@ -92,15 +85,37 @@ func (m *message) isResponse() bool     { return m.Method == "" && hasID(m.ID) }
 
 func hasID(id span) bool { return len(id) > 0 && !bytes.Equal(id, []byte("null")) }
 
-// parse decodes the head of b. It fails unless b is one JSON object.
+// parse decodes the head of b. It fails unless b is one JSON object whose
+// method, if any, is a string.
 func parse(b []byte) (message, error) {
 	var m message
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
+	if !json.Valid(b) {
 		return m, errNotObject
 	}
-	err := json.Unmarshal(b, &m)
-	return m, err
+	it, ok := newMembers(b)
+	if !ok {
+		return m, errNotObject
+	}
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			return m, nil
+		}
+		switch {
+		case keyIs(k, "id"):
+			m.ID = v
+		case keyIs(k, "method"):
+			if m.Method, ok = unquote(v); !ok {
+				return m, errNotObject
+			}
+		case keyIs(k, "params"):
+			m.Params = v
+		case keyIs(k, "result"):
+			m.Result = v
+		case keyIs(k, "error"):
+			m.Error = v
+		}
+	}
 }
 
 var errNotObject = errors.New("not a JSON object")

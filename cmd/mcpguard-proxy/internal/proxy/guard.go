@@ -51,12 +51,21 @@ type call struct {
 
 // newCall reads a tools/call request's params. It copies what it keeps.
 func newCall(id, params []byte) *call {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+	c := &call{id: bytes.Clone(id), start: time.Now()}
+	it, ok := newMembers(params)
+	for ok {
+		k, v, more := it.next()
+		if !more {
+			break
+		}
+		switch {
+		case keyIs(k, "name"):
+			c.tool, _ = unquote(v)
+		case keyIs(k, "arguments"):
+			c.args = bytes.Clone(v)
+		}
 	}
-	_ = json.Unmarshal(params, &p)
-	return &call{id: bytes.Clone(id), tool: p.Name, args: p.Arguments, start: time.Now()}
+	return c
 }
 
 func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c.args} }
@@ -167,6 +176,9 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
 	}
+	if !g.o.successes && !mayBeError(m.Result) {
+		return msg // the success path: no decoding of the result
+	}
 	var res result
 	if json.Unmarshal(m.Result, &res) != nil {
 		return g.render(ctx, c, g.r.Error(ctx, c.core(),
@@ -191,6 +203,24 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return g.respond(c.id, []byte(out))
 	}
 	return msg
+}
+
+// mayBeError reports whether a result may have isError true: false only
+// when it has no isError member, or one that is false, at its top level.
+func mayBeError(result []byte) bool {
+	it, ok := newMembers(result)
+	if !ok {
+		return true // not a result: the full decoding says so
+	}
+	for {
+		k, v, more := it.next()
+		if !more {
+			return false
+		}
+		if keyIs(k, "isError") && !bytes.Equal(v, []byte("false")) {
+			return true
+		}
+	}
 }
 
 // result is a tools/call result, as far as the proxy reads it.

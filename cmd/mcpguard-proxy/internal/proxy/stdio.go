@@ -226,8 +226,13 @@ func (s *Stdio) setReady(ready bool) {
 // current waits up to readyWait for a child that can take messages.
 func (s *Stdio) current(ctx context.Context) *child {
 	s.mu.Lock()
-	ready := s.ready
+	ready, c := s.ready, s.child
 	s.mu.Unlock()
+	select {
+	case <-ready: // the usual case: no timer
+		return c
+	default:
+	}
 	t := time.NewTimer(readyWait)
 	defer t.Stop()
 	select {

@@ -79,9 +79,8 @@ type message struct {
 	Error  span
 }
 
-func (m *message) isRequest() bool      { return m.Method != "" && hasID(m.ID) }
-func (m *message) isNotification() bool { return m.Method != "" && !hasID(m.ID) }
-func (m *message) isResponse() bool     { return m.Method == "" && hasID(m.ID) }
+func (m *message) isRequest() bool  { return m.Method != "" && hasID(m.ID) }
+func (m *message) isResponse() bool { return m.Method == "" && hasID(m.ID) }
 
 func hasID(id span) bool { return len(id) > 0 && !bytes.Equal(id, []byte("null")) }
 

@@ -56,7 +56,7 @@ type request struct {
 type child struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	wmu    sync.Mutex
+	w      writer // on stdin
 	reinit string // id of the replayed initialize, answered to no one
 }
 
@@ -176,7 +176,7 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	c := &child{cmd: cmd, stdin: stdin}
+	c := &child{cmd: cmd, stdin: stdin, w: writer{w: stdin}}
 	s.mu.Lock()
 	s.child = c
 	var replay []byte
@@ -286,15 +286,7 @@ func (s *Stdio) finish(r *request) {
 func (s *Stdio) send(msg []byte) { _ = s.out.write(msg) }
 
 // write sends one message to the child.
-func (c *child) write(msg []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if _, err := c.stdin.Write(msg); err != nil {
-		return err
-	}
-	_, err := c.stdin.Write([]byte{'\n'})
-	return err
-}
+func (c *child) write(msg []byte) error { return c.w.write(msg) }
 
 // writer writes whole messages, one a line, from any goroutine.
 type writer struct {

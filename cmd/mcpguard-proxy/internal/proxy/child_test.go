@@ -44,7 +44,8 @@ var childTools = `[
  {"name":"progress","inputSchema":{"type":"object"}},
  {"name":"sample","inputSchema":{"type":"object"}},
  {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
- {"name":"secret_ok","inputSchema":{"type":"object"}}
+ {"name":"secret_ok","inputSchema":{"type":"object"}},
+ {"name":"own_envelope","inputSchema":{"type":"object"}}
 ]`
 
 func childServer() {
@@ -126,6 +127,8 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 		send(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
 	case "typed":
 		text(m.ID, "quota exceeded", true)
+	case "own_envelope":
+		text(m.ID, `{"success":false,"error_type":"not_found","tool":"own_envelope","message":"order 42 does not exist","next_steps":["Call shop_orders to list the orders you can see."],"retryable":false}`, true)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:

@@ -220,3 +220,15 @@ func TestRateLimitRefusesBeforeTheServer(t *testing.T) {
 		t.Fatalf("refused: %v", env)
 	}
 }
+
+// A server that writes envelopes itself (one built on mcpguard) keeps its
+// next steps behind the proxy: dropping them would leave the agent worse
+// off than without the proxy.
+func TestServersOwnEnvelopeKeepsItsSteps(t *testing.T) {
+	s := start(t, false)
+	env := envelopeOf(t, s.call("own_envelope", `{}`))
+	steps, _ := env["next_steps"].([]any)
+	if env["error_type"] != "not_found" || len(steps) == 0 || steps[0] != "Call shop_orders to list the orders you can see." {
+		t.Fatalf("own envelope: %v", env)
+	}
+}

@@ -1,8 +1,10 @@
 package e2e_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,4 +157,74 @@ func auditScores(t *testing.T, audit string, env, server []string) map[string]fl
 		}
 	}
 	return scores
+}
+
+// TestProxyPassesSuccessesAndListsThrough: for the npm servers that work
+// offline, tools/list and a successful tool call give the client the same
+// bytes directly and through the proxy.
+func TestProxyPassesSuccessesAndListsThrough(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	proxy := proxyBin(t)
+	allowed := t.TempDir()
+	for _, tc := range []struct {
+		bin        string
+		args, env  []string
+		tool, call string
+	}{
+		{bin: "mcp-server-everything", args: []string{"stdio"}, tool: "echo", call: `{"message":"hello through the proxy"}`},
+		{bin: "mcp-server-filesystem", args: []string{allowed}, tool: "list_allowed_directories", call: `{}`},
+		{bin: "mcp-server-memory", env: []string{"MEMORY_FILE_PATH=" + filepath.Join(t.TempDir(), "m.jsonl")}, tool: "read_graph", call: `{}`},
+		{bin: "mcp-server-sequential-thinking", tool: "sequentialthinking",
+			call: `{"thought":"one","nextThoughtNeeded":false,"thoughtNumber":1,"totalThoughts":1}`},
+	} {
+		t.Run(tc.bin, func(t *testing.T) {
+			server := append([]string{nodetest.Bin(t, tc.bin)}, tc.args...)
+			direct := rawSession(t, tc.env, server, tc.tool, tc.call)
+			proxied := rawSession(t, tc.env, append([]string{proxy, "--"}, server...), tc.tool, tc.call)
+			if strings.Contains(direct[1], `"isError":true`) || !strings.Contains(direct[1], `"result"`) {
+				t.Fatalf("%s does not succeed directly: %s", tc.tool, direct[1])
+			}
+			for i, what := range []string{"tools/list", "tools/call " + tc.tool} {
+				if direct[i] != proxied[i] {
+					t.Errorf("%s: through the proxy\n%s\nwant the same bytes as directly\n%s", what, proxied[i], direct[i])
+				}
+			}
+		})
+	}
+}
+
+// rawSession initializes the stdio server, lists its tools and calls one,
+// and returns the two responses as the lines the client read.
+func rawSession(t *testing.T, env, server []string, tool, args string) [2]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, server[0], server[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); _ = cmd.Wait() }()
+	r := bufio.NewReaderSize(out, 1<<20)
+	await := func(id string) string {
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%v: waiting for response %s: %v", server, id, err)
+			}
+			if strings.Contains(line, `"id":`+id+`,`) || strings.Contains(line, `"id":`+id+`}`) {
+				return strings.TrimSpace(line)
+			}
+		}
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`+"\n")
+	await("1")
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+	list := await("2")
+	io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`+"\n")
+	return [2]string{list, await("3")}
 }

@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/mcpguard/mcpguard/e2e/nodetest"
 )
@@ -227,4 +230,49 @@ func rawSession(t *testing.T, env, server []string, tool, args string) [2]string
 	list := await("2")
 	io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`+"\n")
 	return [2]string{list, await("3")}
+}
+
+var proxyListening = regexp.MustCompile(`mcpguard-proxy: listening on (http://\S+)`)
+
+// TestProxyHTTPInFrontOfTheShop: the mcp-go client runs every check of
+// exerciseShop against the shop's streamable HTTP endpoint through
+// mcpguard-proxy --upstream, on both fronts.
+func TestProxyHTTPInFrontOfTheShop(t *testing.T) {
+	t.Parallel()
+	proxy := proxyBin(t)
+	forEachFront(t, func(t *testing.T, f front) {
+		shop := startHTTP(t, append([]string{"-panic-tool"}, f.args...)...)
+		cmd := exec.Command(proxy, "--upstream", shop.url, "--listen", "127.0.0.1:0")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		urls := make(chan string, 1)
+		go func() {
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				if m := proxyListening.FindStringSubmatch(sc.Text()); m != nil {
+					urls <- m[1]
+				}
+			}
+		}()
+		var url string
+		select {
+		case url = <-urls:
+		case <-time.After(time.Minute):
+			t.Fatal("mcpguard-proxy did not listen in time")
+		}
+		c, err := client.NewStreamableHttpClient(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exerciseShop(t, c, f.protocol)
+		if err := c.Close(); err != nil {
+			t.Errorf("closing the client: %v", err)
+		}
+	})
 }

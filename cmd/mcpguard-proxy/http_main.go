@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,12 +15,14 @@ import (
 
 // serveHTTP serves clients on c.listen in front of c.upstream until ctx
 // is done.
-func serveHTTP(ctx context.Context, c *config, logger *slog.Logger, opts []proxy.Option) error {
+func serveHTTP(ctx context.Context, c *config, logger *slog.Logger, opts []proxy.Option, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return err
 	}
-	logger.Info("mcpguard-proxy: serving " + ln.Addr().String() + " in front of " + c.upstream)
+	// Like a server's own start-up line: where to point the client (any
+	// path is proxied to the upstream's).
+	fmt.Fprintf(stderr, "mcpguard-proxy: listening on http://%s/mcp in front of %s\n", ln.Addr(), c.upstream)
 	srv := &http.Server{Handler: proxy.NewHTTP(c.upstream, opts...), ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes: 64 << 10}
 	done := make(chan error, 1)

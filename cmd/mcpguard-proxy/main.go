@@ -164,7 +164,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if c.upstream != "" {
-		err = serveHTTP(ctx, c, logger, c.options(logger, hints))
+		err = serveHTTP(ctx, c, logger, c.options(logger, hints), stderr)
 	} else {
 		err = proxy.NewStdio(c.command, c.exitChild, stderr, c.options(logger, hints)...).Serve(ctx, stdin, stdout)
 	}

@@ -84,13 +84,18 @@ func start(t *testing.T, exitWithChild bool, opts ...proxy.Option) *session {
 
 func (s *session) close() {
 	s.in.Close()
+	drained := make(chan struct{})
+	go func() { // what the proxy still sends (answers to calls in flight)
+		for range s.lines {
+		}
+		close(drained)
+	}()
 	select {
 	case <-s.done:
 	case <-time.After(15 * time.Second):
 		s.t.Errorf("the proxy did not end when its client closed stdin")
 	}
-	for range s.lines {
-	}
+	<-drained
 }
 
 // send writes one raw line to the proxy.

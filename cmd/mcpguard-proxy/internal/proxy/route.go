@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -89,13 +90,19 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	k := idKey(m.ID)
 	s.mu.Lock()
 	_, dup := s.pending[k]
-	if !dup {
+	full := len(s.pending) >= maxInFlight
+	if !dup && !full {
 		s.pending[k] = r
 	}
 	s.mu.Unlock()
-	if dup {
+	switch {
+	case dup:
 		s.finish(r)
 		s.send(rpcError(m.ID, -32600, "a request with this id is already in flight"))
+		return
+	case full:
+		s.finish(r)
+		s.refuseFull(ctx, m.ID, r)
 		return
 	}
 	if r.call != nil {
@@ -108,6 +115,21 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 			s.unavailable(ctx, m.ID, r)
 		}
 	}
+}
+
+// maxInFlight bounds the client's requests the proxy remembers until the
+// server answers them: a client that never stops asking, of a server that
+// never answers, cannot make the table grow without limit.
+const maxInFlight = 4096
+
+// refuseFull answers a request beyond maxInFlight.
+func (s *Stdio) refuseFull(ctx context.Context, id []byte, r *request) {
+	const why = "too many requests are in flight; wait for answers before sending more"
+	if r.call != nil {
+		s.send(s.g.render(ctx, r.call, s.g.r.Error(ctx, r.call.core(), limit.Refusal(why, time.Second))))
+		return
+	}
+	s.send(rpcError(id, -32603, why))
 }
 
 // unavailable answers a request no child could take.

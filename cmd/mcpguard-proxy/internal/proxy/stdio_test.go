@@ -232,3 +232,18 @@ func TestServersOwnEnvelopeKeepsItsSteps(t *testing.T) {
 		t.Fatalf("own envelope: %v", env)
 	}
 }
+
+// A client that keeps asking a server that never answers cannot make the
+// proxy remember requests without bound: past the bound each is refused at
+// once, and the session goes on.
+func TestRequestsInFlightAreBounded(t *testing.T) {
+	s := start(t, false)
+	for i := range 4096 {
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"h%d","method":"tools/call","params":{"name":"hang","arguments":{}}}`, i))
+	}
+	s.send(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	env := envelopeOf(t, s.await("over"))
+	if env["retry_after_ms"] == nil || !strings.Contains(env["message"].(string), "too many requests") {
+		t.Fatalf("over the bound: %v", env)
+	}
+}

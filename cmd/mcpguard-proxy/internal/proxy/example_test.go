@@ -45,3 +45,22 @@ func ExampleNewHTTP() {
 	// true execution_failed
 	// dial postgres://app:[REDACTED]@db:5432 failed
 }
+
+// A hints file is checked when it is read: a code that is not one of the
+// seven, a hint without steps or an unknown member is refused.
+func ExampleParseConfig() {
+	_, err := proxy.ParseConfig([]byte(`
+hints:
+  - tool: read_file
+    code: missing
+    steps:
+      - call: list_directory
+        why: to see which files exist
+`))
+	fmt.Println(err)
+	c, err := proxy.ParseConfig([]byte(`{"hints": [{"tool": "read_file", "code": "not_found", "steps": [{"text": "Ask for the exact path."}]}]}`))
+	fmt.Println(len(c.Hints), err)
+	// Output:
+	// hints file: envelope: unknown error_type "missing"
+	// 1 <nil>
+}

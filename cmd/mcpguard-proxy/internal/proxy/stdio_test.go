@@ -247,3 +247,16 @@ func TestRequestsInFlightAreBounded(t *testing.T) {
 		t.Fatalf("over the bound: %v", env)
 	}
 }
+
+func TestConcurrencyLimitRefusesBeforeTheServer(t *testing.T) {
+	s := start(t, false, proxy.WithConcurrency(1, 0), proxy.WithTimeout(2*time.Second))
+	s.send(`{"jsonrpc":"2.0","id":"busy","method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+	env := envelopeOf(t, s.call("echo", `{"text":"second"}`))
+	if env["retry_after_ms"] == nil || env["retryable"] != true {
+		t.Fatalf("the second call in flight: %v", env)
+	}
+	envelopeOf(t, s.await("busy")) // timed out, and its slot freed
+	if got := textOf(t, s.call("echo", `{"text":"free"}`)); got != "free" {
+		t.Fatalf("after the slot came free: %q", got)
+	}
+}

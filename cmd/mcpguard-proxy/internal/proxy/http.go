@@ -12,6 +12,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"sync"
 
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -40,6 +41,7 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 			pr.Out.Host = u.Host
 		},
 		FlushInterval:  -1, // stream events as they come
+		BufferPool:     buffers{},
 		ModifyResponse: h.modify,
 		ErrorHandler:   h.failed,
 		ErrorLog:       slog.NewLogLogger(h.g.o.logger.Handler(), slog.LevelWarn),
@@ -238,6 +240,15 @@ func (h *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	writeJSON(w, http.StatusBadGateway, rpcError(id, -32603, "the upstream server did not answer"))
 }
+
+// buffers lends the reverse proxy its copy buffers, rather than a new
+// 32 KiB one for every response.
+type buffers struct{}
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (buffers) Get() []byte  { return *bufferPool.Get().(*[]byte) }
+func (buffers) Put(b []byte) { bufferPool.Put(&b) }
 
 // capped fails a body past its bound, which ends the response.
 type capped struct {

@@ -127,13 +127,13 @@ var methods = []string{
 }
 
 // unquote decodes a JSON string value; ok is false when raw is not one.
-func unquote(raw []byte) (s string, ok bool) {
+func unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
 	inner := raw[1 : len(raw)-1]
 	if bytes.IndexByte(inner, '\\') >= 0 {
-		return s, json.Unmarshal(raw, &s) == nil
+		return unescape(raw)
 	}
 	for _, m := range methods {
 		if string(inner) == m {
@@ -141,4 +141,12 @@ func unquote(raw []byte) (s string, ok bool) {
 		}
 	}
 	return string(inner), true
+}
+
+// unescape decodes a JSON string written with escapes; apart, so that the
+// usual string does not pay for the decoder's pointer.
+func unescape(raw []byte) (string, bool) {
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }

@@ -99,3 +99,26 @@ func TestMayBeError(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutingAllocatesNothing: reading a pass-through message's head, and
+// a success's result for isError, allocates nothing.
+func TestRoutingAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes what escapes")
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+	resp := []byte(`{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"hello"}],"isError":false}}`)
+	n := testing.AllocsPerRun(200, func() {
+		m, err := parse(req)
+		if err != nil || m.Method != "tools/call" {
+			t.Fatal("parse")
+		}
+		r, err := parse(resp)
+		if err != nil || mayBeError(r.Result) {
+			t.Fatal("parse result")
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per message pair, want 0", n)
+	}
+}

@@ -276,3 +276,37 @@ func TestProxyHTTPInFrontOfTheShop(t *testing.T) {
 		}
 	})
 }
+
+// TestProxyStdioInFrontOfTheShop: the mcp-go client runs every check of
+// exerciseShop against mcpguard-proxy -- shop-server over stdio, and
+// mcpguard-audit --probe still scores the shop 100% on rules A-D through
+// the proxy: in front of a server that already complies, the proxy takes
+// nothing away.
+func TestProxyStdioInFrontOfTheShop(t *testing.T) {
+	t.Parallel()
+	proxy := proxyBin(t)
+	shop, err := filepath.Abs(shopServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit := filepath.Join(t.TempDir(), "mcpguard-audit")
+	if out, err := exec.Command("go", "build", "-o", audit, "../cmd/mcpguard-audit").CombinedOutput(); err != nil {
+		t.Fatalf("building mcpguard-audit: %v\n%s", err, out)
+	}
+	forEachFront(t, func(t *testing.T, f front) {
+		c, err := client.NewStdioMCPClientWithOptions(proxy, nil, append([]string{"--", shop, "-panic-tool"}, f.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exerciseShop(t, c, f.protocol)
+		if err := c.Close(); err != nil {
+			t.Errorf("closing the client: %v", err)
+		}
+		scores := auditScores(t, audit, nil, append([]string{proxy, "--", shop}, f.args...))
+		for _, rule := range []string{"A", "B", "C", "D"} {
+			if scores[rule] != 100 {
+				t.Errorf("rule %s through the proxy: %v%%, want 100%%", rule, scores[rule])
+			}
+		}
+	})
+}

@@ -55,8 +55,7 @@ type request struct {
 // child is one run of the server.
 type child struct {
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	w      writer // on stdin
+	w      writer // on its stdin
 	reinit string // id of the replayed initialize, answered to no one
 }
 
@@ -93,8 +92,7 @@ func (s *Stdio) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	s.stop()
-	cancel()
+	cancel() // which stops the child (see run)
 	if !childDone {
 		<-supervised
 	}
@@ -102,20 +100,6 @@ func (s *Stdio) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		err = nil
 	}
 	return err
-}
-
-// stop closes the child's stdin, which asks it to exit, and kills it if
-// it has not within stopGrace.
-func (s *Stdio) stop() {
-	s.mu.Lock()
-	c := s.child
-	s.mu.Unlock()
-	if c == nil {
-		return
-	}
-	_ = c.stdin.Close()
-	t := time.AfterFunc(stopGrace, func() { _ = c.cmd.Process.Kill() })
-	_ = t
 }
 
 // supervise runs the child, and again after each exit, with backoff.
@@ -176,7 +160,14 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	c := &child{cmd: cmd, stdin: stdin, w: writer{w: stdin}}
+	// When the session ends, close the child's stdin, which asks it to
+	// exit, and kill it if it has not within stopGrace.
+	stopChild := context.AfterFunc(ctx, func() {
+		_ = stdin.Close()
+		time.AfterFunc(stopGrace, func() { _ = cmd.Process.Kill() })
+	})
+	defer stopChild()
+	c := &child{cmd: cmd, w: writer{w: stdin}}
 	s.mu.Lock()
 	s.child = c
 	var replay []byte

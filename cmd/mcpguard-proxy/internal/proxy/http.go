@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -107,14 +108,9 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.rp.ServeHTTP(w, r)
 }
 
-// clientKey is the rate limit's key of a client: its session, else its
-// address.
-func clientKey(r *http.Request) string {
-	if s := r.Header.Get("Mcp-Session-Id"); s != "" {
-		return "session:" + s
-	}
-	return "addr:" + r.RemoteAddr
-}
+// clientKey is the rate limit's key of a client: core/limit's default,
+// its network address (never an MCP session, which a client can mint).
+func clientKey(r *http.Request) string { return limit.Key(limit.HTTPContext(r.Context(), r)) }
 
 func (h *HTTP) requestTooLarge(w http.ResponseWriter, r *http.Request, prefix []byte, err error) {
 	var tooLarge *http.MaxBytesError

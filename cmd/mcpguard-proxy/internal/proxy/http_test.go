@@ -175,3 +175,27 @@ func TestFiftyHTTPClients(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	noLeaks(t, before)
 }
+
+// The HTTP proxy's rate limit keys on the client's address, not on the
+// session id it sends, which a client can mint.
+func TestHTTPRateLimitIgnoresMintedSessions(t *testing.T) {
+	up := upstream(t)
+	url := proxyFor(t, up.URL, proxy.WithRate(0.001, 1))
+	send := func(session string) map[string]any {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(callBody(1, "echo", `{"text":"x"}`)))
+		req.Header.Set("Mcp-Session-Id", session)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return lastData(t, string(b))
+	}
+	if textOf(t, send("a")) != "x" {
+		t.Fatal("the first call was refused")
+	}
+	if env := envelopeOf(t, send("b")); env["retry_after_ms"] == nil {
+		t.Fatalf("a new session id escaped the limit: %v", env)
+	}
+}

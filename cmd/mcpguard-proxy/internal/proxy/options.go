@@ -89,7 +89,9 @@ func WithTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }
 
-// WithRate admits r tool calls a second per client, with bursts of burst,
+// WithRate admits r tool calls a second per client (over stdio the
+// session; over HTTP its network address, core/limit's default key), with
+// bursts of burst,
 // as core/limit's Rate does; a refused call is answered with retry_after_ms
 // and never reaches the upstream. It panics unless r > 0 and burst >= 1.
 func WithRate(r float64, burst int) Option {

@@ -46,8 +46,30 @@ func (s *Stdio) fromClient(ctx context.Context, line []byte, oversize bool) {
 		s.inited = bytes.Clone(line)
 		s.mu.Unlock()
 		s.toChild(ctx, line)
+	case m.Method == "notifications/cancelled":
+		s.cancelledByClient(m.Params)
+		s.toChild(ctx, line)
 	default: // notifications, and answers to the server's requests
 		s.toChild(ctx, line)
+	}
+}
+
+// cancelledByClient forgets a request the client cancelled: MCP says the
+// server need not answer it, and the client ignores an answer, so the
+// proxy must not answer it either when the timeout passes.
+func (s *Stdio) cancelledByClient(params []byte) {
+	it, ok := newMembers(params)
+	for ok {
+		k, v, more := it.next()
+		if !more {
+			return
+		}
+		if keyIs(k, "requestId") {
+			if r := s.take(v); r != nil {
+				s.finish(r)
+			}
+			return
+		}
 	}
 }
 

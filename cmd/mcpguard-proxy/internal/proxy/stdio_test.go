@@ -260,3 +260,20 @@ func TestConcurrencyLimitRefusesBeforeTheServer(t *testing.T) {
 		t.Fatalf("after the slot came free: %q", got)
 	}
 }
+
+// A call the client cancelled is forgotten: the proxy does not answer it
+// when its timeout passes, and the cancellation reaches the server.
+func TestCancelledCallIsNotAnswered(t *testing.T) {
+	s := start(t, false, proxy.WithTimeout(200*time.Millisecond))
+	s.send(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user"}}`)
+	time.Sleep(400 * time.Millisecond) // past the timeout
+	if got := textOf(t, s.call("echo", `{"text":"next"}`)); got != "next" {
+		t.Fatalf("after the cancellation: %q", got)
+	}
+	for _, o := range s.other {
+		if strings.Contains(string(o), `"c1"`) {
+			t.Fatalf("the proxy answered a cancelled call: %s", o)
+		}
+	}
+}

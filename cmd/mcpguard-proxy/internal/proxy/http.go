@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -64,14 +65,12 @@ type exchangeKey struct{}
 
 // ServeHTTP forwards r to the upstream, reading a POST's message first to
 // know what the answer is for.
-func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &tracked{ResponseWriter: rw}
+	var x *exchange
 	defer func() {
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			safe.Log(r.Context(), h.g.o.logger, slog.LevelError, "mcpguard-proxy: recovered panic serving a request",
-				slog.String(logkey.Panic, safe.Value(p)))
+			h.recovered(w, r, x, p)
 		}
 	}()
 	if r.Method != http.MethodPost || r.Body == nil {
@@ -83,7 +82,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.requestTooLarge(w, r, body, err)
 		return
 	}
-	x := &exchange{state: &answered{}}
+	x = &exchange{state: &answered{}}
 	ctx := r.Context()
 	if m, err := parse(body); err == nil && m.isRequest() {
 		x.id = bytes.Clone(m.ID)
@@ -107,6 +106,36 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.ContentLength = int64(len(body))
 	h.rp.ServeHTTP(w, r)
 }
+
+// recovered handles a panic while serving r: logged, and a tool call not
+// yet answered gets an internal_error envelope, if nothing was written.
+func (h *HTTP) recovered(w *tracked, r *http.Request, x *exchange, p any) {
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	if x != nil && x.call != nil && !x.state.done && !w.wrote {
+		x.state.done = true
+		env := h.g.r.Recovered(r.Context(), x.call.tool, p, envelope.RecoverOptions{Stack: true})
+		writeJSON(w, http.StatusOK, h.g.render(r.Context(), x.call, env))
+		return
+	}
+	safe.Log(r.Context(), h.g.o.logger, slog.LevelError, "mcpguard-proxy: recovered panic serving a request",
+		slog.String(logkey.Panic, safe.Value(p)))
+}
+
+// tracked records whether a response was started.
+type tracked struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (t *tracked) WriteHeader(code int) { t.wrote = true; t.ResponseWriter.WriteHeader(code) }
+
+func (t *tracked) Write(b []byte) (int, error) { t.wrote = true; return t.ResponseWriter.Write(b) }
+
+// Unwrap lets http.ResponseController (which the reverse proxy flushes
+// event streams with) reach the connection's writer.
+func (t *tracked) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // clientKey is the rate limit's key of a client: core/limit's default,
 // its network address (never an MCP session, which a client can mint).

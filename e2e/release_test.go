@@ -88,6 +88,12 @@ func TestRelease(t *testing.T) {
 			t.Fatalf("mcpguard-audit --version printed %q, want the released version %s", got, ver)
 		}
 	})
+	t.Run("go install mcpguard-proxy", func(t *testing.T) {
+		bin := user.install(t, "github.com/mcpguard/mcpguard/cmd/mcpguard-proxy@"+ver)
+		if got := run(t, user.env, "", bin, "--version"); got != "mcpguard-proxy "+ver+"\n" {
+			t.Fatalf("mcpguard-proxy --version printed %q, want the released version %s", got, ver)
+		}
+	})
 	t.Run("GitHub Action", func(t *testing.T) { action(t, user, top, ver) })
 
 	t.Run("refuses an incompatible patch release", func(t *testing.T) {
@@ -191,7 +197,7 @@ func checkTags(t *testing.T, repo, ver string) {
 // version's section.
 func checkReleaseCommit(t *testing.T, repo, ver string) {
 	t.Helper()
-	for _, m := range []string{"go.mod", "gosdk/go.mod", "otel/go.mod", "cmd/mcpguard-audit/go.mod"} {
+	for _, m := range []string{"go.mod", "gosdk/go.mod", "otel/go.mod", "cmd/mcpguard-audit/go.mod", "cmd/mcpguard-proxy/go.mod"} {
 		b := readFile(t, filepath.Join(repo, m))
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		for sc.Scan() {
@@ -201,8 +207,10 @@ func checkReleaseCommit(t *testing.T, repo, ver string) {
 			}
 		}
 	}
-	if b := readFile(t, filepath.Join(repo, "cmd/mcpguard-audit/go.mod")); bytes.Contains(b, []byte("replace")) {
-		t.Errorf("cmd/mcpguard-audit/go.mod has replace directives, which break go install …@version:\n%s", b)
+	for _, m := range []string{"cmd/mcpguard-audit/go.mod", "cmd/mcpguard-proxy/go.mod"} {
+		if b := readFile(t, filepath.Join(repo, m)); bytes.Contains(b, []byte("replace")) {
+			t.Errorf("%s has replace directives, which break go install …@version:\n%s", m, b)
+		}
 	}
 	if b := readFile(t, filepath.Join(repo, "CHANGELOG.md")); !regexp.MustCompile(`(?m)^## ` + regexp.QuoteMeta(ver) + ` \(\d{4}-\d\d-\d\d\)$`).Match(b) {
 		t.Errorf("CHANGELOG.md has no section for %s:\n%s", ver, b)

@@ -15,6 +15,11 @@ const (
 	Stack       = "stack"
 	Hint        = "hint"
 	Coerced     = "coerced"
+	// Keys of mcpguard-proxy's records of what it dropped or bounded.
+	Method    = "method"
+	RequestID = "request_id"
+	Bytes     = "bytes"
+	Limit     = "limit"
 )
 
 // Message is the message of the one record per tool call that each front's

@@ -1,0 +1,137 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestMain runs the test binary as the test's MCP server when its first
+// argument is "proxy-child": a small stdio server, written by hand so that
+// each tool can misbehave on cue.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "proxy-child" {
+		childServer()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type childMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"params"`
+	Result json.RawMessage `json:"result"`
+}
+
+var childTools = `[
+ {"name":"echo","description":"Echoes text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},
+ {"name":"fail_text","inputSchema":{"type":"object"}},
+ {"name":"fail_rpc","inputSchema":{"type":"object"}},
+ {"name":"bad_args","inputSchema":{"type":"object"}},
+ {"name":"crash","inputSchema":{"type":"object"}},
+ {"name":"big","inputSchema":{"type":"object"}},
+ {"name":"hang","inputSchema":{"type":"object"}},
+ {"name":"stray","inputSchema":{"type":"object"}},
+ {"name":"progress","inputSchema":{"type":"object"}},
+ {"name":"sample","inputSchema":{"type":"object"}},
+ {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
+ {"name":"secret_ok","inputSchema":{"type":"object"}},
+ {"name":"own_envelope","inputSchema":{"type":"object"}}
+]`
+
+func childServer() {
+	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex
+	send := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		out.WriteString(s + "\n")
+		out.Flush()
+	}
+	result := func(id json.RawMessage, r string) {
+		send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + r + `}`)
+	}
+	text := func(id json.RawMessage, t string, isError bool) {
+		b, _ := json.Marshal(t)
+		result(id, fmt.Sprintf(`{"content":[{"type":"text","text":%s}],"isError":%v}`, b, isError))
+	}
+	samples := map[string]json.RawMessage{} // sampling request id -> tool call id
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	for in.Scan() {
+		var m childMsg
+		if json.Unmarshal(in.Bytes(), &m) != nil {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			fmt.Fprintf(os.Stderr, "child %d: initialize id=%s\n", os.Getpid(), m.ID)
+			result(m.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"child","version":"1"}}`)
+		case "ping":
+			result(m.ID, `{}`)
+		case "tools/list":
+			var tools bytes.Buffer
+			_ = json.Compact(&tools, []byte(childTools))
+			result(m.ID, `{"tools":`+tools.String()+`}`)
+		case "tools/call":
+			childCall(m, send, result, text, samples)
+		case "":
+			if call, ok := samples[string(m.ID)]; ok { // the client's answer to our sampling request
+				text(call, "sampled: "+string(m.Result), false)
+			}
+		}
+	}
+}
+
+func childCall(m childMsg, send func(string), result func(json.RawMessage, string), text func(json.RawMessage, string, bool), samples map[string]json.RawMessage) {
+	switch m.Params.Name {
+	case "echo":
+		s, _ := m.Params.Arguments["text"].(string)
+		text(m.ID, s, false)
+	case "fail_text":
+		text(m.ID, "open /home/alice/.config/app/creds.json: permission denied (token=ghp_abcdefghijklmnopqrstuvwxyz0123456789)", true)
+	case "fail_rpc":
+		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db.internal:5432/shop failed"}}`)
+	case "bad_args":
+		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"limit must be at most 50"}}`)
+	case "crash":
+		os.Exit(3)
+	case "big":
+		w := bufio.NewWriterSize(os.Stdout, 1<<20)
+		w.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"`)
+		chunk := strings.Repeat("x", 1<<20)
+		for range 300 {
+			w.WriteString(chunk)
+		}
+		w.WriteString(`"}]}}` + "\n")
+		w.Flush()
+	case "hang":
+	case "stray":
+		send(`{"jsonrpc":"2.0","id":987654,"result":{"content":[{"type":"text","text":"forged"}]}}`)
+		text(m.ID, "after the stray", false)
+	case "progress":
+		send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1,"total":2}}`)
+		send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"halfway"}}`)
+		text(m.ID, "done", false)
+	case "sample":
+		samples[`"s1"`] = m.ID
+		send(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
+	case "typed":
+		text(m.ID, "quota exceeded", true)
+	case "own_envelope":
+		text(m.ID, `{"success":false,"error_type":"not_found","tool":"own_envelope","message":"order 42 does not exist","next_steps":["Call shop_orders to list the orders you can see."],"retryable":false}`, true)
+	case "secret_ok":
+		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
+	default:
+		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool \"` + m.Params.Name + `\""}}`)
+	}
+}

@@ -1,0 +1,59 @@
+// Package proxy is the logic of the mcpguard-proxy command: mcpguard's
+// guarantees in front of an unmodified MCP server, in any language, on the
+// wire itself. It imports no MCP SDK: it reads JSON-RPC, and renders and
+// redacts with the same core (core/envelope, core/redact, core/limit) as
+// the mcp-go and go-sdk fronts, so the three cannot disagree.
+//
+// # What it changes
+//
+// Only the answers to tools/call:
+//
+//   - a JSON-RPC error becomes an isError result carrying an envelope:
+//     -32602 is validation_error, anything else is classified from its text
+//     by the core's heuristics (execution_failed unless the text says
+//     better). An unknown tool stays a protocol error, as MCP asks;
+//   - an isError result becomes an envelope the same way, its other content
+//     items and _meta redacted. An envelope the server wrote itself keeps
+//     its next steps;
+//   - a success passes through byte for byte, or redacted with
+//     [WithSuccessResults].
+//
+// Everything else (initialize, notifications, progress, logging, the
+// server's sampling and elicitation requests and the client's answers,
+// resources, prompts, completion, ping, cancellation) passes through as the
+// bytes it arrived as. A message is routed on its head (id, method),
+// decoded without copying or re-encoding its body. tools/list results are
+// read on the way to learn which tools declare an output schema (their
+// envelopes then carry no structuredContent, which strict clients would
+// validate against that schema).
+//
+// # Bounds and faults
+//
+//   - Every message is bounded, both ways ([WithMaxMessage], 16 MiB by
+//     default): a longer one is read through and dropped, never buffered,
+//     and the request it answered is answered with an envelope;
+//   - a tool call the server does not answer within [WithTimeout] (2
+//     minutes by default) is answered with a retryable execution_failed, and
+//     the server is sent notifications/cancelled;
+//   - a child that exits answers every call in flight with internal_error
+//     under an incident ID, and is restarted with backoff (100 ms doubling
+//     to 10 s) and initialized as the client initialized the first one;
+//   - a response to an id that is not in flight is dropped and logged;
+//   - a client line that is not a JSON-RPC object is answered with -32700
+//     (a batch with -32600), and the session goes on;
+//   - a panic while handling a message is recovered and logged; a tool
+//     call it happened on is answered with internal_error.
+//
+// # Limits
+//
+// [WithRate] and [WithConcurrency] are core/limit's Rate and Slots: a
+// refused call is answered with retry_after_ms and never reaches the
+// server.
+//
+// # Transports
+//
+// [Stdio] starts the server as a child and serves one client on a stream
+// pair: what a host launches. [HTTP] is an http.Handler in front of a
+// streamable HTTP server; it reads event streams event by event, and
+// rewrites only the event that answers the call.
+package proxy

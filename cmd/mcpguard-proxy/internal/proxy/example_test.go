@@ -1,0 +1,66 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
+)
+
+// A server that answers a tool call with a JSON-RPC error, and leaks a
+// password in it: through the proxy the agent gets an envelope, redacted.
+func ExampleNewHTTP() {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db:5432 failed"}}`)
+	}))
+	defer upstream.Close()
+	p := httptest.NewServer(proxy.NewHTTP(upstream.URL, proxy.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	defer p.Close()
+
+	resp, err := http.Post(p.URL, "application/json",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"db_query","arguments":{}}}`))
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Result struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				ErrorType string `json:"error_type"`
+				Message   string `json:"message"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&answer)
+	fmt.Println(answer.Result.IsError, answer.Result.StructuredContent.ErrorType)
+	fmt.Println(answer.Result.StructuredContent.Message)
+	// Output:
+	// true execution_failed
+	// dial postgres://app:[REDACTED]@db:5432 failed
+}
+
+// A hints file is checked when it is read: a code that is not one of the
+// seven, a hint without steps or an unknown member is refused.
+func ExampleParseConfig() {
+	_, err := proxy.ParseConfig([]byte(`
+hints:
+  - tool: read_file
+    code: missing
+    steps:
+      - call: list_directory
+        why: to see which files exist
+`))
+	fmt.Println(err)
+	c, err := proxy.ParseConfig([]byte(`{"hints": [{"tool": "read_file", "code": "not_found", "steps": [{"text": "Ask for the exact path."}]}]}`))
+	fmt.Println(len(c.Hints), err)
+	// Output:
+	// hints file: envelope: unknown error_type "missing"
+	// 1 <nil>
+}

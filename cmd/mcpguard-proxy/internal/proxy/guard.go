@@ -1,0 +1,375 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/internal/incident"
+	"github.com/mcpguard/mcpguard/internal/logkey"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// Guard is the SDK-neutral part of the proxy: it reads the tool calls a
+// client sends and rewrites what the upstream answers them with, the same
+// way mcpguard's SDK fronts do, with the core's renderer. Both transports
+// (stdio and streamable HTTP) use one Guard. It is safe for concurrent use.
+type Guard struct {
+	o     *options
+	r     *envelope.Renderer
+	tools sync.Map // tool name -> tool, from tools/list results
+	known bool     // set once a tools/list result was read; guarded by mu
+	mu    sync.Mutex
+}
+
+// tool is what the proxy learned of one tool from tools/list.
+type tool struct {
+	output bool // declares an outputSchema
+}
+
+// NewGuard returns a Guard configured by opts. It panics on bad
+// configuration.
+func newGuard(opts ...Option) *Guard {
+	o := evaluate(opts)
+	return &Guard{o: o, r: o.renderer()}
+}
+
+// call is one tools/call in flight.
+type call struct {
+	id    []byte // the request's id, copied
+	tool  string
+	args  json.RawMessage // copied
+	start time.Time
+	slot  *limit.Slot
+}
+
+// newCall reads a tools/call request's params. It copies what it keeps.
+func newCall(id, params []byte) *call {
+	c := &call{id: bytes.Clone(id), start: time.Now()}
+	it, ok := newMembers(params)
+	for ok {
+		k, v, more := it.next()
+		if !more {
+			break
+		}
+		switch {
+		case keyIs(k, "name"):
+			c.tool, _ = unquote(v)
+		case keyIs(k, "arguments"):
+			c.args = bytes.Clone(v)
+		}
+	}
+	return c
+}
+
+func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c.args} }
+
+// admit applies the rate and concurrency limits to a call before it is
+// sent upstream. A refused call gets the answer to send instead.
+func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
+	if g.o.rate != nil {
+		if err := g.o.rate.Allow(c.tool, key, time.Now()); err != nil {
+			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+		}
+	}
+	if g.o.slots != nil {
+		s, err := g.o.slots.Acquire(ctx, c.tool)
+		if err != nil {
+			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+		}
+		c.slot = &s
+	}
+	return nil
+}
+
+// done releases what the call holds.
+func (g *Guard) done(c *call) {
+	if c.slot != nil {
+		c.slot.Release(nil)
+		c.slot = nil
+	}
+}
+
+// learn reads a tools/list result passing through: which tools exist and
+// which declare an output schema.
+func (g *Guard) learn(result []byte) {
+	var r struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return
+	}
+	names := make([]string, 0, len(r.Tools))
+	for _, t := range r.Tools {
+		g.tools.Store(t.Name, tool{output: len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"})
+		names = append(names, t.Name)
+	}
+	g.mu.Lock()
+	first := !g.known
+	g.known = true
+	g.mu.Unlock()
+	if first {
+		g.checkHints(names)
+	}
+}
+
+func (g *Guard) declaresOutput(name string) bool {
+	t, ok := g.tools.Load(name)
+	return ok && t.(tool).output
+}
+
+// isUnknownTool reports whether a JSON-RPC error answers a call of a tool
+// the server does not have: that error stays a protocol error, as the MCP
+// specification asks.
+func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
+	if code != -32602 && code != -32601 {
+		return false
+	}
+	g.mu.Lock()
+	known := g.known
+	g.mu.Unlock()
+	if _, ok := g.tools.Load(c.tool); known && !ok {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "unknown tool") || strings.Contains(m, "tool not found") ||
+		(strings.Contains(m, "not found") && strings.Contains(m, strings.ToLower(c.tool)))
+}
+
+// answer rewrites the upstream's response to a tools/call, msg, whose
+// head is m. It returns msg itself when nothing changes.
+func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (out []byte) {
+	if p := safe.Call(func() { out = g.rewrite(ctx, c, msg, m) }); p != nil {
+		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
+		return g.render(ctx, c, env)
+	}
+	return out
+}
+
+func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []byte {
+	if len(m.Error) > 0 {
+		var e struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(m.Error, &e)
+		if g.isUnknownTool(c, e.Code, e.Message) {
+			return msg
+		}
+		var env *envelope.Envelope
+		if code, ok := g.o.mapped(c.tool, e.Message); ok {
+			env = g.r.Error(ctx, c.core(), envelope.New(code, e.Message))
+		} else if e.Code == -32602 {
+			env = g.r.Error(ctx, c.core(), envelope.New(envelope.ValidationError, e.Message))
+		} else {
+			env = g.r.Text(ctx, c.core(), e.Message)
+		}
+		g.hint(ctx, c, env)
+		return g.render(ctx, c, env)
+	}
+	if !g.o.successes && !mayBeError(m.Result) {
+		return msg // the success path: no decoding of the result
+	}
+	var res result
+	if json.Unmarshal(m.Result, &res) != nil {
+		return g.render(ctx, c, g.r.Error(ctx, c.core(),
+			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
+	}
+	if res.IsError {
+		text := res.text()
+		var env *envelope.Envelope
+		if code, ok := g.o.mapped(c.tool, text); ok {
+			env = g.r.Error(ctx, c.core(), envelope.New(code, text))
+		} else {
+			env = g.r.Text(ctx, c.core(), text)
+		}
+		g.hint(ctx, c, env)
+		return g.respond(c.id, g.errorResult(c, env, &res))
+	}
+	if !g.o.successes {
+		return msg
+	}
+	red := g.r.Redactor().ForCall(c.args)
+	if out, ok := red.JSON(string(m.Result)); ok && out != string(m.Result) {
+		return g.respond(c.id, []byte(out))
+	}
+	return msg
+}
+
+// mayBeError reports whether a result may have isError true: false only
+// when it has no isError member, or one that is false, at its top level.
+func mayBeError(result []byte) bool {
+	it, ok := newMembers(result)
+	if !ok {
+		return true // not a result: the full decoding says so
+	}
+	for {
+		k, v, more := it.next()
+		if !more {
+			return false
+		}
+		if keyIs(k, "isError") && !bytes.Equal(v, []byte("false")) {
+			return true
+		}
+	}
+}
+
+// result is a tools/call result, as far as the proxy reads it.
+type result struct {
+	IsError bool              `json:"isError"`
+	Content []json.RawMessage `json:"content"`
+	Meta    map[string]any    `json:"_meta"`
+}
+
+// text joins the text items of the result's content.
+func (r *result) text() string {
+	var b strings.Builder
+	for _, raw := range r.Content {
+		var item struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(raw, &item) == nil && item.Type == "text" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(item.Text)
+		}
+	}
+	return b.String()
+}
+
+// errorResult is the result an envelope is sent as: the envelope's JSON as
+// the first text item, then the upstream's other items, redacted; the
+// envelope as structured content unless the tool declares an output
+// schema; the upstream's _meta, redacted, without a toolFailure of its own.
+func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byte {
+	out := struct {
+		Content           []json.RawMessage  `json:"content"`
+		IsError           bool               `json:"isError"`
+		StructuredContent *envelope.Envelope `json:"structuredContent,omitempty"`
+		Meta              map[string]any     `json:"_meta,omitempty"`
+	}{IsError: true}
+	text, _ := json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", string(env.Marshal())})
+	out.Content = append(out.Content, text)
+	red := g.r.Redactor().ForCall(c.args)
+	if from != nil {
+		for _, raw := range from.Content {
+			var item struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(raw, &item) == nil && item.Type != "text" {
+				r, _ := red.JSON(string(raw))
+				out.Content = append(out.Content, json.RawMessage(r))
+			}
+		}
+		if meta, _ := envelope.DropFailureMeta(from.Meta); len(meta) > 0 {
+			v, _ := red.Value(meta)
+			out.Meta, _ = v.(map[string]any)
+		}
+	}
+	if !g.declaresOutput(c.tool) {
+		out.StructuredContent = env
+	}
+	if failure, ok := g.r.FailureMeta(env); ok {
+		if out.Meta == nil {
+			out.Meta = map[string]any{}
+		}
+		out.Meta[envelope.ToolFailureMetaKey] = failure
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"content": out.Content[:1], "isError": true})
+	}
+	return b
+}
+
+// render is the whole response that answers c with env.
+func (g *Guard) render(_ context.Context, c *call, env *envelope.Envelope) []byte {
+	return g.respond(c.id, g.errorResult(c, env, nil))
+}
+
+// respond is a JSON-RPC response carrying result.
+func (g *Guard) respond(id, result []byte) []byte {
+	b := make([]byte, 0, len(id)+len(result)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
+}
+
+// crashed answers c after the upstream went away mid-call: an internal
+// error under an incident that the log records with why.
+func (g *Guard) crashed(ctx context.Context, c *call, why string) []byte {
+	id := incident.New()
+	safe.Log(ctx, g.r.Logger(), slog.LevelError, "mcpguard-proxy: the upstream went away during a tool call",
+		slog.String(logkey.Tool, c.tool), slog.String(logkey.IncidentID, id), slog.String(logkey.Error, why))
+	return g.render(ctx, c, g.r.Internal(c.tool, id))
+}
+
+// timedOut answers c after the timeout passed without an answer.
+func (g *Guard) timedOut(ctx context.Context, c *call) []byte {
+	return g.render(ctx, c, g.r.Error(ctx, c.core(), limit.TimedOut(c.tool, g.o.timeout)))
+}
+
+// tooLarge answers c when the upstream's answer was over the bound.
+func (g *Guard) tooLarge(ctx context.Context, c *call) []byte {
+	err := envelope.New(envelope.ExecutionFailed, "the tool's result is larger than the proxy's limit of "+
+		sizeText(g.o.maxMessage)+"; ask for less: a smaller page, fewer fields or a narrower query")
+	return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+}
+
+// requestTooLarge answers a tools/call whose request was over the bound.
+func (g *Guard) requestTooLarge(ctx context.Context, c *call) []byte {
+	err := envelope.New(envelope.ValidationError, "the call's arguments are larger than the proxy's limit of "+
+		sizeText(g.o.maxMessage)+"; send less per call")
+	return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+}
+
+// unavailable answers c when no upstream can take it (restarting, gone).
+func (g *Guard) unavailable(ctx context.Context, c *call) []byte {
+	err := envelope.WithRetryable(envelope.New(envelope.ExecutionFailed,
+		"the server is restarting and cannot take calls for the moment"), true)
+	return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+}
+
+// rpcError is a JSON-RPC error response to id.
+func rpcError(id []byte, code int, msg string) []byte {
+	if len(id) == 0 {
+		id = []byte("null")
+	}
+	m, _ := json.Marshal(msg)
+	b := make([]byte, 0, len(id)+len(m)+64)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":{"code":`...)
+	b = append(b, []byte(itoa(code))...)
+	b = append(b, `,"message":`...)
+	b = append(b, m...)
+	return append(b, "}}"...)
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return itoa(n>>10) + " KiB"
+	}
+	return itoa(n) + " bytes"
+}

@@ -1,0 +1,296 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"sync"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/internal/logkey"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// HTTP proxies clients of MCP's streamable HTTP transport to an upstream
+// server of the same transport. It is an http.Handler.
+type HTTP struct {
+	g        *Guard
+	upstream *url.URL
+	rp       *httputil.ReverseProxy
+}
+
+// NewHTTP returns a proxy in front of the streamable HTTP endpoint at
+// upstream (http://host:port/path). It panics if upstream is not an http
+// or https URL.
+func NewHTTP(upstream string, opts ...Option) *HTTP {
+	u, err := url.Parse(upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		panic(fmt.Sprintf("proxy: NewHTTP(%q): the upstream must be an http:// or https:// URL", upstream))
+	}
+	h := &HTTP{g: newGuard(opts...), upstream: u}
+	h.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.URL.Path, pr.Out.URL.RawPath = u.Scheme, u.Host, u.Path, u.RawPath
+			pr.Out.Host = u.Host
+		},
+		FlushInterval:  -1, // stream events as they come
+		BufferPool:     buffers{},
+		ModifyResponse: h.modify,
+		ErrorHandler:   h.failed,
+		ErrorLog:       slog.NewLogLogger(h.g.o.logger.Handler(), slog.LevelWarn),
+	}
+	return h
+}
+
+// exchange is what the proxy knows of one POST while it is answered.
+type exchange struct {
+	id    []byte // the request's id, when it is a request
+	call  *call  // tools/call only
+	list  bool   // tools/list: learn from the answer
+	state *answered
+}
+
+type answered struct{ done bool }
+
+type exchangeKey struct{}
+
+// ServeHTTP forwards r to the upstream, reading a POST's message first to
+// know what the answer is for.
+func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &tracked{ResponseWriter: rw}
+	var x *exchange
+	defer func() {
+		if p := recover(); p != nil {
+			h.recovered(w, r, x, p)
+		}
+	}()
+	if r.Method != http.MethodPost || r.Body == nil {
+		h.rp.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.g.o.maxMessage)))
+	if err != nil {
+		h.requestTooLarge(w, r, body, err)
+		return
+	}
+	x = &exchange{state: &answered{}}
+	ctx := r.Context()
+	if m, err := parse(body); err == nil && m.isRequest() {
+		x.id = bytes.Clone(m.ID)
+		switch m.Method {
+		case "tools/call":
+			x.call = newCall(m.ID, m.Params)
+			if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
+				writeJSON(w, http.StatusOK, refusal)
+				return
+			}
+			defer h.g.done(x.call)
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, h.g.o.timeout)
+			defer cancel()
+		case "tools/list":
+			x.list = true
+		}
+	}
+	r = r.WithContext(context.WithValue(ctx, exchangeKey{}, x))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	h.rp.ServeHTTP(w, r)
+}
+
+// recovered handles a panic while serving r: logged, and a tool call not
+// yet answered gets an internal_error envelope, if nothing was written.
+func (h *HTTP) recovered(w *tracked, r *http.Request, x *exchange, p any) {
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	if x != nil && x.call != nil && !x.state.done && !w.wrote {
+		x.state.done = true
+		env := h.g.r.Recovered(r.Context(), x.call.tool, p, envelope.RecoverOptions{Stack: true})
+		writeJSON(w, http.StatusOK, h.g.render(r.Context(), x.call, env))
+		return
+	}
+	safe.Log(r.Context(), h.g.o.logger, slog.LevelError, "mcpguard-proxy: recovered panic serving a request",
+		slog.String(logkey.Panic, safe.Value(p)))
+}
+
+// tracked records whether a response was started.
+type tracked struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (t *tracked) WriteHeader(code int) { t.wrote = true; t.ResponseWriter.WriteHeader(code) }
+
+func (t *tracked) Write(b []byte) (int, error) { t.wrote = true; return t.ResponseWriter.Write(b) }
+
+// Unwrap lets http.ResponseController (which the reverse proxy flushes
+// event streams with) reach the connection's writer.
+func (t *tracked) Unwrap() http.ResponseWriter { return t.ResponseWriter }
+
+// clientKey is the rate limit's key of a client: core/limit's default,
+// its network address (never an MCP session, which a client can mint).
+func clientKey(r *http.Request) string { return limit.Key(limit.HTTPContext(r.Context(), r)) }
+
+func (h *HTTP) requestTooLarge(w http.ResponseWriter, r *http.Request, prefix []byte, err error) {
+	var tooLarge *http.MaxBytesError
+	if !errors.As(err, &tooLarge) {
+		http.Error(w, "reading the request failed", http.StatusBadRequest)
+		return
+	}
+	id, method := peek(prefix)
+	safe.Log(r.Context(), h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: refused a client message over the size bound",
+		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
+	if method == "tools/call" && hasID(id) {
+		writeJSON(w, http.StatusOK, h.g.requestTooLarge(r.Context(), &call{id: id}))
+		return
+	}
+	writeJSON(w, http.StatusRequestEntityTooLarge,
+		rpcError(id, -32600, "the message is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage)))
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// modify rewrites the upstream's answer to a tool call, learns from its
+// answer to tools/list, and bounds every message of every answer.
+func (h *HTTP) modify(resp *http.Response) error {
+	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch ct {
+	case "text/event-stream":
+		resp.Body = &events{h: h, x: x, ctx: resp.Request.Context(), body: resp.Body,
+			lr: newLineReader(resp.Body, h.g.o.maxMessage)}
+		resp.ContentLength = -1 // a rewritten event changes the length
+		resp.Header.Del("Content-Length")
+		return nil
+	case "application/json":
+		if x == nil || (x.call == nil && !x.list) {
+			resp.Body = &capped{r: resp.Body, left: int64(h.g.o.maxMessage)}
+			return nil
+		}
+		return h.modifyJSON(resp, x)
+	}
+	return nil
+}
+
+func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)+1))
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	var out []byte
+	if len(b) > h.g.o.maxMessage {
+		out = h.oversize(resp.Request.Context(), x, b[:min(len(b), peekBytes)])
+	} else {
+		out = h.message(resp.Request.Context(), x, b)
+	}
+	if out == nil {
+		return errors.New("the upstream's answer is larger than the proxy's limit")
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	return nil
+}
+
+// message handles one message of an answer: the answer to the exchange's
+// request is rewritten (tools/call) or learned from (tools/list); anything
+// else comes back as it is.
+func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
+	if x == nil || x.state.done || (x.call == nil && !x.list) {
+		return b
+	}
+	m, err := parse(b)
+	if err != nil || !m.isResponse() || idKey(m.ID) != idKey(x.id) {
+		return b
+	}
+	x.state.done = true
+	if x.list {
+		h.g.learn(m.Result)
+		return b
+	}
+	return h.g.answer(ctx, x.call, b, &m)
+}
+
+// oversize answers the exchange's tool call when its answer was too large;
+// nil means the message is dropped.
+func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte {
+	id, method := peek(prefix)
+	safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
+		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
+	if x == nil || x.state.done || !hasID(id) || idKey(id) != idKey(x.id) {
+		return nil
+	}
+	x.state.done = true
+	if x.call != nil {
+		return h.g.tooLarge(ctx, x.call)
+	}
+	return rpcError(id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage))
+}
+
+// failed answers a request the upstream did not: a tool call with an
+// envelope (timed out, or the upstream unreachable), anything else with a
+// 502.
+func (h *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
+	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	if x != nil && x.call != nil && !x.state.done {
+		x.state.done = true
+		if errors.Is(r.Context().Err(), context.DeadlineExceeded) {
+			writeJSON(w, http.StatusOK, h.g.timedOut(r.Context(), x.call))
+			return
+		}
+		writeJSON(w, http.StatusOK, h.g.crashed(r.Context(), x.call, safe.Error(err)))
+		return
+	}
+	safe.Log(r.Context(), h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: the upstream did not answer",
+		slog.String(logkey.Error, safe.Error(err)))
+	var id []byte
+	if x != nil {
+		id = x.id
+	}
+	writeJSON(w, http.StatusBadGateway, rpcError(id, -32603, "the upstream server did not answer"))
+}
+
+// buffers lends the reverse proxy its copy buffers, rather than a new
+// 32 KiB one for every response.
+type buffers struct{}
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (buffers) Get() []byte  { return *bufferPool.Get().(*[]byte) }
+func (buffers) Put(b []byte) { bufferPool.Put(&b) }
+
+// capped fails a body past its bound, which ends the response.
+type capped struct {
+	r    io.ReadCloser
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errors.New("the upstream's answer is larger than the proxy's limit")
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *capped) Close() error { return c.r.Close() }

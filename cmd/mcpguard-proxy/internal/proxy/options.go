@@ -1,0 +1,118 @@
+package proxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/hints"
+	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/core/redact"
+	"golang.org/x/time/rate"
+)
+
+// DefaultTimeout bounds how long a tool call waits for the upstream's
+// answer unless [WithTimeout] says otherwise: a server that never answers
+// must not leave the agent waiting for ever.
+const DefaultTimeout = 2 * time.Minute
+
+// Option configures a [Guard], a [Stdio] proxy or an [HTTP] proxy.
+type Option func(*options)
+
+type options struct {
+	logger     *slog.Logger
+	redactor   *redact.Redactor
+	successes  bool
+	maxMessage int
+	timeout    time.Duration
+	rate       *limit.Rate
+	slots      *limit.Slots
+	envelope   []envelope.Option
+	mappings   []Mapping
+	rules      []hints.Rule[envelope.Call, json.RawMessage]
+	hints      *hints.Registry[envelope.Call, json.RawMessage]
+}
+
+func evaluate(opts []Option) *options {
+	o := &options{maxMessage: DefaultMaxMessage, timeout: DefaultTimeout}
+	for _, opt := range opts {
+		opt(o)
+	}
+	if o.logger == nil {
+		o.logger = slog.Default()
+	}
+	if o.redactor == nil {
+		o.redactor = redact.Default()
+	}
+	return o
+}
+
+func (o *options) renderer() *envelope.Renderer {
+	// The upstream's own envelopes keep their next steps: a server that
+	// already writes envelopes (one built on mcpguard, say) knows its tools
+	// better than the proxy, and dropping its advice would leave the agent
+	// worse off behind the proxy than without it.
+	opts := append([]envelope.Option{envelope.WithLogger(o.logger), envelope.WithRedactor(o.redactor),
+		envelope.WithTrustedEnvelopes()}, o.envelope...)
+	return envelope.NewRenderer(opts...)
+}
+
+// WithLogger sets the logger of incidents and of what the proxy drops
+// (slog.Default by default). Logs go to stderr, never to the client.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithRedactor replaces the default redactor.
+func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
+
+// WithSuccessResults redacts successful tool results too (error results
+// always are).
+func WithSuccessResults() Option { return func(o *options) { o.successes = true } }
+
+// WithMaxMessage bounds one message, in bytes, both ways. It panics
+// unless n is at least 1 KiB.
+func WithMaxMessage(n int) Option {
+	if n < 1<<10 {
+		panic(fmt.Sprintf("proxy: WithMaxMessage(%d): the bound must be at least 1024 bytes", n))
+	}
+	return func(o *options) { o.maxMessage = n }
+}
+
+// WithTimeout bounds how long a tool call waits for the upstream's answer
+// (DefaultTimeout by default); past it the call is answered with a
+// retryable execution_failed envelope. It panics unless d > 0.
+func WithTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("proxy: WithTimeout(%s): the timeout must be positive", d))
+	}
+	return func(o *options) { o.timeout = d }
+}
+
+// WithRate admits r tool calls a second per client (over stdio the
+// session; over HTTP its network address, core/limit's default key), with
+// bursts of burst,
+// as core/limit's Rate does; a refused call is answered with retry_after_ms
+// and never reaches the upstream. It panics unless r > 0 and burst >= 1.
+func WithRate(r float64, burst int) Option {
+	if r <= 0 || burst < 1 {
+		panic(fmt.Sprintf("proxy: WithRate(%v, %d): the rate must be positive and the burst at least 1", r, burst))
+	}
+	b := limit.NewRate(rate.Limit(r), burst, 10000)
+	return func(o *options) { o.rate = b }
+}
+
+// WithConcurrency admits at most n tool calls in flight at once; a call
+// beyond them waits up to maxWait for one to finish, then is refused with
+// retry_after_ms. It panics unless n >= 1 and maxWait >= 0.
+func WithConcurrency(n int, maxWait time.Duration) Option {
+	s := limit.NewSlots(n, false, maxWait)
+	return func(o *options) { o.slots = s }
+}
+
+// WithEnvelopeOptions configures the renderer of envelopes (mappings,
+// default next steps, the internal message, toolFailure _meta) with the
+// core's own options.
+func WithEnvelopeOptions(opts ...envelope.Option) Option {
+	return func(o *options) { o.envelope = append(o.envelope, opts...) }
+}

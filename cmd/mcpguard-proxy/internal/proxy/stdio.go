@@ -1,0 +1,309 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/mcpguard/mcpguard/internal/logkey"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// Backoff bounds of the child's restarts: the first restart waits
+// minBackoff, each one after a short life waits twice as long, up to
+// maxBackoff; a child that ran for stableRun starts the series again.
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 10 * time.Second
+	stableRun  = 30 * time.Second
+	// readyWait is how long a message waits for a restarting child.
+	readyWait = 10 * time.Second
+	// stopGrace is how long the child has to exit once its stdin closed.
+	stopGrace = 3 * time.Second
+)
+
+// Stdio proxies a client on one stream pair to a server it starts as a
+// child process, over MCP's stdio transport.
+type Stdio struct {
+	g       *Guard
+	command []string
+	// ExitWithChild ends Serve when the child exits rather than restarting it.
+	exitWithChild bool
+	stderr        io.Writer
+
+	out     *writer
+	mu      sync.Mutex
+	pending map[string]*request
+	child   *child
+	ready   chan struct{} // closed when child can take messages
+	init    []byte        // the client's initialize request, replayed to a restarted child
+	inited  []byte        // the client's notifications/initialized
+}
+
+// request is a client request in flight.
+type request struct {
+	method string
+	call   *call // tools/call only
+	timer  *time.Timer
+}
+
+// child is one run of the server.
+type child struct {
+	cmd    *exec.Cmd
+	w      writer // on its stdin
+	reinit string // id of the replayed initialize, answered to no one
+}
+
+// NewStdio returns a proxy that runs command (the program and its
+// arguments) as the server. It panics if command is empty.
+func NewStdio(command []string, exitWithChild bool, stderr io.Writer, opts ...Option) *Stdio {
+	if len(command) == 0 {
+		panic("proxy: NewStdio needs the server's command")
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	return &Stdio{g: newGuard(opts...), command: command, exitWithChild: exitWithChild, stderr: stderr,
+		pending: map[string]*request{}, ready: make(chan struct{})}
+}
+
+// Serve proxies in to the child and the child's answers to out until in
+// ends, ctx is done or, with exitWithChild, the child exits. It returns
+// nil at the end of in.
+func (s *Stdio) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.out = &writer{w: out}
+	supervised := make(chan error, 1)
+	go func() { supervised <- s.supervise(ctx) }()
+	read := make(chan error, 1)
+	go func() { read <- s.readClient(ctx, in) }()
+	var err error
+	childDone := false
+	select {
+	case err = <-read:
+	case err = <-supervised:
+		childDone = true
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	cancel() // which stops the child (see run)
+	if !childDone {
+		<-supervised
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return err
+}
+
+// supervise runs the child, and again after each exit, with backoff.
+func (s *Stdio) supervise(ctx context.Context) error {
+	backoff := minBackoff
+	for first := true; ; first = false {
+		started := time.Now()
+		err := s.run(ctx, first)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if s.exitWithChild {
+			return errChildExited{err}
+		}
+		if time.Since(started) > stableRun {
+			backoff = minBackoff
+		}
+		safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: the server exited; restarting it",
+			slog.String(logkey.Error, errText(err)), slog.Duration(logkey.Duration, backoff))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+type errChildExited struct{ err error }
+
+func (e errChildExited) Error() string { return "the server exited: " + errText(e.err) }
+
+// ExitedWithChild reports whether err says Serve ended because the child
+// exited, as it does with exitWithChild.
+func ExitedWithChild(err error) bool { return errors.As(err, new(errChildExited)) }
+
+func errText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// run starts the child, reads it until it exits, and answers what it left
+// unanswered. A restarted child (not the first) is initialized as the
+// client initialized the first one.
+func (s *Stdio) run(ctx context.Context, first bool) error {
+	cmd := exec.Command(s.command[0], s.command[1:]...)
+	cmd.Stderr = s.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// When the session ends, close the child's stdin, which asks it to
+	// exit, and kill it if it has not within stopGrace.
+	stopChild := context.AfterFunc(ctx, func() {
+		_ = stdin.Close()
+		time.AfterFunc(stopGrace, func() { _ = cmd.Process.Kill() })
+	})
+	defer stopChild()
+	c := &child{cmd: cmd, w: writer{w: stdin}}
+	s.mu.Lock()
+	s.child = c
+	var replay []byte
+	if !first {
+		replay = s.init
+	}
+	if replay != nil {
+		c.reinit = `"mcpguard-proxy-reinit"`
+	}
+	s.mu.Unlock()
+	if replay != nil {
+		s.replay(c, replay)
+	} else {
+		s.setReady(true)
+	}
+	s.readChild(ctx, c, stdout)
+	werr := cmd.Wait()
+	s.mu.Lock()
+	s.child = nil
+	s.mu.Unlock()
+	s.setReady(false)
+	s.failPending(ctx, "the server exited: "+errText(werr))
+	return werr
+}
+
+// replay initializes a restarted child as the client did the first one;
+// its answer goes to no one (the client has it from the first child).
+func (s *Stdio) replay(c *child, init []byte) {
+	_ = c.write(withID(init, []byte(c.reinit)))
+}
+
+func (s *Stdio) setReady(ready bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.ready:
+		if !ready {
+			s.ready = make(chan struct{})
+		}
+	default:
+		if ready {
+			close(s.ready)
+		}
+	}
+}
+
+// current waits up to readyWait for a child that can take messages.
+func (s *Stdio) current(ctx context.Context) *child {
+	s.mu.Lock()
+	ready, c := s.ready, s.child
+	s.mu.Unlock()
+	select {
+	case <-ready: // the usual case: no timer
+		return c
+	default:
+	}
+	t := time.NewTimer(readyWait)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.child
+}
+
+// failPending answers every request in flight after the child went away.
+func (s *Stdio) failPending(ctx context.Context, why string) {
+	s.mu.Lock()
+	reqs := s.pending
+	s.pending = map[string]*request{}
+	s.mu.Unlock()
+	for id, r := range reqs {
+		s.finish(r)
+		if r.call != nil {
+			s.send(s.g.crashed(ctx, r.call, why))
+		} else {
+			s.send(rpcError([]byte(id), -32603, "the server exited before it answered"))
+		}
+	}
+}
+
+// take removes the request in flight under id.
+func (s *Stdio) take(id []byte) *request {
+	k := idKey(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.pending[k]
+	delete(s.pending, k)
+	return r
+}
+
+func (s *Stdio) finish(r *request) {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	if r.call != nil {
+		s.g.done(r.call)
+	}
+}
+
+// send writes one message to the client.
+func (s *Stdio) send(msg []byte) { _ = s.out.write(msg) }
+
+// write sends one message to the child.
+func (c *child) write(msg []byte) error { return c.w.write(msg) }
+
+// writer writes whole messages, one a line, from any goroutine.
+type writer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (w *writer) write(msg []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.w.Write(msg); err != nil {
+		return err
+	}
+	_, err := w.w.Write([]byte{'\n'})
+	return err
+}
+
+// withID returns msg with its id replaced by id.
+func withID(msg, id []byte) []byte {
+	m, err := parse(msg)
+	if err != nil || len(m.ID) == 0 {
+		return msg
+	}
+	i := cap(msg) - cap(m.ID) // m.ID is a slice of msg: its offset
+	out := make([]byte, 0, len(msg)+len(id))
+	out = append(out, msg[:i]...)
+	out = append(out, id...)
+	return append(out, msg[i+len(m.ID):]...)
+}

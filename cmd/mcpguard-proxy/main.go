@@ -1,0 +1,190 @@
+// Command mcpguard-proxy gives any MCP server, in any language, mcpguard's
+// guarantees without a change to its code: it sits between the client and
+// the server and rewrites what the server answers tool calls with into
+// mcpguard's envelopes, redacted, and passes everything else through
+// untouched.
+//
+// Usage:
+//
+//	mcpguard-proxy [flags] -- command [args...]
+//	    starts the server as a child over stdio and serves the client on
+//	    stdio: the one line a host's configuration changes
+//	mcpguard-proxy [flags] --upstream http://127.0.0.1:PORT/mcp --listen 127.0.0.1:PORT
+//	    does the same in front of a streamable HTTP server
+//
+// Flags:
+//
+//	--upstream URL       the streamable HTTP server to proxy (HTTP mode)
+//	--listen ADDR        where to serve clients in HTTP mode (default 127.0.0.1:8808)
+//	--max-message N      bound on one message either way, in bytes (default 16 MiB)
+//	--timeout D          bound on each tool call (default 2m)
+//	--rate R, --burst N  tool calls a second per client, and burst (default: no limit)
+//	--concurrency N      tool calls in flight at once (default: no limit)
+//	--redact-successes   redact successful results too (error results always are)
+//	--exit-with-child    end when the child exits, rather than restarting it
+//	--tool-failure-meta  also put the envelope under _meta's io.modelcontextprotocol/toolFailure
+//	--hints FILE         per-tool next steps and text-to-code mappings, YAML or JSON
+//	                     (see docs/proxy.md); tool references are checked
+//	                     against the server's tools/list
+//	--log-level L        debug, info, warn (default) or error; logs go to stderr
+//	--version            print the version and exit
+//
+// Exit status: 0 when the client closed the session, 1 on a failure (with
+// --exit-with-child, when the child exited), 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
+)
+
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type config struct {
+	upstream, listen     string
+	maxMessage           int
+	timeout              time.Duration
+	rate                 float64
+	burst, concurrency   int
+	successes, exitChild bool
+	failureMeta, version bool
+	logLevel, hintsFile  string
+	command              []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("mcpguard-proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.upstream, "upstream", "", "the streamable HTTP server to proxy (HTTP mode)")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8808", "where to serve clients in HTTP mode")
+	fs.IntVar(&c.maxMessage, "max-message", proxy.DefaultMaxMessage, "bound on one message either way, in bytes")
+	fs.DurationVar(&c.timeout, "timeout", proxy.DefaultTimeout, "bound on each tool call")
+	fs.Float64Var(&c.rate, "rate", 0, "tool calls a second per client (0: no limit)")
+	fs.IntVar(&c.burst, "burst", 10, "burst of --rate")
+	fs.IntVar(&c.concurrency, "concurrency", 0, "tool calls in flight at once (0: no limit)")
+	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too")
+	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
+	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
+	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
+	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	c.command = fs.Args()
+	if c.version {
+		return c, nil
+	}
+	switch {
+	case c.upstream == "" && len(c.command) == 0:
+		return nil, errors.New("give the server: mcpguard-proxy [flags] -- command [args...], or --upstream URL")
+	case c.upstream != "" && len(c.command) > 0:
+		return nil, errors.New("give either a command or --upstream, not both")
+	case c.upstream != "" && !httpURL(c.upstream):
+		return nil, fmt.Errorf("--upstream %q: want an http:// or https:// URL", c.upstream)
+	case c.maxMessage < 1<<10:
+		return nil, errors.New("--max-message must be at least 1024")
+	case c.timeout <= 0:
+		return nil, errors.New("--timeout must be positive")
+	case c.rate < 0 || c.burst < 1 || c.concurrency < 0:
+		return nil, errors.New("--rate, --burst and --concurrency must be positive")
+	}
+	return c, nil
+}
+
+func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Option {
+	opts := []proxy.Option{proxy.WithLogger(logger), proxy.WithMaxMessage(c.maxMessage), proxy.WithTimeout(c.timeout)}
+	if hints != nil {
+		opts = append(opts, proxy.WithConfig(hints))
+	}
+	if c.successes {
+		opts = append(opts, proxy.WithSuccessResults())
+	}
+	if c.rate > 0 {
+		opts = append(opts, proxy.WithRate(c.rate, c.burst))
+	}
+	if c.concurrency > 0 {
+		opts = append(opts, proxy.WithConcurrency(c.concurrency, 0))
+	}
+	if c.failureMeta {
+		opts = append(opts, proxy.WithEnvelopeOptions(envelope.WithToolFailureMeta()))
+	}
+	return opts
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "mcpguard-proxy:", err)
+		}
+		return exitUsage
+	}
+	if c.version {
+		fmt.Fprintln(stdout, "mcpguard-proxy", version())
+		return exitOK
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		fmt.Fprintln(stderr, "mcpguard-proxy: --log-level:", err)
+		return exitUsage
+	}
+	var hints *proxy.Config
+	if c.hintsFile != "" {
+		if hints, err = proxy.LoadConfig(c.hintsFile); err != nil {
+			fmt.Fprintln(stderr, "mcpguard-proxy: --hints:", err)
+			return exitUsage
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if c.upstream != "" {
+		err = serveHTTP(ctx, c, logger, c.options(logger, hints), stderr)
+	} else {
+		err = proxy.NewStdio(c.command, c.exitChild, stderr, c.options(logger, hints)...).Serve(ctx, stdin, stdout)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "mcpguard-proxy:", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// version is the command's module version, when it was built from one
+// (go install …@vX.Y.Z), and "devel" otherwise.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

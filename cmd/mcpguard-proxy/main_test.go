@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestUsageErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "hints.yaml")
+	if err := os.WriteFile(bad, []byte("hints:\n  - tool: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{},
+		{"--upstream", "ftp://x", "--listen", "127.0.0.1:0"},
+		{"--upstream", "http://127.0.0.1:1/mcp", "--", "server"},
+		{"--max-message", "10", "--", "server"},
+		{"--timeout", "0s", "--", "server"},
+		{"--hints", bad, "--", "server"},
+		{"--log-level", "loud", "--", "server"},
+		{"--no-such-flag"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &bytes.Buffer{}, &stderr); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", args, code, exitUsage, &stderr)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"--version"}, nil, &out, &bytes.Buffer{}); code != exitOK || out.String() != "mcpguard-proxy devel\n" {
+		t.Errorf("--version: exit %d, %q", code, out.String())
+	}
+}

@@ -54,6 +54,9 @@ func Open(url string, opts ...Option) (*Store, error) {
 	// ten, so that calls abandoned at their deadline do not pile up.
 	o.Dialer.Timeout = time.Second
 	o.ConnWriteTimeout = time.Second
+	// Every call goes through the pipeline, so that a call abandoned at its
+	// deadline leaves the connection to the others instead of closing it.
+	o.AlwaysPipelining = true
 	client, err := rueidis.NewClient(o)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: connect to %s: %w", o.InitAddress, err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -110,7 +112,7 @@ type StoreOptions struct {
 type Shared struct {
 	lim          Limiter
 	local        bool // an in-process limiter: no deadline to set
-	timeout      time.Duration
+	deadlines    deadlines
 	failClosed   bool
 	logger       *slog.Logger
 	hook         func(context.Context, error)
@@ -141,7 +143,7 @@ func NewShared(store Store, r rate.Limit, burst int, o StoreOptions) *Shared {
 	}
 	_, local := lim.(memoryLimiter)
 	return &Shared{
-		lim: lim, local: local, timeout: o.Timeout, failClosed: o.FailClosed,
+		lim: lim, local: local, deadlines: deadlines{timeout: o.Timeout}, failClosed: o.FailClosed,
 		logger: o.Logger, hook: o.OnUnavailable,
 		why:          rateWhy(r, burst),
 		maxWait:      time.Duration(float64(time.Second)/float64(r)) + time.Millisecond,
@@ -161,12 +163,13 @@ func (s *Shared) Allow(ctx context.Context, tool, key string) error {
 		ok   bool
 		err  error
 	)
+	if err := ctx.Err(); err != nil {
+		return err // the caller went away: no verdict is wanted
+	}
 	if s.local {
 		wait, ok, err = s.lim.Take(ctx, tool, key)
 	} else {
-		tctx, cancel := context.WithTimeout(ctx, s.timeout)
-		wait, ok, err = s.lim.Take(tctx, tool, key)
-		cancel()
+		wait, ok, err = s.lim.Take(s.deadlines.get(), tool, key)
 	}
 	switch {
 	case err != nil:
@@ -201,4 +204,42 @@ func (s *Shared) undecided(ctx context.Context, tool string, err error) error {
 		return nil
 	}
 	return Refusal("Rate limit could not be checked: this server's shared rate-limit store did not answer in time, so calls are refused until it does.", DefaultStoreRetryAfter)
+}
+
+// deadlines hands out the contexts of store calls: each expires between
+// timeout and 1.25 timeout from when it is handed out. A context of its
+// own per call would cost four allocations (the context, its timer, the
+// timer's function, its done channel), more than the store call itself;
+// one context is shared instead by the calls of a quarter of the
+// timeout. The store call does not carry the call's own context: it ends
+// by its deadline whatever the caller does, and a caller that went away
+// is noticed after it.
+type deadlines struct {
+	timeout time.Duration
+	cur     atomic.Pointer[deadline]
+	mu      sync.Mutex
+}
+
+type deadline struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	until  int64 // UnixNano: handed out until then
+}
+
+func (d *deadlines) get() context.Context {
+	now := time.Now().UnixNano()
+	if c := d.cur.Load(); c != nil && now < c.until {
+		return c.ctx
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c := d.cur.Load(); c != nil && now < c.until {
+		return c.ctx
+	}
+	slice := d.timeout / 4
+	// The timer releases the context at its deadline; nothing ends it
+	// sooner, since calls handed it may still run, so cancel is only kept.
+	ctx, cancel := context.WithTimeout(context.Background(), d.timeout+slice)
+	d.cur.Store(&deadline{ctx: ctx, cancel: cancel, until: now + int64(slice)})
+	return ctx
 }

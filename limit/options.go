@@ -48,6 +48,11 @@ type options struct {
 // github.com/mcpguard/mcpguard/redisstore. See [WithStore].
 type Store = core.Store
 
+// Limiter takes tokens from the buckets of one limit in a [Store]; see
+// github.com/mcpguard/mcpguard/core/limit.Limiter for its contract, which
+// a Store of your own must keep (return by the context's deadline).
+type Limiter = core.Limiter
+
 // MemoryStore returns the in-process store [Rate] uses by default, with
 // at most maxKeys buckets. It panics unless maxKeys >= 1.
 func MemoryStore(maxKeys int) Store { return core.MemoryStore(maxKeys) }

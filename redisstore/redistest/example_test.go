@@ -1,0 +1,53 @@
+package redistest_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/mcpguard/mcpguard/redisstore/redistest"
+)
+
+func TestMain(m *testing.M) {
+	if _, err := exec.LookPath("redis-server"); err != nil && !redistest.Required() {
+		fmt.Println("redistest: skipping:", redistest.ErrNotInstalled)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A test starts its own Redis with Start(t), stopped when the test ends;
+// Run does the same for code without a testing.TB, such as a TestMain
+// that shares one server among a package's tests and examples.
+func ExampleRun() {
+	dir, err := os.MkdirTemp("", "redis")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	srv, err := redistest.Run(dir)
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Stop()
+	fmt.Println(srv.URL()[:len("redis://127.0.0.1:")])
+	// Output: redis://127.0.0.1:
+}
+
+func TestStopAndRestartKeepTheAddress(t *testing.T) {
+	srv := redistest.Start(t)
+	addr := srv.Addr
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Addr != addr {
+		t.Fatalf("restarted on %s, was %s", srv.Addr, addr)
+	}
+	if err := srv.Restart(); err == nil {
+		t.Fatal("Restart of a running server did not fail")
+	}
+}

@@ -8,6 +8,7 @@ require (
 	github.com/mcpguard/mcpguard/e2e/nodetest v0.0.0
 	github.com/mcpguard/mcpguard/redisstore v0.0.0
 	github.com/redis/rueidis v1.0.79
+	golang.org/x/time v0.15.0
 )
 
 require (

@@ -95,7 +95,7 @@ func TestRateWithAHungStoreFailsClosedWithAnEnvelope(t *testing.T) {
 		limit.WithLogger(slog.New(slog.DiscardHandler)),
 		limit.WithOnStoreUnavailable(func(context.Context, error) { panic("a broken metric") })))
 	for range 3 {
-		r := srv.Call(nil).ExpectError(envelope.ExecutionFailed).ExpectMessage("store did not answer").ExpectNextStep("Wait 1000 ms").NoLeak()
+		r := srv.Call(nil).ExpectError(envelope.ExecutionFailed).ExpectMessage("store is unavailable").ExpectNextStep("Wait 1000 ms").NoLeak()
 		require.NotNil(t, r.Envelope)
 		assert.True(t, r.Envelope.Retryable)
 		assert.EqualValues(t, 1000, r.Envelope.RetryAfterMS)

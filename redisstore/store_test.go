@@ -219,7 +219,7 @@ func TestAHungRedisIsDecidedWithoutAtTheDeadline(t *testing.T) {
 		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
 		assert.True(t, env.Retryable)
 		assert.Equal(t, limit.DefaultStoreRetryAfter.Milliseconds(), env.RetryAfterMS)
-		assert.Contains(t, env.Message, "store did not answer")
+		assert.Contains(t, env.Message, "store is unavailable")
 		assert.NotContains(t, env.Message, srv.Addr, "nothing about the store reaches the client")
 	}
 	assert.Equal(t, int64(5), uo.n.Load())

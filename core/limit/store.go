@@ -203,7 +203,7 @@ func (s *Shared) undecided(ctx context.Context, tool string, err error) error {
 	if !s.failClosed {
 		return nil
 	}
-	return Refusal("Rate limit could not be checked: this server's shared rate-limit store did not answer in time, so calls are refused until it does.", DefaultStoreRetryAfter)
+	return Refusal("Rate limit could not be checked: this server's shared rate-limit store is unavailable, so calls are refused until it is back.", DefaultStoreRetryAfter)
 }
 
 // deadlines hands out the contexts of store calls: each expires between

@@ -99,7 +99,7 @@ func TestRateWithAHungStoreFailsOpenOrClosed(t *testing.T) {
 		limit.WithStore(store), limit.WithFailClosed(), limit.WithStoreTimeout(time.Millisecond),
 		limit.WithLogger(slog.New(slog.DiscardHandler)))})
 	r := closed.Call(tool, nil).ExpectError(gosdk.ExecutionFailed).
-		ExpectMessage("store did not answer").ExpectNextStep("Wait 1000 ms").NoLeak()
+		ExpectMessage("store is unavailable").ExpectNextStep("Wait 1000 ms").NoLeak()
 	if r.Envelope == nil || !r.Envelope.Retryable || r.Envelope.RetryAfterMS != 1000 {
 		t.Fatalf("want retryable with retry_after_ms 1000: %s", r.Raw)
 	}

@@ -76,6 +76,18 @@ func StoreKey(prefix, tool, key string) string {
 	return prefix + "h:" + hex.EncodeToString([]byte(digest(tool, key)))
 }
 
+// Decider returns how a front's rate limit of r calls per second in
+// bursts of burst decides a call of tool by key: with the in-process
+// buckets ([NewRate], at most maxKeys) when store is nil, else through
+// store ([NewShared] with o). It panics as those do.
+func Decider(store Store, r rate.Limit, burst, maxKeys int, o StoreOptions) func(ctx context.Context, tool, key string) error {
+	if store == nil {
+		buckets := NewRate(r, burst, maxKeys)
+		return func(_ context.Context, tool, key string) error { return buckets.Allow(tool, key, time.Now()) }
+	}
+	return NewShared(store, r, burst, o).Allow
+}
+
 // DefaultStoreTimeout is how long a [Shared] rate limit waits for its
 // store's verdict before deciding without it: a few loopback round trips,
 // so that a hung store cannot hold a tool call.

@@ -163,11 +163,7 @@ func WithOnStoreUnavailable(fn func(ctx context.Context, err error)) Option {
 // rate is how [Rate] decides a call of tool by key: from the in-process
 // buckets, or through the store of [WithStore].
 func (o *options) rate(r rate.Limit, burst int) func(ctx context.Context, tool, key string) error {
-	if o.store == nil {
-		buckets := core.NewRate(r, burst, o.maxKeys)
-		return func(_ context.Context, tool, key string) error { return buckets.Allow(tool, key, time.Now()) }
-	}
 	so := o.storeOpts
 	so.Logger = o.logger
-	return core.NewShared(o.store, r, burst, so).Allow
+	return core.Decider(o.store, r, burst, o.maxKeys, so)
 }

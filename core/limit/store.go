@@ -35,7 +35,8 @@ type Limiter interface {
 	// shares). ok says the token was there; if not, wait is how long until
 	// one is. A non-nil err says the store could not decide (it is down,
 	// slow or answered something else): wait and ok are then ignored. Take
-	// must return by ctx's deadline.
+	// must return by ctx's deadline. ctx carries that deadline only, not
+	// the values of the tool call's context (see [Shared]).
 	Take(ctx context.Context, tool, key string) (wait time.Duration, ok bool, err error)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -159,10 +160,21 @@ func NewShared(store Store, r rate.Limit, burst int, o StoreOptions) *Shared {
 		lim: lim, local: local, deadlines: deadlines{timeout: o.Timeout}, failClosed: o.FailClosed,
 		logger: o.Logger, hook: o.OnUnavailable,
 		why:          rateWhy(r, burst),
-		maxWait:      time.Duration(float64(time.Second)/float64(r)) + time.Millisecond,
+		maxWait:      oneToken(r),
 		outcomeOpen:  slog.String(logkey.Outcome, "allowed (fail open)"),
 		outcomeClose: slog.String(logkey.Outcome, "refused (fail closed)"),
 	}
+}
+
+// oneToken is the longest a bucket of rate r can make a call wait: one
+// token's time, and a millisecond for rounding; at most the longest
+// Duration, for a rate so slow that its token takes longer.
+func oneToken(r rate.Limit) time.Duration {
+	ns := float64(time.Second)/float64(r) + float64(time.Millisecond)
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
 
 // Allow takes a token from the bucket of tool and key. It returns nil, or

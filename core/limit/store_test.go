@@ -83,3 +83,29 @@ func TestNewSharedPanicsOnBadConfiguration(t *testing.T) {
 	assert.Panics(t, func() { limit.NewShared(limit.MemoryStore(1), 1, 1, limit.StoreOptions{Timeout: -1}) })
 	assert.Panics(t, func() { limit.MemoryStore(0) })
 }
+
+// liar refuses every call with a wait no bucket gives.
+type liar struct{ wait time.Duration }
+
+func (l liar) Limiter(rate.Limit, int) limit.Limiter { return l }
+func (l liar) Take(context.Context, string, string) (time.Duration, bool, error) {
+	return l.wait, false, nil
+}
+
+func TestSharedKeepsAStoresWaitWithinOneToken(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		r    rate.Limit
+		wait time.Duration
+		want int64 // retry_after_ms
+	}{
+		{10, time.Hour, 101},
+		{10, -time.Hour, 1},
+		{10, 0, 1},
+		{1e-12, time.Hour, time.Hour.Milliseconds()}, // a token takes 30,000 years: the store's wait stands
+	} {
+		s := limit.NewShared(liar{c.wait}, c.r, 1, limit.StoreOptions{})
+		env := render(s.Allow(context.Background(), "", "alice"))
+		assert.Equal(t, c.want, env.RetryAfterMS, "rate %v, store's wait %s", float64(c.r), c.wait)
+	}
+}

@@ -1,9 +1,11 @@
 package redistest_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/mcpguard/mcpguard/redisstore/redistest"
@@ -49,5 +51,27 @@ func TestStopAndRestartKeepTheAddress(t *testing.T) {
 	}
 	if err := srv.Restart(); err == nil {
 		t.Fatal("Restart of a running server did not fail")
+	}
+}
+
+func TestAMissingRedisServerSkipsOutsideCIAndFailsInIt(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no redis-server on it
+	_, err := redistest.Run(t.TempDir())
+	if !errors.Is(err, redistest.ErrNotInstalled) || !strings.Contains(err.Error(), "apt-get install -y redis-server") {
+		t.Fatalf("want ErrNotInstalled with an install hint, got %v", err)
+	}
+	t.Setenv("CI", "")
+	t.Setenv("MCPGUARD_REQUIRE_REDIS", "")
+	if redistest.Required() {
+		t.Fatal("required outside CI")
+	}
+	t.Setenv("MCPGUARD_REQUIRE_REDIS", "1")
+	if !redistest.Required() {
+		t.Fatal("not required with MCPGUARD_REQUIRE_REDIS=1")
+	}
+	t.Setenv("MCPGUARD_REQUIRE_REDIS", "")
+	t.Setenv("CI", "true")
+	if !redistest.Required() {
+		t.Fatal("not required in CI")
 	}
 }

@@ -6,6 +6,9 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpguard/mcpguard v0.0.0
 	github.com/mcpguard/mcpguard/e2e/nodetest v0.0.0
+	github.com/mcpguard/mcpguard/redisstore v0.0.0
+	github.com/redis/rueidis v1.0.79
+	golang.org/x/time v0.15.0
 )
 
 require (
@@ -16,6 +19,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
 
@@ -24,4 +28,5 @@ replace (
 	github.com/mcpguard/mcpguard/core => ../core
 	github.com/mcpguard/mcpguard/e2e/nodetest => ./nodetest
 	github.com/mcpguard/mcpguard/internal => ../internal
+	github.com/mcpguard/mcpguard/redisstore => ../redisstore
 )

@@ -5,6 +5,7 @@ go 1.25.5
 require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpguard/mcpguard v0.0.0
+	github.com/mcpguard/mcpguard/redisstore v0.0.0
 	go.opentelemetry.io/otel v1.46.0
 	modernc.org/sqlite v1.59.0
 )
@@ -15,6 +16,7 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/mcpguard/mcpguard/core/otel v0.0.0 // indirect
 	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
+	github.com/redis/rueidis v1.0.79 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
@@ -68,3 +70,5 @@ replace github.com/mcpguard/mcpguard/gosdk => ../gosdk
 replace github.com/mcpguard/mcpguard/gosdk/otel => ../gosdk/otel
 
 replace github.com/mcpguard/mcpguard/core/otel => ../core/otel
+
+replace github.com/mcpguard/mcpguard/redisstore => ../redisstore

@@ -59,6 +59,18 @@
 // when it may be evicted (a bucket dropped before it is full again would
 // hand its caller a fresh burst), never how much memory it takes.
 //
+// # Several replicas
+//
+// The buckets are in process memory by default ([MemoryStore]), so N
+// replicas behind a load balancer allow N times the rate. [WithStore]
+// keeps them where every replica shares them, such as Redis
+// (github.com/mcpguard/mcpguard/redisstore, its own module). Each store
+// call has a deadline ([WithStoreTimeout], default [DefaultStoreTimeout]);
+// a call the store does not decide in time is allowed (fail open, the
+// default) or refused with a retryable envelope ([WithFailClosed]), and
+// either way logged and handed to [WithOnStoreUnavailable]'s function.
+// See docs/replicas.md.
+//
 // # Place in the chain
 //
 // With [middleware.Default], pass them with middleware.WithLimits, which

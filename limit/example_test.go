@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -85,4 +86,34 @@ func ExampleHTTPContext() {
 	fmt.Println(limit.RemoteAddrFromContext(limit.HTTPContext(context.Background(), r)))
 	// Output:
 	// 2001:db8:1:2::/64
+}
+
+// downStore is a store whose every call fails, as a Redis that is down.
+type downStore struct{}
+
+func (downStore) Limiter(rate.Limit, int) limit.Limiter { return downStore{} }
+func (downStore) Take(context.Context, string, string) (time.Duration, bool, error) {
+	return 0, false, fmt.Errorf("dial tcp 10.0.0.7:6379: connection refused")
+}
+
+// With its buckets in a store every replica shares (in production
+// redisstore.Open("redis://…")), Rate decides a call the store cannot
+// decide by WithFailClosed: here it refuses, retryable, in a second.
+func ExampleWithStore() {
+	s := server.NewMCPServer("shop", "1.0.0")
+	s.Use(middleware.Default(middleware.WithLimits(
+		limit.Rate(50, 50, limit.WithStore(downStore{}), limit.WithFailClosed(),
+			limit.WithStoreTimeout(10*time.Millisecond), limit.WithLogger(slog.New(slog.DiscardHandler))),
+	))...)
+	s.AddTool(mcp.NewTool("shop_search"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("3 products"), nil
+	})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop_search"}}`
+	resp := s.HandleMessage(context.Background(), json.RawMessage(call)).(mcp.JSONRPCResponse)
+	env, _ := envelope.FromResult(resp.Result.(*mcp.CallToolResult))
+	fmt.Println(env.ErrorType, env.Retryable, env.RetryAfterMS)
+	fmt.Println(env.Message)
+	// Output:
+	// execution_failed true 1000
+	// Rate limit could not be checked: this server's shared rate-limit store is unavailable, so calls are refused until it is back.
 }

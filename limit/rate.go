@@ -3,13 +3,11 @@ package limit
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/time/rate"
 
-	core "github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -44,14 +42,14 @@ func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware 
 	if r == rate.Inf {
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	}
-	buckets := core.NewRate(r, burst, o.maxKeys)
+	allow := o.rate(r, burst)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			tool := ""
 			if o.perTool {
 				tool = req.Params.Name
 			}
-			if err := buckets.Allow(tool, o.key(ctx, req), time.Now()); err != nil {
+			if err := allow(ctx, tool, o.key(ctx, req)); err != nil {
 				return envelope.ErrorResult(ctx, req, err, o.envOpts...), nil
 			}
 			return next(ctx, req)

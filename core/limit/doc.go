@@ -47,6 +47,15 @@
 //     one is logged with an incident ID; no goroutine outlives the
 //     handler.
 //
+// # Stores
+//
+// [Rate] is the in-process store's buckets. A front given a [Store] asks
+// through [Shared] instead, which bounds each store call with a deadline
+// and decides, fail open or closed, when the store cannot; a store names
+// its buckets with [StoreKey], so that they stay bounded in bytes as the
+// in-process ones are. [Shared] with [MemoryStore] sets no deadline and
+// does not allocate; the Redis store is github.com/mcpguard/mcpguard/redisstore.
+//
 // # Why the answer is the token
 //
 // Between a timeout and the slots outside it, the one value that travels

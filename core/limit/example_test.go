@@ -2,7 +2,9 @@ package limit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -49,4 +51,28 @@ func ExampleDetach() {
 	// Output:
 	// true
 	// false
+}
+
+// unreachable is a store whose every call fails, as a Redis that is down.
+type unreachable struct{}
+
+func (unreachable) Limiter(rate.Limit, int) limit.Limiter { return unreachable{} }
+func (unreachable) Take(context.Context, string, string) (time.Duration, bool, error) {
+	return 0, false, errors.New("dial tcp 10.0.0.7:6379: connection refused")
+}
+
+// A rate limit on a store that cannot decide allows the call (fail open)
+// or refuses it with a retryable envelope (fail closed); neither says
+// anything about the store to the client.
+func ExampleNewShared() {
+	quiet := slog.New(slog.DiscardHandler)
+	open := limit.NewShared(unreachable{}, 10, 10, limit.StoreOptions{Logger: quiet})
+	closed := limit.NewShared(unreachable{}, 10, 10, limit.StoreOptions{Logger: quiet, FailClosed: true})
+	ctx := context.Background()
+	fmt.Println(open.Allow(ctx, "shop_search", "alice"))
+	env := envelope.NewRenderer().Error(ctx, envelope.Call{Tool: "shop_search"}, closed.Allow(ctx, "shop_search", "alice"))
+	fmt.Println(env.ErrorType, env.Retryable, env.RetryAfterMS)
+	// Output:
+	// <nil>
+	// execution_failed true 1000
 }

@@ -54,7 +54,7 @@ func NewRate(r rate.Limit, burst, maxKeys int) *Rate {
 		seed:     maphash.MakeSeed(),
 		global:   rate.NewLimiter(r, burst),
 		overflow: rate.NewLimiter(r, burst),
-		why:      fmt.Sprintf("Rate limit reached: this server accepts %s per second from one caller, in bursts of at most %d.", formatRate(r), burst),
+		why:      rateWhy(r, burst),
 	}
 	for i := range b.shards {
 		b.shards[i].m = make(map[bucketKey]*rate.Limiter)
@@ -72,6 +72,12 @@ func (b *Rate) Allow(tool, key string, now time.Time) error {
 		return Refusal(b.why, wait)
 	}
 	return nil
+}
+
+// rateWhy is the message of a refusal by a limit of r calls per second
+// in bursts of burst.
+func rateWhy(r rate.Limit, burst int) string {
+	return fmt.Sprintf("Rate limit reached: this server accepts %s per second from one caller, in bursts of at most %d.", formatRate(r), burst)
 }
 
 // formatRate says "1 call", "100 calls" or "0.5 calls".
@@ -108,13 +114,18 @@ func newKey(tool, key string) bucketKey {
 	if len(tool)+len(key) <= maxKeyBytes {
 		return bucketKey{tool: tool, key: key}
 	}
+	return bucketKey{key: digest(tool, key), hashed: true}
+}
+
+// digest is the SHA-256 digest of tool and key, as 32 bytes of a string.
+func digest(tool, key string) string {
 	h := sha256.New()
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(tool))) // so that no other split of the same bytes has this digest
 	h.Write(n[:])
 	_, _ = io.WriteString(h, tool)
 	_, _ = io.WriteString(h, key)
-	return bucketKey{key: string(h.Sum(nil)), hashed: true}
+	return string(h.Sum(nil))
 }
 
 type shard struct {

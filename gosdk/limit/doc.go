@@ -89,6 +89,18 @@
 // for every call in it, so each call is keyed by the address that opened
 // its session.
 //
+// # Several replicas
+//
+// The buckets are in process memory by default ([MemoryStore]), so N
+// replicas behind a load balancer allow N times the rate. [WithStore]
+// keeps them where every replica shares them, such as Redis
+// (github.com/mcpguard/mcpguard/redisstore, its own module). Each store
+// call has a deadline ([WithStoreTimeout], default [DefaultStoreTimeout]);
+// a call the store does not decide in time is allowed (fail open, the
+// default) or refused with a retryable envelope ([WithFailClosed]), and
+// either way logged and handed to [WithOnStoreUnavailable]'s function.
+// See docs/replicas.md.
+//
 // # Only tools the server has
 //
 // go-sdk runs receiving middleware before it looks the tool up, so the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 
 	core "github.com/mcpguard/mcpguard/core/limit"
 )
@@ -35,8 +36,28 @@ type options struct {
 	perTool      bool
 	maxKeys      int
 	maxWait      time.Duration
+	store        core.Store
+	storeOpts    core.StoreOptions
 	logger       *slog.Logger
 }
+
+// Store keeps the buckets of [Rate]: [MemoryStore], the default, or one
+// every replica of a server shares, such as the Redis store of
+// github.com/mcpguard/mcpguard/redisstore. See [WithStore].
+type Store = core.Store
+
+// Limiter takes tokens from the buckets of one limit in a [Store]; see
+// github.com/mcpguard/mcpguard/core/limit.Limiter for its contract, which
+// a Store of your own must keep (return by the context's deadline).
+type Limiter = core.Limiter
+
+// MemoryStore returns the in-process store [Rate] uses by default, with
+// at most maxKeys buckets. It panics unless maxKeys >= 1.
+func MemoryStore(maxKeys int) Store { return core.MemoryStore(maxKeys) }
+
+// DefaultStoreTimeout is how long [Rate] waits, by default, for the
+// verdict of a store set with [WithStore] before deciding without it.
+const DefaultStoreTimeout = core.DefaultStoreTimeout
 
 func evaluate(opts []Option) *options {
 	o := &options{key: DefaultKey, maxKeys: DefaultMaxKeys, maxWait: DefaultMaxWait}
@@ -95,7 +116,54 @@ func WithMaxWait(d time.Duration) Option {
 	return func(o *options) { o.maxWait = d }
 }
 
-// WithLogger sets where [Timeout] logs a handler that panicked after its
+// WithLogger sets where [Rate] logs a call decided without its
+// [WithStore] store, and where [Timeout] logs a handler that panicked after its
 // deadline, when no caller is left to hand the panic to. The default is
 // [slog.Default] at the time of the panic.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithStore keeps [Rate]'s buckets in s instead of process memory, so that
+// several replicas of a server share one budget. Each store call is
+// bounded by [WithStoreTimeout]; a call the store does not decide in time
+// (down, hung, or answering garbage) is allowed, fail open, unless
+// [WithFailClosed] is given, and logged to [WithLogger]'s logger with
+// message core/limit.StoreLogMessage. [WithMaxKeys] applies only to the
+// in-process store.
+func WithStore(s Store) Option {
+	if s == nil {
+		panic("limit: WithStore with a nil Store")
+	}
+	return func(o *options) { o.store = s }
+}
+
+// WithStoreTimeout bounds each call [Rate] makes to its [WithStore]
+// store; the default is [DefaultStoreTimeout].
+func WithStoreTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("limit: WithStoreTimeout(%s): need a positive duration", d))
+	}
+	return func(o *options) { o.storeOpts.Timeout = d }
+}
+
+// WithFailClosed makes [Rate] refuse a call its [WithStore] store could
+// not decide, with an execution_failed envelope, retryable, retry_after_ms
+// one second, instead of allowing it (fail open, the default).
+func WithFailClosed() Option { return func(o *options) { o.storeOpts.FailClosed = true } }
+
+// WithOnStoreUnavailable calls fn for each call [Rate] decided without its
+// [WithStore] store, with the store's error: the hook for a metric (a
+// counter of decisions made without the store). A panic in fn is dropped.
+func WithOnStoreUnavailable(fn func(ctx context.Context, err error)) Option {
+	if fn == nil {
+		panic("limit: WithOnStoreUnavailable with a nil function")
+	}
+	return func(o *options) { o.storeOpts.OnUnavailable = fn }
+}
+
+// rate is how [Rate] decides a call of tool by key: from the in-process
+// buckets, or through the store of [WithStore].
+func (o *options) rate(r rate.Limit, burst int) func(ctx context.Context, tool, key string) error {
+	so := o.storeOpts
+	so.Logger = o.logger
+	return core.Decider(o.store, r, burst, o.maxKeys, so)
+}

@@ -3,12 +3,10 @@ package limit
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
-	core "github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/gosdk"
 )
 
@@ -43,9 +41,9 @@ func Rate(r rate.Limit, burst int, opts ...Option) mcp.Middleware {
 	if r == rate.Inf {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
-	buckets := core.NewRate(r, burst, o.maxKeys)
+	decide := o.rate(r, burst)
 	allow := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
-		if err := buckets.Allow(tool, o.key(ctx, req), time.Now()); err != nil {
+		if err := decide(ctx, tool, o.key(ctx, req)); err != nil {
 			return gosdk.ErrorResult(ctx, req, err), nil
 		}
 		return next(ctx, methodCallTool, req)

@@ -11,7 +11,11 @@
 // everyone on stdio, where there is one client): the mcp-go server names
 // it with server.WithHTTPContextFunc(limit.HTTPContext), the go-sdk server
 // with gosdk/limit.HTTPHandler. Neither keys by MCP session, which a
-// client can mint by initializing again.
+// client can mint by initializing again. -rate-key global gives everyone
+// one bucket; -rate-store redis://host:port keeps the buckets in Redis, so
+// that replicas behind one load balancer share them (ratestore.go):
+//
+//	shop-server -http 127.0.0.1:8081 -rate 50 -rate-key global -rate-store redis://127.0.0.1:6379
 //
 // Logs go to stderr; on stdio, stdout carries only the protocol, so
 // -otel-stdout prints spans to stderr there (to stdout with -http).
@@ -41,14 +45,11 @@ import (
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"golang.org/x/time/rate"
 
 	"github.com/mcpguard/mcpguard/example/shop"
-	"github.com/mcpguard/mcpguard/gosdk"
 	gosdklimit "github.com/mcpguard/mcpguard/gosdk/limit"
 	gosdkotel "github.com/mcpguard/mcpguard/gosdk/otel"
 	"github.com/mcpguard/mcpguard/limit"
-	"github.com/mcpguard/mcpguard/middleware"
 	mcpotel "github.com/mcpguard/mcpguard/otel"
 )
 
@@ -66,8 +67,9 @@ func main() {
 		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per caller (remote address over -http), with bursts of as many; 0: no limit")
 		sdk       = flag.String("sdk", sdkMCPGo, "the MCP SDK to serve on: "+sdkMCPGo+" (shop.NewServer) or "+sdkGoSDK+" (shop.NewGoSDKServer, the official Go SDK)")
 	)
+	rateStore := rateFlags(flag.CommandLine)
 	flag.Parse()
-	c := config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec, *sdk}
+	c := config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec, *sdk, *rateStore}
 	if err := c.check(); err != nil {
 		fmt.Fprintln(os.Stderr, "shop-server:", err)
 		os.Exit(2)
@@ -84,6 +86,7 @@ type config struct {
 	otelStdout                       bool
 	rate                             float64
 	sdk                              string
+	rateStore                        rateConfig // ratestore.go
 }
 
 // check reports flags that do not go together.
@@ -94,7 +97,7 @@ func (c config) check() error {
 	case c.rate < 0:
 		return errors.New("-rate must not be negative")
 	}
-	return nil
+	return c.rateStore.check()
 }
 
 // The -sdk values.
@@ -161,18 +164,21 @@ func shopOptions(c config, logger *slog.Logger, spans io.Writer) (opts []shop.Op
 	if c.plain {
 		opts = append(opts, shop.WithoutGuard())
 	}
-	if c.rate > 0 {
-		r, burst := rate.Limit(c.rate), max(1, int(c.rate))
-		opts = append(opts,
-			shop.WithChainOptions(middleware.WithLimits(limit.Rate(r, burst))),
-			shop.WithGoSDKOptions(gosdk.WithLimits(gosdklimit.Rate(r, burst))))
-	}
 	if c.otelStdout && c.sdk != sdkGoSDK { // go-sdk: see goSDKServer
 		tracing, flush, err := stdoutTracing(spans)
 		if err != nil {
 			return nil, nil, err
 		}
 		opts, shutdown = append(opts, tracing...), flush
+	}
+	if c.rate > 0 {
+		limits, closeStore, err := rateOptions(c.rate, c.rateStore)
+		if err != nil {
+			shutdown()
+			return nil, nil, err
+		}
+		flush := shutdown
+		opts, shutdown = append(opts, limits...), func() { flush(); closeStore() }
 	}
 	return opts, shutdown, nil
 }

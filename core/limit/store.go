@@ -1,0 +1,270 @@
+package limit
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcpguard/mcpguard/internal/logkey"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// A Store keeps the token buckets of rate limits: in process memory
+// ([MemoryStore], the default of both fronts), or somewhere every replica
+// of a server shares, such as Redis (github.com/mcpguard/mcpguard/redisstore),
+// so that N replicas allow the rate once, not N times.
+type Store interface {
+	// Limiter returns the buckets of one limit: r calls per second (finite
+	// and positive) in bursts of up to burst (at least 1), one bucket per
+	// tool and key. A rate limit calls it once, when it is built.
+	Limiter(r rate.Limit, burst int) Limiter
+}
+
+// A Limiter takes tokens from the buckets of one limit. It must be safe
+// for concurrent use.
+type Limiter interface {
+	// Take takes a token from the bucket of tool and key (tool "" for a
+	// budget every tool shares, key "" for one bucket every caller
+	// shares). ok says the token was there; if not, wait is how long until
+	// one is. A non-nil err says the store could not decide (it is down,
+	// slow or answered something else): wait and ok are then ignored. Take
+	// must return by ctx's deadline. ctx carries that deadline only, not
+	// the values of the tool call's context (see [Shared]).
+	Take(ctx context.Context, tool, key string) (wait time.Duration, ok bool, err error)
+}
+
+// MemoryStore returns the in-process store: the buckets of [Rate], at
+// most maxKeys per limit, in this process's memory only. It is the
+// default; a server of one replica needs no other. It panics unless
+// maxKeys >= 1.
+func MemoryStore(maxKeys int) Store {
+	if maxKeys < 1 {
+		panic(fmt.Sprintf("limit: MemoryStore(%d): need room for a key", maxKeys))
+	}
+	return memoryStore(maxKeys)
+}
+
+type memoryStore int
+
+func (m memoryStore) Limiter(r rate.Limit, burst int) Limiter {
+	return memoryLimiter{NewRate(r, burst, int(m))}
+}
+
+type memoryLimiter struct{ b *Rate }
+
+func (m memoryLimiter) Take(_ context.Context, tool, key string) (time.Duration, bool, error) {
+	wait, ok := m.b.allow(newKey(tool, key), time.Now())
+	return wait, ok, nil
+}
+
+// StoreKey is the name under which a shared store keeps the bucket of
+// tool and key: prefix, then tool and key, unambiguously (the length of
+// tool comes first), or, when tool and key together are longer than 64
+// bytes, "h:" and the hex SHA-256 digest of both, so that a name is never
+// longer than prefix plus 66 bytes whatever callers send.
+func StoreKey(prefix, tool, key string) string {
+	if len(tool)+len(key) <= maxKeyBytes {
+		var n [3]byte // len(tool) <= 64: at most two digits
+		return prefix + string(strconv.AppendInt(n[:0], int64(len(tool)), 10)) + ":" + tool + key
+	}
+	return prefix + "h:" + hex.EncodeToString([]byte(digest(tool, key)))
+}
+
+// Decider returns how a front's rate limit of r calls per second in
+// bursts of burst decides a call of tool by key: with the in-process
+// buckets ([NewRate], at most maxKeys) when store is nil, else through
+// store ([NewShared] with o). It panics as those do.
+func Decider(store Store, r rate.Limit, burst, maxKeys int, o StoreOptions) func(ctx context.Context, tool, key string) error {
+	if store == nil {
+		buckets := NewRate(r, burst, maxKeys)
+		return func(_ context.Context, tool, key string) error { return buckets.Allow(tool, key, time.Now()) }
+	}
+	return NewShared(store, r, burst, o).Allow
+}
+
+// DefaultStoreTimeout is how long a [Shared] rate limit waits for its
+// store's verdict before deciding without it: a few loopback round trips,
+// so that a hung store cannot hold a tool call.
+const DefaultStoreTimeout = 5 * time.Millisecond
+
+// DefaultStoreRetryAfter is the retry_after_ms of a call refused, fail
+// closed, because the store did not decide.
+const DefaultStoreRetryAfter = time.Second
+
+// StoreLogMessage is the message of the record a [Shared] rate limit
+// logs for each call decided without its store.
+const StoreLogMessage = "mcpguard: rate-limit store unavailable"
+
+// StoreOptions says how a [Shared] rate limit treats its store.
+type StoreOptions struct {
+	// Timeout bounds each call to the store; 0 means DefaultStoreTimeout.
+	Timeout time.Duration
+	// FailClosed refuses a call the store could not decide, with
+	// execution_failed, retryable, retry_after_ms DefaultStoreRetryAfter.
+	// The default, fail open, allows it.
+	FailClosed bool
+	// Logger gets a warning for each call decided without the store; nil
+	// means slog.Default() at the time.
+	Logger *slog.Logger
+	// OnUnavailable, if set, is called for each call decided without the
+	// store, with the store's error: the hook for a metric.
+	OnUnavailable func(ctx context.Context, err error)
+}
+
+// Shared is a rate limit whose buckets are in a [Store]: what a front
+// asks when it was given one. It bounds each store call by a deadline and
+// decides, fail open or fail closed, when the store cannot. It is safe
+// for concurrent use.
+type Shared struct {
+	lim          Limiter
+	local        bool // an in-process limiter: no deadline to set
+	deadlines    deadlines
+	failClosed   bool
+	logger       *slog.Logger
+	hook         func(context.Context, error)
+	why          string
+	maxWait      time.Duration
+	outcomeOpen  slog.Attr
+	outcomeClose slog.Attr
+}
+
+// NewShared returns the rate limit of r calls per second in bursts of
+// burst kept in store. It panics unless store is not nil, r is finite and
+// positive, burst >= 1 and o.Timeout is not negative.
+func NewShared(store Store, r rate.Limit, burst int, o StoreOptions) *Shared {
+	switch {
+	case store == nil:
+		panic("limit: NewShared with a nil Store")
+	case !(r > 0) || r == rate.Inf || burst < 1:
+		panic(fmt.Sprintf("limit: NewShared(%v, %d): need a finite positive rate and a burst of at least 1", float64(r), burst))
+	case o.Timeout < 0:
+		panic(fmt.Sprintf("limit: store timeout %s: negative duration", o.Timeout))
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultStoreTimeout
+	}
+	lim := store.Limiter(r, burst)
+	if lim == nil {
+		panic(fmt.Sprintf("limit: the Store's Limiter(%v, %d) is nil", float64(r), burst))
+	}
+	_, local := lim.(memoryLimiter)
+	return &Shared{
+		lim: lim, local: local, deadlines: deadlines{timeout: o.Timeout}, failClosed: o.FailClosed,
+		logger: o.Logger, hook: o.OnUnavailable,
+		why:          rateWhy(r, burst),
+		maxWait:      oneToken(r),
+		outcomeOpen:  slog.String(logkey.Outcome, "allowed (fail open)"),
+		outcomeClose: slog.String(logkey.Outcome, "refused (fail closed)"),
+	}
+}
+
+// oneToken is the longest a bucket of rate r can make a call wait: one
+// token's time, and a millisecond for rounding; at most the longest
+// Duration, for a rate so slow that its token takes longer.
+func oneToken(r rate.Limit) time.Duration {
+	ns := float64(time.Second)/float64(r) + float64(time.Millisecond)
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
+}
+
+// Allow takes a token from the bucket of tool and key. It returns nil, or
+// the refusal to answer the call with, as [Rate.Allow] does. When the
+// store does not decide within the timeout, the call is allowed (fail
+// open) or refused with DefaultStoreRetryAfter (fail closed), and logged;
+// when ctx itself has ended, Allow returns ctx.Err().
+func (s *Shared) Allow(ctx context.Context, tool, key string) error {
+	var (
+		wait time.Duration
+		ok   bool
+		err  error
+	)
+	if err := ctx.Err(); err != nil {
+		return err // the caller went away: no verdict is wanted
+	}
+	if s.local {
+		wait, ok, err = s.lim.Take(ctx, tool, key)
+	} else {
+		wait, ok, err = s.lim.Take(s.deadlines.get(), tool, key)
+	}
+	switch {
+	case err != nil:
+		return s.undecided(ctx, tool, err)
+	case ok:
+		return nil
+	}
+	// A wait outside what one token can take is no verdict of a bucket of
+	// this rate: keep retry_after_ms within it.
+	return Refusal(s.why, min(max(wait, time.Millisecond), s.maxWait))
+}
+
+// undecided answers a call the store could not decide.
+func (s *Shared) undecided(ctx context.Context, tool string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr // the caller went away: no verdict is wanted
+	}
+	logger := s.logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	outcome := s.outcomeOpen
+	if s.failClosed {
+		outcome = s.outcomeClose
+	}
+	safe.Log(ctx, logger, slog.LevelWarn, StoreLogMessage,
+		slog.String(logkey.Tool, tool), outcome, slog.String(logkey.Error, safe.Error(err)))
+	if s.hook != nil {
+		_ = safe.Call(func() { s.hook(ctx, err) })
+	}
+	if !s.failClosed {
+		return nil
+	}
+	return Refusal("Rate limit could not be checked: this server's shared rate-limit store is unavailable, so calls are refused until it is back.", DefaultStoreRetryAfter)
+}
+
+// deadlines hands out the contexts of store calls: each expires between
+// timeout and 1.25 timeout from when it is handed out. A context of its
+// own per call would cost four allocations (the context, its timer, the
+// timer's function, its done channel), more than the store call itself;
+// one context is shared instead by the calls of a quarter of the
+// timeout. The store call does not carry the call's own context: it ends
+// by its deadline whatever the caller does, and a caller that went away
+// is noticed after it.
+type deadlines struct {
+	timeout time.Duration
+	cur     atomic.Pointer[deadline]
+	mu      sync.Mutex
+}
+
+type deadline struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	until  int64 // UnixNano: handed out until then
+}
+
+func (d *deadlines) get() context.Context {
+	now := time.Now().UnixNano()
+	if c := d.cur.Load(); c != nil && now < c.until {
+		return c.ctx
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c := d.cur.Load(); c != nil && now < c.until {
+		return c.ctx
+	}
+	slice := d.timeout / 4
+	// The timer releases the context at its deadline; nothing ends it
+	// sooner, since calls handed it may still run, so cancel is only kept.
+	ctx, cancel := context.WithTimeout(context.Background(), d.timeout+slice)
+	d.cur.Store(&deadline{ctx: ctx, cancel: cancel, until: now + int64(slice)})
+	return ctx
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
+
+	"github.com/mcpguard/mcpguard/example/shop"
+	"github.com/mcpguard/mcpguard/gosdk"
+	gosdklimit "github.com/mcpguard/mcpguard/gosdk/limit"
+	"github.com/mcpguard/mcpguard/limit"
+	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/redisstore"
+)
+
+// rateConfig is how -rate keys its buckets and where it keeps them.
+type rateConfig struct {
+	store      string // "" (in process) or a redis:// URL
+	key        string // one of the rateKey values; "" is rateKeyPrincipal
+	failClosed bool
+	timeout    time.Duration // 0: limit.DefaultStoreTimeout
+}
+
+// The -rate-key values.
+const (
+	rateKeyPrincipal = "principal"
+	rateKeyGlobal    = "global"
+	rateKeySession   = "session"
+)
+
+// rateFlags declares the flags of rateConfig on fs.
+func rateFlags(fs *flag.FlagSet) *rateConfig {
+	c := &rateConfig{}
+	fs.StringVar(&c.store, "rate-store", "", "keep -rate's buckets in this Redis (redis://host:port), shared by every replica that uses it; none: in process")
+	fs.StringVar(&c.key, "rate-key", rateKeyPrincipal, "what -rate keys its buckets by: "+rateKeyPrincipal+" (the caller: its principal, else its remote address), "+
+		rateKeyGlobal+" (one bucket for everyone), or "+rateKeySession+" (the MCP session, which a client can mint: for trusted clients only)")
+	fs.BoolVar(&c.failClosed, "rate-fail-closed", false, "with -rate-store, refuse calls while Redis cannot decide them (default: allow them, fail open)")
+	fs.DurationVar(&c.timeout, "rate-store-timeout", limit.DefaultStoreTimeout, "with -rate-store, how long a call waits for Redis's verdict before deciding without it")
+	return c
+}
+
+// check reports rate flags that make no sense.
+func (c rateConfig) check() error {
+	switch {
+	case c.key != "" && c.key != rateKeyPrincipal && c.key != rateKeyGlobal && c.key != rateKeySession:
+		return fmt.Errorf("-rate-key %q: want %s, %s or %s", c.key, rateKeyPrincipal, rateKeyGlobal, rateKeySession)
+	case c.store != "" && !strings.HasPrefix(c.store, "redis://") && !strings.HasPrefix(c.store, "rediss://"):
+		return fmt.Errorf("-rate-store %q: want a redis:// URL", c.store)
+	case c.timeout < 0:
+		return errors.New("-rate-store-timeout must not be negative")
+	}
+	return nil
+}
+
+// rateOptions are the shop options of a limit of perSec calls per second
+// in bursts of as many, on both SDKs, and a function that closes its
+// store.
+func rateOptions(perSec float64, c rateConfig) ([]shop.Option, func(), error) {
+	r, burst := rate.Limit(perSec), max(1, int(perSec))
+	var mcpGo []limit.Option
+	var goSDK []gosdklimit.Option
+	switch c.key {
+	case rateKeyGlobal:
+		mcpGo = append(mcpGo, limit.WithKey(func(context.Context, mcpgo.CallToolRequest) string { return "" }))
+		goSDK = append(goSDK, gosdklimit.WithKey(func(context.Context, *gomcp.CallToolRequest) string { return "" }))
+	case rateKeySession:
+		mcpGo = append(mcpGo, limit.WithKey(mcpGoSession))
+		goSDK = append(goSDK, gosdklimit.WithKey(goSDKSession))
+	}
+	closeStore := func() {}
+	if c.store != "" {
+		store, err := redisstore.Open(c.store)
+		if err != nil {
+			return nil, nil, err
+		}
+		closeStore = store.Close
+		mcpGo = append(mcpGo, limit.WithStore(store))
+		goSDK = append(goSDK, gosdklimit.WithStore(store))
+		if c.timeout > 0 {
+			mcpGo = append(mcpGo, limit.WithStoreTimeout(c.timeout))
+			goSDK = append(goSDK, gosdklimit.WithStoreTimeout(c.timeout))
+		}
+		if c.failClosed {
+			mcpGo = append(mcpGo, limit.WithFailClosed())
+			goSDK = append(goSDK, gosdklimit.WithFailClosed())
+		}
+	}
+	return []shop.Option{
+		shop.WithChainOptions(middleware.WithLimits(limit.Rate(r, burst, mcpGo...))),
+		shop.WithGoSDKOptions(gosdk.WithLimits(gosdklimit.Rate(r, burst, goSDK...))),
+	}, closeStore, nil
+}
+
+func mcpGoSession(ctx context.Context, _ mcpgo.CallToolRequest) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
+}
+
+func goSDKSession(_ context.Context, req *gomcp.CallToolRequest) string {
+	if req != nil && req.Session != nil {
+		return req.Session.ID()
+	}
+	return ""
+}

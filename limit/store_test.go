@@ -1,0 +1,134 @@
+package limit_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/limit"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
+)
+
+// hungStore is a store that never answers: each Take waits for its
+// context's deadline, as a call to a hung Redis does.
+type hungStore struct{ deadlines atomic.Int64 }
+
+func (h *hungStore) Limiter(rate.Limit, int) limit.Limiter { return h }
+
+func (h *hungStore) Take(ctx context.Context, _, _ string) (time.Duration, bool, error) {
+	if _, ok := ctx.Deadline(); ok {
+		h.deadlines.Add(1)
+	}
+	<-ctx.Done()
+	return 0, false, ctx.Err()
+}
+
+// lyingStore refuses every call with a wait no bucket of its rate gives.
+type lyingStore struct{}
+
+func (lyingStore) Limiter(rate.Limit, int) limit.Limiter { return lyingStore{} }
+func (lyingStore) Take(context.Context, string, string) (time.Duration, bool, error) {
+	return 1000 * time.Hour, false, nil
+}
+
+// seenStore is the in-process store, recording the tool and key of each
+// call.
+type seenStore struct {
+	mu    sync.Mutex
+	seen  []string
+	inner limit.Store
+}
+
+func (s *seenStore) Limiter(r rate.Limit, burst int) limit.Limiter {
+	return seenLimiter{s, s.inner.Limiter(r, burst)}
+}
+
+type seenLimiter struct {
+	s     *seenStore
+	inner limit.Limiter
+}
+
+func (l seenLimiter) Take(ctx context.Context, tool, key string) (time.Duration, bool, error) {
+	l.s.mu.Lock()
+	l.s.seen = append(l.s.seen, tool+"|"+key)
+	l.s.mu.Unlock()
+	return l.inner.Take(ctx, tool, key)
+}
+
+func TestRateWithAHungStoreFailsOpenByDefault(t *testing.T) {
+	t.Parallel()
+	var calls, undecided atomic.Int64
+	var log syncBuffer
+	store := &hungStore{}
+	srv := middlewaretest.New(t, tool, counting(&calls), limit.Rate(slow, 1,
+		limit.WithStore(store), limit.WithPerTool(),
+		limit.WithLogger(slog.New(slog.NewTextHandler(&log, nil))),
+		limit.WithOnStoreUnavailable(func(_ context.Context, err error) {
+			if errors.Is(err, context.DeadlineExceeded) {
+				undecided.Add(1)
+			}
+		})))
+	for range 3 {
+		srv.Call(nil).ExpectSuccess()
+	}
+	assert.EqualValues(t, 3, calls.Load(), "fail open: every call the store could not decide is served")
+	assert.EqualValues(t, 3, store.deadlines.Load(), "every store call had a deadline")
+	assert.EqualValues(t, 3, undecided.Load(), "the metric hook counts each, with the deadline's error")
+	assert.Equal(t, 3, strings.Count(log.String(), `msg="mcpguard: rate-limit store unavailable" tool=shop_search outcome="allowed (fail open)" error="context deadline exceeded"`), log.String())
+}
+
+func TestRateWithAHungStoreFailsClosedWithAnEnvelope(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	srv := middlewaretest.New(t, tool, counting(&calls), limit.Rate(slow, 1,
+		limit.WithStore(&hungStore{}), limit.WithFailClosed(), limit.WithStoreTimeout(time.Millisecond),
+		limit.WithLogger(slog.New(slog.DiscardHandler)),
+		limit.WithOnStoreUnavailable(func(context.Context, error) { panic("a broken metric") })))
+	for range 3 {
+		r := srv.Call(nil).ExpectError(envelope.ExecutionFailed).ExpectMessage("store is unavailable").ExpectNextStep("Wait 1000 ms").NoLeak()
+		require.NotNil(t, r.Envelope)
+		assert.True(t, r.Envelope.Retryable)
+		assert.EqualValues(t, 1000, r.Envelope.RetryAfterMS)
+		assert.Contains(t, string(r.Raw), `\"retry_after_ms\":1000`)
+	}
+	assert.Zero(t, calls.Load(), "a call refused fail closed never reaches the handler")
+}
+
+func TestRateKeepsAStoresWaitWithinOneToken(t *testing.T) {
+	t.Parallel()
+	srv := middlewaretest.New(t, tool, counting(new(atomic.Int64)), limit.Rate(1, 1, limit.WithStore(lyingStore{})))
+	r := srv.Call(nil).ExpectError(envelope.ExecutionFailed).ExpectMessage("Rate limit reached")
+	require.NotNil(t, r.Envelope)
+	assert.LessOrEqual(t, r.Envelope.RetryAfterMS, int64(1001), "one token of 1 call/s is at most a second away")
+}
+
+func TestRateAsksTheStoreForTheKeyAndTool(t *testing.T) {
+	t.Parallel()
+	store := &seenStore{inner: limit.MemoryStore(16)}
+	srv := middlewaretest.New(t, tool, counting(new(atomic.Int64)),
+		limit.Rate(slow, 1, limit.WithStore(store), limit.WithKey(byArgument), limit.WithPerTool()))
+	srv.Call(map[string]any{"key": "alice"}).ExpectSuccess()
+	srv.Call(map[string]any{"key": "bob"}).ExpectSuccess()
+	srv.Call(map[string]any{"key": "alice"}).ExpectError(envelope.ExecutionFailed).ExpectMessage("Rate limit reached")
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	assert.Equal(t, []string{"shop_search|alice", "shop_search|bob", "shop_search|alice"}, store.seen)
+}
+
+func TestStoreOptionsPanicOnBadConfiguration(t *testing.T) {
+	t.Parallel()
+	assert.PanicsWithValue(t, "limit: WithStore with a nil Store", func() { limit.WithStore(nil) })
+	assert.Panics(t, func() { limit.WithStoreTimeout(0) })
+	assert.Panics(t, func() { limit.WithOnStoreUnavailable(nil) })
+	assert.Panics(t, func() { limit.MemoryStore(0) })
+}

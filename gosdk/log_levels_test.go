@@ -13,13 +13,13 @@ import (
 	"github.com/mcpguard/mcpguard/gosdk/gosdktest"
 )
 
-// WithLogLevels moves the records of successes and tool errors to the
+// WithLevels moves the records of successes and tool errors to the
 // levels asked for; an internal_error and a protocol error stay at Error,
 // as on the mcp-go front (middleware.WithLevels).
 func TestWithLogLevelsSetsSuccessAndToolErrorLevels(t *testing.T) {
 	t.Parallel()
 	log := gosdktest.NewLog(t)
-	s := newGuardedServer(gosdk.WithLogger(log.Logger(), gosdk.WithLogLevels(slog.LevelDebug, slog.LevelError)))
+	s := newGuardedServer(gosdk.WithLogger(log.Logger(), gosdk.WithLevels(slog.LevelDebug, slog.LevelError)))
 	mcp.AddTool(s, &mcp.Tool{Name: "shop_get"}, getProduct)
 	lowLevel(s, "shop_panic", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") })
 	c := gosdktest.Connect(t, s)

@@ -18,22 +18,22 @@ import (
 // query finds the calls of both fronts. Its attributes use the same keys:
 // tool, duration, outcome ("success", "tool_error" or "protocol_error"),
 // and for failures error_type and incident_id, error for a protocol error,
-// arguments with [WithLogArguments].
+// arguments with [WithArguments].
 const LogMessage = logkey.Message
 
 // LogOption configures the per-call record of [WithLogger].
 type LogOption func(*logger)
 
-// WithLogArguments adds the call's arguments to each record, as JSON with
+// WithArguments adds the call's arguments to each record, as JSON with
 // the value of every key that names a secret masked whatever its type, and
 // secret-shaped values and paths redacted with the default rules.
 // Arguments are not logged by default: they are user data.
-func WithLogArguments() LogOption { return func(l *logger) { l.args = true } }
+func WithArguments() LogOption { return func(l *logger) { l.args = true } }
 
-// WithLogLevels sets the level of successful calls and of tool errors.
+// WithLevels sets the level of successful calls and of tool errors.
 // Internal errors and protocol errors are always logged at Error. The
 // defaults are Info and Warn.
-func WithLogLevels(success, toolError slog.Level) LogOption {
+func WithLevels(success, toolError slog.Level) LogOption {
 	return func(l *logger) { l.success, l.toolError = success, toolError }
 }
 

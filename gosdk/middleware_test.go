@@ -263,7 +263,7 @@ func TestNoStructuredEnvelopeForToolsWithAnOutputSchema(t *testing.T) {
 func TestLogRecordMatchesTheMCPGoFront(t *testing.T) {
 	t.Parallel()
 	log := gosdktest.NewLog(t)
-	s := newGuardedServer(gosdk.WithLogger(log.Logger(), gosdk.WithLogArguments()))
+	s := newGuardedServer(gosdk.WithLogger(log.Logger(), gosdk.WithArguments()))
 	mcp.AddTool(s, &mcp.Tool{Name: "shop_get"}, getProduct)
 	c := gosdktest.Connect(t, s)
 	c.Call("shop_get", map[string]any{"id": "p-1"}).ExpectSuccess()

@@ -13,7 +13,8 @@ import (
 )
 
 // The mcp-go front's packages, whose names the go-sdk front repeats in its
-// one package gosdk (limit's in gosdk/limit, qualified "limit.").
+// one package gosdk (limit's in gosdk/limit, qualified "limit.", and the
+// harness middlewaretest's in gosdktest, qualified so).
 var mcpGoFront = []string{"envelope", "hints", "middleware", "recover", "redact", "validate", "limit"}
 
 // TestBothFrontsSpeakOneVocabulary fails when a name one front exports has
@@ -37,6 +38,13 @@ func TestBothFrontsSpeakOneVocabulary(t *testing.T) {
 	}
 	for _, n := range exported(t, filepath.Join("..", "gosdk", "limit")) {
 		goSDK["limit."+n] = true
+	}
+	// The harnesses: middlewaretest.X is gosdktest.X.
+	for _, n := range exported(t, filepath.Join("..", "middleware", "middlewaretest")) {
+		mcpGo["middlewaretest."+n] = true
+	}
+	for _, n := range exported(t, filepath.Join("..", "gosdk", "gosdktest")) {
+		goSDK["gosdktest."+n] = true
 	}
 	rows := vocabularyTable(t, filepath.Join("..", "gosdk", "doc.go"))
 	mapped := map[string]bool{}
@@ -73,8 +81,11 @@ func TestBothFrontsSpeakOneVocabulary(t *testing.T) {
 // when a package boundary does not keep them apart.
 func goSDKName(qualified string) string {
 	pkg, name, _ := strings.Cut(qualified, ".")
-	if pkg == "limit" {
+	switch pkg {
+	case "limit":
 		return qualified
+	case "middlewaretest":
+		return "gosdktest." + name
 	}
 	return name
 }

@@ -131,75 +131,75 @@
 // here stands for several there, or a concept belongs to one SDK, the
 // names differ or exist on one front only:
 //
-//	mcp-go                         go-sdk                 why
-//	hints.Registry                 HintRegistry           one package here: hints' names take a Hint prefix
-//	hints.New                      NewHintRegistry        one package here
-//	hints.WithLogger               WithHintLogger         one package here: WithLogger configures the Middleware
-//	hints.WithRedactor             WithHintRedactor       one package here: WithRedactor configures the Middleware
-//	hints.Option                   HintOption             one package here
-//	hints.MetaKey                  NextStepsMetaKey       one package here
-//	hints.Middleware               Hints                  one package here: Middleware is the chain
-//	-                              WithHints              the hints inside the chain, which mcp-go composes with s.Use
-//	-                              WithHintRegistry       the same, with a registry built by NewHintRegistry
-//	-                              OnSuccessOf            go-sdk middleware sees structuredContent as JSON: typed success hints decode it
-//	-                              SuccessFuncOf          the function OnSuccessOf takes
-//	-                              Install                go-sdk cannot list its middleware: one call installs the chain in order
-//	envelope.Option                EnvelopeOption         one package here: Option configures the Middleware
-//	envelope.Renderer              -                      mcp-go finds the chain's renderer through the server; the Middleware holds it here
-//	envelope.NewRenderer           -                      the same
-//	envelope.RendererFrom          -                      the same
-//	recover.WithRenderer           -                      the same
-//	envelope.InternalResult        -                      builds an mcp-go result; ErrorResult(ctx, req, Internal(err)) here
-//	envelope.FromResult            -                      reads an mcp-go result; gosdktest.Result.Envelope here
-//	middleware.Default             -                      Middleware is the whole default chain
-//	middleware.Chain               -                      go-sdk composes middleware itself (AddReceivingMiddleware)
-//	middleware.When                -                      the same
-//	middleware.MatchFunc           -                      the same
-//	middleware.ForTools            -                      the same
-//	middleware.ExceptTools         -                      the same
-//	middleware.Logging             -                      the log record is WithLogger's, inside the Middleware
-//	middleware.WithRecoverOptions  -                      recovery options are the Middleware's own (WithOnPanic, WithoutStack)
-//	middleware.WithRedactOptions   -                      redaction options are the Middleware's own (WithRedactor, WithRedactedSuccesses)
-//	redact.WithSuccessResults      WithRedactedSuccesses  one package here
-//	redact.Redactor                -                      the Redactor is core/redact's; import github.com/mcpguard/mcpguard/core/redact
-//	redact.Default                 -                      core/redact.Default
-//	redact.New                     -                      core/redact.New
-//	redact.Rule                    -                      core/redact.Rule
-//	redact.NewRule                 -                      core/redact.NewRule
-//	redact.DefaultRules            -                      core/redact.DefaultRules
-//	redact.WithRules               -                      core/redact's Redactor.With
-//	redact.WithoutRules            -                      core/redact's Redactor.Without
-//	redact.Placeholder             -                      core/redact.Placeholder
-//	redact.IsSecretKey             -                      core/redact.IsSecretKey
-//	redact.String                  -                      core/redact.String
-//	redact.Handler                 -                      core/redact.Handler: a slog handler, no SDK
-//	redact.Result                  -                      redacts an mcp-go result; the Middleware redacts go-sdk's
-//	validate.Option                ToolOption             one package here: Option configures the Middleware
-//	validate.Validator             Validator              the same name, also here
-//	validate.New                   NewValidator           one package here
-//	validate.Default               -                      core/validate.Default
-//	validate.Args                  -                      go-sdk binds through AddTool[In, Out]
-//	validate.ArgsFrom              -                      AddTool hands the handler its In
-//	validate.Handler               AddTool                go-sdk's typed handlers, unchanged
-//	validate.StructuredHandler     -                      AddTool[In, Out] is typed on both sides
-//	validate.InputSchema           -                      AddTool sets the tool's input schema from In
-//	validate.OutputSchema          -                      AddTool sets the output schema from Out
-//	validate.OutputSchemaOf        -                      the same
-//	validate.Schema                -                      core/validate's Binder.Schema
-//	validate.RuntimeOnly           -                      core/validate's Binder.RuntimeOnly
-//	validate.RegisterPattern       -                      core/validate.RegisterPattern, shared by both fronts
-//	validate.CheckTool             -                      AddTool panics on a declared schema that disagrees with In
-//	-                              WrapTool               runs a low-level handler behind the receiving middleware, for handler-level tests; mcp-go has middleware.Wrap
-//	middleware.Wrap                -                      WrapTool here
-//	limit.HTTPContext              -                      go-sdk's HTTP handler has no context hook: limit.HTTPHandler wraps it
-//	-                              limit.HTTPHandler      the same
-//	limit.WithEnvelopeOptions      -                      refusals render with the Middleware's configuration
-//	middlewaretest.Server          gosdktest.Session      a go-sdk client holds a session over a transport
-//	middlewaretest.FromServer      gosdktest.Connect      connects a real go-sdk client over the in-memory transport
-//	middlewaretest.New             -                      mcp-go's one-tool shortcut; on go-sdk add the tool to a server and Connect
-//	-                              gosdktest.Dial         any go-sdk transport: stdio, streamable HTTP
-//	-                              gosdktest.ConnectOptionthe chain-order check, which only go-sdk needs
-//	-                              gosdktest.AllowMiddlewareOutsidethe same
+//	mcp-go                         go-sdk                            why
+//	hints.Registry                 HintRegistry                      one package here: hints' names take a Hint prefix
+//	hints.New                      NewHintRegistry                   one package here
+//	hints.WithLogger               WithHintLogger                    one package here: WithLogger configures the Middleware
+//	hints.WithRedactor             WithHintRedactor                  one package here: WithRedactor configures the Middleware
+//	hints.Option                   HintOption                        one package here
+//	hints.MetaKey                  NextStepsMetaKey                  one package here
+//	hints.Middleware               Hints                             one package here: Middleware is the chain
+//	-                              WithHints                         the hints inside the chain, which mcp-go composes with s.Use
+//	-                              WithHintRegistry                  the same, with a registry built by NewHintRegistry
+//	-                              OnSuccessOf                       go-sdk middleware sees structuredContent as JSON: typed success hints decode it
+//	-                              SuccessFuncOf                     the function OnSuccessOf takes
+//	-                              Install                           go-sdk cannot list its middleware: one call installs the chain in order
+//	envelope.Option                EnvelopeOption                    one package here: Option configures the Middleware
+//	envelope.Renderer              -                                 mcp-go finds the chain's renderer through the server; the Middleware holds it here
+//	envelope.NewRenderer           -                                 the same
+//	envelope.RendererFrom          -                                 the same
+//	recover.WithRenderer           -                                 the same
+//	envelope.InternalResult        -                                 builds an mcp-go result; ErrorResult(ctx, req, Internal(err)) here
+//	envelope.FromResult            -                                 reads an mcp-go result; gosdktest.Result.Envelope here
+//	middleware.Default             -                                 Middleware is the whole default chain
+//	middleware.Chain               -                                 go-sdk composes middleware itself (AddReceivingMiddleware)
+//	middleware.When                -                                 the same
+//	middleware.MatchFunc           -                                 the same
+//	middleware.ForTools            -                                 the same
+//	middleware.ExceptTools         -                                 the same
+//	middleware.Logging             -                                 the log record is WithLogger's, inside the Middleware
+//	middleware.WithRecoverOptions  -                                 recovery options are the Middleware's own (WithOnPanic, WithoutStack)
+//	middleware.WithRedactOptions   -                                 redaction options are the Middleware's own (WithRedactor, WithRedactedSuccesses)
+//	redact.WithSuccessResults      WithRedactedSuccesses             one package here
+//	redact.Redactor                -                                 the Redactor is core/redact's; import github.com/mcpguard/mcpguard/core/redact
+//	redact.Default                 -                                 core/redact.Default
+//	redact.New                     -                                 core/redact.New
+//	redact.Rule                    -                                 core/redact.Rule
+//	redact.NewRule                 -                                 core/redact.NewRule
+//	redact.DefaultRules            -                                 core/redact.DefaultRules
+//	redact.WithRules               -                                 core/redact's Redactor.With
+//	redact.WithoutRules            -                                 core/redact's Redactor.Without
+//	redact.Placeholder             -                                 core/redact.Placeholder
+//	redact.IsSecretKey             -                                 core/redact.IsSecretKey
+//	redact.String                  -                                 core/redact.String
+//	redact.Handler                 -                                 core/redact.Handler: a slog handler, no SDK
+//	redact.Result                  -                                 redacts an mcp-go result; the Middleware redacts go-sdk's
+//	validate.Option                ToolOption                        one package here: Option configures the Middleware
+//	validate.Validator             Validator                         the same name, also here
+//	validate.New                   NewValidator                      one package here
+//	validate.Default               -                                 core/validate.Default
+//	validate.Args                  -                                 go-sdk binds through AddTool[In, Out]
+//	validate.ArgsFrom              -                                 AddTool hands the handler its In
+//	validate.Handler               AddTool                           go-sdk's typed handlers, unchanged
+//	validate.StructuredHandler     -                                 AddTool[In, Out] is typed on both sides
+//	validate.InputSchema           -                                 AddTool sets the tool's input schema from In
+//	validate.OutputSchema          -                                 AddTool sets the output schema from Out
+//	validate.OutputSchemaOf        -                                 the same
+//	validate.Schema                -                                 core/validate's Binder.Schema
+//	validate.RuntimeOnly           -                                 core/validate's Binder.RuntimeOnly
+//	validate.RegisterPattern       -                                 core/validate.RegisterPattern, shared by both fronts
+//	validate.CheckTool             -                                 AddTool panics on a declared schema that disagrees with In
+//	-                              WrapTool                          runs a low-level handler behind the receiving middleware, for handler-level tests; mcp-go has middleware.Wrap
+//	middleware.Wrap                -                                 WrapTool here
+//	limit.HTTPContext              -                                 go-sdk's HTTP handler has no context hook: limit.HTTPHandler wraps it
+//	-                              limit.HTTPHandler                 the same
+//	limit.WithEnvelopeOptions      -                                 refusals render with the Middleware's configuration
+//	middlewaretest.Server          gosdktest.Session                 a go-sdk client holds a session over a transport
+//	middlewaretest.FromServer      gosdktest.Connect                 connects a real go-sdk client over the in-memory transport
+//	middlewaretest.New             -                                 mcp-go's one-tool shortcut; on go-sdk add the tool to a server and Connect
+//	-                              gosdktest.Dial                    any go-sdk transport: stdio, streamable HTTP
+//	-                              gosdktest.ConnectOption           the chain-order check, which only go-sdk needs
+//	-                              gosdktest.AllowMiddlewareOutside  the same
 //
 // # Why
 //

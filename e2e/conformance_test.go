@@ -24,7 +24,8 @@ const conformanceSDK = "github.com/modelcontextprotocol/go-sdk@v1.8.0"
 // TestConformanceSuite runs the official MCP conformance suite
 // (@modelcontextprotocol/conformance, pinned in e2e/node, every server
 // scenario: --suite all) against go-sdk's own conformance everything-server,
-// directly and through mcpguard-proxy --upstream. Every scenario that
+// stateful and stateless, directly and through mcpguard-proxy --upstream.
+// Every scenario that
 // passes directly passes through the proxy, and tools-call-error passes
 // through the proxy.
 func TestConformanceSuite(t *testing.T) {
@@ -35,9 +36,22 @@ func TestConformanceSuite(t *testing.T) {
 	needNode(t)
 	suite := nodetest.Bin(t, "conformance")
 	server := everythingServer(t)
-	upstream := startEverythingServer(t, server)
-	through := startProxy(t, proxyBin(t), upstream)
+	proxy := proxyBin(t)
+	// Stateful, the scenarios that make the server ask the client (sampling,
+	// elicitation) pass directly; stateless, the server's default, they
+	// fail directly, and must not change through the proxy either.
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			upstream := startEverythingServer(t, server, stateless)
+			conformanceThroughProxy(t, suite, upstream, startProxy(t, proxy, upstream))
+		})
+	}
+}
 
+// conformanceThroughProxy runs the suite against upstream and through, and
+// checks that the proxy takes no scenario away.
+func conformanceThroughProxy(t *testing.T, suite, upstream, through string) {
+	t.Helper()
 	direct := runConformance(t, suite, upstream)
 	proxied := runConformance(t, suite, through)
 	if len(direct) == 0 {
@@ -93,10 +107,9 @@ func everythingServer(t *testing.T) string {
 	return bin
 }
 
-// startEverythingServer runs the server, stateful (the scenarios that make
-// the server ask the client, sampling and elicitation, need a session), on
-// a free loopback port, and returns its endpoint once it accepts.
-func startEverythingServer(t *testing.T, bin string) string {
+// startEverythingServer runs the server, stateless or not, on a free
+// loopback port, and returns its endpoint once it accepts.
+func startEverythingServer(t *testing.T, bin string, stateless bool) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -104,7 +117,7 @@ func startEverythingServer(t *testing.T, bin string) string {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(bin, "-http", addr, "-stateless=false")
+	cmd := exec.Command(bin, "-http", addr, fmt.Sprintf("-stateless=%v", stateless))
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {

@@ -135,8 +135,8 @@ func startEverythingServer(t *testing.T, bin string, stateless bool) string {
 	}
 }
 
-// startProxy runs mcpguard-proxy --upstream upstream and returns the
-// endpoint it serves.
+// startProxy runs mcpguard-proxy --upstream upstream on a free loopback
+// port and returns the endpoint it serves, once it listens.
 func startProxy(t *testing.T, proxy, upstream string) string {
 	t.Helper()
 	cmd := exec.Command(proxy, "--upstream", upstream, "--listen", "127.0.0.1:0")
@@ -162,7 +162,7 @@ func startProxy(t *testing.T, proxy, upstream string) string {
 	}()
 	select {
 	case u := <-urls:
-		return strings.TrimSuffix(u, "/mcp") + "/mcp"
+		return u
 	case <-time.After(time.Minute):
 		t.Fatal("mcpguard-proxy did not listen in time")
 		return ""

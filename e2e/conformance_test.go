@@ -25,9 +25,10 @@ const conformanceSDK = "github.com/modelcontextprotocol/go-sdk@v1.8.0"
 // (@modelcontextprotocol/conformance, pinned in e2e/node, every server
 // scenario: --suite all) against go-sdk's own conformance everything-server,
 // stateful and stateless, directly and through mcpguard-proxy --upstream.
-// Every scenario that
-// passes directly passes through the proxy, and tools-call-error passes
-// through the proxy.
+// Every scenario that passes directly passes through the proxy, and
+// tools-call-error passes through the proxy. So that the comparison cannot
+// pass vacuously, the stateful server (both versions are pinned) must pass
+// every scenario directly.
 func TestConformanceSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the conformance suite runs two servers and the suite twice")
@@ -43,14 +44,20 @@ func TestConformanceSuite(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
 			upstream := startEverythingServer(t, server, stateless)
-			conformanceThroughProxy(t, suite, upstream, startProxy(t, proxy, upstream))
+			direct := conformanceThroughProxy(t, suite, upstream, startProxy(t, proxy, upstream))
+			for name, failed := range direct {
+				if !stateless && failed != "" {
+					t.Errorf("%s fails directly against the stateful server: %s", name, failed)
+				}
+			}
 		})
 	}
 }
 
 // conformanceThroughProxy runs the suite against upstream and through, and
-// checks that the proxy takes no scenario away.
-func conformanceThroughProxy(t *testing.T, suite, upstream, through string) {
+// checks that the proxy takes no scenario away. It returns the direct
+// results.
+func conformanceThroughProxy(t *testing.T, suite, upstream, through string) map[string]string {
 	t.Helper()
 	direct := runConformance(t, suite, upstream)
 	proxied := runConformance(t, suite, through)
@@ -75,6 +82,7 @@ func conformanceThroughProxy(t *testing.T, suite, upstream, through string) {
 	if got, ran := proxied["tools-call-error"]; !ran || got != "" {
 		t.Errorf("tools-call-error through the proxy: ran %v, %s", ran, got)
 	}
+	return direct
 }
 
 func verdict(failure string) string {

@@ -242,30 +242,7 @@ func TestProxyHTTPInFrontOfTheShop(t *testing.T) {
 	proxy := proxyBin(t)
 	forEachFront(t, func(t *testing.T, f front) {
 		shop := startHTTP(t, append([]string{"-panic-tool"}, f.args...)...)
-		cmd := exec.Command(proxy, "--upstream", shop.url, "--listen", "127.0.0.1:0")
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		urls := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				if m := proxyListening.FindStringSubmatch(sc.Text()); m != nil {
-					urls <- m[1]
-				}
-			}
-		}()
-		var url string
-		select {
-		case url = <-urls:
-		case <-time.After(time.Minute):
-			t.Fatal("mcpguard-proxy did not listen in time")
-		}
+		url := startProxy(t, proxy, shop.url)
 		c, err := client.NewStreamableHttpClient(url)
 		if err != nil {
 			t.Fatal(err)

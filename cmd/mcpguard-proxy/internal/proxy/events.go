@@ -106,6 +106,12 @@ func (e *events) ended(err error) []byte {
 	if x == nil || x.call == nil || x.state.done {
 		return nil
 	}
+	if e.end == io.EOF && e.ctx.Err() == nil {
+		// The upstream ended the stream cleanly before it answered: SEP-1699
+		// polling, where the answer comes on a GET stream the client resumes
+		// with Last-Event-ID. Answering here would answer for the server.
+		return nil
+	}
 	x.state.done = true
 	e.end = io.EOF
 	if errors.Is(e.ctx.Err(), context.DeadlineExceeded) {

@@ -8,10 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -73,6 +76,10 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			h.recovered(w, r, x, p)
 		}
 	}()
+	if rebinding(r) {
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodPost || r.Body == nil {
 		h.rp.ServeHTTP(w, r)
 		return
@@ -105,6 +112,29 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	h.rp.ServeHTTP(w, r)
+}
+
+// rebinding reports a request that reached a loopback listener under a
+// Host that is not loopback: a DNS-rebinding attempt from a web page. The
+// proxy sends the upstream its own Host, so an upstream's protection
+// cannot see it; the proxy applies the rule go-sdk's servers apply.
+func rebinding(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && loopback(local.String()) && !loopback(r.Host)
+}
+
+// loopback reports whether addr (host or host:port) is localhost or a
+// loopback IP.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // recovered handles a panic while serving r: logged, and a tool call not

@@ -42,7 +42,7 @@ func upstream(t *testing.T) *httptest.Server {
 			w.Header().Set("Mcp-Session-Id", "s-1")
 			reply(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"up","version":"1"}}`)
 		case "tools/list":
-			reply(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"fail_text","inputSchema":{"type":"object"}},{"name":"hang","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}},{"name":"drop","inputSchema":{"type":"object"}}]}`)
+			reply(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"fail_text","inputSchema":{"type":"object"}},{"name":"hang","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}},{"name":"drop","inputSchema":{"type":"object"}},{"name":"poll","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
 			upstreamCall(w, r, m)
 		default:
@@ -74,6 +74,11 @@ func upstreamCall(w http.ResponseWriter, r *http.Request, m childMsg) {
 	case "drop":
 		conn, _, _ := w.(http.Hijacker).Hijack()
 		conn.Close()
+	case "poll":
+		// SEP-1699: the server ends the POST's stream before it answers;
+		// the client resumes on a GET with Last-Event-ID.
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "id: e1\nretry: 100\ndata: \n\n")
 	}
 }
 

@@ -34,6 +34,8 @@ const (
 //	          go-sdk's encoder, which runs after every middleware, cannot
 //	          panic or fail outside any recover
 //	limits    (only with WithLimits) rate, concurrency and time bounds
+//	declared  checks the arguments against the tool's declared input
+//	          schema (off with WithoutDeclaredSchemas)
 //
 // and every other method passes through untouched, without allocating
 // (tools/list results are only read, to learn which tools declare an
@@ -42,7 +44,7 @@ const (
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		next = inside(c.limits, next)
+		next = inside(c.limits, c.declared.wrap(next))
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
@@ -53,6 +55,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				res, err := next(ctx, method, req)
 				if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 					c.front.learn(l)
+					c.declared.learn(l)
 				}
 				return res, err
 			}

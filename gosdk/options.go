@@ -33,6 +33,10 @@ type options struct {
 	noStack   bool
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
 	limits    []mcp.Middleware
+	// declaredOff turns declared-schema enforcement off; declaredExcept,
+	// for these tools only.
+	declaredOff    bool
+	declaredExcept []string
 }
 
 // WithEnvelopeOptions configures classification and rendering with core
@@ -127,6 +131,7 @@ type chain struct {
 	recover   core.RecoverOptions
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
 	limits    []mcp.Middleware // WithLimits, inside the guard
+	declared  *declared        // nil: WithoutDeclaredSchemas()
 }
 
 // evaluate applies opts in one place: the defaults, then the options.
@@ -153,6 +158,7 @@ func evaluate(opts []Option) *chain {
 		recover:   core.RecoverOptions{Logger: o.logger, Stack: !o.noStack},
 		onPanic:   o.onPanic,
 		limits:    o.limits,
+		declared:  newDeclared(&o),
 	}
 	if o.logger != nil {
 		c.log = newLogger(o.logger, o.logOpts)

@@ -111,7 +111,7 @@ func TestDeclaredSchemasAnswerWithFields(t *testing.T) {
 	s.CallTool("fs_read_file", map[string]any{}).ExpectError(envelope.ValidationError).ExpectField("path", "required")
 	r := s.CallTool("fs_read_file", map[string]any{"path": "a", "encoding": "UTF-8"}).
 		ExpectError(envelope.ValidationError).ExpectField("encoding", "oneof")
-	if f := r.Field("encoding"); f.Suggestion != "utf-8" || strings.Join(f.Allowed, ",") != "utf-8,base64" {
+	if f := r.Field("encoding"); f == nil || f.Suggestion != "utf-8" || strings.Join(f.Allowed, ",") != "utf-8,base64" {
 		t.Errorf("enum field: %+v", f)
 	}
 	s.CallTool("git_log", map[string]any{"repo_path": "/r", "max_count": 500}).
@@ -167,7 +167,9 @@ func TestDeclaredSchemasFollowReRegistration(t *testing.T) {
 	s := middlewaretest.FromServer(t, srv)
 	s.CallTool("fs_read_file", map[string]any{"path": "a", "max_bytes": 100}).ExpectSuccess()
 	srv.AddTool(mcp.NewTool("fs_read_file", mcp.WithString("path", mcp.Required()), mcp.WithNumber("max_bytes", mcp.Max(10))),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("v2"), nil })
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("v2"), nil
+		})
 	s.CallTool("fs_read_file", map[string]any{"path": "a", "max_bytes": 100}).ExpectError(envelope.ValidationError).ExpectField("max_bytes", "max")
 	s.CallTool("fs_read_file", map[string]any{"path": "a", "max_bytes": 5}).ExpectSuccess()
 }
@@ -180,7 +182,9 @@ func TestDeclaredSchemasBadSchemaNeverFailsACall(t *testing.T) {
 	srv := server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
 	srv.Use(middleware.Default(middleware.WithLogger(log.Logger()))...)
 	srv.AddTool(mcp.NewToolWithRawSchema("odd", "d", []byte(`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}`)),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("ok"), nil })
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
 	s := middlewaretest.FromServer(t, srv)
 	for range 3 {
 		s.CallTool("odd", map[string]any{"a": 1}).ExpectSuccess()

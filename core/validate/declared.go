@@ -67,7 +67,7 @@ type Declared struct {
 func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 	d := &Declared{tool: tool, o: evaluate(opts)}
 	d.bound = claimed(schema)
-	if d.bound {
+	if d.bound || trivialSchema(schema) {
 		return d
 	}
 	var err error
@@ -86,7 +86,9 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 }
 
 // Enforced reports whether calls are checked: false for a schema that is
-// not enforced (see [Declared.Off]) and for one a [Binder] checks.
+// not enforced (see [Declared.Off]), for one a [Binder] checks, and for one
+// that declares nothing to check but an object ({"type": "object"}, with
+// no properties), whose calls pass unchanged.
 func (d *Declared) Enforced() bool { return d.sch != nil && !d.bound && !d.stopped.Load() }
 
 // Bound reports whether the schema is one a [Binder] derived, whose tool
@@ -102,6 +104,28 @@ func (d *Declared) Off() error {
 }
 
 var errUncheckable = errors.New("the schema cannot be checked: a $ref cycle that makes no progress, or the library failed")
+
+// trivialSchema reports a schema that states nothing beyond "an object",
+// in words for people at most: mcp.NewTool's default, go-sdk's for a tool
+// without arguments.
+func trivialSchema(schema []byte) bool {
+	var m map[string]json.RawMessage
+	if len(schema) > 4096 || json.Unmarshal(schema, &m) != nil || string(m["type"]) != `"object"` {
+		return false
+	}
+	for k, v := range m {
+		switch k {
+		case "type", "title", "description", "$schema":
+		case "properties":
+			if s := string(bytes.TrimSpace(v)); s != "{}" && s != "null" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // refuseLoader loads nothing: a validator never reaches the network or the
 // file system, whatever a schema's $ref or $schema says.

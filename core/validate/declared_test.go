@@ -153,7 +153,7 @@ func TestDeclaredUnusableSchemasAreNotEnforced(t *testing.T) {
 		"bad keyword value": `{"type":"object","properties":{"a":{"type":"strin"}}}`,
 		"remote $ref":       `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`,
 		"file $ref":         `{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`,
-		"unknown dialect":   `{"$schema":"https://example.com/my-dialect","type":"object"}`,
+		"unknown dialect":   `{"$schema":"https://example.com/my-dialect","type":"object","properties":{"a":{"type":"string"}}}`,
 		"too large":         huge,
 		"too deep":          deep,
 	} {
@@ -292,4 +292,16 @@ func TestDeclaredDoesNotModifyTheDecodedArguments(t *testing.T) {
 
 func slogDebug(l *logs) *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func TestDeclaredTrivialSchemasAreNotChecked(t *testing.T) {
+	t.Parallel()
+	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{}}`, `{"type":"object","description":"none","properties":null}`} {
+		if d := validate.NewDeclared("t", []byte(schema)); d.Enforced() || d.Off() != nil {
+			t.Errorf("%s: enforced %v, off %v", schema, d.Enforced(), d.Off())
+		}
+	}
+	if d := validate.NewDeclared("t", []byte(`{"type":"object","additionalProperties":false}`)); !d.Enforced() {
+		t.Error("additionalProperties: false is something to check")
+	}
 }

@@ -57,7 +57,8 @@ type Declared struct {
 	stopped atomic.Bool
 	bound   bool // the schema is one a Binder derived and checks itself
 	maxEnum int
-	names   []string // the root's declared properties, for unknown members
+	names   []string    // the root's declared properties, for unknown members
+	flat    *flatSchema // nil: every call goes to the library
 	warned  atomic.Bool
 }
 
@@ -81,6 +82,7 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 			d.names = append(d.names, name)
 		}
 		slices.Sort(d.names)
+		d.flat = flatten(d.sch)
 	}
 	return d
 }
@@ -217,6 +219,9 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	doc, fe := d.document(raw, decoded)
 	if fe != nil {
 		return nil, failFields(fe, 0)
+	}
+	if d.flat != nil && d.flat.valid(doc) {
+		return nil, nil
 	}
 	verr := d.validate(doc)
 	if verr == nil {

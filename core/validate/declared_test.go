@@ -305,3 +305,16 @@ func TestDeclaredTrivialSchemasAreNotChecked(t *testing.T) {
 		t.Error("additionalProperties: false is something to check")
 	}
 }
+
+func BenchmarkDeclaredCheck(b *testing.B) {
+	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	raw := []byte(`{"path":"docs/README.md","mode":"text","limit":50,"follow":false}`)
+	doc := map[string]any{"path": "docs/README.md", "mode": "text", "limit": float64(50), "follow": false}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Check(ctx, raw, doc, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package validate
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestDeclaredFastPathAgreesWithTheLibrary: whatever the fast path calls
+// valid, the library validates, on generated arguments of the shapes mcp-go
+// and go-sdk decode (float64 and json.Number), edge values included. The
+// fast path must also take most valid calls, or it is not one.
+func TestDeclaredFastPathAgreesWithTheLibrary(t *testing.T) {
+	t.Parallel()
+	schemas := []string{
+		`{"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":8},"mode":{"type":"string","enum":["text","binary"]},
+			"limit":{"type":"integer","minimum":1,"maximum":100},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},
+			"follow":{"type":"boolean"}},"required":["path"]}`,
+		`{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]{2}-[0-9]+$"},"n":{"type":"number","minimum":-2.5,"maximum":2.5}},"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"integer","exclusiveMinimum":0,"minimum":-5},"b":{"type":"integer","maximum":10,"exclusiveMaximum":3}}}`,
+	}
+	values := []any{nil, true, false, "", "a", "text", "Text", "héllo", strings.Repeat("x", 9), "ab-12", "ab-", "5",
+		0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 2.5000001, 3.0, 10.0, 100.0, 100.5, 101.0, 1e300,
+		json.Number("0"), json.Number("1"), json.Number("100"), json.Number("101"), json.Number("-5"), json.Number("3"),
+		json.Number("1.0"), json.Number("1e2"), json.Number("99999999999999999999"), json.Number("0.5"),
+		[]any{}, map[string]any{}}
+	keys := []string{"path", "mode", "limit", "ratio", "follow", "id", "n", "a", "b", "other"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, schema := range schemas {
+		d := NewDeclared("t", []byte(schema))
+		if d.flat == nil {
+			t.Fatalf("not flat: %s", schema)
+		}
+		fast := 0
+		for range 20000 {
+			doc := map[string]any{}
+			for _, k := range keys {
+				if rng.IntN(3) == 0 {
+					doc[k] = values[rng.IntN(len(values))]
+				}
+			}
+			if !d.flat.valid(doc) {
+				continue
+			}
+			fast++
+			if err := d.sch.Validate(doc); err != nil {
+				t.Fatalf("%s\nthe fast path accepts %v, the library refuses it: %v", schema, doc, err)
+			}
+		}
+		if fast == 0 {
+			t.Errorf("the fast path accepts nothing for %s", schema)
+		}
+	}
+}
+
+func TestDeclaredFastPathLeavesTheRestToTheLibrary(t *testing.T) {
+	t.Parallel()
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"}}}}`,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`,
+		`{"type":"object","properties":{"a":{"type":"integer","multipleOf":3}}}`,
+		`{"type":"object","properties":{"a":{"type":"number","maximum":0.1}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"string"}}}`,
+		`{"type":"object","properties":{"a":{"enum":[1,2]}}}`,
+		`{"type":"object","minProperties":1}`,
+	} {
+		if d := NewDeclared("t", []byte(schema)); d.sch == nil || d.flat != nil {
+			t.Errorf("%s: compiled %v, flat %v", schema, d.sch != nil, d.flat != nil)
+		}
+	}
+}

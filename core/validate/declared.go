@@ -216,12 +216,12 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 		d.warnOnce(ctx)
 		return nil, nil
 	}
+	if d.fast(raw, decoded) {
+		return nil, nil
+	}
 	doc, fe := d.document(raw, decoded)
 	if fe != nil {
 		return nil, failFields(fe, 0)
-	}
-	if d.flat != nil && d.flat.valid(doc) {
-		return nil, nil
 	}
 	verr := d.validate(doc)
 	if verr == nil {
@@ -249,6 +249,18 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	r := describer{doc: doc, names: d.names, red: red.ForCall(raw)}
 	r.leaves(verr)
 	return nil, failFields(r.fields, r.more)
+}
+
+// fast reports a call that the flat schema's fast path finds valid, within
+// the bounds document checks.
+func (d *Declared) fast(raw []byte, decoded any) bool {
+	if d.flat == nil || len(raw) > d.o.maxBytes || d.maxEnum > 0 && len(raw)*d.maxEnum > enumBudget {
+		return false
+	}
+	if decoded != nil {
+		return d.flat.valid(decoded)
+	}
+	return d.flat.validRaw(raw)
 }
 
 // document bounds and decodes the arguments, as the binder does: size and

@@ -27,6 +27,7 @@ type flatSchema struct {
 }
 
 type flatProp struct {
+	bit      uint64           // this property's bit among those seen, 0 beyond 64
 	types    jsonschema.Types // the declared type: one of string, integer, number, boolean
 	enum     []string
 	minLen   int
@@ -64,10 +65,18 @@ func flatten(s *jsonschema.Schema) *flatSchema {
 	default:
 		return nil
 	}
-	for name, p := range s.Properties {
-		fp := flatProperty(p)
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for i, name := range names {
+		fp := flatProperty(s.Properties[name])
 		if fp == nil {
 			return nil
+		}
+		if i < 64 {
+			fp.bit = 1 << i
 		}
 		f.props[name] = fp
 	}
@@ -240,4 +249,77 @@ func exactNumber(v any) (float64, bool) {
 		return float64(i), err == nil
 	}
 	return 0, false
+}
+
+// validRaw is valid for the arguments' JSON text, read in one pass
+// without decoding it: an object of plain members (no escapes, no
+// nesting) whose values are plain scalars. A member sent twice is checked
+// twice: the library, which keeps the last, sees one of the values found
+// valid. Anything else is the library's.
+func (f *flatSchema) validRaw(b []byte) bool {
+	if len(f.props) > 64 {
+		return false
+	}
+	d := flatDecoder{b: b}
+	d.ws()
+	if !d.lit('{') {
+		return false
+	}
+	var seen uint64
+	d.ws()
+	if !d.lit('}') {
+		for {
+			d.ws()
+			key, ok := d.plainString()
+			if d.ws(); !ok || !d.lit(':') {
+				return false
+			}
+			d.ws()
+			p := f.props[text(key)]
+			if p == nil || !p.validRaw(&d) {
+				return false // an unknown member's value may be anything: the library reads it
+			}
+			seen |= p.bit
+			if d.ws(); d.lit('}') {
+				break
+			}
+			if !d.lit(',') {
+				return false
+			}
+		}
+	}
+	for _, r := range f.required {
+		if p := f.props[r]; p == nil || seen&p.bit == 0 {
+			return false
+		}
+	}
+	return d.end()
+}
+
+func (p *flatProp) validRaw(d *flatDecoder) bool {
+	switch p.types {
+	case typeString:
+		s, ok := d.plainString()
+		return ok && p.validString(text(s))
+	case typeBoolean:
+		return d.word("true") || d.word("false")
+	}
+	t, integer, ok := d.number()
+	if !ok || p.types == typeInteger && !integer {
+		return false
+	}
+	if integer && len(t) <= 16 {
+		i, err := strconv.ParseInt(text(t), 10, 64)
+		if err != nil || math.Abs(float64(i)) > 1<<53 {
+			return false
+		}
+		return p.valid(float64(i))
+	}
+	// A rounded value strictly inside exact bounds is inside them; one
+	// that rounds onto a bound is the library's to judge.
+	n, err := strconv.ParseFloat(text(t), 64)
+	if err != nil || math.IsInf(n, 0) || n <= p.lo || n >= p.hi {
+		return false
+	}
+	return true
 }

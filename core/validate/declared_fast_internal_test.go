@@ -5,7 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
+
+func jsonschemaUnmarshal(s string) (any, error) { return jsonschema.UnmarshalJSON(strings.NewReader(s)) }
 
 // TestDeclaredFastPathAgreesWithTheLibrary: whatever the fast path calls
 // valid, the library validates, on generated arguments of the shapes mcp-go
@@ -40,6 +44,10 @@ func TestDeclaredFastPathAgreesWithTheLibrary(t *testing.T) {
 					doc[k] = values[rng.IntN(len(values))]
 				}
 			}
+			if raw, err := json.Marshal(doc); err == nil && d.flat.validRaw(raw) {
+				fast++
+				agrees(t, d, string(raw))
+			}
 			if !d.flat.valid(doc) {
 				continue
 			}
@@ -67,6 +75,44 @@ func TestDeclaredFastPathLeavesTheRestToTheLibrary(t *testing.T) {
 	} {
 		if d := NewDeclared("t", []byte(schema)); d.sch == nil || d.flat != nil {
 			t.Errorf("%s: compiled %v, flat %v", schema, d.sch != nil, d.flat != nil)
+		}
+	}
+}
+
+// agrees fails unless the library accepts raw, which the raw fast path
+// accepted.
+func agrees(t *testing.T, d *Declared, raw string) {
+	t.Helper()
+	doc, err := jsonschemaUnmarshal(raw)
+	if err != nil {
+		t.Fatalf("the raw fast path accepts %s, which is not JSON: %v", raw, err)
+	}
+	if err := d.sch.Validate(doc); err != nil {
+		t.Fatalf("the raw fast path accepts %s, the library refuses it: %v", raw, err)
+	}
+}
+
+// TestDeclaredRawFastPathEdges: texts the raw fast path must leave to the
+// library, or may accept only where the library does.
+func TestDeclaredRawFastPathEdges(t *testing.T) {
+	t.Parallel()
+	d := NewDeclared("t", []byte(`{"type":"object","properties":{"n":{"type":"number","maximum":2.5,"minimum":-2.5},
+		"i":{"type":"integer","maximum":100},"s":{"type":"string","maxLength":3,"enum":["a","é","abc"]}},"required":["s"]}`))
+	for _, raw := range []string{
+		`{"s":"a","n":2.5000000000000001}`, `{"s":"a","n":2.4999999999999999}`, `{"s":"a","n":-2.5000000000000001}`,
+		`{"s":"a","i":100.0}`, `{"s":"a","i":1e2}`, `{"s":"a","i":100000000000000000000}`, `{"s":"a","i":9007199254740993}`,
+		`{"s":"a","s":"zzzz"}`, `{"s":"\u0061"}`, `{"s":"é"}`, `{"s":"abc","n":1e-400}`, `{"s":"a","n":1e400}`,
+		`{"s":"a"} x`, `{"s":"a",}`, `{"s":"a","x":{"deep":[1]}}`, ` { "s" : "abc" , "i" : -7 } `,
+	} {
+		if d.flat.validRaw([]byte(raw)) {
+			agrees(t, d, raw)
+		}
+		// Whatever the fast path says, Check's answer is the library's.
+		_, err := d.Check(t.Context(), []byte(raw), nil, nil)
+		doc, jerr := jsonschemaUnmarshal(raw)
+		libOK := jerr == nil && d.sch.Validate(doc) == nil
+		if (err == nil) != libOK {
+			t.Errorf("%s: Check error %v, library accepts %v", raw, err, libOK)
 		}
 	}
 }

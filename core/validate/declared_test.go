@@ -318,3 +318,17 @@ func BenchmarkDeclaredCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDeclaredCheckRaw is the go-sdk front's case: the arguments
+// arrive as JSON text only.
+func BenchmarkDeclaredCheckRaw(b *testing.B) {
+	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	raw := []byte(`{"path":"docs/README.md","mode":"text","limit":50,"follow":false}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Check(ctx, raw, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

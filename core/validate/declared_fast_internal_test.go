@@ -9,7 +9,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-func jsonschemaUnmarshal(s string) (any, error) { return jsonschema.UnmarshalJSON(strings.NewReader(s)) }
+func jsonschemaUnmarshal(s string) (any, error) {
+	return jsonschema.UnmarshalJSON(strings.NewReader(s))
+}
 
 // TestDeclaredFastPathAgreesWithTheLibrary: whatever the fast path calls
 // valid, the library validates, on generated arguments of the shapes mcp-go

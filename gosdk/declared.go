@@ -40,7 +40,13 @@ const maxListPages = 100
 type declared struct {
 	opts   []validate.Option
 	except map[string]bool
-	tools  sync.Map // tool name -> *declaredTool
+}
+
+// declaredTools is what one server's Middleware knows of its tools: one
+// Middleware value may serve several servers, each with its own tools.
+type declaredTools struct {
+	*declared
+	tools sync.Map // tool name -> *declaredTool
 	// listed is when the Middleware last listed the tools itself
 	// (UnixNano): a call of a tool it does not know lists them again at
 	// most once a second, so that calls of made-up names cannot make
@@ -69,7 +75,7 @@ func newDeclared(o *options) *declared {
 }
 
 // learn records the definitions a tools/list result lists.
-func (l *declared) learn(res *mcp.ListToolsResult) {
+func (l *declaredTools) learn(res *mcp.ListToolsResult) {
 	if l == nil || res == nil {
 		return
 	}
@@ -83,11 +89,13 @@ func (l *declared) learn(res *mcp.ListToolsResult) {
 	}
 }
 
-// wrap checks tools/call requests before next serves them.
-func (l *declared) wrap(next mcp.MethodHandler) mcp.MethodHandler {
-	if l == nil {
-		return next
+// wrap checks tools/call requests before next, one server's handler,
+// serves them; the table it returns learns that server's tools.
+func (c *declared) wrap(next mcp.MethodHandler) (mcp.MethodHandler, *declaredTools) {
+	if c == nil {
+		return next, nil
 	}
+	l := &declaredTools{declared: c}
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		r, ok := req.(*mcp.CallToolRequest)
 		if !ok || method != methodCallTool || r.Params == nil || l.except[r.Params.Name] {
@@ -105,7 +113,7 @@ func (l *declared) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 			r = withArguments(r, converted)
 		}
 		return next(ctx, method, r)
-	}
+	}, l
 }
 
 // withArguments is a copy of req with other arguments: the request go-sdk
@@ -120,7 +128,7 @@ func withArguments(req *mcp.CallToolRequest, args json.RawMessage) *mcp.CallTool
 
 // lookup returns the checker of the called tool's definition, or nil when
 // there is nothing to check.
-func (l *declared) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *validate.Declared {
+func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *validate.Declared {
 	name := r.Params.Name
 	v, ok := l.tools.Load(name)
 	if !ok {
@@ -147,7 +155,7 @@ func (l *declared) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.
 
 // list learns the server's tools with tools/list requests of its own,
 // served by the handlers inside the Middleware.
-func (l *declared) list(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler) {
+func (l *declaredTools) list(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler) {
 	cursor := ""
 	for range maxListPages {
 		res, err := next(ctx, methodListTools, &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})

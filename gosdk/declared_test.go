@@ -145,3 +145,23 @@ func TestDeclaredSchemasLeaveGosdkAddToolAlone(t *testing.T) {
 	s.Call("bound", map[string]any{"repo_path": "/r", "max_count": "5"}).ExpectError(gosdk.ValidationError).ExpectField("max_count", "type")
 	s.Call("bound", map[string]any{"repo_path": "/r", "max_count": 5}).ExpectSuccess()
 }
+
+// TestDeclaredSchemasOneMiddlewareTwoServers: one Middleware value on two
+// servers checks each server's tool against that server's schema.
+func TestDeclaredSchemasOneMiddlewareTwoServers(t *testing.T) {
+	t.Parallel()
+	mw := gosdk.Middleware()
+	serve := func(schema string) *gosdktest.Session {
+		s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "same_name", InputSchema: json.RawMessage(schema)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+		s.AddReceivingMiddleware(mw)
+		return gosdktest.Connect(t, s)
+	}
+	strict := serve(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	free := serve(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+	strict.Call("same_name", map[string]any{}).ExpectError(gosdk.ValidationError).ExpectField("path", "required")
+	free.Call("same_name", map[string]any{}).ExpectSuccess()
+	free.Call("same_name", map[string]any{"n": "x"}).ExpectError(gosdk.ValidationError).ExpectField("n", "type")
+}

@@ -44,7 +44,8 @@ const (
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		next = inside(c.limits, c.declared.wrap(next))
+		checked, tools := c.declared.wrap(next)
+		next = inside(c.limits, checked)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
@@ -55,7 +56,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				res, err := next(ctx, method, req)
 				if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 					c.front.learn(l)
-					c.declared.learn(l)
+					tools.learn(l)
 				}
 				return res, err
 			}

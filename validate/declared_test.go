@@ -227,3 +227,44 @@ func TestDeclaredSchemasLeaveBoundToolsToArgs(t *testing.T) {
 		t.Errorf("handler ran %d times, want 1", ran.Load())
 	}
 }
+
+// TestDeclaredSchemasHostileArguments: deep nesting, megabyte arrays and
+// arguments that are not an object get a bounded validation_error, and
+// the handler never runs.
+func TestDeclaredSchemasHostileArguments(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := middlewaretest.FromServer(t, plainServer(&ran, middleware.Default()...))
+	deep := any("x")
+	for range 9000 { // encoding/json, which mcp-go decodes with, stops at 10,000
+		deep = []any{deep}
+	}
+	big := make([]any, 1<<19)
+	for i := range big {
+		big[i] = 1
+	}
+	for name, c := range map[string]struct {
+		args any
+		rule string
+	}{
+		"9,000 levels":  {map[string]any{"path": "a", "x": deep}, "depth"},
+		"1 MiB array":   {map[string]any{"path": "a", "x": big}, "size"},
+		"an array":      {[]any{1, 2}, "type"},
+		"a string":      {"path", "type"},
+		"a number":      {12, "type"},
+		"null":          {nil, "required"},
+		"path is null":  {map[string]any{"path": nil}, "type"},
+		"unknown types": {map[string]any{"path": []any{}, "encoding": map[string]any{}, "max_bytes": true}, "type"},
+	} {
+		r := s.CallTool("fs_read_file", c.args).ExpectError(envelope.ValidationError)
+		if len(r.Raw) > 24<<10 {
+			t.Errorf("%s: a %d-byte answer", name, len(r.Raw))
+		}
+		if r.Envelope == nil || len(r.Envelope.Fields) == 0 || r.Envelope.Fields[0].Rule != c.rule {
+			t.Errorf("%s: %s, want a %s field first", name, r.Raw, c.rule)
+		}
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the handler ran %d times", n)
+	}
+}

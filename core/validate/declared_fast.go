@@ -184,8 +184,8 @@ func (f *flatSchema) valid(doc any) bool {
 	for k, v := range m {
 		p := f.props[k]
 		if p == nil {
-			if f.closed {
-				return false
+			if f.closed || !scalar(v) {
+				return false // the library reads it, within the depth bound
 			}
 			continue
 		}
@@ -319,6 +319,14 @@ func (p *flatProp) validRaw(d *flatDecoder) bool {
 	// that rounds onto a bound is the library's to judge.
 	n, err := strconv.ParseFloat(text(t), 64)
 	if err != nil || math.IsInf(n, 0) || n <= p.lo || n >= p.hi {
+		return false
+	}
+	return true
+}
+
+func scalar(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
 		return false
 	}
 	return true

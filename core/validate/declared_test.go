@@ -332,3 +332,24 @@ func BenchmarkDeclaredCheckRaw(b *testing.B) {
 		}
 	}
 }
+
+// TestDeclaredSuccessAllocations: a valid call of a flat declared schema
+// costs no allocation, whether the SDK hands over decoded arguments
+// (mcp-go) or JSON text only (go-sdk).
+func TestDeclaredSuccessAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes what escapes")
+	}
+	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	raw := []byte(`{"path":"docs/README.md","mode":"text","limit":50,"follow":false}`)
+	doc := map[string]any{"path": "docs/README.md", "mode": "text", "limit": float64(50), "follow": false}
+	ctx := context.Background()
+	for name, fn := range map[string]func(){
+		"decoded": func() { _, _ = d.Check(ctx, raw, doc, nil) },
+		"raw":     func() { _, _ = d.Check(ctx, raw, nil, nil) },
+	} {
+		if n := testing.AllocsPerRun(200, fn); n != 0 {
+			t.Errorf("%s: %v allocations per valid call, want 0", name, n)
+		}
+	}
+}

@@ -248,6 +248,7 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	}
 	r := describer{doc: doc, names: d.names, red: red.ForCall(raw)}
 	r.leaves(verr)
+	r.sorted()
 	return nil, failFields(r.fields, r.more)
 }
 

@@ -46,13 +46,22 @@ func (r *describer) leaves(e *jsonschema.ValidationError) {
 	}
 }
 
+// add records a field error. The library's errors come in no set order
+// (properties are a map), so the fields are sorted by path and capped at
+// MaxFieldErrors once all are in (sorted).
 func (r *describer) add(fe envelope.FieldError) {
-	if len(r.fields) >= MaxFieldErrors {
-		r.more++
-		return
-	}
 	fe.Param = clip(fe.Param, maxMessageRunes)
 	r.fields = append(r.fields, fe)
+}
+
+// sorted orders the fields by path, the library's order kept within a
+// path, and keeps the first MaxFieldErrors, counting the rest.
+func (r *describer) sorted() {
+	slices.SortStableFunc(r.fields, func(a, b envelope.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	if len(r.fields) > MaxFieldErrors {
+		r.more += len(r.fields) - MaxFieldErrors
+		r.fields = r.fields[:MaxFieldErrors]
+	}
 }
 
 func (r *describer) leaf(e *jsonschema.ValidationError) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -260,11 +263,11 @@ func TestDeclaredSkipsSchemasABinderClaims(t *testing.T) {
 		Query string `json:"query" validate:"required,min=3"`
 	}
 	b := validate.NewBinder[claimedArgs]()
-	before := validate.NewDeclared("q", b.Schema())
-	if before.Bound() {
-		t.Fatal("bound before any claim")
-	}
 	b.Claim()
+	// A schema no binder claimed is checked.
+	if validate.NewDeclared("q", []byte(`{"type":"object","properties":{"query":{"type":"string","minLength":4}}}`)).Bound() {
+		t.Error("an unclaimed schema is bound")
+	}
 	// The same schema, written by another encoder.
 	var v any
 	if err := json.Unmarshal(b.Schema(), &v); err != nil {
@@ -351,5 +354,30 @@ func TestDeclaredSuccessAllocations(t *testing.T) {
 		if n := testing.AllocsPerRun(200, fn); n != 0 {
 			t.Errorf("%s: %v allocations per valid call, want 0", name, n)
 		}
+	}
+}
+
+// TestDeclaredNeverFetches: a remote $ref or $schema is never fetched,
+// even from a server that would answer.
+func TestDeclaredNeverFetches(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		_, _ = w.Write([]byte(`{"type":"string"}`))
+	}))
+	defer srv.Close()
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":{"$ref":"` + srv.URL + `/a.json"}}}`,
+		`{"$schema":"` + srv.URL + `/meta.json","type":"object","properties":{"a":{"type":"string"}}}`,
+	} {
+		d := validate.NewDeclared("t", []byte(schema))
+		if d.Enforced() {
+			t.Errorf("%s: enforced", schema)
+		}
+		_, _ = d.Check(context.Background(), []byte(`{"a":1}`), nil, nil)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the validator fetched %d times", n)
 	}
 }

@@ -268,3 +268,24 @@ func TestDeclaredSchemasHostileArguments(t *testing.T) {
 		t.Errorf("the handler ran %d times", n)
 	}
 }
+
+type optionalArgs struct {
+	Query string `json:"query,omitempty" validate:"omitempty,max=100"`
+	Limit int    `json:"limit,omitempty" validate:"omitempty,min=1,max=50"`
+}
+
+// TestDeclaredSchemasLeaveOptionalOnlyStructsToArgs: a struct without
+// required members, whose schema mcp-go writes with "required": [], is
+// still recognized as validate's, so Args' conventions hold (a null or
+// zero optional member is absent).
+func TestDeclaredSchemasLeaveOptionalOnlyStructsToArgs(t *testing.T) {
+	t.Parallel()
+	srv := server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
+	srv.Use(middleware.Default()...)
+	srv.AddTool(mcp.NewTool("search", mcp.WithDescription("d"), validate.InputSchema[optionalArgs]()),
+		middleware.Wrap(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		}, validate.Args[optionalArgs]()))
+	s := middlewaretest.FromServer(t, srv)
+	s.CallTool("search", map[string]any{"query": nil, "limit": 0}).ExpectSuccess()
+}

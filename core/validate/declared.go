@@ -386,9 +386,26 @@ func digest(schema []byte) ([32]byte, bool) {
 	if len(schema) > MaxDeclaredSchemaBytes || dec.Decode(&v) != nil {
 		return [32]byte{}, false
 	}
+	dropEmptyRequired(v, 0)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return [32]byte{}, false
 	}
 	return sha256.Sum256(b), true
+}
+
+// dropEmptyRequired removes "required": [], which says nothing, and which
+// one encoder writes where another leaves it out (mcp-go writes it for
+// every mcp.NewTool).
+func dropEmptyRequired(v any, depth int) {
+	m, ok := v.(map[string]any)
+	if !ok || depth > maxDeclaredSchemaDepth {
+		return
+	}
+	if r, ok := m["required"].([]any); ok && len(r) == 0 {
+		delete(m, "required")
+	}
+	for _, c := range m {
+		dropEmptyRequired(c, depth+1)
+	}
 }

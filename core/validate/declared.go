@@ -227,7 +227,7 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	if verr == nil {
 		return nil, nil
 	}
-	if fixed, paths := convert(doc, verr); len(paths) > 0 {
+	if fixed, paths := convert(doc, verr, d.sch.Required); len(paths) > 0 {
 		if verr = d.validate(fixed); verr == nil {
 			d.logConverted(ctx, paths)
 			b, mErr := json.Marshal(fixed)
@@ -345,7 +345,7 @@ func (d *Declared) warnOnce(ctx context.Context) {
 }
 
 func (d *Declared) logConverted(ctx context.Context, paths []string) {
-	safe.Log(ctx, d.o.logger, slog.LevelDebug, "mcpguard: converted string arguments to their declared types",
+	safe.Log(ctx, d.o.logger, slog.LevelDebug, "mcpguard: converted string arguments to their declared types, or left out null optional ones",
 		slog.String(logkey.Tool, d.tool),
 		slog.Any(logkey.Coerced, paths))
 }

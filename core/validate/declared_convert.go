@@ -2,6 +2,8 @@ package validate
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -14,7 +16,12 @@ import (
 // paths converted. doc itself, which may be the SDK's own decoded
 // arguments, is never modified. Nothing else is coerced: "5.0" is no
 // integer's spelling, " 5" no number's, "yes" no boolean's.
-func convert(doc any, verr *jsonschema.ValidationError) (any, []string) {
+//
+// An optional member of the arguments sent as null is left out, as
+// validate's binder treats it: hosts in strict tool-calling modes fill
+// optional members with null, and a handler reading it with a default
+// read the default before.
+func convert(doc any, verr *jsonschema.ValidationError, required []string) (any, []string) {
 	var paths []string
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -22,7 +29,19 @@ func convert(doc any, verr *jsonschema.ValidationError) (any, []string) {
 			walk(c)
 		}
 		t, ok := e.ErrorKind.(*jskind.Type)
-		if !ok || t.Got != "string" || len(paths) >= MaxFieldErrors {
+		if !ok || len(paths) >= MaxFieldErrors {
+			return
+		}
+		if t.Got == "null" && len(e.InstanceLocation) == 1 && !slices.Contains(required, e.InstanceLocation[0]) {
+			if m, ok := doc.(map[string]any); ok {
+				if v, present := m[e.InstanceLocation[0]]; present && v == nil {
+					doc = without(m, e.InstanceLocation[0])
+					paths = append(paths, pathKey("", e.InstanceLocation[0]))
+				}
+			}
+			return
+		}
+		if t.Got != "string" {
 			return
 		}
 		var changed bool
@@ -108,4 +127,11 @@ func replaceAt(doc any, loc []string, fn func(any) (any, bool)) (any, bool) {
 		return cp, true
 	}
 	return doc, false
+}
+
+// without is a copy of m without key.
+func without(m map[string]any, key string) map[string]any {
+	cp := maps.Clone(m)
+	delete(cp, key)
+	return cp
 }

@@ -381,3 +381,18 @@ func TestDeclaredNeverFetches(t *testing.T) {
 		t.Errorf("the validator fetched %d times", n)
 	}
 }
+
+// TestDeclaredNullOptionalMembersAreAbsent: strict hosts fill optional
+// members with null; a required one sent as null, or a nested null, is
+// still refused.
+func TestDeclaredNullOptionalMembersAreAbsent(t *testing.T) {
+	t.Parallel()
+	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	got, env := check(t, d, `{"path":"a","mode":null,"limit":null}`)
+	if env != nil || got != `{"path":"a"}` {
+		t.Errorf("null optional members: %s, %+v", got, env)
+	}
+	if _, env := check(t, d, `{"path":null}`); env == nil || rules(env) != "path:type" {
+		t.Errorf("a required member sent as null: %+v", env)
+	}
+}

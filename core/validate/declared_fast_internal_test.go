@@ -118,3 +118,37 @@ func TestDeclaredRawFastPathEdges(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDeclaredCheck: on any argument text, Check never panics, agrees with
+// the library when it accepts the text unchanged, and answers a failure
+// with a bounded envelope.
+func FuzzDeclaredCheck(f *testing.F) {
+	d := NewDeclared("t", []byte(`{"type":"object","properties":{"path":{"type":"string","maxLength":8,"pattern":"^[a-z/]+$"},
+		"mode":{"type":"string","enum":["text","binary"]},"limit":{"type":"integer","minimum":1,"maximum":100},
+		"ratio":{"type":"number","exclusiveMaximum":1},"follow":{"type":"boolean"}},"required":["path"],"additionalProperties":false}`))
+	for _, s := range []string{`{"path":"a"}`, `{"path":"a","limit":"5"}`, `{"path":null}`, `[]`, `{"path":"a","ratio":0.9999999999999999999}`, `{"path":"\u0061"}`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		converted, err := d.Check(t.Context(), raw, nil, nil)
+		if err != nil {
+			if b, _ := json.Marshal(err.Error()); len(b) > 24<<10 {
+				t.Fatalf("a %d-byte failure", len(b))
+			}
+			return
+		}
+		if converted != nil {
+			raw = converted
+		}
+		if len(raw) == 0 || string(raw) == "null" {
+			return
+		}
+		doc, jerr := jsonschemaUnmarshal(string(raw))
+		if jerr != nil {
+			t.Fatalf("accepted %q, which is not JSON: %v", raw, jerr)
+		}
+		if verr := d.sch.Validate(doc); verr != nil {
+			t.Fatalf("accepted %q, which the library refuses: %v", raw, verr)
+		}
+	})
+}

@@ -53,7 +53,7 @@ func TestDeclaredSchemasCPUCost(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	cpu := func() time.Duration { d, _ := processCPU(); return d }
 	ctx := context.Background()
-	const rounds, n = 10, 10000
+	const rounds, n = 10, 5000
 	for _, tl := range declaredBenchTools() {
 		vs := declaredBenchVariants()
 		servers := make([]*server.MCPServer, len(vs))

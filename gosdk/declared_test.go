@@ -165,3 +165,33 @@ func TestDeclaredSchemasOneMiddlewareTwoServers(t *testing.T) {
 	free.Call("same_name", map[string]any{}).ExpectSuccess()
 	free.Call("same_name", map[string]any{"n": "x"}).ExpectError(gosdk.ValidationError).ExpectField("n", "type")
 }
+
+// TestDeclaredSchemasHostileArgumentsOnGoSDK: arguments that are not an
+// object, missing, or nested past the bound get a validation_error with
+// fields, and the low-level handler never runs.
+func TestDeclaredSchemasHostileArgumentsOnGoSDK(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := gosdktest.Connect(t, plainGoSDKServer(&ran, gosdk.Middleware()))
+	deep := any("x")
+	for range 200 {
+		deep = []any{deep}
+	}
+	for name, c := range map[string]struct {
+		args any
+		rule string
+	}{
+		"missing":  {nil, "required"},
+		"an array": {[]any{1}, "type"},
+		"a string": {"repo", "type"},
+		"deep":     {map[string]any{"repo_path": "/r", "x": deep}, "depth"},
+	} {
+		r := s.Call("git_log", c.args).ExpectError(gosdk.ValidationError)
+		if f := r.Field(""); c.rule != "required" && (f == nil || f.Rule != c.rule) {
+			t.Errorf("%s: %s, want a %s field", name, r.Raw, c.rule)
+		}
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the handler ran %d times", n)
+	}
+}

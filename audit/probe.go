@@ -392,6 +392,12 @@ type noteFunc func(check string, sev Severity, what, msg, fix string)
 // leakFix is the fix of every D.leak finding.
 const leakFix = "log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)"
 
+// declaredFix is the advice for a tool that acts on, or fails late on,
+// arguments its own schema rejects: enforce the declared schema first.
+const declaredFix = "enforce the schema the tool already declares before its handler runs: mcpguard's default chain does " +
+	"(s.Use(middleware.Default()...) on mcp-go, s.AddReceivingMiddleware(gosdk.Middleware()) on go-sdk; validate.DeclaredSchemas alone), " +
+	"answering validation_error with fields; or bind a struct with validate.Args / gosdk.AddTool"
+
 func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note noteFunc) {
 	if err != nil {
 		judgeError(what, err, note)
@@ -418,7 +424,7 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note no
 	}
 	if !res.IsError {
 		note(CheckAccepted, Error, what, "the tool answered success to arguments its own schema rejects, so it acts on input it declared invalid",
-			"validate arguments against the schema before acting (mcpguard's validate layer, or mcp-go's server.WithInputSchemaValidation)")
+			declaredFix)
 		return
 	}
 	env, ok := envelope.FromResult(res)
@@ -446,9 +452,9 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note no
 	switch env.ErrorType {
 	case envelope.InternalError:
 		note(CheckErrorType, Warning, what, "invalid arguments are answered with internal_error, so the agent retries the same mistake instead of fixing its arguments",
-			"validate arguments before use and return validation_error (envelope.ErrValidation, or mcpguard's validate layer)")
+			declaredFix)
 	case envelope.ExecutionFailed, envelope.NotFound:
 		note(CheckErrorType, Info, what, fmt.Sprintf("invalid arguments are answered with %s rather than validation_error", env.ErrorType),
-			"validate arguments against the schema first and return validation_error")
+			declaredFix)
 	}
 }

@@ -113,7 +113,8 @@ func badServer(rec *calls) *server.MCPServer {
 // that report invalid arguments as validation errors.
 func goodServer(rec *calls) *server.MCPServer {
 	s := server.NewMCPServer("good", "1.0.0")
-	s.Use(middleware.Default()...)
+	// Declared schemas off: these tests probe what the handlers answer.
+	s.Use(middleware.Default(middleware.WithoutDeclaredSchemas())...)
 	tool := func(name string, opts ...mcp.ToolOption) mcp.Tool {
 		return mcp.NewTool(name, append([]mcp.ToolOption{mcp.WithDescription("d")}, opts...)...)
 	}
@@ -152,5 +153,6 @@ func goodServer(rec *calls) *server.MCPServer {
 // goodServerChain is Default with its incident records discarded, to keep
 // test output readable.
 func goodServerChain() []server.ToolHandlerMiddleware {
-	return middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)))
+	// Declared schemas off: these tests probe what the handlers answer.
+	return middleware.Default(middleware.WithLogger(slog.New(slog.DiscardHandler)), middleware.WithoutDeclaredSchemas())
 }

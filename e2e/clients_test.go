@@ -128,9 +128,11 @@ func shopCases(session, clerk string) []shopCase {
 			code: envelope.ValidationError, field: "month"},
 		{name: "report", tool: "shop_sales_report", args: map[string]any{"session_token": session, "month": "2025-03"},
 			text: "revenue_cents"},
+		// The legacy tool declares its days as an enum, which the chain
+		// enforces before the handler runs.
 		{name: "legacy tool error", tool: "shop_store_hours", args: map[string]any{"day": "someday"},
-			code: envelope.ExecutionFailed, message: "unknown day"},
-		{name: "legacy tool", tool: "shop_store_hours", args: map[string]any{"day": "Sunday"}, text: "closed"},
+			code: envelope.ValidationError, field: "day"},
+		{name: "legacy tool", tool: "shop_store_hours", args: map[string]any{"day": "sunday"}, text: "closed"},
 		{name: "panic", tool: "shop_debug_panic", args: nil,
 			code: envelope.InternalError, message: "Incident ID", nextStep: "report incident"},
 	}

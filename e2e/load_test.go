@@ -42,7 +42,7 @@ func loadMix(guarded bool) []loadCall {
 		{"shop_search", map[string]any{"category": "ai/ml", "limit": 9999}, envelope.ValidationError, false},
 		{"shop_query", map[string]any{"sql": "SELECT * FROM users"}, envelope.ExecutionFailed, false},
 		{"shop_debug_panic", nil, envelope.InternalError, false},
-		{"shop_store_hours", map[string]any{"day": "someday"}, envelope.ExecutionFailed, false},
+		{"shop_store_hours", map[string]any{"day": "someday"}, envelope.ValidationError, false}, // its declared enum, enforced
 	}
 	if !guarded {
 		mix[8] = loadCall{"shop_search", map[string]any{"query": "pan"}, "", true}

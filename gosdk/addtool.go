@@ -69,6 +69,7 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []Too
 		return nil, nil, fmt.Errorf("the arguments type %s is of kind %s, not a struct", reflect.TypeFor[In](), k)
 	}
 	b := validate.NewBinder[In](opts...)
+	b.Claim() // a tool declaring In's schema is checked here, not by the Middleware too
 	tt := *t
 	if tt.InputSchema == nil {
 		tt.InputSchema = json.RawMessage(b.Schema())

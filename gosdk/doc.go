@@ -115,7 +115,11 @@
 //
 // The order of the chain for tools/call is then
 //
-//	log → recover → redact → envelope → limits (in the order given) → middleware added before → go-sdk → handler
+//	log → recover → redact → envelope → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
+//
+// where "declared schemas" checks each call against the input schema the
+// tool declares (low-level Server.AddTool tools and mcp.AddTool tools;
+// gosdk.AddTool's are left to it), off with [WithoutDeclaredSchemas].
 //
 // Inside the recovery, a panic that limit.Timeout raises again from the
 // handler's goroutine ends as an internal_error incident rather than the

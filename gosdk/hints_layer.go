@@ -132,30 +132,16 @@ func (r *HintRegistry) listed(ctx context.Context, method string, req mcp.Reques
 	return res, err
 }
 
-// maxListPages bounds the tools/list pages a call asks for.
-const maxListPages = 100
-
 // listNames asks the layers inside (and go-sdk's own handler) for every
 // page of the server's tools, as a client's tools/list would, on the
 // calling session; false when a page fails.
 func listNames(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler) ([]string, bool) {
-	if ss == nil {
-		return nil, false // a handler called directly, not by a server
-	}
 	var names []string
-	cursor := ""
-	for range maxListPages {
-		res, err := next(ctx, methodListTools, &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
-		l, ok := res.(*mcp.ListToolsResult)
-		if err != nil || !ok || l == nil {
-			return nil, false
-		}
-		names = append(names, toolNames(l.Tools)...)
-		if cursor = l.NextCursor; cursor == "" {
-			return names, true
-		}
+	ok := listPages(ctx, ss, next, func(l *mcp.ListToolsResult) { names = append(names, toolNames(l.Tools)...) })
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return names, true
 }
 
 func toolNames(tools []*mcp.Tool) []string {

@@ -36,6 +36,8 @@ const (
 //	          go-sdk's encoder, which runs after every middleware, cannot
 //	          panic or fail outside any recover
 //	limits    (only with WithLimits) rate, concurrency and time bounds
+//	declared  checks the arguments against the tool's declared input
+//	          schema (off with WithoutDeclaredSchemas)
 //
 // and every other method passes through untouched, without allocating
 // (tools/list results are only read, to learn which tools declare an
@@ -44,7 +46,8 @@ const (
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		next = inside(c.limits, next)
+		checked, tools := c.declared.wrap(next)
+		next = inside(c.limits, checked)
 		if c.hints != nil {
 			next = c.hints(next)
 		}
@@ -59,6 +62,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				res, err := next(ctx, method, req)
 				if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 					c.front.learn(l)
+					tools.learn(l)
 				}
 				return res, err
 			}

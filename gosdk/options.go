@@ -35,6 +35,10 @@ type options struct {
 	limits    []mcp.Middleware
 	hints     *HintRegistry
 	hintRules []Rule
+	// declaredOff turns declared-schema enforcement off; declaredExcept,
+	// for these tools only.
+	declaredOff    bool
+	declaredExcept []string
 }
 
 // WithEnvelopeOptions configures classification and rendering with core
@@ -130,6 +134,7 @@ type chain struct {
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
 	limits    []mcp.Middleware // WithLimits, inside the guard
 	hints     mcp.Middleware   // WithHints, inside the guard, outside the limits
+	declared  *declared        // nil: WithoutDeclaredSchemas()
 }
 
 // evaluate applies opts in one place: the defaults, then the options.
@@ -156,6 +161,7 @@ func evaluate(opts []Option) *chain {
 		recover:   core.RecoverOptions{Logger: o.logger, Stack: !o.noStack},
 		onPanic:   o.onPanic,
 		limits:    o.limits,
+		declared:  newDeclared(&o),
 	}
 	if o.logger != nil {
 		c.log = newLogger(o.logger, o.logOpts)

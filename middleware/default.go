@@ -8,6 +8,7 @@ import (
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/recover"
 	"github.com/mcpguard/mcpguard/redact"
+	"github.com/mcpguard/mcpguard/validate"
 )
 
 // Option configures [Default].
@@ -22,6 +23,10 @@ type defaultOptions struct {
 	redactor *redact.Redactor
 	limits   []server.ToolHandlerMiddleware
 	loggerOn bool
+	// declaredOff turns declared-schema enforcement off for the chain;
+	// declaredExcept, for these tools only.
+	declaredOff    bool
+	declaredExcept []string
 }
 
 // WithLogger turns on the [Logging] layer with logger and sends the
@@ -73,6 +78,18 @@ func WithLimits(layers ...server.ToolHandlerMiddleware) Option {
 	return func(o *defaultOptions) { o.limits = append(o.limits, layers...) }
 }
 
+// WithoutDeclaredSchemas turns off the enforcement of the input schemas
+// tools declare (validate.DeclaredSchemas) for the named tools, or, with
+// no names, for the whole chain.
+func WithoutDeclaredSchemas(tools ...string) Option {
+	return func(o *defaultOptions) {
+		if len(tools) == 0 {
+			o.declaredOff = true
+		}
+		o.declaredExcept = append(o.declaredExcept, tools...)
+	}
+}
+
 // Default returns the recommended chain, outermost first, for
 //
 //	s.Use(middleware.Default()...)
@@ -84,6 +101,8 @@ func WithLimits(layers ...server.ToolHandlerMiddleware) Option {
 //	redact    scrubs every error result on its way out
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
 //	limits    (only with WithLimits) rate, concurrency and time bounds
+//	declared  checks the arguments against the tool's declared input schema
+//	          (validate.DeclaredSchemas; off with WithoutDeclaredSchemas)
 //	… your layers (hints, validate) and the handler
 //
 // recover sits outside everything that can fail, so a panic in any layer
@@ -126,5 +145,26 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 			chain = append(chain, l)
 		}
 	}
+	if d := declared(&o); d != nil {
+		chain = append(chain, d)
+	}
 	return chain
+}
+
+// declared is the chain's declared-schema layer, or nil when it is off.
+// It sits inside the limits, so that a refused call costs no check, and
+// inside envelope, whose renderer it renders with.
+func declared(o *defaultOptions) server.ToolHandlerMiddleware {
+	if o.declaredOff {
+		return nil
+	}
+	var opts []validate.Option
+	if o.loggerOn {
+		opts = append(opts, validate.WithLogger(o.logger))
+	}
+	d := validate.DeclaredSchemas(opts...)
+	if len(o.declaredExcept) > 0 {
+		d = ExceptTools(d, o.declaredExcept...)
+	}
+	return d
 }

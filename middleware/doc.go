@@ -13,8 +13,8 @@
 //
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ envelope ──▶ [limits] ──▶ [your layers] ──▶ handler
-//	            (opt-in)                                         (WithLimits)
+//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ envelope ──▶ [limits] ──▶ declared ──▶ [your layers] ──▶ handler
+//	            (opt-in)                                         (WithLimits)  (validate.DeclaredSchemas)
 //	result  ◀── one record ◀── panic ──▶ internal_error
 //	                           ◀── scrub error text
 //	                                      ◀── (nil, err) ──▶ envelope
@@ -25,7 +25,11 @@
 // what the client finally received, including recovered panics. Limits
 // ([WithLimits]: limit.Rate, limit.Concurrency, limit.Timeout) sit right
 // inside envelope, so a refused call skips every layer after them and a
-// panic handed back by limit.Timeout still reaches recover.
+// panic handed back by limit.Timeout still reaches recover. The declared
+// layer checks the arguments against the schema the tool itself declares
+// and answers a violation with a validation_error envelope before your
+// layers or the handler run ([WithoutDeclaredSchemas] turns it off, for
+// the chain or for some tools).
 //
 // # One renderer
 //

@@ -37,6 +37,7 @@ type binder[T any] struct {
 
 func newBinder[T any](opts []Option) *binder[T] {
 	b := &binder[T]{c: core.NewBinder[T](opts...)}
+	b.c.Claim() // a tool declaring T's schema is checked here, not by DeclaredSchemas too
 	if eo := b.c.EnvelopeOptions(); len(eo) > 0 {
 		b.renderer = envelope.NewRenderer(eo...)
 	}

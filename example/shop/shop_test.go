@@ -100,7 +100,8 @@ func TestWireOutcomes(t *testing.T) {
 	srv.CallTool(shop.ToolSearch, map[string]any{"category": "Toys", "limit": 51}).
 		ExpectError(envelope.ValidationError).ExpectField("category", "oneof").ExpectField("limit", "max")
 	srv.CallTool(shop.ToolDebugPanic, nil).ExpectError(envelope.InternalError).NoLeak(shop.PanicSecret)
-	srv.CallTool(shop.ToolStoreHours, map[string]any{"day": "caturday"}).ExpectError(envelope.ExecutionFailed)
+	// The legacy tool declares its days as an enum: the chain enforces it.
+	srv.CallTool(shop.ToolStoreHours, map[string]any{"day": "caturday"}).ExpectError(envelope.ValidationError).ExpectField("day", "oneof")
 
 	res := srv.CallTool(shop.ToolAuthenticate, map[string]any{"username": "alice", "api_key": "demo-key-alice"}).ExpectSuccess()
 	var out struct {

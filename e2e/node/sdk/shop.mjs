@@ -132,8 +132,9 @@ assert.match(env.incident_id, /\S/);
 ok("a panic is an internal_error with an incident_id and nothing else");
 
 env = envelopeOf(await call("shop_store_hours", { day: "someday" }));
-assert.equal(env.error_type, "execution_failed");
-ok("the legacy tool's hand-made error result becomes an envelope");
+assert.equal(env.error_type, "validation_error");
+assert.equal(env.fields[0].field, "day");
+ok("the legacy tool's declared schema is enforced: an unknown day is a validation_error with fields");
 
 // Protocol errors stay protocol errors.
 await assert.rejects(client.callTool({ name: "shop_no_such_tool", arguments: {} }));

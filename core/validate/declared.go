@@ -1,0 +1,411 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/redact"
+	"github.com/mcpguard/mcpguard/internal/logkey"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// Bounds on a declared schema and on the work one check may do.
+const (
+	// MaxDeclaredSchemaBytes bounds the JSON text of a schema a tool
+	// declares: a larger one is not enforced, so that a hostile or
+	// generated tool definition cannot make compilation unbounded.
+	MaxDeclaredSchemaBytes = 256 << 10
+	// maxDeclaredSchemaDepth bounds the schema's nesting, for the same reason.
+	maxDeclaredSchemaDepth = 64
+	// enumBudget bounds the argument bytes times the largest enum of the
+	// schema: enum is checked by a linear scan per value, so this bounds
+	// the comparisons of one call to a few million.
+	enumBudget = 1 << 24
+)
+
+// Declared checks a call's arguments against the input schema a tool
+// itself declares, the one clients see in tools/list, for tools written
+// without a bound struct (mcp-go's mcp.WithString and the like, go-sdk's
+// low-level Server.AddTool, a hand-written schema). It compiles the schema
+// once, with santhosh-tekuri/jsonschema/v6, and answers a violation with
+// the same validation_error envelope and field errors [Binder.Bind] gives.
+//
+// It never makes a call fail because of the server's own schema: a schema
+// that does not compile, is too large, refers to anything outside itself
+// or uses a dialect the library cannot check turns enforcement off for the
+// tool, with one warning in the log at the first call. It is safe for
+// concurrent use.
+type Declared struct {
+	tool string
+	o    options
+	sch  *jsonschema.Schema
+	off  error // why the schema is not enforced, found when compiling
+	// stopped is set when a check finds the schema cannot be checked.
+	stopped atomic.Bool
+	bound   bool // the schema is one a Binder derived and checks itself
+	maxEnum int
+	names   []string    // the root's declared properties, for unknown members
+	flat    *flatSchema // nil: every call goes to the library
+	warned  atomic.Bool
+}
+
+// NewDeclared compiles schema, the JSON text of tool's declared input
+// schema. It never fails: see [Declared.Enforced]. opts are the binder's
+// options; WithMaxDepth, WithMaxBytes and WithLogger apply.
+func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
+	d := &Declared{tool: tool, o: evaluate(opts)}
+	d.bound = claimed(schema)
+	if d.bound || trivialSchema(schema) {
+		return d
+	}
+	var err error
+	if safe.Call(func() { d.sch, err = compileDeclared(schema) }) != nil {
+		err = errors.New("the JSON Schema library panicked while compiling it")
+	}
+	d.off = err
+	if d.sch != nil {
+		d.maxEnum = largestEnum(d.sch, map[*jsonschema.Schema]bool{})
+		for name := range d.sch.Properties {
+			d.names = append(d.names, name)
+		}
+		slices.Sort(d.names)
+		d.flat = flatten(d.sch)
+	}
+	return d
+}
+
+// Enforced reports whether calls are checked: false for a schema that is
+// not enforced (see [Declared.Off]), for one a [Binder] checks, and for one
+// that declares nothing to check but an object ({"type": "object"}, with
+// no properties), whose calls pass unchanged.
+func (d *Declared) Enforced() bool { return d.sch != nil && !d.bound && !d.stopped.Load() }
+
+// Bound reports whether the schema is one a [Binder] derived, whose tool
+// is checked by validate's own layers: such a tool is not checked twice.
+func (d *Declared) Bound() bool { return d.bound }
+
+// Off returns why the schema is not enforced, or nil.
+func (d *Declared) Off() error {
+	if d.off == nil && d.stopped.Load() {
+		return errUncheckable
+	}
+	return d.off
+}
+
+var errUncheckable = errors.New("the schema cannot be checked: a $ref cycle that makes no progress, or the library failed")
+
+// trivialSchema reports a schema that states nothing beyond "an object",
+// in words for people at most: mcp.NewTool's default, go-sdk's for a tool
+// without arguments.
+func trivialSchema(schema []byte) bool {
+	var m map[string]json.RawMessage
+	if len(schema) > 4096 || json.Unmarshal(schema, &m) != nil || string(m["type"]) != `"object"` {
+		return false
+	}
+	for k, v := range m {
+		switch k {
+		case "type", "title", "description", "$schema":
+		case "properties":
+			if s := string(bytes.TrimSpace(v)); s != "{}" && s != "null" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// refuseLoader loads nothing: a validator never reaches the network or the
+// file system, whatever a schema's $ref or $schema says.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: schemas outside the tool's own are never loaded", url)
+}
+
+const declaredURL = "mem:///mcpguard/declared-input-schema.json"
+
+func compileDeclared(schema []byte) (*jsonschema.Schema, error) {
+	if len(schema) > MaxDeclaredSchemaBytes {
+		return nil, fmt.Errorf("the schema is %d bytes, more than the %d enforced", len(schema), MaxDeclaredSchemaBytes)
+	}
+	s := scanner{b: schema, maxDepth: maxDeclaredSchemaDepth}
+	if !s.value(nil, 0) || s.tooDeep {
+		return nil, fmt.Errorf("the schema is not JSON nested at most %d levels deep", maxDeclaredSchemaDepth)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(declaredURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(declaredURL)
+}
+
+// largestEnum is the longest enum anywhere in the schema.
+func largestEnum(s *jsonschema.Schema, seen map[*jsonschema.Schema]bool) int {
+	if s == nil || seen[s] {
+		return 0
+	}
+	seen[s] = true
+	n := 0
+	if s.Enum != nil {
+		n = len(s.Enum.Values)
+	}
+	for _, sub := range subschemas(s) {
+		n = max(n, largestEnum(sub, seen))
+	}
+	return n
+}
+
+func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
+	out := []*jsonschema.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.Items2020, s.Contains, s.PropertyNames, s.UnevaluatedItems, s.UnevaluatedProperties}
+	out = append(out, s.AllOf...)
+	out = append(out, s.AnyOf...)
+	out = append(out, s.OneOf...)
+	out = append(out, s.PrefixItems...)
+	for _, p := range s.Properties {
+		out = append(out, p)
+	}
+	for _, p := range s.PatternProperties {
+		out = append(out, p)
+	}
+	for _, p := range s.DependentSchemas {
+		out = append(out, p)
+	}
+	if a, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
+		out = append(out, a)
+	}
+	switch a := s.Items.(type) {
+	case *jsonschema.Schema:
+		out = append(out, a)
+	case []*jsonschema.Schema:
+		out = append(out, a...)
+	}
+	return out
+}
+
+// Check checks a call's arguments against the declared schema. raw is the
+// arguments' JSON text as received, decoded the same arguments as the SDK
+// decoded them (either may be nil; nil and null arguments are an empty
+// object). It returns, when it converted a string that is a lossless
+// spelling of a declared number, integer or boolean ("5", "true"), the
+// converted arguments' JSON text; on a violation, a validation_error
+// envelope error with the field errors. red redacts value previews
+// (nil: redact.Default()).
+func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *redact.Redactor) (converted []byte, err error) {
+	if !d.Enforced() {
+		d.warnOnce(ctx)
+		return nil, nil
+	}
+	if d.fast(raw, decoded) {
+		return nil, nil
+	}
+	doc, fe := d.document(raw, decoded)
+	if fe != nil {
+		return nil, failFields(fe, 0)
+	}
+	verr := d.validate(doc)
+	if verr == nil {
+		return nil, nil
+	}
+	if fixed, paths := convert(doc, verr, d.sch.Required); len(paths) > 0 {
+		if verr = d.validate(fixed); verr == nil {
+			d.logConverted(ctx, paths)
+			b, mErr := json.Marshal(fixed)
+			if mErr != nil {
+				return nil, nil
+			}
+			return b, nil
+		}
+		doc = fixed
+	}
+	if unusable(verr) {
+		d.stopped.Store(true)
+		d.warnOnce(ctx)
+		return nil, nil
+	}
+	if red == nil {
+		red = redact.Default()
+	}
+	r := describer{doc: doc, names: d.names, red: red.ForCall(raw)}
+	r.leaves(verr)
+	r.sorted()
+	return nil, failFields(r.fields, r.more)
+}
+
+// fast reports a call that the flat schema's fast path finds valid, within
+// the bounds document checks.
+func (d *Declared) fast(raw []byte, decoded any) bool {
+	if d.flat == nil || len(raw) > d.o.maxBytes || d.maxEnum > 0 && len(raw)*d.maxEnum > enumBudget {
+		return false
+	}
+	if decoded != nil {
+		return d.flat.valid(decoded)
+	}
+	return d.flat.validRaw(raw)
+}
+
+// document bounds and decodes the arguments, as the binder does: size and
+// nesting are checked in linear time before anything is decoded.
+func (d *Declared) document(raw []byte, decoded any) (any, []envelope.FieldError) {
+	if raw == nil && decoded != nil {
+		raw, _ = json.Marshal(decoded)
+	}
+	if len(raw) > d.o.maxBytes {
+		return nil, fatal("", "size", strconv.Itoa(d.o.maxBytes),
+			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this server accepts", len(raw), d.o.maxBytes)).fields
+	}
+	if d.maxEnum > 0 && len(raw)*d.maxEnum > enumBudget {
+		return nil, fatal("", "size", strconv.Itoa(enumBudget/d.maxEnum),
+			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this tool's schema can check", len(raw), enumBudget/d.maxEnum)).fields
+	}
+	s := scanner{b: raw, maxDepth: d.o.maxDepth}
+	s.ws()
+	if s.i == len(raw) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return map[string]any{}, nil
+	}
+	if !s.value(nil, 0) || s.tooDeep {
+		if s.tooDeep {
+			return nil, fatal("", "depth", strconv.Itoa(d.o.maxDepth),
+				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", d.o.maxDepth)).fields
+		}
+		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields
+	}
+	if decoded != nil {
+		return decoded, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields
+	}
+	return doc, nil
+}
+
+// broken stands for a failure of the library itself, not of the
+// arguments.
+var broken = &jsonschema.ValidationError{ErrorKind: &jskind.RefCycle{}}
+
+func (d *Declared) validate(doc any) *jsonschema.ValidationError {
+	var err error
+	if p := safe.Call(func() { err = d.sch.Validate(doc) }); p != nil {
+		return broken
+	}
+	var verr *jsonschema.ValidationError
+	if errors.As(err, &verr) {
+		return verr
+	}
+	if err != nil {
+		return broken
+	}
+	return nil
+}
+
+// unusable reports an error that is the schema's fault, not the
+// arguments': a $ref cycle that makes no progress, a library failure.
+func unusable(verr *jsonschema.ValidationError) bool {
+	switch verr.ErrorKind.(type) {
+	case *jskind.RefCycle, *jskind.InvalidJsonValue:
+		return true
+	}
+	for _, c := range verr.Causes {
+		if unusable(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Declared) warnOnce(ctx context.Context) {
+	off := d.Off()
+	if off == nil || d.warned.Swap(true) {
+		return
+	}
+	safe.Log(ctx, d.o.logger, slog.LevelWarn, "mcpguard: the tool's declared input schema is not enforced",
+		slog.String(logkey.Tool, d.tool),
+		slog.String(logkey.Error, redact.String(safe.Error(off))))
+}
+
+func (d *Declared) logConverted(ctx context.Context, paths []string) {
+	safe.Log(ctx, d.o.logger, slog.LevelDebug, "mcpguard: converted string arguments to their declared types, or left out null optional ones",
+		slog.String(logkey.Tool, d.tool),
+		slog.Any(logkey.Coerced, paths))
+}
+
+// failFields is the validation_error of fields, as Binder.fail renders it.
+func failFields(fields []envelope.FieldError, more int) error {
+	return (*Binder[struct{}])(nil).fail(fields, more)
+}
+
+// claims holds the digests of the schemas Binders derived and check
+// themselves (Binder.Claim).
+var claims sync.Map // [32]byte -> struct{}
+
+// Claim records that the binder's schema is checked by the binder, so that
+// a tool declaring exactly that schema is not checked again by
+// [Declared]. The fronts' Args, Handler and AddTool call it.
+func (b *Binder[T]) Claim() {
+	if d, ok := digest(b.Schema()); ok {
+		claims.Store(d, struct{}{})
+	}
+}
+
+func claimed(schema []byte) bool {
+	d, ok := digest(schema)
+	if !ok {
+		return false
+	}
+	_, found := claims.Load(d)
+	return found
+}
+
+// digest is the SHA-256 of a schema's canonical JSON (members sorted, no
+// spaces), so that the same schema written by another encoder matches.
+func digest(schema []byte) ([32]byte, bool) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber()
+	if len(schema) > MaxDeclaredSchemaBytes || dec.Decode(&v) != nil {
+		return [32]byte{}, false
+	}
+	dropEmptyRequired(v, 0)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return [32]byte{}, false
+	}
+	return sha256.Sum256(b), true
+}
+
+// dropEmptyRequired removes "required": [], which says nothing, and which
+// one encoder writes where another leaves it out (mcp-go writes it for
+// every mcp.NewTool).
+func dropEmptyRequired(v any, depth int) {
+	m, ok := v.(map[string]any)
+	if !ok || depth > maxDeclaredSchemaDepth {
+		return
+	}
+	if r, ok := m["required"].([]any); ok && len(r) == 0 {
+		delete(m, "required")
+	}
+	for _, c := range m {
+		dropEmptyRequired(c, depth+1)
+	}
+}

@@ -1,0 +1,154 @@
+package validate
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+func jsonschemaUnmarshal(s string) (any, error) {
+	return jsonschema.UnmarshalJSON(strings.NewReader(s))
+}
+
+// TestDeclaredFastPathAgreesWithTheLibrary: whatever the fast path calls
+// valid, the library validates, on generated arguments of the shapes mcp-go
+// and go-sdk decode (float64 and json.Number), edge values included. The
+// fast path must also take most valid calls, or it is not one.
+func TestDeclaredFastPathAgreesWithTheLibrary(t *testing.T) {
+	t.Parallel()
+	schemas := []string{
+		`{"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":8},"mode":{"type":"string","enum":["text","binary"]},
+			"limit":{"type":"integer","minimum":1,"maximum":100},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},
+			"follow":{"type":"boolean"}},"required":["path"]}`,
+		`{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]{2}-[0-9]+$"},"n":{"type":"number","minimum":-2.5,"maximum":2.5}},"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"integer","exclusiveMinimum":0,"minimum":-5},"b":{"type":"integer","maximum":10,"exclusiveMaximum":3}}}`,
+	}
+	values := []any{nil, true, false, "", "a", "text", "Text", "héllo", strings.Repeat("x", 9), "ab-12", "ab-", "5",
+		0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 2.5000001, 3.0, 10.0, 100.0, 100.5, 101.0, 1e300,
+		json.Number("0"), json.Number("1"), json.Number("100"), json.Number("101"), json.Number("-5"), json.Number("3"),
+		json.Number("1.0"), json.Number("1e2"), json.Number("99999999999999999999"), json.Number("0.5"),
+		[]any{}, map[string]any{}}
+	keys := []string{"path", "mode", "limit", "ratio", "follow", "id", "n", "a", "b", "other"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, schema := range schemas {
+		d := NewDeclared("t", []byte(schema))
+		if d.flat == nil {
+			t.Fatalf("not flat: %s", schema)
+		}
+		fast := 0
+		for range 20000 {
+			doc := map[string]any{}
+			for _, k := range keys {
+				if rng.IntN(3) == 0 {
+					doc[k] = values[rng.IntN(len(values))]
+				}
+			}
+			if raw, err := json.Marshal(doc); err == nil && d.flat.validRaw(raw) {
+				fast++
+				agrees(t, d, string(raw))
+			}
+			if !d.flat.valid(doc) {
+				continue
+			}
+			fast++
+			if err := d.sch.Validate(doc); err != nil {
+				t.Fatalf("%s\nthe fast path accepts %v, the library refuses it: %v", schema, doc, err)
+			}
+		}
+		if fast == 0 {
+			t.Errorf("the fast path accepts nothing for %s", schema)
+		}
+	}
+}
+
+func TestDeclaredFastPathLeavesTheRestToTheLibrary(t *testing.T) {
+	t.Parallel()
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"}}}}`,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`,
+		`{"type":"object","properties":{"a":{"type":"integer","multipleOf":3}}}`,
+		`{"type":"object","properties":{"a":{"type":"number","maximum":0.1}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"string"}}}`,
+		`{"type":"object","properties":{"a":{"enum":[1,2]}}}`,
+		`{"type":"object","minProperties":1}`,
+	} {
+		if d := NewDeclared("t", []byte(schema)); d.sch == nil || d.flat != nil {
+			t.Errorf("%s: compiled %v, flat %v", schema, d.sch != nil, d.flat != nil)
+		}
+	}
+}
+
+// agrees fails unless the library accepts raw, which the raw fast path
+// accepted.
+func agrees(t *testing.T, d *Declared, raw string) {
+	t.Helper()
+	doc, err := jsonschemaUnmarshal(raw)
+	if err != nil {
+		t.Fatalf("the raw fast path accepts %s, which is not JSON: %v", raw, err)
+	}
+	if err := d.sch.Validate(doc); err != nil {
+		t.Fatalf("the raw fast path accepts %s, the library refuses it: %v", raw, err)
+	}
+}
+
+// TestDeclaredRawFastPathEdges: texts the raw fast path must leave to the
+// library, or may accept only where the library does.
+func TestDeclaredRawFastPathEdges(t *testing.T) {
+	t.Parallel()
+	d := NewDeclared("t", []byte(`{"type":"object","properties":{"n":{"type":"number","maximum":2.5,"minimum":-2.5},
+		"i":{"type":"integer","maximum":100},"s":{"type":"string","maxLength":3,"enum":["a","é","abc"]}},"required":["s"]}`))
+	for _, raw := range []string{
+		`{"s":"a","n":2.5000000000000001}`, `{"s":"a","n":2.4999999999999999}`, `{"s":"a","n":-2.5000000000000001}`,
+		`{"s":"a","i":100.0}`, `{"s":"a","i":1e2}`, `{"s":"a","i":100000000000000000000}`, `{"s":"a","i":9007199254740993}`,
+		`{"s":"a","s":"zzzz"}`, `{"s":"\u0061"}`, `{"s":"é"}`, `{"s":"abc","n":1e-400}`, `{"s":"a","n":1e400}`,
+		`{"s":"a"} x`, `{"s":"a",}`, `{"s":"a","x":{"deep":[1]}}`, ` { "s" : "abc" , "i" : -7 } `,
+	} {
+		if d.flat.validRaw([]byte(raw)) {
+			agrees(t, d, raw)
+		}
+		// Whatever the fast path says, Check's answer is the library's.
+		_, err := d.Check(t.Context(), []byte(raw), nil, nil)
+		doc, jerr := jsonschemaUnmarshal(raw)
+		libOK := jerr == nil && d.sch.Validate(doc) == nil
+		if (err == nil) != libOK {
+			t.Errorf("%s: Check error %v, library accepts %v", raw, err, libOK)
+		}
+	}
+}
+
+// FuzzDeclaredCheck: on any argument text, Check never panics, agrees with
+// the library when it accepts the text unchanged, and answers a failure
+// with a bounded envelope.
+func FuzzDeclaredCheck(f *testing.F) {
+	d := NewDeclared("t", []byte(`{"type":"object","properties":{"path":{"type":"string","maxLength":8,"pattern":"^[a-z/]+$"},
+		"mode":{"type":"string","enum":["text","binary"]},"limit":{"type":"integer","minimum":1,"maximum":100},
+		"ratio":{"type":"number","exclusiveMaximum":1},"follow":{"type":"boolean"}},"required":["path"],"additionalProperties":false}`))
+	for _, s := range []string{`{"path":"a"}`, `{"path":"a","limit":"5"}`, `{"path":null}`, `[]`, `{"path":"a","ratio":0.9999999999999999999}`, `{"path":"\u0061"}`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		converted, err := d.Check(t.Context(), raw, nil, nil)
+		if err != nil {
+			if b, _ := json.Marshal(err.Error()); len(b) > 24<<10 {
+				t.Fatalf("a %d-byte failure", len(b))
+			}
+			return
+		}
+		if converted != nil {
+			raw = converted
+		}
+		if len(raw) == 0 || string(raw) == "null" {
+			return
+		}
+		doc, jerr := jsonschemaUnmarshal(string(raw))
+		if jerr != nil {
+			t.Fatalf("accepted %q, which is not JSON: %v", raw, jerr)
+		}
+		if verr := d.sch.Validate(doc); verr != nil {
+			t.Fatalf("accepted %q, which the library refuses: %v", raw, verr)
+		}
+	})
+}

@@ -1,0 +1,173 @@
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	validate "github.com/mcpguard/mcpguard/core/validate"
+)
+
+// WithoutDeclaredSchemas turns off the enforcement of the input schemas
+// tools declare for the named tools or, with no names, for the whole
+// Middleware.
+func WithoutDeclaredSchemas(tools ...string) Option {
+	return func(o *options) {
+		if len(tools) == 0 {
+			o.declaredOff = true
+		}
+		o.declaredExcept = append(o.declaredExcept, tools...)
+	}
+}
+
+// declared enforces, inside the Middleware, the input schema each tool
+// declares, for go-sdk's low-level Server.AddTool tools (which go-sdk does
+// not validate) and for mcp.AddTool tools (whose own validation would
+// answer in text): the call is checked first with core/validate.Declared
+// and a violation answered with the validation_error envelope gosdk.AddTool
+// gives. The definitions come from the tools/list results that pass
+// through the Middleware; a tool called before any was listed is looked up
+// with a tools/list of the Middleware's own. Each definition (each *Tool
+// go-sdk lists: a tool added again is a new one) is compiled once.
+type declared struct {
+	opts   []validate.Option
+	except map[string]bool
+}
+
+// declaredTools is what one server's Middleware knows of its tools: one
+// Middleware value may serve several servers, each with its own tools.
+type declaredTools struct {
+	*declared
+	tools sync.Map // tool name -> *declaredTool
+	// listed is when the Middleware last listed the tools itself
+	// (UnixNano): a call of a tool it does not know lists them again at
+	// most once a second, so that calls of made-up names cannot make
+	// every call a tools/list.
+	listed atomic.Int64
+}
+
+type declaredTool struct {
+	def  *mcp.Tool
+	once sync.Once
+	d    *validate.Declared
+}
+
+func newDeclared(o *options) *declared {
+	if o.declaredOff {
+		return nil
+	}
+	d := &declared{except: map[string]bool{}}
+	for _, n := range o.declaredExcept {
+		d.except[n] = true
+	}
+	if o.logger != nil {
+		d.opts = append(d.opts, validate.WithLogger(o.logger))
+	}
+	return d
+}
+
+// learn records the definitions a tools/list result lists.
+func (l *declaredTools) learn(res *mcp.ListToolsResult) {
+	if l == nil || res == nil {
+		return
+	}
+	for _, t := range res.Tools {
+		if t == nil {
+			continue
+		}
+		if v, ok := l.tools.Load(t.Name); !ok || v.(*declaredTool).def != t {
+			l.tools.Store(t.Name, &declaredTool{def: t})
+		}
+	}
+}
+
+// wrap checks tools/call requests before next, one server's handler,
+// serves them; the table it returns learns that server's tools.
+func (c *declared) wrap(next mcp.MethodHandler) (mcp.MethodHandler, *declaredTools) {
+	if c == nil {
+		return next, nil
+	}
+	l := &declaredTools{declared: c}
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		r, ok := req.(*mcp.CallToolRequest)
+		if !ok || method != methodCallTool || r.Params == nil || l.except[r.Params.Name] {
+			return next(ctx, method, req)
+		}
+		d := l.lookup(ctx, r, next)
+		if d == nil {
+			return next(ctx, method, req)
+		}
+		converted, err := d.Check(ctx, r.Params.Arguments, nil, rendererFrom(ctx).Redactor())
+		if err != nil {
+			return renderError(ctx, r, err, false), nil
+		}
+		if converted != nil {
+			r = withArguments(r, converted)
+		}
+		return next(ctx, method, r)
+	}, l
+}
+
+// withArguments is a copy of req with other arguments: the request go-sdk
+// decoded is not modified.
+func withArguments(req *mcp.CallToolRequest, args json.RawMessage) *mcp.CallToolRequest {
+	out := *req
+	p := *req.Params
+	p.Arguments = args
+	out.Params = &p
+	return &out
+}
+
+// lookup returns the checker of the called tool's definition, or nil when
+// there is nothing to check.
+func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *validate.Declared {
+	name := r.Params.Name
+	v, ok := l.tools.Load(name)
+	if !ok {
+		now := time.Now().UnixNano()
+		last := l.listed.Load()
+		if now-last < int64(time.Second) || !l.listed.CompareAndSwap(last, now) {
+			return nil
+		}
+		l.list(ctx, r.Session, next)
+		if v, ok = l.tools.Load(name); !ok {
+			return nil // unknown to go-sdk too: it answers
+		}
+	}
+	t := v.(*declaredTool)
+	t.once.Do(func() { t.d = compileTool(t.def, l.opts) })
+	if t.d == nil || !t.d.Enforced() {
+		if t.d != nil {
+			_, _ = t.d.Check(ctx, nil, nil, nil) // the one warning, for a schema that is not enforced
+		}
+		return nil
+	}
+	return t.d
+}
+
+// list learns the server's tools with tools/list requests of its own,
+// served by the handlers inside the Middleware.
+func (l *declaredTools) list(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler) {
+	listPages(ctx, ss, next, l.learn)
+}
+
+func compileTool(t *mcp.Tool, opts []validate.Option) *validate.Declared {
+	var schema []byte
+	switch s := t.InputSchema.(type) {
+	case json.RawMessage:
+		schema = s
+	case nil:
+		return nil
+	default:
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil
+		}
+		schema = b
+	}
+	return validate.NewDeclared(t.Name, schema, opts...)
+}

@@ -1,0 +1,36 @@
+package gosdk
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxListPages bounds the tools/list pages a layer asks for on its own.
+const maxListPages = 100
+
+// listPages asks next (the layers inside, and go-sdk's own handler) for
+// every page of the server's tools on session ss, as a client's tools/list
+// would, and hands each page to page. It reports whether every page came;
+// at most maxListPages are asked for, and none without a session: a
+// handler called directly (gosdk.WrapTool in a test) has no server behind
+// it to list. The hints layer's reference check and the declared-schema
+// check both learn the server's tools so.
+func listPages(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler, page func(*mcp.ListToolsResult)) bool {
+	if ss == nil {
+		return false
+	}
+	cursor := ""
+	for range maxListPages {
+		res, err := next(ctx, methodListTools, &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		l, ok := res.(*mcp.ListToolsResult)
+		if err != nil || !ok || l == nil {
+			return false
+		}
+		page(l)
+		if cursor = l.NextCursor; cursor == "" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,193 @@
+package validate
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"sync"
+	"unsafe"
+	"weak"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	core "github.com/mcpguard/mcpguard/core/validate"
+	"github.com/mcpguard/mcpguard/envelope"
+)
+
+// DeclaredSchemas enforces the input schema each tool already declares,
+// the one clients see in tools/list, for servers written the way most are:
+// a schema from mcp.WithString, mcp.WithNumber, mcp.Required, mcp.Enum,
+// mcp.Min and the like (or a raw one), and a handler that reads
+// req.GetString("path", ""). middleware.Default includes it; alone:
+//
+//	s.Use(validate.DeclaredSchemas())
+//
+// Before the handler runs, the call's arguments are checked against the
+// tool's schema, found on the server at call time (server.ServerFromContext
+// and its tools, the session's own tools first). A violation is answered
+// with the validation_error envelope [Args] gives, with "fields", and the
+// handler does not run.
+//
+// Never worse off: each schema is compiled once, again only when the tool
+// is registered again; one that does not compile, is too large, refers
+// outside itself or uses a dialect the library cannot check is not
+// enforced for that tool, with one warning in the log at its first call.
+// A string that is a lossless spelling of a declared number, integer or
+// boolean ("5", "true") is accepted and converted, so that req.GetInt
+// still reads it (logged at debug level); nothing else is coerced. A tool
+// that declares nothing but "type": "object" is not checked, and a tool
+// whose schema is [InputSchema]'s for a struct that [Args] or [Handler]
+// binds is left to them, not checked twice.
+//
+// opts are validate's options: WithMaxDepth, WithMaxBytes and WithLogger
+// apply, as for Args.
+func DeclaredSchemas(opts ...Option) server.ToolHandlerMiddleware {
+	l := &declaredLayer{opts: opts}
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			d := l.declared(ctx, req.Params.Name)
+			if d == nil {
+				return next(ctx, req)
+			}
+			var raw []byte = req.Params.RawArguments
+			converted, err := d.Check(ctx, raw, req.Params.Arguments, envelope.RendererFrom(ctx, nil).Redactor())
+			if err != nil {
+				return envelope.ErrorResult(ctx, req, err), nil
+			}
+			if converted != nil {
+				req = withArguments(req, converted)
+			}
+			return next(ctx, req)
+		}
+	}
+}
+
+// withArguments is req with the converted arguments, as mcp-go would have
+// decoded them from the wire.
+func withArguments(req mcp.CallToolRequest, converted []byte) mcp.CallToolRequest {
+	var args map[string]any
+	if json.Unmarshal(converted, &args) == nil {
+		req.Params.Arguments = args
+		req.Params.RawArguments = converted
+	}
+	return req
+}
+
+// declaredLayer caches one compiled schema per server and tool.
+type declaredLayer struct {
+	opts  []Option
+	cache sync.Map // declaredKey -> *declaredEntry
+}
+
+type declaredKey struct {
+	srv  weak.Pointer[server.MCPServer]
+	name string
+}
+
+// declaredEntry is a tool definition's compiled schema. def keeps the
+// definition's maps and slices alive, so that their addresses, which say
+// whether the tool was registered again, cannot be reused meanwhile.
+type declaredEntry struct {
+	def  mcp.Tool
+	id   definition
+	d    *core.Declared // nil: nothing to check
+	once sync.Once
+}
+
+// definition identifies one registration of a tool's input schema: a
+// tool registered again is built again, with new maps and slices.
+type definition struct {
+	props, defs unsafe.Pointer
+	required    *string
+	raw         *byte
+	rawLen      int
+	typ         string
+	extra       any
+}
+
+func definitionOf(t *mcp.Tool) definition {
+	s := t.InputSchema
+	return definition{
+		props:    reflect.ValueOf(s.Properties).UnsafePointer(),
+		defs:     reflect.ValueOf(s.Defs).UnsafePointer(),
+		required: unsafe.SliceData(s.Required),
+		raw:      unsafe.SliceData(t.RawInputSchema),
+		rawLen:   len(t.RawInputSchema),
+		typ:      s.Type,
+		extra:    comparableOrNil(s.AdditionalProperties),
+	}
+}
+
+// comparableOrNil keeps additionalProperties when it is a bool, the usual
+// case; a schema there changes with Properties' map anyway.
+func comparableOrNil(v any) any {
+	if b, ok := v.(bool); ok {
+		return b
+	}
+	return nil
+}
+
+// declared returns the checker of the called tool's current definition,
+// or nil when there is nothing to check.
+func (l *declaredLayer) declared(ctx context.Context, name string) *core.Declared {
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return nil
+	}
+	t, ok := sessionTool(ctx, name)
+	if !ok {
+		st := srv.GetTool(name)
+		if st == nil {
+			return nil
+		}
+		t = st.Tool
+	}
+	if trivial(&t) {
+		return nil
+	}
+	key := declaredKey{srv: weak.Make(srv), name: name}
+	id := definitionOf(&t)
+	v, ok := l.cache.Load(key)
+	if !ok || v.(*declaredEntry).id != id {
+		v = &declaredEntry{def: t, id: id}
+		l.cache.Store(key, v)
+	}
+	e := v.(*declaredEntry)
+	e.once.Do(func() { e.d = l.compile(&e.def) })
+	if e.d == nil || e.d.Bound() {
+		return nil
+	}
+	return e.d
+}
+
+func (l *declaredLayer) compile(t *mcp.Tool) *core.Declared {
+	schema := []byte(t.RawInputSchema)
+	if len(schema) == 0 {
+		b, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return nil
+		}
+		schema = b
+	}
+	return core.NewDeclared(t.Name, schema, l.opts...)
+}
+
+// sessionTool is the session's own definition of the tool, which mcp-go
+// calls in preference to the server's.
+func sessionTool(ctx context.Context, name string) (mcp.Tool, bool) {
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithTools); ok {
+		if st, ok := s.GetSessionTools()[name]; ok {
+			return st.Tool, true
+		}
+	}
+	return mcp.Tool{}, false
+}
+
+// trivial reports a schema that declares nothing to check beyond an
+// object: mcp.NewTool's default.
+func trivial(t *mcp.Tool) bool {
+	s := &t.InputSchema
+	return len(t.RawInputSchema) == 0 && len(s.Properties) == 0 && len(s.Required) == 0 &&
+		s.AdditionalProperties == nil && len(s.Defs) == 0
+}

@@ -193,6 +193,7 @@
 //	validate.RuntimeOnly           -                                 core/validate's Binder.RuntimeOnly
 //	validate.RegisterPattern       -                                 core/validate.RegisterPattern, shared by both fronts
 //	validate.CheckTool             -                                 AddTool panics on a declared schema that disagrees with In
+//	validate.DeclaredSchemas       -                                 the declared-schema check is inside Middleware (WithoutDeclaredSchemas turns it off); on mcp-go it is also a layer of its own
 //	-                              WrapTool                          runs a low-level handler behind the receiving middleware, for handler-level tests; mcp-go has middleware.Wrap
 //	middleware.Wrap                -                                 WrapTool here
 //	limit.HTTPContext              -                                 go-sdk's HTTP handler has no context hook: limit.HTTPHandler wraps it

@@ -65,7 +65,8 @@ func (r *Registry[Req, Res]) CheckOnce(ctx context.Context, tools func() ([]stri
 	}
 	var names []string
 	complete := false
-	if p := safe.Call(func() { names, complete = tools() }); p != nil || !complete {
+	p := safe.Call(func() { names, complete = tools() })
+	if p != nil || !complete {
 		return
 	}
 	r.refs.checked.Store(true)

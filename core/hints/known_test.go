@@ -75,3 +75,36 @@ func TestACheckedCleanRegistryAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// A tool list that panics is no check: the next complete one is.
+func TestAPanickingToolListIsNoCheck(t *testing.T) {
+	t.Parallel()
+	rule := hints.For("execute_query", hints.OnSuccess[queryReq, *queryRes](hints.Call("search_node", "to find the node")))
+	reg := hints.NewRegistry([]hints.Rule[queryReq, *queryRes]{rule}, nil, hints.WithLogger(slog.New(slog.DiscardHandler)))
+	reg.CheckOnce(context.Background(), func() ([]string, bool) { panic("listing failed") })
+	assert.False(t, reg.Checked(), "a panicking list is no check")
+	reg.CheckOnce(context.Background(), func() ([]string, bool) { return []string{"execute_query"}, true })
+	assert.True(t, reg.Checked())
+	steps, _ := reg.Lookup("execute_query").Success(context.Background(), queryReq{1}, &queryRes{})
+	assert.Empty(t, steps)
+}
+
+// A rule for a tool the server lacks only never applies: no step names a
+// missing tool, so the registry keeps the allocation-free path of a clean
+// one.
+func TestARuleForAMissingToolKeepsTheCleanPath(t *testing.T) {
+	if raceEnabled {
+		t.Skip("escape analysis differs under -race")
+	}
+	rules := []hints.Rule[queryReq, *queryRes]{
+		hints.For("execute_query", hints.OnSuccess[queryReq, *queryRes](hints.Call("get_schema", "for the columns"))),
+		hints.For("gone", hints.OnSuccess[queryReq, *queryRes](hints.Text("x"))),
+	}
+	reg := hints.NewRegistry(rules, nil, hints.WithLogger(slog.New(slog.DiscardHandler)))
+	reg.CheckOnce(context.Background(), func() ([]string, bool) { return []string{"execute_query", "get_schema"}, true })
+	tl := reg.Lookup("execute_query")
+	res := &queryRes{}
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(100, func() { _, _ = tl.Success(ctx, queryReq{1}, res) })
+	assert.Zero(t, allocs)
+}

@@ -43,6 +43,18 @@ func TestKeepPathsUnderRefusesBadRoots(t *testing.T) {
 	}
 	assert.PanicsWithValue(t, `redact: KeepPathsUnder("srv"): a root must be an absolute path, such as /srv/files or C:\data`,
 		func() { redact.Default().KeepPathsUnder("srv") })
+	assert.PanicsWithValue(t, `redact: KeepPathsUnder("C:\"): the file system's root keeps every path; use Without("paths") for that`,
+		func() { redact.Default().KeepPathsUnder(`C:\`) }, "a drive's root is a root, not a relative path")
+}
+
+// Every drive letter, A to Z in either case, names a Windows root.
+func TestKeepPathsUnderTakesEveryDriveLetter(t *testing.T) {
+	t.Parallel()
+	r := redact.Default().KeepPathsUnder(`A:\share`, `z:\share`)
+	for _, in := range []string{`open a:\share\x.txt: denied`, `open Z:\share\y.txt: denied`} {
+		assert.Equal(t, in, r.String(in))
+	}
+	assert.Equal(t, "open [path]: denied", r.String(`open B:\share\x.txt: denied`))
 }
 
 // Roots cost nothing on text without a path: clean text still allocates

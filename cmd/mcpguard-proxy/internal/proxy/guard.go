@@ -30,7 +30,9 @@ type Guard struct {
 
 // tool is what the proxy learned of one tool from tools/list.
 type tool struct {
-	output bool // declares an outputSchema
+	name     string
+	output   bool      // declares an outputSchema
+	declared *declared // its inputSchema's check; nil without one
 }
 
 // NewGuard returns a Guard configured by opts. It panics on bad
@@ -70,9 +72,13 @@ func newCall(id, params []byte) *call {
 
 func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c.args} }
 
-// admit applies the rate and concurrency limits to a call before it is
-// sent upstream. A refused call gets the answer to send instead.
+// admit checks a call's arguments against its tool's declared input
+// schema, then applies the rate and concurrency limits, before it is sent
+// upstream. A refused call gets the answer to send instead.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
+	if err := g.checkDeclared(ctx, c); err != nil {
+		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	}
 	if g.o.rate != nil {
 		if err := g.o.rate.Allow(c.tool, key, time.Now()); err != nil {
 			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
@@ -102,6 +108,7 @@ func (g *Guard) learn(result []byte) {
 	var r struct {
 		Tools []struct {
 			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
 		} `json:"tools"`
 	}
@@ -110,7 +117,14 @@ func (g *Guard) learn(result []byte) {
 	}
 	names := make([]string, 0, len(r.Tools))
 	for _, t := range r.Tools {
-		g.tools.Store(t.Name, tool{output: len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"})
+		entry := &tool{name: t.Name, output: len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"}
+		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
+			entry.declared = &declared{schema: t.InputSchema}
+			if old, ok := g.tools.Load(t.Name); ok && old.(*tool).declared != nil && bytes.Equal(old.(*tool).declared.schema, t.InputSchema) {
+				entry.declared = old.(*tool).declared // compiled once, until the tool's schema changes
+			}
+		}
+		g.tools.Store(t.Name, entry)
 		names = append(names, t.Name)
 	}
 	g.mu.Lock()
@@ -124,7 +138,7 @@ func (g *Guard) learn(result []byte) {
 
 func (g *Guard) declaresOutput(name string) bool {
 	t, ok := g.tools.Load(name)
-	return ok && t.(tool).output
+	return ok && t.(*tool).output
 }
 
 // isUnknownTool reports whether a JSON-RPC error answers a call of a tool

@@ -66,15 +66,15 @@ func main() {
 }
 
 type config struct {
-	upstream, listen               string
-	maxMessage                     int
-	timeout                        time.Duration
-	rate                           float64
-	burst, concurrency             int
-	successes, exitChild           bool
-	failureMeta, declared, version bool
-	logLevel, hintsFile            string
-	command                        []string
+	upstream, listen                 string
+	maxMessage                       int
+	timeout                          time.Duration
+	rate                             float64
+	burst, concurrency               int
+	successes, exitChild             bool
+	failureMeta, noDeclared, version bool
+	logLevel, hintsFile              string
+	command                          []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -91,7 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too")
 	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
-	fs.BoolVar(&c.declared, "declared-schemas", false, "check calls' arguments against their tools' declared input schemas, answering violations with fields")
+	fs.BoolVar(&c.noDeclared, "no-declared-schemas", false, "do not check calls' arguments against their tools' declared input schemas")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
 	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
@@ -136,8 +136,8 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	if c.failureMeta {
 		opts = append(opts, proxy.WithEnvelopeOptions(envelope.WithToolFailureMeta()))
 	}
-	if c.declared {
-		opts = append(opts, proxy.WithDeclaredSchemas())
+	if c.noDeclared {
+		opts = append(opts, proxy.WithoutDeclaredSchemas())
 	}
 	return opts
 }

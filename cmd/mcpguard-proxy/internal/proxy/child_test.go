@@ -33,7 +33,7 @@ type childMsg struct {
 }
 
 var childTools = `[
- {"name":"echo","description":"Echoes text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},
+ {"name":"echo","description":"Echoes text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1}}}},
  {"name":"fail_text","inputSchema":{"type":"object"}},
  {"name":"fail_rpc","inputSchema":{"type":"object"}},
  {"name":"bad_args","inputSchema":{"type":"object"}},

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -11,9 +12,10 @@ import (
 // declared is the check of a tool's declared input schema, compiled once
 // from the inputSchema its tools/list entry carried, at its first call.
 type declared struct {
-	schema json.RawMessage
-	once   sync.Once
-	d      *validate.Declared
+	schema   json.RawMessage
+	once     sync.Once
+	d        *validate.Declared
+	required map[string]bool // the schema's top-level required members
 }
 
 // checker returns the compiled check, or nil when there is nothing to
@@ -27,6 +29,14 @@ func (t *tool) checker(ctx context.Context, o *options) *validate.Declared {
 	}
 	t.declared.once.Do(func() {
 		t.declared.d = validate.NewDeclared(t.name, t.declared.schema, validate.WithLogger(o.logger))
+		var top struct {
+			Required []string `json:"required"`
+		}
+		_ = json.Unmarshal(t.declared.schema, &top)
+		t.declared.required = make(map[string]bool, len(top.Required))
+		for _, r := range top.Required {
+			t.declared.required[r] = true
+		}
 	})
 	d := t.declared.d
 	if !d.Enforced() {
@@ -39,31 +49,73 @@ func (t *tool) checker(ctx context.Context, o *options) *validate.Declared {
 // checkDeclared checks a call's arguments against the tool's declared
 // input schema, as both SDK fronts do, before the upstream sees the call.
 // A violation is the validation_error, with fields, to answer it with;
-// nil lets the call through. A call whose only difference from the schema
-// is a lossless string spelling of a number, integer or boolean ("5") is
-// let through as the client sent it: the proxy does not rewrite requests.
+// nil lets the call through. Nothing is refused that a lenient server
+// accepts: a call that is valid once its optional members sent as null,
+// "", 0, false or empty are left out (how servers on mcpguard's validate,
+// and many others, read them, though their schemas do not say so) goes
+// through, and so does one whose only difference from the schema is a
+// lossless string spelling of a number, integer or boolean ("5"). Either
+// way it goes as the client sent it: the proxy does not rewrite requests.
 func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
-	if !g.o.declared {
+	if g.o.noDeclared {
 		return nil
 	}
 	v, ok := g.tools.Load(c.tool)
 	if !ok {
 		return nil // not listed yet, or unknown: the upstream answers
 	}
-	d := v.(*tool).checker(ctx, g.o)
+	t := v.(*tool)
+	d := t.checker(ctx, g.o)
 	if d == nil {
 		return nil
 	}
-	_, err := d.Check(ctx, c.args, nil, g.o.redactor.ForCall(c.args))
+	red := g.o.redactor.ForCall(c.args)
+	_, err := d.Check(ctx, c.args, nil, red)
+	if err == nil {
+		return nil
+	}
+	set, changed := withoutUnsetOptionals(c.args, t.declared.required)
+	if !changed {
+		return err
+	}
+	_, err = d.Check(ctx, set, nil, red)
 	return err
 }
 
-// WithDeclaredSchemas checks each call's arguments against the input
-// schema its tool declares in tools/list, before the upstream sees the
-// call, and answers a violation with validation_error and fields. It is
-// off by default because the proxy cannot tell how lenient a server is
-// beyond its schema: one built on mcpguard's validate, for one, takes an
-// optional member sent as zero, "" or null as not set, which its derived
-// schema (a minimum of 1, say) does not say, and with the check on such
-// calls would be refused where the server accepts them.
-func WithDeclaredSchemas() Option { return func(o *options) { o.declared = true } }
+// withoutUnsetOptionals returns args without the top-level members that
+// are not required and hold null, "", 0, false, [] or {}, and whether any
+// was left out.
+func withoutUnsetOptionals(args json.RawMessage, required map[string]bool) (json.RawMessage, bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(args, &members) != nil {
+		return args, false
+	}
+	changed := false
+	for k, v := range members {
+		if !required[k] && unset(v) {
+			delete(members, k)
+			changed = true
+		}
+	}
+	if !changed {
+		return args, false
+	}
+	out, err := json.Marshal(members)
+	if err != nil {
+		return args, false
+	}
+	return out, true
+}
+
+func unset(v json.RawMessage) bool {
+	switch string(bytes.TrimSpace(v)) {
+	case "null", `""`, "0", "false", "[]", "{}":
+		return true
+	}
+	var f float64
+	return json.Unmarshal(v, &f) == nil && f == 0
+}
+
+// WithoutDeclaredSchemas turns off the check of each call's arguments
+// against the input schema its tool declares in tools/list.
+func WithoutDeclaredSchemas() Option { return func(o *options) { o.noDeclared = true } }

@@ -9,10 +9,9 @@ import (
 // A call whose arguments the tool's own declared inputSchema rejects is
 // answered with validation_error and fields before the upstream sees it:
 // the child's echo would otherwise answer success, having read "" for a
-// number it cannot use. Without WithDeclaredSchemas it goes through as
-// before.
+// number it cannot use. WithoutDeclaredSchemas lets it through as before.
 func TestDeclaredSchemaIsEnforcedBeforeTheServer(t *testing.T) {
-	s := start(t, false, proxy.WithDeclaredSchemas())
+	s := start(t, false)
 	s.request("tools/list", `{}`)
 	env := envelopeOf(t, s.call("echo", `{"text":42}`))
 	if env["error_type"] != "validation_error" {
@@ -26,7 +25,7 @@ func TestDeclaredSchemaIsEnforcedBeforeTheServer(t *testing.T) {
 		t.Fatalf("a valid call: %q", got)
 	}
 
-	off := start(t, false)
+	off := start(t, false, proxy.WithoutDeclaredSchemas())
 	off.request("tools/list", `{}`)
 	if got := textOf(t, off.call("echo", `{"text":42}`)); got != "" {
 		t.Fatalf("without the check the child answers, got %q", got)
@@ -36,12 +35,36 @@ func TestDeclaredSchemaIsEnforcedBeforeTheServer(t *testing.T) {
 // Before the proxy has read a tools/list it knows no schema, and a tool
 // whose schema declares nothing to check passes every call unchanged.
 func TestUnlistedOrEmptySchemasPassThrough(t *testing.T) {
-	s := start(t, false, proxy.WithDeclaredSchemas())
+	s := start(t, false)
 	if got := textOf(t, s.call("echo", `{"text":42}`)); got != "" {
 		t.Fatalf("unlisted: %q", got)
 	}
 	s.request("tools/list", `{}`)
 	if env := envelopeOf(t, s.call("fail_text", `{"anything":[1,2,3]}`)); env["error_type"] == "validation_error" {
 		t.Fatalf("a schema with nothing to check refused a call: %v", env)
+	}
+}
+
+// The check refuses nothing a lenient server accepts: an optional member
+// sent as 0 (or null, "", false) is read as not set, as servers on
+// mcpguard's validate read it, though the schema's minimum is 1; a value
+// that is set and out of bounds is refused with its field.
+func TestUnsetOptionalMembersAreNotRefused(t *testing.T) {
+	s := start(t, false)
+	s.request("tools/list", `{}`)
+	for _, args := range []string{`{"text":"a","times":0}`, `{"text":"a","times":null}`, `{"text":"a","times":0.0}`} {
+		if got := textOf(t, s.call("echo", args)); got != "a" {
+			t.Fatalf("%s: %q", args, got)
+		}
+	}
+	env := envelopeOf(t, s.call("echo", `{"text":"a","times":-3}`))
+	fields, _ := env["fields"].([]any)
+	if env["error_type"] != "validation_error" || len(fields) != 1 || fields[0].(map[string]any)["field"] != "times" {
+		t.Fatalf("want a field error on times, got %v", env)
+	}
+	env = envelopeOf(t, s.call("echo", `{"text":7,"times":0}`))
+	fields, _ = env["fields"].([]any)
+	if len(fields) != 1 || fields[0].(map[string]any)["field"] != "text" {
+		t.Fatalf("an unset optional member hides no other error: %v", env)
 	}
 }

@@ -33,7 +33,7 @@ type options struct {
 	mappings   []Mapping
 	rules      []hints.Rule[envelope.Call, json.RawMessage]
 	hints      *hints.Registry[envelope.Call, json.RawMessage]
-	declared   bool // WithDeclaredSchemas
+	noDeclared bool // WithoutDeclaredSchemas
 }
 
 func evaluate(opts []Option) *options {

@@ -147,13 +147,19 @@ func TestSeedExecuteQueryThreeWays(t *testing.T) {
 					assert.Nil(t, r.StructuredContent(), "no envelope as structuredContent for a tool with an output schema")
 				}
 			})
+			// Arguments of the wrong types never reach the handler: the
+			// default chain enforces the tool's declared schema (numbers),
+			// with a field each. Hints outside the chain add their step to
+			// that validation_error; hints inside it are not reached, and the
+			// envelope keeps the code's default step.
 			t.Run(o.name+"/wrong argument types", func(t *testing.T) {
-				r := srv.CallTool("execute_query", json.RawMessage(`{"total":"lots","page":{"deep":[[[1]]]}}`)).ExpectSuccess()
-				assert.Equal(t, []string{
-					"No rows returned: try rephrasing the question with different filters.",
-					"Call get_schema to verify table and column names.",
-					"Call explain_query to understand why the query returned nothing.",
-				}, metaSteps(t, r.Raw))
+				r := srv.CallTool("execute_query", json.RawMessage(`{"total":"lots","page":{"deep":[[[1]]]}}`)).
+					ExpectError(envelope.ValidationError).ExpectField("total", "type").ExpectField("page", "type")
+				if o.name == "hints outside Default" {
+					assert.Equal(t, "Call execute_query with page=1.", r.Envelope.NextSteps[0])
+				} else {
+					assert.Equal(t, envelope.DefaultNextSteps(envelope.ValidationError), r.Envelope.NextSteps)
+				}
 			})
 		}
 	}

@@ -40,10 +40,11 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 
 // ErrorResult renders err as an envelope result. Layers that answer by
 // themselves, such as validation, use it so that they are safe without the
-// envelope layer. Without opts it renders as the envelope layer serving
-// ctx's server would ([RendererFrom]), so the chain's configuration
-// applies; with opts, as NewRenderer(opts...) would. Outside a server (a
-// test that calls a handler directly) and without opts it knows none of
+// envelope layer. It renders as the envelope layer serving ctx's server
+// would ([RendererFrom]), so the chain's configuration applies, with opts
+// added to it ([Renderer.With]): a layer's own options never drop the
+// chain's mappings, next steps or redactor. Outside a server (a
+// test that calls a handler directly) it knows none of
 // the chain's mappings: run the handler through the chain instead,
 // middleware.Wrap(h, middleware.Default(opts...)...), to get what a client
 // would receive.
@@ -59,8 +60,5 @@ func InternalResult(ctx context.Context, tool, incidentID string, opts ...Option
 }
 
 func rendererFor(ctx context.Context, opts []Option) *Renderer {
-	if len(opts) == 0 {
-		return RendererFrom(ctx, nil)
-	}
-	return NewRenderer(opts...)
+	return RendererFrom(ctx, nil).With(opts...)
 }

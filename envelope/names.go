@@ -150,6 +150,17 @@ func WithTrustedEnvelopes() Option { return core.WithTrustedEnvelopes() }
 // as they are.
 func WithoutNormalization() Option { return core.WithoutNormalization() }
 
+// Overlay is a layer's own envelope options over the renderer of the
+// chain it runs in: a layer builds it once with [NewOverlay] and renders
+// each call with RendererFrom(ctx, nil).Over(overlay), the chain's
+// configuration plus its own, without allocating once it has served a
+// call of that chain. See core's Overlay.
+type Overlay = core.Overlay
+
+// NewOverlay returns the [Overlay] of opts; nil, which adds nothing,
+// without options.
+func NewOverlay(opts ...Option) *Overlay { return core.NewOverlay(opts...) }
+
 // StepsFunc computes next steps when an error is rendered, with the call
 // and the code it was classified as. Return replace to drop the code's
 // default steps. err is the handler's error, or a [ResultText] for a

@@ -34,11 +34,42 @@ type Renderer struct {
 
 // NewRenderer returns a Renderer configured by opts. It panics on invalid
 // options, at construction, never at call time.
-func NewRenderer(opts ...Option) *Renderer {
-	r := &Renderer{c: core.NewRenderer(opts...)}
-	r.twin = &Renderer{c: r.c, handoff: true}
+func NewRenderer(opts ...Option) *Renderer { return wrap(core.NewRenderer(opts...), false) }
+
+// wrap returns the front's Renderer of c, a handoff one when handoff.
+func wrap(c *core.Renderer, handoff bool) *Renderer {
+	if handoff {
+		r := &Renderer{c: c, handoff: true}
+		r.twin = r
+		return r
+	}
+	r := &Renderer{c: c}
+	r.twin = &Renderer{c: c, handoff: true}
 	r.twin.twin = r.twin
 	return r
+}
+
+// With returns a Renderer configured as r and then by opts, which add to
+// r's configuration rather than replace it (see core's Renderer.With):
+// a layer inside the envelope layer that has envelope options of its own
+// renders with RendererFrom(ctx, nil).With(opts...), so the chain's
+// mappings, next steps and redactor still apply, and the envelope layer
+// still finishes what it renders. Without opts it returns r.
+func (r *Renderer) With(opts ...Option) *Renderer {
+	if len(opts) == 0 {
+		return r
+	}
+	return wrap(r.c.With(opts...), r.handoff)
+}
+
+// Over returns r with o's options added, as [Renderer.With] does; o keeps
+// the combined renderer for the next call of the same chain. A nil o adds
+// nothing.
+func (r *Renderer) Over(o *Overlay) *Renderer {
+	if o == nil {
+		return r
+	}
+	return wrap(o.On(r.c), r.handoff)
 }
 
 var defaultRenderer = NewRenderer()

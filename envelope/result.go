@@ -50,10 +50,32 @@ func (r *Renderer) normalize(ctx context.Context, req mcp.CallToolRequest, res *
 		if env.Tool == "" {
 			env.Tool = req.Params.Name
 		}
-		return r.result(ctx, &env, res)
+		return keepLayerFailure(r.result(ctx, &env, res), res)
 	}
 	text, _ := splitText(res.Content)
 	return r.result(ctx, r.c.Text(ctx, call(req), text), res)
+}
+
+// keepLayerFailure keeps the toolFailure _meta that a layer inside this
+// chain rendered with its own options ([Renderer.With]) on out, the
+// envelope layer's finish of that layer's result, unless out has its own.
+// Only a layer of this process hands an *Envelope over in
+// structuredContent; a relayed result's _meta is JSON and is dropped.
+func keepLayerFailure(out, from *mcp.CallToolResult) *mcp.CallToolResult {
+	if from.Meta == nil {
+		return out
+	}
+	failure, ok := from.Meta.AdditionalFields[ToolFailureMetaKey].(map[string]any)
+	if !ok {
+		return out
+	}
+	if out.Meta != nil {
+		if _, own := out.Meta.AdditionalFields[ToolFailureMetaKey]; own {
+			return out
+		}
+	}
+	out.Meta = withFailureMeta(out.Meta, failure)
+	return out
 }
 
 // withoutForgedFailure returns res without a toolFailure _meta of the

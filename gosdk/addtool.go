@@ -81,17 +81,22 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []Too
 		return nil, nil, fmt.Errorf("output schema: %w", err)
 	}
 	declares := tt.OutputSchema != nil
+	// validate.WithEnvelopeOptions add to the Middleware's configuration.
+	overlay := core.NewOverlay(b.EnvelopeOptions()...)
+	fail := func(ctx context.Context, req *mcp.CallToolRequest, err error) *mcp.CallToolResult {
+		return renderErrorOver(ctx, req, err, declares, overlay)
+	}
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, err := b.Bind(ctx, req.Params.Name, req.Params.Arguments, rendererFrom(ctx).Redactor())
+		in, err := b.Bind(ctx, req.Params.Name, req.Params.Arguments, overlay.On(rendererFrom(ctx)).Redactor())
 		if err != nil {
-			return renderError(ctx, req, err, declares), nil
+			return fail(ctx, req, err), nil
 		}
 		res, v, err := h(ctx, req, *in)
 		if err != nil {
 			if wire, ok := err.(*jsonrpc.Error); ok {
 				return nil, wire
 			}
-			return renderError(ctx, req, err, declares), nil
+			return fail(ctx, req, err), nil
 		}
 		if res == nil {
 			res = &mcp.CallToolResult{}
@@ -101,7 +106,7 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []Too
 		}
 		if err := out.set(ctx, res, v); err != nil {
 			err = core.Wrap(core.InternalError, fmt.Errorf("gosdk: the result of %s does not match its outputSchema: %w", req.Params.Name, err))
-			return renderError(ctx, req, err, declares), nil
+			return fail(ctx, req, err), nil
 		}
 		return res, nil
 	}

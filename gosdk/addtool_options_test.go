@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/validate"
 	"github.com/mcpguard/mcpguard/gosdk"
 	"github.com/mcpguard/mcpguard/gosdk/gosdktest"
@@ -84,5 +85,23 @@ func TestAddToolWithValidator(t *testing.T) {
 	f := c.Call("order", map[string]any{"ref": "ORD-1234; DROP TABLE"}).ExpectError(gosdk.ValidationError).Field("ref")
 	if f == nil || f.Rule != "pattern" || f.Param != `^(?:ORD-[0-9]{4})$` {
 		t.Errorf("field %+v", f)
+	}
+}
+
+// validate.WithEnvelopeOptions given to AddTool adds to the Middleware's
+// configuration, as on the mcp-go front: the layer's default next steps
+// for validation_error, and the chain's tool failure _meta, both reach
+// the agent. (The layer's options were ignored before.)
+func TestAddToolEnvelopeOptionsAddToTheMiddlewares(t *testing.T) {
+	t.Parallel()
+	const step = "Call shop_help to see the allowed limits."
+	s := newPlainServer()
+	s.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithToolFailureMeta()))
+	gosdk.AddTool(s, &mcp.Tool{Name: "strict"}, echoArgs,
+		validate.WithEnvelopeOptions(envelope.WithDefaultNextSteps(envelope.ValidationError, step)))
+	r := gosdktest.Connect(t, s).Call("strict", json.RawMessage(`{"limit":99}`)).
+		ExpectError(gosdk.ValidationError).ExpectField("limit", "max").ExpectNextStep(step)
+	if !strings.Contains(string(r.Raw), gosdk.ToolFailureMetaKey) {
+		t.Errorf("the Middleware's WithToolFailureMeta is lost: %s", r.Raw)
 	}
 }

@@ -152,6 +152,8 @@
 //	envelope.Renderer              -                                 mcp-go finds the chain's renderer through the server; the Middleware holds it here
 //	envelope.NewRenderer           -                                 the same
 //	envelope.RendererFrom          -                                 the same
+//	envelope.Overlay               -                                 the same: a layer's options over the chain's renderer (AddTool applies validate.WithEnvelopeOptions)
+//	envelope.NewOverlay            -                                 the same
 //	recover.WithRenderer           -                                 the same
 //	envelope.InternalResult        -                                 builds an mcp-go result; ErrorResult(ctx, req, Internal(err)) here
 //	envelope.FromResult            -                                 reads an mcp-go result; gosdktest.Result.Envelope here

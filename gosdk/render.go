@@ -111,9 +111,16 @@ func renderedEnvelope(res *mcp.CallToolResult) (*core.Envelope, bool) {
 // renderError classifies err with the renderer serving ctx and returns the
 // final result.
 func renderError(ctx context.Context, req *mcp.CallToolRequest, err error, declaresOutput bool) *mcp.CallToolResult {
+	return renderErrorOver(ctx, req, err, declaresOutput, nil)
+}
+
+// renderErrorOver is renderError with a layer's own envelope options
+// added to the Middleware's configuration (nil o: none).
+func renderErrorOver(ctx context.Context, req *mcp.CallToolRequest, err error, declaresOutput bool, o *core.Overlay) *mcp.CallToolResult {
 	f := frontFrom(ctx)
-	env := f.r.Error(ctx, callOf(req), err)
-	return f.result(req, env, err, nil, declaresOutput || f.declaresOutput(env.Tool))
+	r := o.On(f.r)
+	env := r.Error(ctx, callOf(req), err)
+	return f.resultBy(r, req, env, err, nil, declaresOutput || f.declaresOutput(env.Tool))
 }
 
 // result renders env as a go-sdk result with isError: true: the envelope's
@@ -124,6 +131,12 @@ func renderError(ctx context.Context, req *mcp.CallToolRequest, err error, decla
 // resultType as a tool's result would (see [baseResult]). err (may be nil)
 // stays reachable through GetError.
 func (f *front) result(req *mcp.CallToolRequest, env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
+	return f.resultBy(f.r, req, env, err, from, declaresOutput)
+}
+
+// resultBy is result for an envelope r rendered: r decides the tool
+// failure _meta.
+func (f *front) resultBy(r *core.Renderer, req *mcp.CallToolRequest, env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
 	res := baseResult(req, from)
 	res.Content = []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}}
 	if from != nil {
@@ -133,7 +146,7 @@ func (f *front) result(req *mcp.CallToolRequest, env *core.Envelope, err error, 
 	if !declaresOutput {
 		res.StructuredContent = env
 	}
-	if failure, ok := f.r.FailureMeta(env); ok {
+	if failure, ok := r.FailureMeta(env); ok {
 		meta := make(mcp.Meta, len(res.Meta)+1)
 		maps.Copy(meta, res.Meta)
 		meta[core.ToolFailureMetaKey] = failure

@@ -8,7 +8,6 @@ import (
 
 	core "github.com/mcpguard/mcpguard/core/validate"
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/redact"
 )
 
 // ctxKey carries a *T validated by Args[T]; one key type per T, so ArgsFrom
@@ -31,16 +30,15 @@ type binder[T any] struct {
 	c *core.Binder[T]
 	// declared checks each tool's declared schema against T once.
 	declared declaredCheck
-	// renderer is set when the layer has envelope options of its own.
-	renderer *envelope.Renderer
+	// overlay is the layer's own envelope options ([WithEnvelopeOptions]),
+	// added to the chain's configuration; nil without any.
+	overlay *envelope.Overlay
 }
 
 func newBinder[T any](opts []Option) *binder[T] {
 	b := &binder[T]{c: core.NewBinder[T](opts...)}
 	b.c.Claim() // a tool declaring T's schema is checked here, not by DeclaredSchemas too
-	if eo := b.c.EnvelopeOptions(); len(eo) > 0 {
-		b.renderer = envelope.NewRenderer(eo...)
-	}
+	b.overlay = envelope.NewOverlay(b.c.EnvelopeOptions()...)
 	return b
 }
 
@@ -50,21 +48,21 @@ func (b *binder[T]) bind(ctx context.Context, req mcp.CallToolRequest) (*T, *mcp
 	if len(req.Params.RawArguments) > 0 {
 		args = req.Params.RawArguments
 	}
-	v, err := b.c.Bind(ctx, req.Params.Name, args, b.redactor(ctx))
+	chain := envelope.RendererFrom(ctx, nil)
+	// The redactor of what this call renders, without allocating once the
+	// layer has served a call of the chain.
+	red := b.overlay.On(chain.Core()).Redactor()
+	v, err := b.c.Bind(ctx, req.Params.Name, args, red)
 	if err != nil {
-		return nil, envelope.ErrorResult(ctx, req, err, b.c.EnvelopeOptions()...)
+		return nil, chain.Over(b.overlay).Error(ctx, req, err)
 	}
 	return v, nil
 }
 
-// redactor is the one the envelopes of this call are rendered with: the
-// chain's (envelope.RendererFrom), or the one the layer's own envelope
-// options configure.
-func (b *binder[T]) redactor(ctx context.Context) *redact.Redactor {
-	if b.renderer != nil {
-		return b.renderer.Redactor()
-	}
-	return envelope.RendererFrom(ctx, nil).Redactor()
+// renderer is the one the envelopes of this call are rendered with: the
+// chain's (envelope.RendererFrom) with the layer's own options added.
+func (b *binder[T]) renderer(ctx context.Context) *envelope.Renderer {
+	return envelope.RendererFrom(ctx, nil).Over(b.overlay)
 }
 
 // Args validates a tool's arguments before its handler runs:

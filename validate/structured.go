@@ -71,9 +71,8 @@ func StructuredHandler[In, Out any](fn func(ctx context.Context, req mcp.CallToo
 		}
 		text, err := out.Check(ctx, v)
 		if err != nil {
-			return envelope.ErrorResult(ctx, req,
-				envelope.Wrap(envelope.InternalError, fmt.Errorf("validate: the result of %s does not match its outputSchema: %w", req.Params.Name, err)),
-				b.c.EnvelopeOptions()...), nil
+			return b.renderer(ctx).Error(ctx, req,
+				envelope.Wrap(envelope.InternalError, fmt.Errorf("validate: the result of %s does not match its outputSchema: %w", req.Params.Name, err))), nil
 		}
 		return mcp.NewToolResultStructured(v, string(text)), nil
 	}

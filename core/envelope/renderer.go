@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/mcpguard/mcpguard/core/redact"
@@ -42,10 +43,29 @@ type Call struct {
 // middleware. It is immutable and safe for concurrent use.
 type Renderer struct {
 	o *options
+	// opts are the options o was evaluated from, for [Renderer.With].
+	opts []Option
 }
 
 // NewRenderer returns a renderer configured by opts.
-func NewRenderer(opts ...Option) *Renderer { return &Renderer{o: evaluate(opts)} }
+func NewRenderer(opts ...Option) *Renderer {
+	return &Renderer{o: evaluate(opts), opts: slices.Clone(opts)}
+}
+
+// With returns a renderer configured as r and then by opts, which add to
+// r's configuration instead of replacing it: a setting opts give (a
+// logger, a redactor, the internal message, the unclassified code, tool
+// failure _meta) replaces r's, default next steps replace r's for their
+// code only, and mappings and mappers are tried after r's. Without opts it
+// returns r. It is how a layer with envelope options of its own renders
+// with the chain's configuration plus its own; [Overlay] keeps the result
+// for the next call.
+func (r *Renderer) With(opts ...Option) *Renderer {
+	if len(opts) == 0 {
+		return r
+	}
+	return NewRenderer(append(slices.Clip(r.opts), opts...)...)
+}
 
 // Error classifies err and renders it. A nil err renders as an internal
 // error. A panic in code the renderer does not control (an error's own

@@ -208,7 +208,7 @@ func (r *HintRegistry) failure(ctx, inner context.Context, req *mcp.CallToolRequ
 	}
 	// A result the handler built from text: rendered as Middleware renders
 	// it, under the context that carries this tool's steps.
-	env := f.r.Text(inner, callOf(req), textOf(res.Content))
+	env := f.r.Text(inner, callFrom(ctx, req), textOf(res.Content))
 	return f.result(req, env, nil, res, declares)
 }
 

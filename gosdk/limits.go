@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	core "github.com/mcpguard/mcpguard/core/envelope"
 )
 
 // WithLimits puts layers that bound calls (the Rate, Concurrency and
@@ -38,9 +40,11 @@ func WithLimits(layers ...mcp.Middleware) Option {
 // (its mappings, next steps and redactor), or the defaults outside one.
 // It is what a go-sdk middleware inside gosdk.Middleware answers a call
 // with when it refuses it itself, as package limit does; the mcp-go
-// front's envelope.ErrorResult is its twin. GetError returns err.
-func ErrorResult(ctx context.Context, req *mcp.CallToolRequest, err error) *mcp.CallToolResult {
-	return renderError(ctx, req, err, false)
+// front's envelope.ErrorResult is its twin. opts add to the Middleware's
+// configuration (a setting they give replaces the Middleware's, mappings
+// are tried after its own), as on the mcp-go front. GetError returns err.
+func ErrorResult(ctx context.Context, req *mcp.CallToolRequest, err error, opts ...EnvelopeOption) *mcp.CallToolResult {
+	return renderErrorOver(ctx, req, err, false, core.NewOverlay(opts...))
 }
 
 // inside wraps next in layers, the first outermost.

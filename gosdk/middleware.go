@@ -93,14 +93,14 @@ func Install(s *mcp.Server, opts ...Option) {
 }
 
 // call serves one tools/call: the layers inside find the chain's
-// configuration in ctx, and the record is written last, of what the client
-// receives.
+// configuration and the call, read once, in ctx, and the record is
+// written last, of what the client receives.
 func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 	var start time.Time
 	if c.log != nil {
 		start = time.Now()
 	}
-	ctx = withFront(ctx, c.front)
+	ctx = withCall(ctx, c.front, req)
 	res, err := c.guard(ctx, method, req, next)
 	if c.log != nil {
 		c.log.record(ctx, req, res, err, time.Since(start))
@@ -144,14 +144,14 @@ func (c *chain) encodable(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 	if err == nil {
 		return out
 	}
-	tool := callOf(req).Tool
+	tool := callFrom(ctx, req).Tool
 	env := c.front.r.Unencodable(ctx, tool, err, c.recover.Logger)
 	return c.front.result(req, env, nil, nil, c.front.declaresOutput(tool))
 }
 
 // recovered logs a panic under a fresh incident and renders its envelope.
 func (c *chain) recovered(ctx context.Context, req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
-	tool := callOf(req).Tool
+	tool := callFrom(ctx, req).Tool
 	ro := c.recover
 	if c.onPanic != nil {
 		ro.OnPanic = func(ctx context.Context, p Panic) { c.onPanic(ctx, req, p) }
@@ -175,7 +175,7 @@ func fallback() *mcp.CallToolResult {
 func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error) (mcp.Result, error) {
 	if err != nil {
 		if pe, ok := core.As[*jsonrpc.Error](err); ok && pe != nil {
-			return res, c.protocol(req, err, pe)
+			return res, c.protocol(ctx, req, err, pe)
 		}
 		return renderError(ctx, req, err, false), nil
 	}
@@ -186,16 +186,16 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 	case !ok && res != nil:
 		return res, nil // a result type only a layer inside knows
 	case r == nil:
-		call := callOf(req)
+		call := callFrom(ctx, req)
 		return c.front.result(req, c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
 	case !r.IsError:
 		r = withoutForgedFailure(r)
 		if !c.successes {
 			return r, nil
 		}
-		return redactResult(c.redactor.ForCall(callOf(req).Args), r), nil
+		return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), r), nil
 	}
-	return redactResult(c.redactor.ForCall(callOf(req).Args), c.normalize(ctx, req, r)), nil
+	return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), c.normalize(ctx, req, r)), nil
 }
 
 // normalize renders a result with isError: true as an envelope result,
@@ -207,7 +207,7 @@ func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 	if _, ours := renderedEnvelope(r); ours {
 		return r
 	}
-	call := callOf(req)
+	call := callFrom(ctx, req)
 	if err := r.GetError(); err != nil {
 		// go-sdk would have sent this error's text as the result: an
 		// unclassified one keeps it (redacted), so the agent never reads
@@ -240,8 +240,8 @@ func sdkError(err error) error {
 // unknown tool, a handler's own *jsonrpc.Error) with its message redacted;
 // err itself when nothing needed redaction. go-sdk sends the outermost
 // message with the code of the *jsonrpc.Error it wraps.
-func (c *chain) protocol(req *mcp.CallToolRequest, err error, pe *jsonrpc.Error) error {
-	r := c.redactor.ForCall(callOf(req).Args)
+func (c *chain) protocol(ctx context.Context, req *mcp.CallToolRequest, err error, pe *jsonrpc.Error) error {
+	r := c.redactor.ForCall(callFrom(ctx, req).Args)
 	msg := safe.Error(err)
 	red := r.String(msg)
 	if err == error(pe) {

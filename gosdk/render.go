@@ -31,18 +31,65 @@ var defaultFront = &front{r: core.NewRenderer()}
 
 type frontKey struct{}
 
-// withFront returns ctx carrying f for the layers inside the Middleware.
-func withFront(ctx context.Context, f *front) context.Context {
-	return context.WithValue(ctx, frontKey{}, f)
+// callCtx is the context of the layers inside the Middleware during one
+// tools/call: it carries the Middleware's configuration and the core's
+// view of the call, read off go-sdk's request once, when a layer first
+// needs it (a success never does: boxing the arguments would allocate).
+// Embedding the parent keeps cancellation and every other value as they
+// are; it costs the one allocation a context.WithValue would.
+type callCtx struct {
+	context.Context
+	f    *front
+	req  *mcp.CallToolRequest
+	once sync.Once
+	call core.Call
+}
+
+// Value returns the callCtx itself for frontKey, else the parent's value.
+func (c *callCtx) Value(key any) any {
+	if _, ok := key.(frontKey); ok {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// Call returns the call's Call, read the first time it is asked for.
+func (c *callCtx) Call() core.Call {
+	c.once.Do(c.read)
+	return c.call
+}
+
+func (c *callCtx) read() { c.call = callOf(c.req) }
+
+// withCall returns ctx carrying f and req for the layers inside the
+// Middleware.
+func withCall(ctx context.Context, f *front, req *mcp.CallToolRequest) *callCtx {
+	return &callCtx{Context: ctx, f: f, req: req}
+}
+
+// stateOf returns the callCtx serving ctx, or nil outside a Middleware.
+func stateOf(ctx context.Context) *callCtx {
+	c, _ := ctx.Value(frontKey{}).(*callCtx)
+	return c
 }
 
 // frontFrom returns the Middleware's configuration serving ctx, or the
 // default one.
 func frontFrom(ctx context.Context) *front {
-	if f, ok := ctx.Value(frontKey{}).(*front); ok && f != nil {
-		return f
+	if c := stateOf(ctx); c != nil && c.f != nil {
+		return c.f
 	}
 	return defaultFront
+}
+
+// callFrom returns the Call of req: the one the Middleware read, when req
+// is the request it read it from (a layer may pass a changed request
+// on), else read now.
+func callFrom(ctx context.Context, req *mcp.CallToolRequest) core.Call {
+	if c := stateOf(ctx); c != nil && c.req == req {
+		return c.Call()
+	}
+	return callOf(req)
 }
 
 // rendererFrom returns the renderer of the Middleware serving ctx, or a
@@ -119,7 +166,7 @@ func renderError(ctx context.Context, req *mcp.CallToolRequest, err error, decla
 func renderErrorOver(ctx context.Context, req *mcp.CallToolRequest, err error, declaresOutput bool, o *core.Overlay) *mcp.CallToolResult {
 	f := frontFrom(ctx)
 	r := o.On(f.r)
-	env := r.Error(ctx, callOf(req), err)
+	env := r.Error(ctx, callFrom(ctx, req), err)
 	return f.resultBy(r, req, env, err, nil, declaresOutput || f.declaresOutput(env.Tool))
 }
 

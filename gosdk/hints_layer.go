@@ -2,7 +2,6 @@ package gosdk
 
 import (
 	"context"
-	"maps"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -213,21 +212,17 @@ func (r *HintRegistry) failure(ctx, inner context.Context, req *mcp.CallToolRequ
 }
 
 // success returns a copy of res with the tool's success steps, or res
-// itself when there are none.
+// itself when there are none; hints.MergeSuccess decides what they change.
 func (r *HintRegistry) success(ctx context.Context, t *hintTool, req *mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	steps, text := t.Success(ctx, req, res)
-	if len(steps) == 0 {
+	content, meta, ok := hints.MergeSuccess(ctx, t, req, res, res.Content, res.Meta, textItem)
+	if !ok {
 		return res
 	}
 	out := *res
-	if r.c.SuccessText() {
-		content := make([]mcp.Content, 0, len(res.Content)+1)
-		content = append(content, res.Content...)
-		out.Content = append(content, &mcp.TextContent{Text: text})
-	}
-	meta := make(mcp.Meta, len(res.Meta)+1)
-	maps.Copy(meta, res.Meta)
-	meta[NextStepsMetaKey] = hints.MetaSteps(steps, res.Meta[NextStepsMetaKey])
+	out.Content = content
 	out.Meta = meta
 	return &out
 }
+
+// textItem is go-sdk's text content item of text.
+func textItem(text string) mcp.Content { return &mcp.TextContent{Text: text} }

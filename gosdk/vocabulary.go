@@ -6,9 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpguard/mcpguard/core/calllog"
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/validate"
-	"github.com/mcpguard/mcpguard/internal/logkey"
 )
 
 // The names below are those the mcp-go front exports for the same
@@ -24,13 +24,13 @@ const MaxMessageBytes = core.MaxMessageBytes
 // mcp-go front's middleware.LogKeyTool and the rest, for log queries and
 // handlers that treat some keys specially.
 const (
-	LogKeyTool       = logkey.Tool
-	LogKeyDuration   = logkey.Duration
-	LogKeyOutcome    = logkey.Outcome
-	LogKeyErrorType  = logkey.ErrorType
-	LogKeyIncidentID = logkey.IncidentID
-	LogKeyError      = logkey.Error
-	LogKeyArguments  = logkey.Arguments
+	LogKeyTool       = calllog.KeyTool
+	LogKeyDuration   = calllog.KeyDuration
+	LogKeyOutcome    = calllog.KeyOutcome
+	LogKeyErrorType  = calllog.KeyErrorType
+	LogKeyIncidentID = calllog.KeyIncidentID
+	LogKeyError      = calllog.KeyError
+	LogKeyArguments  = calllog.KeyArguments
 )
 
 // DefaultNextSteps returns the steps every envelope of code ends with,

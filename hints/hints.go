@@ -2,7 +2,6 @@ package hints
 
 import (
 	"context"
-	"maps"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -191,33 +190,26 @@ func isText(c mcp.Content) bool {
 }
 
 // success returns a copy of res with the tool's success steps, or res
-// itself when there are none.
+// itself when there are none; core.MergeSuccess decides what they change.
 func (r *Registry) success(ctx context.Context, t *tool, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	steps, text := t.Success(ctx, req, res)
-	if len(steps) == 0 {
+	var fields map[string]any
+	if res.Meta != nil {
+		fields = res.Meta.AdditionalFields
+	}
+	content, fields, ok := core.MergeSuccess(ctx, t, req, res, res.Content, fields, textItem)
+	if !ok {
 		return res
 	}
 	out := *res
-	if r.c.SuccessText() {
-		content := make([]mcp.Content, 0, len(res.Content)+1)
-		content = append(content, res.Content...)
-		out.Content = append(content, mcp.TextContent{Type: mcp.ContentTypeText, Text: text})
+	out.Content = content
+	out.Meta = &mcp.Meta{AdditionalFields: fields}
+	if res.Meta != nil {
+		out.Meta.ProgressToken = res.Meta.ProgressToken
 	}
-	out.Meta = withSteps(res.Meta, steps)
 	return &out
 }
 
-// withSteps returns a copy of m with steps under MetaKey, ahead of any
-// steps a handler already put there.
-func withSteps(m *mcp.Meta, steps []string) *mcp.Meta {
-	out := &mcp.Meta{}
-	fields := make(map[string]any, 1)
-	if m != nil {
-		out.ProgressToken = m.ProgressToken
-		fields = make(map[string]any, len(m.AdditionalFields)+1)
-		maps.Copy(fields, m.AdditionalFields)
-	}
-	fields[MetaKey] = core.MetaSteps(steps, fields[MetaKey])
-	out.AdditionalFields = fields
-	return out
+// textItem is mcp-go's text content item of text.
+func textItem(text string) mcp.Content {
+	return mcp.TextContent{Type: mcp.ContentTypeText, Text: text}
 }

@@ -34,8 +34,13 @@
 // without them. The function gets the SDK's own request back from
 // envelope.Call.Request.
 //
+// What a success's steps change in a result is decided here too, once for
+// both fronts: [MergeSuccess] returns the result's content with a last text
+// item listing them ([SuccessText]; not with [WithoutSuccessText]) and its
+// _meta fields with the steps under [MetaKey], ahead of a handler's own
+// ([MetaSteps]), leaving both inputs untouched.
+//
 // In a front: how a call's tool is named, which results are failures, how
-// a success's steps are put into the SDK's result (a last text content
-// item, [SuccessText], and [MetaKey] in _meta, [MetaSteps]), and the
-// middleware that installs it all.
+// its SDK spells a text content item and a result's _meta (MergeSuccess
+// takes and returns them), and the middleware that installs it all.
 package hints

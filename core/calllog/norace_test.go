@@ -1,0 +1,5 @@
+//go:build !race
+
+package calllog_test
+
+const raceEnabled = false

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -27,27 +26,13 @@ import (
 // A call that gets a slot at once costs a channel operation and an atomic
 // load, and does not allocate. Concurrency panics unless n >= 1.
 func Concurrency(n int, opts ...Option) server.ToolHandlerMiddleware {
-	if n < 1 {
-		panic(fmt.Sprintf("limit: Concurrency(%d): need at least 1", n))
-	}
 	o := evaluate(opts)
-	slots := core.NewSlots(n, o.perTool, o.maxWait)
+	slots, envOpts := o.Slots(n), o.EnvelopeOptions()
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			slot, err := slots.Acquire(ctx, req.Params.Name)
-			if err != nil {
-				return envelope.ErrorResult(ctx, req, err, o.envOpts...), nil
-			}
-			returned := false
-			defer func() {
-				if !returned { // next panicked
-					slot.Release(nil)
-				}
-			}()
-			res, err := next(ctx, req)
-			returned = true
-			slot.Release(res)
-			return res, err
+			call := func() (*mcp.CallToolResult, error) { return next(ctx, req) }
+			refuse := func(err error) *mcp.CallToolResult { return envelope.ErrorResult(ctx, req, err, envOpts...) }
+			return core.Hold(ctx, slots, req.Params.Name, call, refuse)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -35,22 +34,20 @@ import (
 // (github.com/mcpguard/mcpguard/core/limit). Rate panics unless r > 0 and
 // burst >= 1; rate.Inf turns it off.
 func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware {
-	if !(r > 0) || burst < 1 {
-		panic(fmt.Sprintf("limit: Rate(%v, %d): need a positive rate and a burst of at least 1", float64(r), burst))
-	}
 	o := evaluate(opts)
-	if r == rate.Inf {
+	allow := o.Rate(r, burst)
+	if allow == nil {
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	}
-	allow := o.rate(r, burst)
+	perTool, envOpts := o.PerTool(), o.EnvelopeOptions()
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			tool := ""
-			if o.perTool {
+			if perTool {
 				tool = req.Params.Name
 			}
-			if err := allow(ctx, tool, o.key(ctx, req)); err != nil {
-				return envelope.ErrorResult(ctx, req, err, o.envOpts...), nil
+			if err := allow(ctx, tool, req); err != nil {
+				return envelope.ErrorResult(ctx, req, err, envOpts...), nil
 			}
 			return next(ctx, req)
 		}

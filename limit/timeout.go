@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -33,22 +32,17 @@ import (
 // timeout pass through untouched. d of zero times out only the tools named
 // with WithToolTimeout. Timeout panics on a negative d.
 func Timeout(d time.Duration, opts ...Option) server.ToolHandlerMiddleware {
-	if d < 0 {
-		panic(fmt.Sprintf("limit: Timeout(%s): negative duration", d))
-	}
 	o := evaluate(opts)
+	limitOf, logger, envOpts := o.Timeouts(d), o.Logger(), o.EnvelopeOptions()
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			limit := d
-			if t, ok := o.toolTimeouts[req.Params.Name]; ok {
-				limit = t
-			}
+			limit := limitOf(req.Params.Name)
 			if limit <= 0 {
 				return next(ctx, req)
 			}
 			call := func(ctx context.Context) (*mcp.CallToolResult, error) { return next(ctx, req) }
-			answer := func(err error) *mcp.CallToolResult { return envelope.ErrorResult(ctx, req, err, o.envOpts...) }
-			return core.Within(ctx, req.Params.Name, limit, o.logger, call, answer)
+			answer := func(err error) *mcp.CallToolResult { return envelope.ErrorResult(ctx, req, err, envOpts...) }
+			return core.Within(ctx, req.Params.Name, limit, logger, call, answer)
 		}
 	}
 }

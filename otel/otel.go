@@ -56,8 +56,7 @@ const (
 // Middleware returns the handler itself: telemetry switched off costs
 // nothing.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
-	o := evaluate(opts)
-	in := coreotel.New(ScopeName, o.core...)
+	in := coreotel.New(ScopeName, opts...)
 	if !in.Traces(coreotel.MethodCallTool) {
 		// Telemetry is off: nothing to record, so nothing to pay.
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
@@ -67,7 +66,7 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 			if !in.Active() {
 				return next(ctx, req) // no SDK registered yet: nothing records
 			}
-			call := o.toolCall(ctx, in, req)
+			call := toolCall(ctx, in, req)
 			ctx, span := in.Start(ctx, &call)
 			// Without a recover layer inside, a panic goes on to mcp-go;
 			// the span still ends, without the panic value.
@@ -84,22 +83,15 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	}
 }
 
-// toolCall reads what the span says of req before it runs.
-func (o *options) toolCall(ctx context.Context, in *coreotel.Instrument, req mcp.CallToolRequest) coreotel.Call {
+// toolCall reads what the span says of req before it runs; what only
+// the hooks saw ([WithHooks]) Start fills in.
+func toolCall(ctx context.Context, in *coreotel.Instrument, req mcp.CallToolRequest) coreotel.Call {
 	call := coreotel.Call{
 		Method:          coreotel.MethodCallTool,
 		Tool:            req.Params.Name,
 		ProtocolVersion: protocolVersion(ctx, req.Header),
 		SessionID:       sessionID(ctx),
 		Transport:       transport(ctx, req.Header),
-	}
-	if call.ProtocolVersion == "" && o.ids != nil {
-		call.ProtocolVersion = o.ids.version(sessionIDOf(ctx))
-	}
-	if o.ids != nil {
-		if id, ok := o.ids.take(ctx); ok {
-			call.RequestID = formatID(id)
-		}
 	}
 	if req.Params.Meta != nil {
 		call.Meta = req.Params.Meta.AdditionalFields
@@ -139,8 +131,7 @@ func classify(res *mcp.CallToolResult, err error) coreotel.Outcome {
 //	s := server.NewMCPServer("shop", "1.0.0",
 //		server.WithResourceHandlerMiddleware(otel.ResourceMiddleware()))
 func ResourceMiddleware(opts ...Option) server.ResourceHandlerMiddleware {
-	o := evaluate(opts)
-	in := coreotel.New(ScopeName, o.core...)
+	in := coreotel.New(ScopeName, opts...)
 	if !in.Traces(coreotel.MethodReadResource) {
 		return func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc { return next }
 	}

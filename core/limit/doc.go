@@ -27,6 +27,18 @@
 //
 //	return limit.Within(ctx, tool, d, logger, call, answer)
 //
+// # Options
+//
+// The options of the layers are here too, once for every front: [Option]
+// and the With functions, their defaults and the sentences they panic
+// with on bad configuration, all generic in the front's request type R,
+// which only a key function reads. A front re-exports them for its
+// request (type Option = limit.Option[its request], a one-line With
+// function each), evaluates them with [Evaluate] and asks the [Options]
+// for what each layer needs: [Options.Rate] the decider, [Options.Slots]
+// the slots, [Options.Timeouts] the duration of a tool. [Hold] runs a call
+// in a slot.
+//
 // # Guarantees
 //
 //   - [Rate]: memory bounded in bytes, at most maxKeys buckets and at most

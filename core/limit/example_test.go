@@ -76,3 +76,33 @@ func ExampleNewShared() {
 	// <nil>
 	// execution_failed true 1000
 }
+
+// A front re-exports the options for its request type and asks the
+// evaluated Options for what each layer needs; here the request is the
+// caller's name, and the key function reads it.
+func ExampleEvaluate() {
+	type request struct{ caller string }
+	byCaller := func(_ context.Context, r request) string { return r.caller }
+	o := limit.Evaluate(byCaller, []limit.Option[request]{
+		limit.WithToolTimeout[request]("shop_report", time.Minute),
+		limit.WithMaxWait[request](0),
+	})
+	allow := o.Rate(rate.Every(time.Hour), 1)
+	ctx := context.Background()
+	fmt.Println(allow(ctx, "", request{"alice"}) == nil, allow(ctx, "", request{"bob"}) == nil,
+		allow(ctx, "", request{"alice"}) == nil)
+	timeout := o.Timeouts(5 * time.Second)
+	fmt.Println(timeout("shop_report"), timeout("shop_search"))
+
+	slots := o.Slots(1)
+	refuse := func(err error) string { return envelope.CodeOf(err).String() }
+	res, _ := limit.Hold(ctx, slots, "shop_search", func() (string, error) {
+		inner, _ := limit.Hold(ctx, slots, "shop_search", func() (string, error) { return "ran", nil }, refuse)
+		return "outer ran, inner " + inner, nil
+	}, refuse)
+	fmt.Println(res)
+	// Output:
+	// true true false
+	// 1m0s 5s
+	// outer ran, inner execution_failed
+}

@@ -132,9 +132,12 @@ type Span struct {
 
 // Start starts the SERVER span of c, as a child of a trace context sent in
 // c.Meta, or else of the span in ctx. The returned context carries it, for
-// the handler.
+// the handler. The function of [WithCallDetails], if any, fills c in first.
 func (in *Instrument) Start(ctx context.Context, c *Call) (context.Context, Span) {
 	start := time.Now()
+	if in.o.details != nil {
+		in.o.details(ctx, c)
+	}
 	if len(c.Tool) > maxToolName {
 		c.Tool = OtherTool // no tool has such a name: it was invented
 	}

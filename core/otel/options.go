@@ -1,6 +1,8 @@
 package otel
 
 import (
+	"context"
+
 	otelapi "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
@@ -22,6 +24,7 @@ type options struct {
 	redactor    *redact.Redactor
 	methods     map[string]bool // nil: every method
 	uriRedactor func(string) string
+	details     func(context.Context, *Call) // nil: the Call is all there is
 }
 
 func evaluate(opts []Option) *options {
@@ -113,4 +116,18 @@ func WithURIRedactor(fn func(uri string) string) Option {
 		panic("mcpguard/otel: WithURIRedactor needs a function, not nil")
 	}
 	return func(o *options) { o.uriRedactor = fn }
+}
+
+// WithCallDetails sets fn, which [Instrument.Start] calls with each
+// traced call's context and [Call] before it reads the Call: the place for
+// a front whose SDK tells some of a call's details (its JSON-RPC request
+// ID, the protocol version its session negotiated) only outside the
+// request its handlers get, such as to hooks, to fill them in. A nil fn
+// leaves the option as it was.
+func WithCallDetails(fn func(ctx context.Context, c *Call)) Option {
+	return func(o *options) {
+		if fn != nil {
+			o.details = fn
+		}
+	}
 }

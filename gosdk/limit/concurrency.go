@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,28 +25,14 @@ import (
 // A call that gets a slot at once costs a channel operation and an atomic
 // load, and does not allocate. Concurrency panics unless n >= 1.
 func Concurrency(n int, opts ...Option) mcp.Middleware {
-	if n < 1 {
-		panic(fmt.Sprintf("limit: Concurrency(%d): need at least 1", n))
-	}
 	o := evaluate(opts)
-	slots := core.NewSlots(n, o.perTool, o.maxWait)
+	slots := o.Slots(n)
 	run := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
-		slot, err := slots.Acquire(ctx, tool)
-		if err != nil {
-			return gosdk.ErrorResult(ctx, req, err), nil
-		}
-		returned := false
-		defer func() {
-			if !returned { // next panicked
-				slot.Release(nil)
-			}
-		}()
-		res, err := next(ctx, methodCallTool, req)
-		returned = true
-		slot.Release(res)
-		return res, err
+		call := func() (mcp.Result, error) { return next(ctx, methodCallTool, req) }
+		refuse := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err) }
+		return core.Hold(ctx, slots, tool, call, refuse)
 	}
-	if o.perTool {
+	if o.PerTool() {
 		return perToolCalls(run)
 	}
 	return onToolCalls(func(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {

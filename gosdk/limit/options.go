@@ -2,19 +2,21 @@ package limit
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/time/rate"
 
 	core "github.com/mcpguard/mcpguard/core/limit"
 )
 
+// The options, their defaults and their checks are the SDK-neutral core's
+// (github.com/mcpguard/mcpguard/core/limit), the very ones the mcp-go
+// front's limit package exports; this front only names its request type.
+
 // Option configures [Timeout], [Rate] and [Concurrency]. An option that
 // does not apply to a layer is ignored by it.
-type Option func(*options)
+type Option = core.Option[*mcp.CallToolRequest]
 
 // KeyFunc returns the key of the bucket a call draws from. Calls with the
 // same key share a bucket; the empty key is one global bucket.
@@ -29,17 +31,6 @@ const DefaultMaxKeys = core.DefaultMaxKeys
 // DefaultMaxWait is how long [Concurrency] lets a call wait for a slot
 // before refusing it.
 const DefaultMaxWait = core.DefaultMaxWait
-
-type options struct {
-	toolTimeouts map[string]time.Duration
-	key          KeyFunc
-	perTool      bool
-	maxKeys      int
-	maxWait      time.Duration
-	store        core.Store
-	storeOpts    core.StoreOptions
-	logger       *slog.Logger
-}
 
 // Store keeps the buckets of [Rate]: [MemoryStore], the default, or one
 // every replica of a server shares, such as the Redis store of
@@ -59,68 +50,41 @@ func MemoryStore(maxKeys int) Store { return core.MemoryStore(maxKeys) }
 // verdict of a store set with [WithStore] before deciding without it.
 const DefaultStoreTimeout = core.DefaultStoreTimeout
 
-func evaluate(opts []Option) *options {
-	o := &options{key: DefaultKey, maxKeys: DefaultMaxKeys, maxWait: DefaultMaxWait}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(o)
-		}
-	}
-	return o
+func evaluate(opts []Option) *core.Options[*mcp.CallToolRequest] {
+	return core.Evaluate(DefaultKey, opts)
 }
 
 // WithToolTimeout gives one tool its own duration under [Timeout]; zero
-// exempts the tool. Other tools keep Timeout's default.
+// exempts the tool. Other tools keep Timeout's default. It panics on a
+// negative duration.
 func WithToolTimeout(tool string, d time.Duration) Option {
-	if d < 0 {
-		panic(fmt.Sprintf("limit: WithToolTimeout(%q, %s): negative duration", tool, d))
-	}
-	return func(o *options) {
-		if o.toolTimeouts == nil {
-			o.toolTimeouts = map[string]time.Duration{}
-		}
-		o.toolTimeouts[tool] = d
-	}
+	return core.WithToolTimeout[*mcp.CallToolRequest](tool, d)
 }
 
 // WithKey sets how [Rate] keys its buckets. The default is [DefaultKey].
-func WithKey(fn KeyFunc) Option {
-	if fn == nil {
-		panic("limit: WithKey with a nil function")
-	}
-	return func(o *options) { o.key = fn }
-}
+// It panics on nil.
+func WithKey(fn KeyFunc) Option { return core.WithKey[*mcp.CallToolRequest](fn) }
 
 // WithPerTool gives every tool its own buckets under [Rate] (one per key
 // and tool) and its own n slots under [Concurrency], instead of one budget
 // shared by every tool behind the layer. Only tools the server has get
 // state of their own; see the package documentation.
-func WithPerTool() Option { return func(o *options) { o.perTool = true } }
+func WithPerTool() Option { return core.WithPerTool[*mcp.CallToolRequest]() }
 
 // WithMaxKeys bounds the buckets [Rate] keeps; the default is
-// [DefaultMaxKeys].
-func WithMaxKeys(n int) Option {
-	if n < 1 {
-		panic(fmt.Sprintf("limit: WithMaxKeys(%d): need at least 1", n))
-	}
-	return func(o *options) { o.maxKeys = n }
-}
+// [DefaultMaxKeys]. It panics unless n >= 1.
+func WithMaxKeys(n int) Option { return core.WithMaxKeys[*mcp.CallToolRequest](n) }
 
 // WithMaxWait sets how long [Concurrency] lets a call wait for a slot
 // before refusing it; zero refuses at once. The default is
-// [DefaultMaxWait].
-func WithMaxWait(d time.Duration) Option {
-	if d < 0 {
-		panic(fmt.Sprintf("limit: WithMaxWait(%s): negative duration", d))
-	}
-	return func(o *options) { o.maxWait = d }
-}
+// [DefaultMaxWait]. It panics on a negative duration.
+func WithMaxWait(d time.Duration) Option { return core.WithMaxWait[*mcp.CallToolRequest](d) }
 
 // WithLogger sets where [Rate] logs a call decided without its
 // [WithStore] store, and where [Timeout] logs a handler that panicked after its
 // deadline, when no caller is left to hand the panic to. The default is
 // [slog.Default] at the time of the panic.
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+func WithLogger(l *slog.Logger) Option { return core.WithLogger[*mcp.CallToolRequest](l) }
 
 // WithStore keeps [Rate]'s buckets in s instead of process memory, so that
 // several replicas of a server share one budget. Each store call is
@@ -128,42 +92,24 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // (down, hung, or answering garbage) is allowed, fail open, unless
 // [WithFailClosed] is given, and logged to [WithLogger]'s logger with
 // message core/limit.StoreLogMessage. [WithMaxKeys] applies only to the
-// in-process store.
-func WithStore(s Store) Option {
-	if s == nil {
-		panic("limit: WithStore with a nil Store")
-	}
-	return func(o *options) { o.store = s }
-}
+// in-process store. It panics on nil.
+func WithStore(s Store) Option { return core.WithStore[*mcp.CallToolRequest](s) }
 
 // WithStoreTimeout bounds each call [Rate] makes to its [WithStore]
-// store; the default is [DefaultStoreTimeout].
+// store; the default is [DefaultStoreTimeout]. It panics unless d > 0.
 func WithStoreTimeout(d time.Duration) Option {
-	if d <= 0 {
-		panic(fmt.Sprintf("limit: WithStoreTimeout(%s): need a positive duration", d))
-	}
-	return func(o *options) { o.storeOpts.Timeout = d }
+	return core.WithStoreTimeout[*mcp.CallToolRequest](d)
 }
 
 // WithFailClosed makes [Rate] refuse a call its [WithStore] store could
 // not decide, with an execution_failed envelope, retryable, retry_after_ms
 // one second, instead of allowing it (fail open, the default).
-func WithFailClosed() Option { return func(o *options) { o.storeOpts.FailClosed = true } }
+func WithFailClosed() Option { return core.WithFailClosed[*mcp.CallToolRequest]() }
 
 // WithOnStoreUnavailable calls fn for each call [Rate] decided without its
 // [WithStore] store, with the store's error: the hook for a metric (a
 // counter of decisions made without the store). A panic in fn is dropped.
+// It panics on a nil fn.
 func WithOnStoreUnavailable(fn func(ctx context.Context, err error)) Option {
-	if fn == nil {
-		panic("limit: WithOnStoreUnavailable with a nil function")
-	}
-	return func(o *options) { o.storeOpts.OnUnavailable = fn }
-}
-
-// rate is how [Rate] decides a call of tool by key: from the in-process
-// buckets, or through the store of [WithStore].
-func (o *options) rate(r rate.Limit, burst int) func(ctx context.Context, tool, key string) error {
-	so := o.storeOpts
-	so.Logger = o.logger
-	return core.Decider(o.store, r, burst, o.maxKeys, so)
+	return core.WithOnStoreUnavailable[*mcp.CallToolRequest](fn)
 }

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
@@ -34,21 +33,18 @@ import (
 //
 // Rate panics unless r > 0 and burst >= 1; rate.Inf turns it off.
 func Rate(r rate.Limit, burst int, opts ...Option) mcp.Middleware {
-	if !(r > 0) || burst < 1 {
-		panic(fmt.Sprintf("limit: Rate(%v, %d): need a positive rate and a burst of at least 1", float64(r), burst))
-	}
 	o := evaluate(opts)
-	if r == rate.Inf {
+	decide := o.Rate(r, burst)
+	if decide == nil {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
-	decide := o.rate(r, burst)
 	allow := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
-		if err := decide(ctx, tool, o.key(ctx, req)); err != nil {
+		if err := decide(ctx, tool, req); err != nil {
 			return gosdk.ErrorResult(ctx, req, err), nil
 		}
 		return next(ctx, methodCallTool, req)
 	}
-	if o.perTool {
+	if o.PerTool() {
 		return perToolCalls(allow)
 	}
 	return onToolCalls(func(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {

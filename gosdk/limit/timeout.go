@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,22 +32,17 @@ import (
 // timeout pass through untouched. d of zero times out only the tools named
 // with WithToolTimeout. Timeout panics on a negative d.
 func Timeout(d time.Duration, opts ...Option) mcp.Middleware {
-	if d < 0 {
-		panic(fmt.Sprintf("limit: Timeout(%s): negative duration", d))
-	}
 	o := evaluate(opts)
+	limitOf, logger := o.Timeouts(d), o.Logger()
 	return onToolCalls(func(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 		name := toolName(req)
-		limit := d
-		if t, ok := o.toolTimeouts[name]; ok {
-			limit = t
-		}
+		limit := limitOf(name)
 		if limit <= 0 {
 			return next(ctx, methodCallTool, req)
 		}
 		call := func(ctx context.Context) (mcp.Result, error) { return next(ctx, methodCallTool, req) }
 		answer := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err) }
-		return core.Within(ctx, name, limit, o.logger, call, answer)
+		return core.Within(ctx, name, limit, logger, call, answer)
 	})
 }
 

@@ -59,7 +59,7 @@ const OtherTool = coreotel.OtherTool
 // With both providers the API's no-op ones (go.opentelemetry.io/otel/trace/noop
 // and metric/noop), Middleware returns the handler itself.
 func Middleware(opts ...Option) mcp.Middleware {
-	in := coreotel.New(ScopeName, evaluate(opts)...)
+	in := coreotel.New(ScopeName, opts...)
 	if in == nil {
 		// Telemetry is off: nothing to record, so nothing to pay.
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }

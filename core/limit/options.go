@@ -1,0 +1,230 @@
+package limit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+)
+
+// Option configures the limit layers of a front: its Timeout, Rate and
+// Concurrency. R is the type of the front's tool-call request, which only
+// a key function reads. A front re-exports these options under its own
+// names (type Option = limit.Option[its request]); an option that does not
+// apply to a layer is ignored by it. Each With function panics at once on
+// a value no layer could use, with a sentence that names the option.
+type Option[R any] func(*Options[R])
+
+// Options is the configuration one front layer reads, the result of
+// [Evaluate]: every With option here sets it, and its methods are what a
+// layer asks of it. A front never sets its fields itself.
+type Options[R any] struct {
+	toolTimeouts map[string]time.Duration
+	key          func(context.Context, R) string
+	perTool      bool
+	maxKeys      int
+	maxWait      time.Duration
+	store        Store
+	storeOpts    StoreOptions
+	envOpts      []envelope.Option
+	logger       *slog.Logger
+}
+
+// Evaluate applies opts, in order (a nil one is skipped), over the
+// defaults: the key function defaultKey, [DefaultMaxKeys] buckets,
+// [DefaultMaxWait] for a slot, the in-process store, one budget for every
+// tool, no per-tool timeouts. It panics on a nil defaultKey.
+func Evaluate[R any](defaultKey func(context.Context, R) string, opts []Option[R]) *Options[R] {
+	if defaultKey == nil {
+		panic("limit: Evaluate with a nil default key function")
+	}
+	o := &Options[R]{key: defaultKey, maxKeys: DefaultMaxKeys, maxWait: DefaultMaxWait}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(o)
+		}
+	}
+	return o
+}
+
+// WithToolTimeout gives one tool its own duration under a Timeout layer;
+// zero exempts the tool. Other tools keep the layer's default. It panics
+// on a negative duration.
+func WithToolTimeout[R any](tool string, d time.Duration) Option[R] {
+	if d < 0 {
+		panic(fmt.Sprintf("limit: WithToolTimeout(%q, %s): negative duration", tool, d))
+	}
+	return func(o *Options[R]) {
+		if o.toolTimeouts == nil {
+			o.toolTimeouts = map[string]time.Duration{}
+		}
+		o.toolTimeouts[tool] = d
+	}
+}
+
+// WithKey sets how a Rate layer keys its buckets: calls with the same key
+// share a bucket, the empty key is one global bucket. It panics on nil.
+func WithKey[R any](fn func(ctx context.Context, req R) string) Option[R] {
+	if fn == nil {
+		panic("limit: WithKey with a nil function")
+	}
+	return func(o *Options[R]) { o.key = fn }
+}
+
+// WithPerTool gives every tool its own buckets under Rate (one per key and
+// tool) and its own n slots under Concurrency, instead of one budget
+// shared by every tool behind the layer. A front passes only names of
+// tools its server has (see [NewSlots]).
+func WithPerTool[R any]() Option[R] { return func(o *Options[R]) { o.perTool = true } }
+
+// WithMaxKeys bounds the buckets a Rate layer keeps in process; the
+// default is [DefaultMaxKeys]. It panics unless n >= 1.
+func WithMaxKeys[R any](n int) Option[R] {
+	if n < 1 {
+		panic(fmt.Sprintf("limit: WithMaxKeys(%d): need at least 1", n))
+	}
+	return func(o *Options[R]) { o.maxKeys = n }
+}
+
+// WithMaxWait sets how long a Concurrency layer lets a call wait for a
+// slot before refusing it; zero refuses at once. The default is
+// [DefaultMaxWait]. It panics on a negative duration.
+func WithMaxWait[R any](d time.Duration) Option[R] {
+	if d < 0 {
+		panic(fmt.Sprintf("limit: WithMaxWait(%s): negative duration", d))
+	}
+	return func(o *Options[R]) { o.maxWait = d }
+}
+
+// WithEnvelopeOptions adds envelope options for a front whose layers
+// render their refusals and timeouts themselves, with these options;
+// [Options.EnvelopeOptions] returns them all, in order.
+func WithEnvelopeOptions[R any](opts ...envelope.Option) Option[R] {
+	return func(o *Options[R]) { o.envOpts = append(o.envOpts, opts...) }
+}
+
+// WithLogger sets where a Rate layer logs a call decided without its
+// store, and where a Timeout layer logs a handler that panicked after its
+// deadline. The default, nil, is [slog.Default] at the time.
+func WithLogger[R any](l *slog.Logger) Option[R] { return func(o *Options[R]) { o.logger = l } }
+
+// WithStore keeps a Rate layer's buckets in s instead of process memory
+// (see [Shared]); [WithMaxKeys] then applies to nothing. It panics on nil.
+func WithStore[R any](s Store) Option[R] {
+	if s == nil {
+		panic("limit: WithStore with a nil Store")
+	}
+	return func(o *Options[R]) { o.store = s }
+}
+
+// WithStoreTimeout bounds each call a Rate layer makes to its store; the
+// default is [DefaultStoreTimeout]. It panics unless d > 0.
+func WithStoreTimeout[R any](d time.Duration) Option[R] {
+	if d <= 0 {
+		panic(fmt.Sprintf("limit: WithStoreTimeout(%s): need a positive duration", d))
+	}
+	return func(o *Options[R]) { o.storeOpts.Timeout = d }
+}
+
+// WithFailClosed makes a Rate layer refuse a call its store could not
+// decide (execution_failed, retryable, retry_after_ms
+// [DefaultStoreRetryAfter]) instead of allowing it, fail open, the
+// default.
+func WithFailClosed[R any]() Option[R] {
+	return func(o *Options[R]) { o.storeOpts.FailClosed = true }
+}
+
+// WithOnStoreUnavailable calls fn for each call a Rate layer decided
+// without its store, with the store's error: the hook for a metric. A
+// panic in fn is dropped. It panics on a nil fn.
+func WithOnStoreUnavailable[R any](fn func(ctx context.Context, err error)) Option[R] {
+	if fn == nil {
+		panic("limit: WithOnStoreUnavailable with a nil function")
+	}
+	return func(o *Options[R]) { o.storeOpts.OnUnavailable = fn }
+}
+
+// PerTool reports whether [WithPerTool] was given: a layer then keeps
+// state per tool its server has.
+func (o *Options[R]) PerTool() bool { return o.perTool }
+
+// Logger is the logger of [WithLogger], nil for [slog.Default] at the
+// time.
+func (o *Options[R]) Logger() *slog.Logger { return o.logger }
+
+// EnvelopeOptions are the options of every [WithEnvelopeOptions], in
+// order.
+func (o *Options[R]) EnvelopeOptions() []envelope.Option { return o.envOpts }
+
+// Rate returns how a Rate layer of r calls per second in bursts of burst
+// decides a call of tool: by the key of req, from the in-process buckets
+// or through the store of [WithStore] (see [Decider]). It returns nil for
+// r == rate.Inf: the layer is off. It panics unless r > 0 and burst >= 1,
+// with the sentence every front's Rate documents.
+func (o *Options[R]) Rate(r rate.Limit, burst int) func(ctx context.Context, tool string, req R) error {
+	if !(r > 0) || burst < 1 {
+		panic(fmt.Sprintf("limit: Rate(%v, %d): need a positive rate and a burst of at least 1", float64(r), burst))
+	}
+	if r == rate.Inf {
+		return nil
+	}
+	so := o.storeOpts
+	so.Logger = o.logger
+	decide := Decider(o.store, r, burst, o.maxKeys, so)
+	key := o.key
+	return func(ctx context.Context, tool string, req R) error { return decide(ctx, tool, key(ctx, req)) }
+}
+
+// Slots returns the slots of a Concurrency layer of n: n in all, or n per
+// tool with [WithPerTool], each waited for up to [WithMaxWait]. It panics
+// unless n >= 1, with the sentence every front's Concurrency documents.
+func (o *Options[R]) Slots(n int) *Slots {
+	if n < 1 {
+		panic(fmt.Sprintf("limit: Concurrency(%d): need at least 1", n))
+	}
+	return NewSlots(n, o.perTool, o.maxWait)
+}
+
+// Timeouts returns how long a Timeout layer of default d gives a call of
+// a tool: what [WithToolTimeout] says for it, else d; zero or less means
+// no timeout. It panics on a negative d, with the sentence every front's
+// Timeout documents.
+func (o *Options[R]) Timeouts(d time.Duration) func(tool string) time.Duration {
+	if d < 0 {
+		panic(fmt.Sprintf("limit: Timeout(%s): negative duration", d))
+	}
+	tools := o.toolTimeouts
+	return func(tool string) time.Duration {
+		if t, ok := tools[tool]; ok {
+			return t
+		}
+		return d
+	}
+}
+
+// Hold runs call in a slot of tool from s, and answers with refuse(err)
+// when it gets none: a refusal, or the context's error when the client
+// gave up waiting. The slot is released with call's result, the token a
+// [Within] inside may have detached (see [Slot.Release]), or at once when
+// call panics; the panic goes on. A slot free at once costs a channel
+// operation and an atomic load, and call and refuse do not escape.
+func Hold[T any](ctx context.Context, s *Slots, tool string, call func() (T, error), refuse func(error) T) (T, error) {
+	slot, err := s.Acquire(ctx, tool)
+	if err != nil {
+		return refuse(err), nil
+	}
+	returned := false
+	defer func() {
+		if !returned { // call panicked
+			slot.Release(nil)
+		}
+	}()
+	res, err := call()
+	returned = true
+	slot.Release(res)
+	return res, err
+}

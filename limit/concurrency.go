@@ -27,11 +27,11 @@ import (
 // load, and does not allocate. Concurrency panics unless n >= 1.
 func Concurrency(n int, opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
-	slots, envOpts := o.Slots(n), o.EnvelopeOptions()
+	slots, overlay := o.Slots(n), envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			call := func() (*mcp.CallToolResult, error) { return next(ctx, req) }
-			refuse := func(err error) *mcp.CallToolResult { return envelope.ErrorResult(ctx, req, err, envOpts...) }
+			refuse := func(err error) *mcp.CallToolResult { return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err) }
 			return core.Hold(ctx, slots, req.Params.Name, call, refuse)
 		}
 	}

@@ -80,9 +80,12 @@ func WithMaxKeys(n int) Option { return core.WithMaxKeys[mcp.CallToolRequest](n)
 // [DefaultMaxWait]. It panics on a negative duration.
 func WithMaxWait(d time.Duration) Option { return core.WithMaxWait[mcp.CallToolRequest](d) }
 
-// WithEnvelopeOptions configures how refusals and timeouts are rendered:
-// pass the options you give the envelope layer (logger, redactor, default
-// next steps), so that a layer answering by itself answers the same way.
+// WithEnvelopeOptions adds envelope options to those refusals and
+// timeouts are rendered with. Inside a chain they render with the
+// envelope layer's configuration already (its logger, redactor, mappings
+// and default next steps); these add to it, a setting they give replacing
+// the chain's (envelope.Renderer.With). Alone, the layer renders with
+// these options only.
 func WithEnvelopeOptions(opts ...envelope.Option) Option {
 	return core.WithEnvelopeOptions[mcp.CallToolRequest](opts...)
 }

@@ -39,7 +39,7 @@ func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware 
 	if allow == nil {
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	}
-	perTool, envOpts := o.PerTool(), o.EnvelopeOptions()
+	perTool, overlay := o.PerTool(), envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			tool := ""
@@ -47,7 +47,7 @@ func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware 
 				tool = req.Params.Name
 			}
 			if err := allow(ctx, tool, req); err != nil {
-				return envelope.ErrorResult(ctx, req, err, envOpts...), nil
+				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
 			}
 			return next(ctx, req)
 		}

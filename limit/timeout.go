@@ -33,7 +33,7 @@ import (
 // with WithToolTimeout. Timeout panics on a negative d.
 func Timeout(d time.Duration, opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
-	limitOf, logger, envOpts := o.Timeouts(d), o.Logger(), o.EnvelopeOptions()
+	limitOf, logger, overlay := o.Timeouts(d), o.Logger(), envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			limit := limitOf(req.Params.Name)
@@ -41,7 +41,7 @@ func Timeout(d time.Duration, opts ...Option) server.ToolHandlerMiddleware {
 				return next(ctx, req)
 			}
 			call := func(ctx context.Context) (*mcp.CallToolResult, error) { return next(ctx, req) }
-			answer := func(err error) *mcp.CallToolResult { return envelope.ErrorResult(ctx, req, err, envOpts...) }
+			answer := func(err error) *mcp.CallToolResult { return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err) }
 			return core.Within(ctx, req.Params.Name, limit, logger, call, answer)
 		}
 	}

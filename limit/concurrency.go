@@ -31,7 +31,9 @@ func Concurrency(n int, opts ...Option) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			call := func() (*mcp.CallToolResult, error) { return next(ctx, req) }
-			refuse := func(err error) *mcp.CallToolResult { return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err) }
+			refuse := func(err error) *mcp.CallToolResult {
+				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err)
+			}
 			return core.Hold(ctx, slots, req.Params.Name, call, refuse)
 		}
 	}

@@ -41,7 +41,9 @@ func Timeout(d time.Duration, opts ...Option) server.ToolHandlerMiddleware {
 				return next(ctx, req)
 			}
 			call := func(ctx context.Context) (*mcp.CallToolResult, error) { return next(ctx, req) }
-			answer := func(err error) *mcp.CallToolResult { return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err) }
+			answer := func(err error) *mcp.CallToolResult {
+				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err)
+			}
 			return core.Within(ctx, req.Params.Name, limit, logger, call, answer)
 		}
 	}

@@ -50,7 +50,10 @@ func TestConcurrencyCountsHandlersTimeoutLeftRunning(t *testing.T) {
 			return []server.ToolHandlerMiddleware{limit.Concurrency(2, limit.WithMaxWait(0)), limit.Timeout(30 * time.Millisecond)}
 		},
 		"concurrency inside timeout": func() []server.ToolHandlerMiddleware {
-			return []server.ToolHandlerMiddleware{limit.Timeout(30 * time.Millisecond), limit.Concurrency(2, limit.WithMaxWait(0))}
+			// A refusal happens inside the timed goroutine: a deadline
+			// short enough for a stall of the machine to beat the refusal
+			// would count it as a timeout.
+			return []server.ToolHandlerMiddleware{limit.Timeout(250 * time.Millisecond), limit.Concurrency(2, limit.WithMaxWait(0))}
 		},
 	}
 	for name, layers := range orders {

@@ -89,9 +89,13 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.requestTooLarge(w, r, body, err)
 		return
 	}
+	m, err := parse(body)
+	if h.refuseHTTP(w, r, body, &m, err) { // ambiguous.go: batches, ambiguous messages
+		return
+	}
 	x = &exchange{state: &answered{}}
 	ctx := r.Context()
-	if m, err := parse(body); err == nil && m.isRequest() {
+	if err == nil && m.isRequest() {
 		x.id = bytes.Clone(m.ID)
 		switch m.Method {
 		case "tools/call":

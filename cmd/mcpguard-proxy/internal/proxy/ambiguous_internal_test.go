@@ -1,0 +1,99 @@
+package proxy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestAmbiguousAgreesWithEncodingJSON: every key encoding/json would
+// match to a member the proxy reads, but that the proxy does not read as
+// that member, is found; and exact, single keys are not.
+func TestAmbiguousAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range []struct {
+		msg  string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"Name":1,"name":2},"_meta":{}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","Params":{}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","paramſ":{}}`, true},                    // ſ folds to s
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"\u212aey":1}}`, false}, // K is not a name's fold
+		{`{"jsonrpc":"2.0","\u0069d":1,"method":"ping"}`, false},                          // an escape, not a variant
+		{`{"jsonrpc":"2.0","\u0069D":1,"method":"ping"}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"Name":"x"}}`, false}, // only tools/call's params
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","nAme":"y"}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{},"METHOD":"x"}`, true},
+		{`{"id":1,"error":{},"error":{}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","methods":1,"ids":2,"Paramss":3}`, false},
+	} {
+		m, err := parse([]byte(c.msg))
+		if err != nil {
+			t.Fatalf("%s: %v", c.msg, err)
+		}
+		if got := !ambiguous([]byte(c.msg), &m).none(); got != c.want {
+			t.Errorf("%s: ambiguous %v, want %v", c.msg, got, c.want)
+		}
+	}
+}
+
+// TestAmbiguousFoldsAsEncodingJSON: a key the check passes as not one of
+// the names is one encoding/json does not decode into it either.
+func TestAmbiguousFoldsAsEncodingJSON(t *testing.T) {
+	for _, k := range []string{"ID", "İd", "ıd", "\u212ad", "Ⅰd", "paramſ", "paRams", "pArams ", "résult", "JSONRPC", "ERROR"} {
+		msg := `{"` + k + `":"x"}`
+		var v struct {
+			JSONRPC string `json:"jsonrpc"`
+			ID      string `json:"id"`
+			Params  string `json:"params"`
+			Result  string `json:"result"`
+			Error   string `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(msg), &v); err != nil {
+			t.Fatal(err)
+		}
+		decoded := v.JSONRPC+v.ID+v.Params+v.Result+v.Error != ""
+		m, _ := parse([]byte(msg))
+		if got := !ambiguous([]byte(msg), &m).none(); got != decoded {
+			t.Errorf("key %q: ambiguous %v, encoding/json decodes it into a member: %v", k, got, decoded)
+		}
+	}
+}
+
+func TestAmbiguityRefusal(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":"a","method":"tools/call","Method":"x","params":{"name":"t","Name":"u"}}`
+	m, _ := parse([]byte(msg))
+	got := string(ambiguous([]byte(msg), &m).refusal(&m))
+	if !strings.Contains(got, `"id":"a"`) || !strings.Contains(got, `\"method\"`) || !strings.Contains(got, `\"name\" in params`) ||
+		!strings.Contains(got, "-32600") {
+		t.Errorf("refusal %s", got)
+	}
+}
+
+// TestAmbiguousAllocs: checking an ordinary tools/call allocates nothing.
+func TestAmbiguousAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes what escapes")
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"progressToken":1}}}`)
+	n := testing.AllocsPerRun(200, func() {
+		m, err := parse(req)
+		if err != nil || !ambiguous(req, &m).none() {
+			t.Fatal("ambiguous")
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per message, want 0", n)
+	}
+}
+
+func BenchmarkAmbiguous(b *testing.B) {
+	req := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+	m, _ := parse(req)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !ambiguous(req, &m).none() {
+			b.Fatal("ambiguous")
+		}
+	}
+}

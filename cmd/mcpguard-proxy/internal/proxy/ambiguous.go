@@ -38,11 +38,12 @@ type ambiguity struct {
 
 func (a ambiguity) none() bool { return a.head == 0 && a.call == 0 }
 
-// ambiguous checks a parsed client message in one pass over its members
-// (and, for a tools/call, over its params' members). An ordinary message
-// allocates nothing; only a key written with escapes is decoded.
-func ambiguous(b []byte, m *message) ambiguity {
-	a := ambiguity{head: ambiguousMembers(b, headNames)}
+// ambiguous reports what makes a parsed client message ambiguous: parse
+// noted its keys in the pass it reads the head in; a tools/call's params
+// take one more pass over their members. An ordinary message allocates
+// nothing; only a key written with escapes is decoded.
+func ambiguous(m *message) ambiguity {
+	a := ambiguity{head: m.keys.bad}
 	if m.Method == "tools/call" {
 		a.call = ambiguousMembers(m.Params, callNames)
 	}
@@ -50,36 +51,50 @@ func ambiguous(b []byte, m *message) ambiguity {
 }
 
 // ambiguousMembers returns the mask of names that obj's keys repeat or
-// write with another case, as encoding/json would match them
-// (bytes.EqualFold, after decoding escapes). obj that is not an object
-// has none.
-func ambiguousMembers(obj []byte, names [][]byte) (bad uint16) {
+// write with another case. obj that is not an object has none.
+func ambiguousMembers(obj []byte, names [][]byte) uint16 {
+	var ks keySet
 	it, ok := newMembers(obj)
-	var seen uint16
 	for ok {
 		k, _, more := it.next()
 		if !more {
 			break
 		}
-		if bytes.IndexByte(k, '\\') >= 0 {
-			s, ok := unescape(append(append([]byte{'"'}, k...), '"'))
-			if !ok {
-				continue
-			}
-			k = []byte(s)
-		}
-		for i, n := range names {
-			if len(k) < len(n) || len(k) > 3*len(n) || !bytes.EqualFold(k, n) {
-				continue // a fold of an ASCII letter takes 1 to 3 bytes
-			}
-			bit := uint16(1) << i
-			if !bytes.Equal(k, n) || seen&bit != 0 {
-				bad |= bit
-			}
-			seen |= bit
-		}
+		ks.add(k, names)
 	}
-	return bad
+	return ks.bad
+}
+
+// keySet notes, key by key, which names an object's keys match as
+// encoding/json would match them (bytes.EqualFold, after decoding
+// escapes): bad has the names matched in another case or more than once.
+type keySet struct{ seen, bad uint16 }
+
+// add notes the raw key k.
+func (ks *keySet) add(k []byte, names [][]byte) {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		s, ok := unescape(append(append([]byte{'"'}, k...), '"'))
+		if !ok {
+			return
+		}
+		k = []byte(s)
+	}
+	if len(k) == 0 {
+		return
+	}
+	for i, n := range names {
+		// A fold of an ASCII letter takes 1 to 3 bytes; only s and k have
+		// folds outside ASCII (ſ, K), and no name starts with either, so a
+		// match's first byte is the name's in some case.
+		if len(k) < len(n) || len(k) > 3*len(n) || k[0]|0x20 != n[0]|0x20 || !bytes.EqualFold(k, n) {
+			continue
+		}
+		bit := uint16(1) << i
+		if !bytes.Equal(k, n) || ks.seen&bit != 0 {
+			ks.bad |= bit
+		}
+		ks.seen |= bit
+	}
 }
 
 // refusal is the answer to an ambiguous message: -32600 with its id when
@@ -116,7 +131,7 @@ func (a ambiguity) reason() string {
 // refuseAmbiguous answers and logs an ambiguous client message on stdio,
 // reporting whether it did; the message must not reach the child.
 func (s *Stdio) refuseAmbiguous(ctx context.Context, line []byte, m *message) bool {
-	a := ambiguous(line, m)
+	a := ambiguous(m)
 	if a.none() {
 		return false
 	}
@@ -141,7 +156,7 @@ func (h *HTTP) refuseHTTP(w http.ResponseWriter, r *http.Request, body []byte, m
 		}
 		return false
 	}
-	a := ambiguous(body, m)
+	a := ambiguous(m)
 	if a.none() {
 		return false
 	}

@@ -31,7 +31,7 @@ func TestAmbiguousAgreesWithEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.msg, err)
 		}
-		if got := !ambiguous([]byte(c.msg), &m).none(); got != c.want {
+		if got := !ambiguous(&m).none(); got != c.want {
 			t.Errorf("%s: ambiguous %v, want %v", c.msg, got, c.want)
 		}
 	}
@@ -54,7 +54,7 @@ func TestAmbiguousFoldsAsEncodingJSON(t *testing.T) {
 		}
 		decoded := v.JSONRPC+v.ID+v.Params+v.Result+v.Error != ""
 		m, _ := parse([]byte(msg))
-		if got := !ambiguous([]byte(msg), &m).none(); got != decoded {
+		if got := !ambiguous(&m).none(); got != decoded {
 			t.Errorf("key %q: ambiguous %v, encoding/json decodes it into a member: %v", k, got, decoded)
 		}
 	}
@@ -63,7 +63,7 @@ func TestAmbiguousFoldsAsEncodingJSON(t *testing.T) {
 func TestAmbiguityRefusal(t *testing.T) {
 	msg := `{"jsonrpc":"2.0","id":"a","method":"tools/call","Method":"x","params":{"name":"t","Name":"u"}}`
 	m, _ := parse([]byte(msg))
-	got := string(ambiguous([]byte(msg), &m).refusal(&m))
+	got := string(ambiguous(&m).refusal(&m))
 	if !strings.Contains(got, `"id":"a"`) || !strings.Contains(got, `\"method\"`) || !strings.Contains(got, `\"name\" in params`) ||
 		!strings.Contains(got, "-32600") {
 		t.Errorf("refusal %s", got)
@@ -78,7 +78,7 @@ func TestAmbiguousAllocs(t *testing.T) {
 	req := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"progressToken":1}}}`)
 	n := testing.AllocsPerRun(200, func() {
 		m, err := parse(req)
-		if err != nil || !ambiguous(req, &m).none() {
+		if err != nil || !ambiguous(&m).none() {
 			t.Fatal("ambiguous")
 		}
 	})
@@ -87,13 +87,34 @@ func TestAmbiguousAllocs(t *testing.T) {
 	}
 }
 
+// BenchmarkAmbiguous: reading a tools/call's head, alone and with the
+// ambiguity check, side by side.
 func BenchmarkAmbiguous(b *testing.B) {
 	req := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
-	m, _ := parse(req)
-	b.ReportAllocs()
-	for b.Loop() {
-		if !ambiguous(req, &m).none() {
-			b.Fatal("ambiguous")
+	b.Run("parse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if m, err := parse(req); err != nil || m.Method != "tools/call" {
+				b.Fatal("parse")
+			}
 		}
-	}
+	})
+	b.Run("ambiguous", func(b *testing.B) {
+		m, _ := parse(req)
+		b.ReportAllocs()
+		for b.Loop() {
+			if !ambiguous(&m).none() {
+				b.Fatal("ambiguous")
+			}
+		}
+	})
+	b.Run("parse+ambiguous", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m, err := parse(req)
+			if err != nil || !ambiguous(&m).none() {
+				b.Fatal("ambiguous")
+			}
+		}
+	})
 }

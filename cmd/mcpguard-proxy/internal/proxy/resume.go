@@ -63,7 +63,7 @@ func (h *HTTP) awaitResume(ctx context.Context, x *exchange) {
 		calls = map[string]resumed{}
 		rs.sessions[x.session] = calls
 	}
-	if calls != nil && len(calls) >= maxResumableCalls {
+	if len(calls) >= maxResumableCalls {
 		expire(calls, now)
 	}
 	if calls == nil || len(calls) >= maxResumableCalls {

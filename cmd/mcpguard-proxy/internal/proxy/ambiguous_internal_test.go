@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestAmbiguousAgreesWithEncodingJSON: every key encoding/json would
@@ -115,6 +116,55 @@ func BenchmarkAmbiguous(b *testing.B) {
 			if err != nil || !ambiguous(&m).none() {
 				b.Fatal("ambiguous")
 			}
+		}
+	})
+}
+
+// FuzzUnambiguousReadsAlike: a message the check lets through is read by
+// encoding/json (an mcp-go server's decoder: keys in any case, the last
+// winning) exactly as the proxy reads it: the same head and, for a
+// tools/call, the same tool name and arguments. (Invalid UTF-8, which
+// encoding/json replaces with U+FFFD, is left aside.)
+func FuzzUnambiguousReadsAlike(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add(s)
+	}
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1},"Name":"b"}}`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","\u0061rguments":{}}}`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"paramſ":[],"method":"tools/call","params":{"name":"a"}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		m, err := parse(b)
+		if err != nil || !utf8.Valid(b) || !ambiguous(&m).none() {
+			return
+		}
+		var want struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(b, &want) != nil {
+			return
+		}
+		if string(m.ID) != string(want.ID) || m.Method != want.Method || string(m.Params) != string(want.Params) ||
+			string(m.Result) != string(want.Result) || string(m.Error) != string(want.Error) {
+			t.Fatalf("%q: the proxy reads id=%s method=%q params=%s, encoding/json id=%s method=%q params=%s",
+				s, m.ID, m.Method, m.Params, want.ID, want.Method, want.Params)
+		}
+		if m.Method != "tools/call" {
+			return
+		}
+		var p struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return
+		}
+		if c := newCall(m.ID, m.Params); c.tool != p.Name || string(c.args) != string(p.Arguments) {
+			t.Fatalf("%q: the proxy calls %q with %s, encoding/json %q with %s", s, c.tool, c.args, p.Name, p.Arguments)
 		}
 	})
 }

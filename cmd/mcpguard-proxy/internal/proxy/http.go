@@ -274,6 +274,9 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 	id, method := peek(prefix)
 	safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
+	if x != nil && x.resume && method == "" {
+		return h.resumedTooLarge(ctx, x, id) // resume.go
+	}
 	if x == nil || x.state.done || !hasID(id) || idKey(id) != idKey(x.id) {
 		return nil
 	}

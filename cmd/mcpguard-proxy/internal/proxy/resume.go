@@ -129,3 +129,17 @@ func (h *HTTP) resumedAnswer(ctx context.Context, x *exchange, b []byte) []byte 
 	}
 	return h.g.answer(ctx, c, b, &m)
 }
+
+// resumedTooLarge answers a call awaiting resumption whose answer on the
+// GET stream was over the bound, as the POST path does; nil (the message
+// dropped) for anything else.
+func (h *HTTP) resumedTooLarge(ctx context.Context, x *exchange, id []byte) []byte {
+	if !hasID(id) {
+		return nil
+	}
+	c := h.resume.lookup(x.session, id)
+	if c == nil {
+		return nil
+	}
+	return h.g.tooLarge(ctx, c)
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 )
 
 // pollingUpstream is a streamable HTTP server that polls as SEP-1699
@@ -16,7 +18,7 @@ import (
 // call's POST event stream with a priming event (an id and a retry, no
 // data) before it answers, and answers on the GET stream the client
 // resumes with Last-Event-ID. poll_fail fails with a JSON-RPC error that
-// leaks a path and a token; poll_ok succeeds.
+// leaks a path and a token; poll_ok succeeds; poll_big answers with 2 MiB.
 func pollingUpstream(t *testing.T) *httptest.Server {
 	var mu sync.Mutex
 	answers := map[string][]string{} // session -> answers not yet sent
@@ -54,6 +56,9 @@ func pollingUpstream(t *testing.T) *httptest.Server {
 			return
 		}
 		answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"polled fine"}]}}`, m.ID)
+		if m.Params.Name == "poll_big" {
+			answer = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, m.ID, strings.Repeat("x", 2<<20))
+		}
 		if m.Params.Name == "poll_fail" {
 			answer = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"open /home/alice/.ssh/id_rsa: permission denied (token ghp_abcdefghijklmnopqrstuvwxyz0123456789)"}}`, m.ID)
 		}
@@ -126,5 +131,22 @@ func TestHTTPAnswerOnResumedStreamIsRewritten(t *testing.T) {
 		if textOf(t, got["3"]) != "polled fine" {
 			t.Errorf("the resumed answer to poll_ok: %v", got["3"])
 		}
+	}
+}
+
+// An answer on the resumed GET stream over the proxy's bound is dropped,
+// and the call it answered gets the envelope it gets on the POST, rather
+// than no answer at all.
+func TestHTTPOversizedAnswerOnResumedStream(t *testing.T) {
+	up := pollingUpstream(t)
+	url := proxyFor(t, up.URL+"/mcp", proxy.WithMaxMessage(1<<20))
+	_, _, sid := postIn(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	postIn(t, url, sid, callBody(2, "poll_big", `{}`))
+	body := resume(t, url, sid)
+	if len(body) > 1<<20 {
+		t.Fatalf("the oversized answer reached the client: %d bytes", len(body))
+	}
+	if env := envelopeOf(t, eventsByID(t, body)["2"]); env["error_type"] != "execution_failed" || env["tool"] != "poll_big" {
+		t.Errorf("the envelope for an oversized resumed answer: %v", env)
 	}
 }

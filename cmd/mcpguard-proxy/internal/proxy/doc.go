@@ -41,6 +41,10 @@
 //   - a response to an id that is not in flight is dropped and logged;
 //   - a client line that is not a JSON-RPC object is answered with -32700
 //     (a batch with -32600), and the session goes on;
+//   - a client message the server might read otherwise than the proxy
+//     does (a member it reads, such as "method" or a tools/call's "name",
+//     written in another case or repeated) is answered with -32600 and
+//     never reaches the server; over HTTP so is a JSON-RPC batch;
 //   - a panic while handling a message is recovered and logged; a tool
 //     call it happened on is answered with internal_error.
 //
@@ -55,5 +59,7 @@
 // [Stdio] starts the server as a child and serves one client on a stream
 // pair: what a host launches. [HTTP] is an http.Handler in front of a
 // streamable HTTP server; it reads event streams event by event, and
-// rewrites only the event that answers the call.
+// rewrites only the event that answers the call, on the call's POST or,
+// when the server ended that stream before answering (SEP-1699 polling),
+// on a GET stream of the call's session.
 package proxy

@@ -109,7 +109,9 @@ func (e *events) ended(err error) []byte {
 	if e.end == io.EOF && e.ctx.Err() == nil {
 		// The upstream ended the stream cleanly before it answered: SEP-1699
 		// polling, where the answer comes on a GET stream the client resumes
-		// with Last-Event-ID. Answering here would answer for the server.
+		// with Last-Event-ID. Answering here would answer for the server;
+		// the answer is rewritten there instead (resume.go).
+		e.h.awaitResume(e.ctx, x)
 		return nil
 	}
 	x.state.done = true

@@ -77,6 +77,8 @@ type message struct {
 	Params span
 	Result span
 	Error  span
+
+	keys keySet // the keys that fold to the head's names (ambiguous.go)
 }
 
 func (m *message) isRequest() bool  { return m.Method != "" && hasID(m.ID) }
@@ -100,6 +102,7 @@ func parse(b []byte) (message, error) {
 		if !ok {
 			return m, nil
 		}
+		m.keys.add(k, headNames)
 		switch {
 		case keyIs(k, "id"):
 			m.ID = v

@@ -29,6 +29,7 @@ type HTTP struct {
 	g        *Guard
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
+	resume   resumable // resume.go
 }
 
 // NewHTTP returns a proxy in front of the streamable HTTP endpoint at
@@ -60,6 +61,9 @@ type exchange struct {
 	call  *call  // tools/call only
 	list  bool   // tools/list: learn from the answer
 	state *answered
+
+	session string // the request's Mcp-Session-Id
+	resume  bool   // a GET stream, which may answer calls awaiting resumption (resume.go)
 }
 
 type answered struct{ done bool }
@@ -81,7 +85,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost || r.Body == nil {
-		h.rp.ServeHTTP(w, r)
+		h.rp.ServeHTTP(w, h.resuming(r))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.g.o.maxMessage)))
@@ -89,9 +93,13 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.requestTooLarge(w, r, body, err)
 		return
 	}
-	x = &exchange{state: &answered{}}
+	m, err := parse(body)
+	if h.refuseHTTP(w, r, body, &m, err) { // ambiguous.go: batches, ambiguous messages
+		return
+	}
+	x = &exchange{state: &answered{}, session: r.Header.Get("Mcp-Session-Id")}
 	ctx := r.Context()
-	if m, err := parse(body); err == nil && m.isRequest() {
+	if err == nil && m.isRequest() {
 		x.id = bytes.Clone(m.ID)
 		switch m.Method {
 		case "tools/call":
@@ -242,6 +250,9 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 // request is rewritten (tools/call) or learned from (tools/list); anything
 // else comes back as it is.
 func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
+	if x != nil && x.resume {
+		return h.resumedAnswer(ctx, x, b)
+	}
 	if x == nil || x.state.done || (x.call == nil && !x.list) {
 		return b
 	}
@@ -263,6 +274,9 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 	id, method := peek(prefix)
 	safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
+	if x != nil && x.resume && method == "" {
+		return h.resumedTooLarge(ctx, x, id) // resume.go
+	}
 	if x == nil || x.state.done || !hasID(id) || idKey(id) != idKey(x.id) {
 		return nil
 	}

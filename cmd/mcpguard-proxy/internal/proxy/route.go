@@ -38,6 +38,9 @@ func (s *Stdio) fromClient(ctx context.Context, line []byte, oversize bool) {
 		s.send(invalid(line))
 		return
 	}
+	if s.refuseAmbiguous(ctx, line, &m) { // ambiguous.go
+		return
+	}
 	switch {
 	case m.isRequest():
 		s.clientRequest(ctx, line, &m)

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // This file reads the top level of a JSON object without encoding/json's
@@ -132,13 +133,15 @@ func unquote(raw []byte) (string, bool) {
 		return "", false
 	}
 	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 {
-		return unescape(raw)
-	}
 	for _, m := range methods {
 		if string(inner) == m {
 			return m, true
 		}
+	}
+	// Escapes, and bytes that are not UTF-8 (which encoding/json reads as
+	// U+FFFD), are decoded as the server's JSON decoder decodes them.
+	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
+		return unescape(raw)
 	}
 	return string(inner), true
 }

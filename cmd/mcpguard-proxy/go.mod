@@ -4,7 +4,14 @@ go 1.25.5
 
 require (
 	github.com/mcpguard/mcpguard/core v0.0.0
+	github.com/mcpguard/mcpguard/core/otel v0.0.0
 	github.com/mcpguard/mcpguard/internal v0.0.0
+)
+
+require (
+	go.opentelemetry.io/otel v1.46.0
+	go.opentelemetry.io/otel/sdk v1.46.0
+	go.opentelemetry.io/otel/sdk/metric v1.46.0
 )
 
 require golang.org/x/time v0.15.0

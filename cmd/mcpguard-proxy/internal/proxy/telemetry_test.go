@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -321,4 +322,55 @@ func postAs(t *testing.T, url, body string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// Over HTTP, a client that goes away before the answer ends its call's
+// span as cancelled; an upstream that answers with a status and no
+// JSON-RPC message (a lost session, say) ends it with that status; a
+// protocol version header not shaped like one is on neither span nor
+// metric.
+func TestTelemetryHTTPCancelledAndStatus(t *testing.T) {
+	up := upstream(t)
+	r := newRig()
+	url := proxyFor(t, up.URL+"/mcp", r.option())
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(callBody(1, "hang", args)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	resp.Body.Close()
+	span := waitSpan(t, r)
+	if got := oteltest.Values(span.Attributes())[oteltest.ErrorType]; got != "cancelled" {
+		t.Errorf("error.type %q, want cancelled", got)
+	}
+	r.balanced(t)
+
+	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "session not found", http.StatusNotFound)
+	}))
+	t.Cleanup(gone.Close)
+	r = newRig()
+	url = proxyFor(t, gone.URL+"/mcp", r.option())
+	req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+	req.Header.Set("Mcp-Protocol-Version", oteltest.Secret)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	span = waitSpan(t, r)
+	attrs := oteltest.Values(span.Attributes())
+	if attrs[oteltest.ErrorType] != "404" || span.Status().Code != codes.Error {
+		t.Errorf("error.type %q, status %v: want 404, Error", attrs[oteltest.ErrorType], span.Status())
+	}
+	point := r.PointOf(t, "ping", true)
+	if _, on := point.Attributes.Value(oteltest.ProtocolVersion); on || attrs[oteltest.ProtocolVersion] != "" {
+		t.Errorf("an invented protocol version was recorded: %v", attrs)
+	}
+	oteltest.NoLeak(t, span, point)
+	r.balanced(t)
 }

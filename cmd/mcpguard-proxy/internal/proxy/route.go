@@ -105,6 +105,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	r := &request{method: m.Method}
 	if s.g.in != nil {
 		r.tr = s.g.trace(ctx, m, s.peer())
+		ctx = r.tr.context(ctx) // the incident log records carry the trace
 	}
 	switch m.Method {
 	case "initialize":
@@ -180,7 +181,7 @@ func (s *Stdio) expire(ctx context.Context, id []byte) {
 		return
 	}
 	s.finish(r)
-	s.reply(r, s.g.timedOut(ctx, r.call), nil)
+	s.reply(r, s.g.timedOut(r.tr.context(ctx), r.call), nil)
 	s.toChild(ctx, cancelled(id))
 }
 
@@ -241,7 +242,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 	s.finish(r)
 	switch {
 	case r.call != nil:
-		out := s.g.answer(ctx, r.call, line, &m)
+		out := s.g.answer(r.tr.context(ctx), r.call, line, &m)
 		if same(out, line) {
 			s.reply(r, out, &m)
 		} else {

@@ -251,7 +251,7 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 	for id, r := range reqs {
 		s.finish(r)
 		if r.call != nil {
-			s.reply(r, s.g.crashed(ctx, r.call, why), nil)
+			s.reply(r, s.g.crashed(r.tr.context(ctx), r.call, why), nil)
 		} else {
 			s.reply(r, rpcError([]byte(id), -32603, "the server exited before it answered"), nil)
 		}

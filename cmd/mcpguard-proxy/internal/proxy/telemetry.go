@@ -119,6 +119,15 @@ func (t *traced) answered(msg []byte, head *message) {
 	t.end(t.outcome(head))
 }
 
+// context is the span's context, for what the request logs, or ctx
+// without a span.
+func (t *traced) context(ctx context.Context) context.Context {
+	if t == nil {
+		return ctx
+	}
+	return t.ctx
+}
+
 // cancelled ends the span of a request that gets no answer.
 func (t *traced) cancelled() { t.end(coreotel.Outcome{ErrorType: errorTypeCancelled}) }
 

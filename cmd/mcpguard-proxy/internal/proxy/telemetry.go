@@ -58,7 +58,7 @@ type peer struct {
 // trace starts the span of the client request m, or returns nil when
 // nothing records (no [WithTelemetry], or no SDK behind it).
 func (g *Guard) trace(ctx context.Context, m *message, p peer) *traced {
-	if g.in == nil || !g.in.Traces(m.Method) || !g.in.Active() {
+	if g.in == nil || !specMethods[m.Method] || !g.in.Traces(m.Method) || !g.in.Active() {
 		return nil
 	}
 	c := coreotel.Call{Method: m.Method, RequestID: requestID(m.ID), SessionID: p.session,
@@ -66,6 +66,17 @@ func (g *Guard) trace(ctx context.Context, m *message, p peer) *traced {
 	g.readParams(&c, m.Params)
 	ctx, span := g.in.Start(ctx, &c)
 	return &traced{g: g, ctx: ctx, span: span, tool: c.Tool, call: c.Method == coreotel.MethodCallTool}
+}
+
+// specMethods are the requests a client sends a server in the MCP
+// specification (2025-06-18 and 2025-11-25): the ones traced.
+// mcp.method.name is on the metric, so a method a client invents must not
+// make a new series; it passes through untraced.
+var specMethods = map[string]bool{
+	"initialize": true, "ping": true, "tools/list": true, "tools/call": true, "resources/list": true,
+	"resources/templates/list": true, "resources/read": true, "resources/subscribe": true,
+	"resources/unsubscribe": true, "prompts/list": true, "prompts/get": true, "completion/complete": true,
+	"logging/setLevel": true, "tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true,
 }
 
 // readParams reads what the span says of a request's params: the tool,

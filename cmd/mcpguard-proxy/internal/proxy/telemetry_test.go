@@ -374,3 +374,24 @@ func TestTelemetryHTTPCancelledAndStatus(t *testing.T) {
 	oteltest.NoLeak(t, span, point)
 	r.balanced(t)
 }
+
+// A method outside the specification passes through untraced: its name,
+// which a client chooses, would be a new series on the metric.
+func TestTelemetryInventedMethodIsNotTraced(t *testing.T) {
+	up := upstream(t)
+	r := newRig()
+	url := proxyFor(t, up.URL+"/mcp", r.option())
+	if _, body := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"x/`+oteltest.ArgumentValue+`"}`); !strings.Contains(body, `"result"`) {
+		t.Fatalf("the upstream's answer did not pass through: %s", body)
+	}
+	post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	spans := r.Spans.GetSpans()
+	if len(spans) != 1 || spans[0].Name != "ping" {
+		t.Errorf("spans %v, want ping's only", spans)
+	}
+	for _, p := range r.Points(t) {
+		if m, _ := p.Attributes.Value(oteltest.MethodName); m.AsString() != "ping" {
+			t.Errorf("a metric series for %q", m.AsString())
+		}
+	}
+}

@@ -3,7 +3,6 @@ package proxy_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -310,18 +309,8 @@ func TestTelemetryOverHTTP(t *testing.T) {
 // postAs posts body as a client of session s-1 at protocol 2025-06-18.
 func postAs(t *testing.T, url, body string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", "s-1")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("POST: %v", err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	_, b := post(t, url, body, "Mcp-Session-Id", "s-1", "Mcp-Protocol-Version", "2025-06-18")
+	return b
 }
 
 // Over HTTP, a client that goes away before the answer ends its call's

@@ -4,7 +4,18 @@ go 1.25.5
 
 require (
 	github.com/mcpguard/mcpguard/core v0.0.0
+	github.com/mcpguard/mcpguard/core/otel v0.0.0
 	github.com/mcpguard/mcpguard/internal v0.0.0
+)
+
+require (
+	go.opentelemetry.io/otel v1.46.0
+	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.46.0
+	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.46.0
+	go.opentelemetry.io/otel/exporters/stdout/stdoutmetric v1.46.0
+	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.46.0
+	go.opentelemetry.io/otel/sdk v1.46.0
+	go.opentelemetry.io/otel/sdk/metric v1.46.0
 )
 
 require golang.org/x/time v0.15.0

@@ -27,6 +27,11 @@
 //	                     (see docs/proxy.md); tool references are checked
 //	                     against the server's tools/list
 //	--log-level L        debug, info, warn (default) or error; logs go to stderr
+//	--otel               export spans and metrics with OTLP over HTTP, configured by
+//	                     the standard OTEL_EXPORTER_OTLP_* environment variables
+//	--otel-stderr        print spans and metrics to stderr
+//	--otel-stdout        print spans and metrics to stdout (HTTP mode only: in stdio
+//	                     mode stdout is the MCP stream)
 //	--version            print the version and exit
 //
 // Exit status: 0 when the client closed the session, 1 on a failure (with
@@ -73,6 +78,7 @@ type config struct {
 	burst, concurrency               int
 	successes, exitChild             bool
 	failureMeta, noDeclared, version bool
+	otlp, otelStdout, otelStderr     bool
 	logLevel, hintsFile              string
 	command                          []string
 }
@@ -94,6 +100,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.noDeclared, "no-declared-schemas", false, "do not check calls' arguments against their tools' declared input schemas")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
 	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
+	fs.BoolVar(&c.otlp, "otel", false, "export spans and metrics with OTLP over HTTP (OTEL_EXPORTER_OTLP_* variables)")
+	fs.BoolVar(&c.otelStderr, "otel-stderr", false, "print spans and metrics to stderr")
+	fs.BoolVar(&c.otelStdout, "otel-stdout", false, "print spans and metrics to stdout (HTTP mode only)")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -115,6 +124,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("--timeout must be positive")
 	case c.rate < 0 || c.burst < 1 || c.concurrency < 0:
 		return nil, errors.New("--rate, --burst and --concurrency must be positive")
+	case c.otelStdout && c.upstream == "":
+		return nil, errOtelStdout
+	case c.otelStdout && c.otelStderr:
+		return nil, errors.New("give --otel-stdout or --otel-stderr, not both")
 	}
 	return c, nil
 }
@@ -166,11 +179,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitUsage
 		}
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	traced, handler, flush, err := telemetry(ctx, c, stdout, stderr, slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpguard-proxy: OpenTelemetry:", err)
+		return exitUsage
+	}
+	defer flush() // the last spans and metrics are exported before the exit
+	logger := slog.New(handler)
+	opts := append(c.options(logger, hints), traced...)
 	if c.upstream != "" {
-		err = serveHTTP(ctx, c, logger, c.options(logger, hints), stderr)
+		err = serveHTTP(ctx, c, logger, opts, stderr)
 	} else {
-		err = proxy.NewStdio(c.command, c.exitChild, stderr, c.options(logger, hints)...).Serve(ctx, stdin, stdout)
+		err = proxy.NewStdio(c.command, c.exitChild, stderr, opts...).Serve(ctx, stdin, stdout)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "mcpguard-proxy:", err)

@@ -16,6 +16,11 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
+
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 )
 
@@ -37,15 +42,12 @@ func BenchmarkToolCall(b *testing.B) {
 		defer func() { in.Close(); _ = cmd.Wait() }()
 		benchLines(b, in, bufio.NewReader(out))
 	})
-	b.Run("stdio/proxy", func(b *testing.B) {
-		cin, pin := io.Pipe()
-		pout, cout := io.Pipe()
-		p := proxy.NewStdio([]string{os.Args[0], "proxy-child"}, false, io.Discard, quiet)
-		done := make(chan struct{})
-		go func() { _ = p.Serve(context.Background(), cin, cout); cout.Close(); close(done) }()
-		defer func() { pin.Close(); <-done }()
-		benchLines(b, pin, bufio.NewReader(pout))
-	})
+	// With telemetry: the real SDK, every span sampled and recorded (no
+	// exporter: what is measured is the proxy's and the SDK's work).
+	otel := proxy.WithTelemetry(coreotel.WithTracerProvider(sdktrace.NewTracerProvider()),
+		coreotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))))
+	b.Run("stdio/proxy", func(b *testing.B) { benchStdio(b, quiet) })
+	b.Run("stdio/proxy+otel", func(b *testing.B) { benchStdio(b, quiet, otel) })
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		var m childMsg
@@ -57,6 +59,19 @@ func BenchmarkToolCall(b *testing.B) {
 	defer px.Close()
 	b.Run("http/direct", func(b *testing.B) { benchHTTP(b, up.URL) })
 	b.Run("http/proxy", func(b *testing.B) { benchHTTP(b, px.URL) })
+	pxo := httptest.NewServer(proxy.NewHTTP(up.URL, quiet, otel))
+	defer pxo.Close()
+	b.Run("http/proxy+otel", func(b *testing.B) { benchHTTP(b, pxo.URL) })
+}
+
+func benchStdio(b *testing.B, opts ...proxy.Option) {
+	cin, pin := io.Pipe()
+	pout, cout := io.Pipe()
+	p := proxy.NewStdio([]string{os.Args[0], "proxy-child"}, false, io.Discard, opts...)
+	done := make(chan struct{})
+	go func() { _ = p.Serve(context.Background(), cin, cout); cout.Close(); close(done) }()
+	defer func() { pin.Close(); <-done }()
+	benchLines(b, pin, bufio.NewReader(pout))
 }
 
 func benchLines(b *testing.B, w io.Writer, r *bufio.Reader) {

@@ -84,6 +84,10 @@ func childServer() {
 			result(m.ID, `{"tools":`+tools.String()+`}`)
 		case "tools/call":
 			childCall(m, send, result, text, samples)
+		case "resources/read":
+			result(m.ID, `{"contents":[{"uri":"shop://orders","text":"[]"}]}`)
+		case "prompts/get":
+			send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"no prompt ` + m.Params.Name + `"}}`)
 		case "":
 			if call, ok := samples[string(m.ID)]; ok { // the client's answer to our sampling request
 				text(call, "sampled: "+string(m.Result), false)

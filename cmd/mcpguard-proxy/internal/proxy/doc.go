@@ -54,6 +54,18 @@
 // refused call is answered with retry_after_ms and never reaches the
 // server.
 //
+// # Telemetry
+//
+// [WithTelemetry] traces and measures every client request with core/otel,
+// the instrument the SDK fronts share: a SERVER span by the OpenTelemetry
+// conventions for MCP, started when the request is read and ended, once,
+// with what the client is answered, whichever path answers it (the
+// upstream's result or error, an envelope the proxy rendered, a child's
+// crash), or with error.type cancelled when no answer comes; and the
+// histogram mcp.server.operation.duration, on which a tool the upstream has
+// not listed is _OTHER. No attribute carries an argument value or an error
+// message. Without the option nothing is installed.
+//
 // # Transports
 //
 // [Stdio] starts the server as a child and serves one client on a stream

@@ -116,10 +116,17 @@ func (e *events) ended(err error) []byte {
 	}
 	x.state.done = true
 	e.end = io.EOF
+	var out []byte
 	if errors.Is(e.ctx.Err(), context.DeadlineExceeded) {
-		return sse(e.h.g.timedOut(e.ctx, x.call))
+		out = e.h.g.timedOut(e.ctx, x.call)
+	} else {
+		out = e.h.g.crashed(e.ctx, x.call, "the upstream's event stream ended before it answered")
 	}
-	return sse(e.h.g.crashed(e.ctx, x.call, "the upstream's event stream ended before it answered"))
+	if errors.Is(e.ctx.Err(), context.Canceled) {
+		x.tr.cancelled() // the client went away: it reads no answer
+	}
+	x.tr.answered(out, nil)
+	return sse(out)
 }
 
 // sse is msg as one event.

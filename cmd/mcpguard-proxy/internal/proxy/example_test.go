@@ -9,6 +9,12 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
+
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 )
 
@@ -63,4 +69,41 @@ hints:
 	// Output:
 	// hints file: envelope: unknown error_type "missing"
 	// 1 <nil>
+}
+
+// With telemetry, each request the client sends is a span ended with what
+// the client received: here the envelope the proxy made of the upstream's
+// JSON-RPC error. (No tools/list was read, so the tool's name is _OTHER on
+// the metric and the span is named by its method only.)
+func ExampleWithTelemetry() {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db:5432 failed"}}`)
+	}))
+	defer upstream.Close()
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	mp := sdkmetric.NewMeterProvider()
+	p := httptest.NewServer(proxy.NewHTTP(upstream.URL, proxy.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		proxy.WithTelemetry(coreotel.WithTracerProvider(tp), coreotel.WithMeterProvider(mp))))
+	defer p.Close()
+
+	resp, err := http.Post(p.URL, "application/json",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"db_query","arguments":{}}}`))
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	for _, s := range spans.GetSpans() {
+		fmt.Println(s.Name, s.Status.Code)
+		for _, kv := range s.Attributes {
+			if kv.Key == "error.type" || kv.Key == "mcpguard.error_type" {
+				fmt.Println(kv.Key, kv.Value.AsString())
+			}
+		}
+	}
+	// Output:
+	// tools/call Error
+	// error.type tool_error
+	// mcpguard.error_type execution_failed
 }

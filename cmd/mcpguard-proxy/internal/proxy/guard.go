@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -26,6 +27,7 @@ type Guard struct {
 	tools sync.Map // tool name -> tool, from tools/list results
 	known bool     // set once a tools/list result was read; guarded by mu
 	mu    sync.Mutex
+	in    *coreotel.Instrument // nil without WithTelemetry
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -39,7 +41,7 @@ type tool struct {
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	return &Guard{o: o, r: o.renderer()}
+	return &Guard{o: o, r: o.renderer(), in: o.instrument()}
 }
 
 // call is one tools/call in flight.

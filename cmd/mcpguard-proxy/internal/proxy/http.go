@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -61,6 +62,7 @@ type exchange struct {
 	call  *call  // tools/call only
 	list  bool   // tools/list: learn from the answer
 	state *answered
+	tr    *traced // the request's span; nil when nothing records
 
 	session string // the request's Mcp-Session-Id
 	resume  bool   // a GET stream, which may answer calls awaiting resumption (resume.go)
@@ -75,6 +77,8 @@ type exchangeKey struct{}
 func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &tracked{ResponseWriter: rw}
 	var x *exchange
+	client := r.Context()
+	defer func() { settle(client, w, x) }() // last: after a panic was answered
 	defer func() {
 		if p := recover(); p != nil {
 			h.recovered(w, r, x, p)
@@ -101,10 +105,16 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if err == nil && m.isRequest() {
 		x.id = bytes.Clone(m.ID)
+		if h.g.in != nil {
+			if x.tr = h.g.trace(ctx, &m, httpPeer(r)); x.tr != nil {
+				ctx = x.tr.ctx
+			}
+		}
 		switch m.Method {
 		case "tools/call":
 			x.call = newCall(m.ID, m.Params)
 			if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
+				x.tr.answered(refusal, nil)
 				writeJSON(w, http.StatusOK, refusal)
 				return
 			}
@@ -154,7 +164,9 @@ func (h *HTTP) recovered(w *tracked, r *http.Request, x *exchange, p any) {
 	if x != nil && x.call != nil && !x.state.done && !w.wrote {
 		x.state.done = true
 		env := h.g.r.Recovered(r.Context(), x.call.tool, p, envelope.RecoverOptions{Stack: true})
-		writeJSON(w, http.StatusOK, h.g.render(r.Context(), x.call, env))
+		out := h.g.render(r.Context(), x.call, env)
+		x.tr.answered(out, nil)
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	safe.Log(r.Context(), h.g.o.logger, slog.LevelError, "mcpguard-proxy: recovered panic serving a request",
@@ -164,12 +176,25 @@ func (h *HTTP) recovered(w *tracked, r *http.Request, x *exchange, p any) {
 // tracked records whether a response was started.
 type tracked struct {
 	http.ResponseWriter
-	wrote bool
+	wrote  bool
+	status int // of the response, once started
 }
 
-func (t *tracked) WriteHeader(code int) { t.wrote = true; t.ResponseWriter.WriteHeader(code) }
+func (t *tracked) WriteHeader(code int) {
+	if !t.wrote {
+		t.status = code
+	}
+	t.wrote = true
+	t.ResponseWriter.WriteHeader(code)
+}
 
-func (t *tracked) Write(b []byte) (int, error) { t.wrote = true; return t.ResponseWriter.Write(b) }
+func (t *tracked) Write(b []byte) (int, error) {
+	if !t.wrote {
+		t.status = http.StatusOK
+	}
+	t.wrote = true
+	return t.ResponseWriter.Write(b)
+}
 
 // Unwrap lets http.ResponseController (which the reverse proxy flushes
 // event streams with) reach the connection's writer.
@@ -188,12 +213,19 @@ func (h *HTTP) requestTooLarge(w http.ResponseWriter, r *http.Request, prefix []
 	id, method := peek(prefix)
 	safe.Log(r.Context(), h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: refused a client message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
+	var tr *traced
+	if h.g.in != nil && method != "" && hasID(id) {
+		tr = h.g.trace(r.Context(), &message{ID: id, Method: method}, httpPeer(r))
+	}
 	if method == "tools/call" && hasID(id) {
-		writeJSON(w, http.StatusOK, h.g.requestTooLarge(r.Context(), &call{id: id}))
+		out := h.g.requestTooLarge(r.Context(), &call{id: id})
+		tr.answered(out, nil)
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	writeJSON(w, http.StatusRequestEntityTooLarge,
-		rpcError(id, -32600, "the message is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage)))
+	out := rpcError(id, -32600, "the message is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage))
+	tr.answered(out, nil)
+	writeJSON(w, http.StatusRequestEntityTooLarge, out)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
@@ -216,7 +248,7 @@ func (h *HTTP) modify(resp *http.Response) error {
 		resp.Header.Del("Content-Length")
 		return nil
 	case "application/json":
-		if x == nil || (x.call == nil && !x.list) {
+		if x == nil || (x.call == nil && !x.list && x.tr == nil) {
 			resp.Body = &capped{r: resp.Body, left: int64(h.g.o.maxMessage)}
 			return nil
 		}
@@ -253,7 +285,7 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	if x != nil && x.resume {
 		return h.resumedAnswer(ctx, x, b)
 	}
-	if x == nil || x.state.done || (x.call == nil && !x.list) {
+	if x == nil || x.state.done || (x.call == nil && !x.list && x.tr == nil) {
 		return b
 	}
 	m, err := parse(b)
@@ -261,11 +293,20 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 		return b
 	}
 	x.state.done = true
-	if x.list {
+	if x.list && len(m.Result) > 0 {
 		h.g.learn(m.Result)
+	}
+	if x.call == nil {
+		x.tr.answered(b, &m)
 		return b
 	}
-	return h.g.answer(ctx, x.call, b, &m)
+	out := h.g.answer(ctx, x.call, b, &m)
+	if same(out, b) {
+		x.tr.answered(out, &m)
+	} else {
+		x.tr.answered(out, nil)
+	}
+	return out
 }
 
 // oversize answers the exchange's tool call when its answer was too large;
@@ -281,10 +322,14 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 		return nil
 	}
 	x.state.done = true
+	var out []byte
 	if x.call != nil {
-		return h.g.tooLarge(ctx, x.call)
+		out = h.g.tooLarge(ctx, x.call)
+	} else {
+		out = rpcError(id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage))
 	}
-	return rpcError(id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage))
+	x.tr.answered(out, nil)
+	return out
 }
 
 // failed answers a request the upstream did not: a tool call with an
@@ -294,11 +339,17 @@ func (h *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
 	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
 	if x != nil && x.call != nil && !x.state.done {
 		x.state.done = true
+		var out []byte
 		if errors.Is(r.Context().Err(), context.DeadlineExceeded) {
-			writeJSON(w, http.StatusOK, h.g.timedOut(r.Context(), x.call))
-			return
+			out = h.g.timedOut(r.Context(), x.call)
+		} else {
+			out = h.g.crashed(r.Context(), x.call, safe.Error(err))
 		}
-		writeJSON(w, http.StatusOK, h.g.crashed(r.Context(), x.call, safe.Error(err)))
+		if errors.Is(r.Context().Err(), context.Canceled) {
+			x.tr.cancelled() // the client went away: it reads no answer
+		}
+		x.tr.answered(out, nil)
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	safe.Log(r.Context(), h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: the upstream did not answer",
@@ -307,8 +358,48 @@ func (h *HTTP) failed(w http.ResponseWriter, r *http.Request, err error) {
 	if x != nil {
 		id = x.id
 	}
-	writeJSON(w, http.StatusBadGateway, rpcError(id, -32603, "the upstream server did not answer"))
+	out := rpcError(id, -32603, "the upstream server did not answer")
+	if x != nil {
+		if errors.Is(r.Context().Err(), context.Canceled) {
+			x.tr.cancelled()
+		}
+		x.tr.answered(out, nil)
+	}
+	writeJSON(w, http.StatusBadGateway, out)
 }
+
+// settle ends the span of an exchange that no answer ended: the client
+// went away (cancelled), or the upstream answered with an HTTP status and
+// no JSON-RPC message (error.type is the status), or ended its event
+// stream before it answered (SEP-1699 polling: the answer comes on
+// another stream, and the span ends with the POST).
+func settle(client context.Context, w *tracked, x *exchange) {
+	if x == nil || x.tr == nil {
+		return
+	}
+	switch {
+	case client.Err() != nil:
+		x.tr.cancelled()
+	case w.status == 0:
+		x.tr.end(statusOutcome(http.StatusInternalServerError)) // nothing was written: a panic went on
+	default:
+		x.tr.end(statusOutcome(w.status))
+	}
+}
+
+// httpPeer is what the span of r says of its client: its session and
+// protocol version, from the headers of streamable HTTP.
+func httpPeer(r *http.Request) peer {
+	p := peer{transport: coreotel.TransportHTTP, version: protocolVersion(r.Header.Get("Mcp-Protocol-Version"))}
+	if id := r.Header.Get("Mcp-Session-Id"); len(id) <= maxSessionID {
+		p.session = id
+	}
+	return p
+}
+
+// maxSessionID bounds mcp.session.id: a session ID is visible ASCII, and
+// one longer than this was not minted by a server.
+const maxSessionID = 256
 
 // buffers lends the reverse proxy its copy buffers, rather than a new
 // 32 KiB one for every response.

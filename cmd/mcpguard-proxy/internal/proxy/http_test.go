@@ -82,11 +82,14 @@ func upstreamCall(w http.ResponseWriter, r *http.Request, m childMsg) {
 	}
 }
 
-func post(t *testing.T, url, body string) (int, string) {
+func post(t *testing.T, url, body string, header ...string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("POST: %v", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/core/limit"
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"golang.org/x/time/rate"
 )
@@ -34,6 +35,8 @@ type options struct {
 	rules      []hints.Rule[envelope.Call, json.RawMessage]
 	hints      *hints.Registry[envelope.Call, json.RawMessage]
 	noDeclared bool // WithoutDeclaredSchemas
+	telemetry  []coreotel.Option
+	traced     bool // WithTelemetry
 }
 
 func evaluate(opts []Option) *options {

@@ -70,6 +70,7 @@ func (s *Stdio) cancelledByClient(params []byte) {
 		if keyIs(k, "requestId") {
 			if r := s.take(v); r != nil {
 				s.finish(r)
+				r.tr.cancelled() // no answer will come: none is sent
 			}
 			return
 		}
@@ -89,17 +90,26 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 	id, method := peek(prefix)
 	safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a client message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, s.g.o.maxMessage))
-	switch {
-	case !hasID(id):
-	case method == "tools/call":
-		s.send(s.g.requestTooLarge(ctx, &call{id: id}))
-	default:
-		s.send(rpcError(id, -32600, "the message is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)))
+	if !hasID(id) {
+		return
 	}
+	r := &request{method: method}
+	if s.g.in != nil && method != "" {
+		r.tr = s.g.trace(ctx, &message{ID: id, Method: method}, s.peer())
+	}
+	if method == "tools/call" {
+		s.reply(r, s.g.requestTooLarge(ctx, &call{id: id}), nil)
+		return
+	}
+	s.reply(r, rpcError(id, -32600, "the message is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
 }
 
 func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	r := &request{method: m.Method}
+	if s.g.in != nil {
+		r.tr = s.g.trace(ctx, m, s.peer())
+		ctx = r.tr.context(ctx) // the incident log records carry the trace
+	}
 	switch m.Method {
 	case "initialize":
 		s.mu.Lock()
@@ -108,7 +118,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	case "tools/call":
 		r.call = newCall(m.ID, m.Params)
 		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
-			s.send(refusal)
+			s.reply(r, refusal, nil)
 			return
 		}
 	}
@@ -123,7 +133,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	switch {
 	case dup:
 		s.finish(r)
-		s.send(rpcError(m.ID, -32600, "a request with this id is already in flight"))
+		s.reply(r, rpcError(m.ID, -32600, "a request with this id is already in flight"), nil)
 		return
 	case full:
 		s.finish(r)
@@ -151,19 +161,19 @@ const maxInFlight = 4096
 func (s *Stdio) refuseFull(ctx context.Context, id []byte, r *request) {
 	const why = "too many requests are in flight; wait for answers before sending more"
 	if r.call != nil {
-		s.send(s.g.render(ctx, r.call, s.g.r.Error(ctx, r.call.core(), limit.Refusal(why, time.Second))))
+		s.reply(r, s.g.render(ctx, r.call, s.g.r.Error(ctx, r.call.core(), limit.Refusal(why, time.Second))), nil)
 		return
 	}
-	s.send(rpcError(id, -32603, why))
+	s.reply(r, rpcError(id, -32603, why), nil)
 }
 
 // unavailable answers a request no child could take.
 func (s *Stdio) unavailable(ctx context.Context, id []byte, r *request) {
 	if r.call != nil {
-		s.send(s.g.unavailable(ctx, r.call))
+		s.reply(r, s.g.unavailable(ctx, r.call), nil)
 		return
 	}
-	s.send(rpcError(id, -32603, "the server is restarting; repeat the request in a moment"))
+	s.reply(r, rpcError(id, -32603, "the server is restarting; repeat the request in a moment"), nil)
 }
 
 // expire answers a tool call the child has not answered in time, and
@@ -174,7 +184,7 @@ func (s *Stdio) expire(ctx context.Context, id []byte) {
 		return
 	}
 	s.finish(r)
-	s.send(s.g.timedOut(ctx, r.call))
+	s.reply(r, s.g.timedOut(r.tr.context(ctx), r.call), nil)
 	s.toChild(ctx, cancelled(id))
 }
 
@@ -235,12 +245,20 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 	s.finish(r)
 	switch {
 	case r.call != nil:
-		s.send(s.g.answer(ctx, r.call, line, &m))
+		out := s.g.answer(r.tr.context(ctx), r.call, line, &m)
+		if same(out, line) {
+			s.reply(r, out, &m)
+		} else {
+			s.reply(r, out, nil)
+		}
 	case r.method == "tools/list" && len(m.Result) > 0:
 		s.g.learn(m.Result)
-		s.send(line)
+		s.reply(r, line, &m)
+	case r.method == "initialize" && r.tr != nil:
+		s.negotiated(m.Result)
+		s.reply(r, line, &m)
 	default:
-		s.send(line)
+		s.reply(r, line, &m)
 	}
 }
 
@@ -271,8 +289,8 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 	}
 	s.finish(r)
 	if r.call != nil {
-		s.send(s.g.tooLarge(ctx, r.call))
+		s.reply(r, s.g.tooLarge(ctx, r.call), nil)
 		return
 	}
-	s.send(rpcError(id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)))
+	s.reply(r, rpcError(id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
 }

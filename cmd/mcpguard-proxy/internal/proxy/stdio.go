@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -43,6 +45,7 @@ type Stdio struct {
 	ready   chan struct{} // closed when child can take messages
 	init    []byte        // the client's initialize request, replayed to a restarted child
 	inited  []byte        // the client's notifications/initialized
+	version string        // the protocol version the child's initialize result names
 }
 
 // request is a client request in flight.
@@ -50,6 +53,7 @@ type request struct {
 	method string
 	call   *call // tools/call only
 	timer  *time.Timer
+	tr     *traced // its span; nil when nothing records
 }
 
 // child is one run of the server.
@@ -247,9 +251,9 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 	for id, r := range reqs {
 		s.finish(r)
 		if r.call != nil {
-			s.send(s.g.crashed(ctx, r.call, why))
+			s.reply(r, s.g.crashed(r.tr.context(ctx), r.call, why), nil)
 		} else {
-			s.send(rpcError([]byte(id), -32603, "the server exited before it answered"))
+			s.reply(r, rpcError([]byte(id), -32603, "the server exited before it answered"), nil)
 		}
 	}
 }
@@ -272,6 +276,36 @@ func (s *Stdio) finish(r *request) {
 		s.g.done(r.call)
 	}
 }
+
+// reply answers the client's request r with msg, after ending its span
+// with what msg says (head is msg's parsed head, when the caller has it):
+// once the client has its answer, the span has ended.
+func (s *Stdio) reply(r *request, msg []byte, head *message) {
+	r.tr.answered(msg, head)
+	s.send(msg)
+}
+
+// peer is what the spans of this session's requests say of its client.
+func (s *Stdio) peer() peer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return peer{version: s.version, transport: coreotel.TransportStdio}
+}
+
+// negotiated notes the protocol version of the child's initialize result.
+func (s *Stdio) negotiated(result []byte) {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(result, &r) == nil && protocolVersion(r.ProtocolVersion) != "" {
+		s.mu.Lock()
+		s.version = r.ProtocolVersion
+		s.mu.Unlock()
+	}
+}
+
+// same reports whether a and b are the same bytes in memory.
+func same(a, b []byte) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
 
 // send writes one message to the client.
 func (s *Stdio) send(msg []byte) { _ = s.out.write(msg) }

@@ -1,0 +1,235 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync/atomic"
+
+	coreotel "github.com/mcpguard/mcpguard/core/otel"
+)
+
+// ScopeName is the instrumentation scope of the proxy's tracer and meter.
+const ScopeName = "github.com/mcpguard/mcpguard/cmd/mcpguard-proxy"
+
+// errorTypeCancelled is error.type on the span of a request that got no
+// answer because its client cancelled it or went away.
+const errorTypeCancelled = "cancelled"
+
+// WithTelemetry traces and measures every request a client sends with
+// core/otel, by the OpenTelemetry semantic conventions for MCP, as the
+// SDK fronts do: one SERVER span per request, ended with what the client
+// was answered, and the histogram mcp.server.operation.duration. opts are
+// core/otel's (WithTracerProvider and WithMeterProvider at least: the
+// proxy never reads the global providers). Without this option, or with
+// both providers the API's no-op ones, the proxy installs nothing.
+func WithTelemetry(opts ...coreotel.Option) Option {
+	return func(o *options) {
+		o.telemetry = append(o.telemetry[:len(o.telemetry):len(o.telemetry)], opts...)
+		o.traced = true
+	}
+}
+
+// instrument is the Instrument opts ask for, nil without [WithTelemetry].
+func (o *options) instrument() *coreotel.Instrument {
+	if !o.traced {
+		return nil
+	}
+	return coreotel.New(ScopeName, o.telemetry...)
+}
+
+// traced is the span of one client request in flight. It ends once,
+// whichever path answers the request first.
+type traced struct {
+	g     *Guard
+	ctx   context.Context
+	span  coreotel.Span
+	tool  string // tools/call: the tool's name as the span records it
+	call  bool   // a tools/call
+	ended atomic.Bool
+}
+
+// peer is what the transport knows of the client a request came from.
+type peer struct {
+	session, version string
+	transport        coreotel.Transport
+}
+
+// trace starts the span of the client request m, or returns nil when
+// nothing records (no [WithTelemetry], or no SDK behind it).
+func (g *Guard) trace(ctx context.Context, m *message, p peer) *traced {
+	if g.in == nil || !specMethods[m.Method] || !g.in.Traces(m.Method) || !g.in.Active() {
+		return nil
+	}
+	c := coreotel.Call{Method: m.Method, RequestID: requestID(m.ID), SessionID: p.session,
+		ProtocolVersion: p.version, Transport: p.transport}
+	g.readParams(&c, m.Params)
+	ctx, span := g.in.Start(ctx, &c)
+	return &traced{g: g, ctx: ctx, span: span, tool: c.Tool, call: c.Method == coreotel.MethodCallTool}
+}
+
+// specMethods are the requests a client sends a server in the MCP
+// specification (2025-06-18 and 2025-11-25): the ones traced.
+// mcp.method.name is on the metric, so a method a client invents must not
+// make a new series; it passes through untraced.
+var specMethods = map[string]bool{
+	"initialize": true, "ping": true, "tools/list": true, "tools/call": true, "resources/list": true,
+	"resources/templates/list": true, "resources/read": true, "resources/subscribe": true,
+	"resources/unsubscribe": true, "prompts/list": true, "prompts/get": true, "completion/complete": true,
+	"logging/setLevel": true, "tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true,
+}
+
+// readParams reads what the span says of a request's params: the tool,
+// prompt or resource it names, and the trace context in its _meta.
+func (g *Guard) readParams(c *coreotel.Call, params []byte) {
+	it, ok := newMembers(params)
+	for ok {
+		k, v, more := it.next()
+		if !more {
+			return
+		}
+		switch {
+		case keyIs(k, "name") && c.Method == coreotel.MethodCallTool:
+			c.Tool, _ = unquote(v)
+		case keyIs(k, "name") && c.Method == coreotel.MethodGetPrompt:
+			c.Prompt, _ = unquote(v)
+		case keyIs(k, "uri") && c.Method == coreotel.MethodReadResource:
+			c.URI, _ = unquote(v)
+		case keyIs(k, "_meta"):
+			_ = json.Unmarshal(v, &c.Meta)
+		case keyIs(k, "arguments") && c.Method == coreotel.MethodCallTool && g.in.RecordsArguments():
+			args := string(v)
+			c.Arguments = func() string { return args }
+		}
+	}
+}
+
+// requestID is jsonrpc.request.id: a string id's text, or a number's.
+func requestID(id []byte) string {
+	if s, ok := unquote(id); ok {
+		return s
+	}
+	return string(id)
+}
+
+// answered ends the span with what msg, the response the client is sent,
+// says; head is msg's parsed head when the caller has it. It is a no-op on
+// a nil span or one already ended.
+func (t *traced) answered(msg []byte, head *message) {
+	if t == nil || t.ended.Load() {
+		return
+	}
+	if head == nil {
+		m, err := parse(msg)
+		if err != nil {
+			t.end(coreotel.Outcome{})
+			return
+		}
+		head = &m
+	}
+	t.end(t.outcome(head))
+}
+
+// context is the span's context, for what the request logs, or ctx
+// without a span.
+func (t *traced) context(ctx context.Context) context.Context {
+	if t == nil {
+		return ctx
+	}
+	return t.ctx
+}
+
+// cancelled ends the span of a request that gets no answer.
+func (t *traced) cancelled() { t.end(coreotel.Outcome{ErrorType: errorTypeCancelled}) }
+
+// end ends the span with out, once.
+func (t *traced) end(out coreotel.Outcome) {
+	if t == nil || !t.ended.CompareAndSwap(false, true) {
+		return
+	}
+	if t.call && !out.UnknownTool {
+		// A tool the upstream did not list is _OTHER on the metric: a name
+		// a client invents must not make a new series.
+		out.UnknownTool = !t.g.listed(t.tool)
+	}
+	t.span.End(t.ctx, out)
+}
+
+// outcome is what the response m says of the request, as core/otel's
+// fronts read their SDKs' answers: a JSON-RPC error is its code; a tool
+// result with isError is tool_error with its envelope's error_type and
+// incident_id.
+func (t *traced) outcome(m *message) coreotel.Outcome {
+	if len(m.Error) > 0 {
+		var e struct {
+			Code int `json:"code"`
+		}
+		_ = json.Unmarshal(m.Error, &e)
+		return coreotel.RPCError(e.Code)
+	}
+	if !t.call {
+		return coreotel.Outcome{}
+	}
+	records := t.g.in.RecordsResults()
+	if !records && !mayBeError(m.Result) {
+		return coreotel.Outcome{} // a success: no decoding of the result
+	}
+	var res result
+	if json.Unmarshal(m.Result, &res) != nil {
+		return coreotel.Outcome{}
+	}
+	if !res.IsError {
+		if records {
+			t.span.Result(res.text())
+		}
+		return coreotel.Outcome{}
+	}
+	return coreotel.ToolError(res.firstText())
+}
+
+// firstText is the text of the result's first content item, where an
+// envelope is.
+func (r *result) firstText() string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	var item struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(r.Content[0], &item) != nil || item.Type != "text" {
+		return ""
+	}
+	return item.Text
+}
+
+// listed reports whether the upstream's tools/list named tool.
+func (g *Guard) listed(tool string) bool {
+	_, ok := g.tools.Load(tool)
+	return ok
+}
+
+// statusOutcome is the outcome of a request answered with an HTTP status
+// and no JSON-RPC message: error.type is the status code, as the HTTP
+// conventions record it.
+func statusOutcome(status int) coreotel.Outcome {
+	if status < 400 {
+		return coreotel.Outcome{}
+	}
+	return coreotel.Outcome{ErrorType: strconv.Itoa(status)}
+}
+
+// protocolVersion is v when it has the shape of an MCP protocol version
+// (a date, YYYY-MM-DD), and "" otherwise: mcp.protocol.version is on the
+// metric, so a value a peer invents must not make a new series.
+func protocolVersion(v string) string {
+	if len(v) != len("2025-06-18") {
+		return ""
+	}
+	for i := range len(v) {
+		if c := v[i]; (i == 4 || i == 7) != (c == '-') || (c != '-' && (c < '0' || c > '9')) {
+			return ""
+		}
+	}
+	return v
+}

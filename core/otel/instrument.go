@@ -306,10 +306,12 @@ func (s Span) End(ctx context.Context, out Outcome) {
 		s.span.SetStatus(codes.Error, desc)
 		common = append(common[:len(common):len(common)], extra...)
 	}
-	s.span.End()
+	// The metric first: whoever sees the ended span (an exporter, a test
+	// waiting for it) finds the call's point already recorded.
 	if s.in.hist.Enabled(ctx) {
 		s.in.hist.Record(ctx, time.Since(s.start).Seconds(), metric.WithAttributes(common...))
 	}
+	s.span.End()
 }
 
 // withOtherTool is common with the tool's name replaced by OtherTool.

@@ -378,6 +378,10 @@ func settle(client context.Context, w *tracked, x *exchange) {
 		return
 	}
 	switch {
+	case w.status >= http.StatusMultipleChoices:
+		// The upstream's error status was the answer, whether or not the
+		// client hung up once it had it.
+		x.tr.end(statusOutcome(w.status))
 	case client.Err() != nil:
 		x.tr.cancelled()
 	case w.status == 0:

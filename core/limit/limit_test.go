@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -228,4 +229,29 @@ func TestAllowedCallsDoNotAllocate(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("Slots: %.0f allocations, want 0", n)
 	}
+}
+
+// goroutineID is the ID of the calling goroutine, from its stack header.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+// Timed calls one after another run on one worker goroutine, whose stack
+// stays grown, rather than on a new goroutine each; the worker is gone
+// once no call came for a while (TestWithinReleasesTheCallerOfAHandlerThatIgnoresItsContext).
+func TestTimedCallsReuseAWorker(t *testing.T) {
+	var ids []string
+	for range 3 {
+		_, err := limit.Within(context.Background(), "shop_search", time.Minute, nil,
+			func(context.Context) (*string, error) { id := goroutineID(); ids = append(ids, id); return &id, nil },
+			func(error) *string { return nil })
+		require.NoError(t, err)
+	}
+	require.Len(t, ids, 3)
+	assert.NotEqual(t, goroutineID(), ids[0], "the call runs on a goroutine of its own")
+	assert.Equal(t, ids[0], ids[1], "the second call runs on the first call's worker")
+	assert.Equal(t, ids[1], ids[2])
 }

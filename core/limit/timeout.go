@@ -15,8 +15,9 @@ import (
 )
 
 // Within runs call with a context that expires after d, in a goroutine of
-// its own, so that the caller is released at the deadline even when call
-// ignores its context; Go cannot stop a goroutine from outside.
+// its own (a worker, reused by the next call), so that the caller is
+// released at the deadline even when call ignores its context; Go cannot
+// stop a goroutine from outside.
 //
 // What call returns in time is returned as it is, except an error that
 // wraps this deadline's context.DeadlineExceeded, which is answered as
@@ -34,7 +35,7 @@ func Within[R any](ctx context.Context, tool string, d time.Duration, logger *sl
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	done := make(chan outcome[R], 1) // buffered: a late handler never blocks
-	go run(tctx, call, done)
+	spawn(func() { run(tctx, call, done) })
 	select {
 	case out := <-done:
 		return settle(ctx, tctx, tool, d, out, answer)
@@ -51,6 +52,44 @@ func Within[R any](ctx context.Context, tool string, d time.Duration, logger *sl
 		res := answer(err)
 		go drain(ctx, tool, logger, done, Detach(res))
 		return res, nil
+	}
+}
+
+// Timed calls run on worker goroutines that wait for the next call for
+// up to workerIdle after theirs, instead of a goroutine started per call:
+// a new goroutine's stack starts small and is copied each time it
+// doubles, which on a handler as deep as an SDK's tool call (decoding,
+// schema validation, encoding) cost about a tenth of the call; a worker's
+// stack stays grown. An idle worker holds no call, no context and no
+// slot, and exits once no call came for workerIdle.
+var workers = make(chan func()) // unbuffered: a send succeeds only when a worker waits
+
+const workerIdle = time.Second
+
+// spawn runs fn on an idle worker, or on a new one.
+func spawn(fn func()) {
+	select {
+	case workers <- fn:
+	default:
+		go work(fn)
+	}
+}
+
+// work runs fn, then the calls spawn hands it, until none came for
+// workerIdle. A call that ends its goroutine (runtime.Goexit) ends the
+// worker; run reports it first.
+func work(fn func()) {
+	fn()
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		select {
+		case fn = <-workers:
+			fn()
+			idle.Reset(workerIdle)
+		case <-idle.C:
+			return
+		}
 	}
 }
 

@@ -28,9 +28,11 @@ import (
 // a [*HandlerPanic], for gosdk.Middleware to recover into an
 // internal_error envelope: place Timeout inside it, with gosdk.WithLimits.
 //
-// Each timed call costs a goroutine, a channel and a timer; tools without a
-// timeout pass through untouched. d of zero times out only the tools named
-// with WithToolTimeout. Timeout panics on a negative d.
+// Each timed call costs a channel and a timer, and runs on a worker
+// goroutine that stays for the next call for a second (one started per
+// call would copy its stack as it grows, a tenth of a go-sdk tool call);
+// tools without a timeout pass through untouched. d of zero times out
+// only the tools named with WithToolTimeout. Timeout panics on a negative d.
 func Timeout(d time.Duration, opts ...Option) mcp.Middleware {
 	o := evaluate(opts)
 	limitOf, logger := o.Timeouts(d), o.Logger()

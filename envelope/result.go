@@ -62,20 +62,24 @@ func (r *Renderer) normalize(ctx context.Context, req mcp.CallToolRequest, res *
 // Only a layer of this process hands an *Envelope over in
 // structuredContent; a relayed result's _meta is JSON and is dropped.
 func keepLayerFailure(out, from *mcp.CallToolResult) *mcp.CallToolResult {
-	if from.Meta == nil {
-		return out
-	}
-	failure, ok := from.Meta.AdditionalFields[ToolFailureMetaKey].(map[string]any)
+	failure, ok := failureOf(from.Meta)
 	if !ok {
 		return out
 	}
-	if out.Meta != nil {
-		if _, own := out.Meta.AdditionalFields[ToolFailureMetaKey]; own {
-			return out
-		}
+	if _, own := failureOf(out.Meta); own {
+		return out
 	}
 	out.Meta = withFailureMeta(out.Meta, failure)
 	return out
+}
+
+// failureOf returns the toolFailure _meta in meta, if any.
+func failureOf(meta *mcp.Meta) (map[string]any, bool) {
+	if meta == nil {
+		return nil, false
+	}
+	failure, ok := meta.AdditionalFields[ToolFailureMetaKey].(map[string]any)
+	return failure, ok
 }
 
 // withoutForgedFailure returns res without a toolFailure _meta of the

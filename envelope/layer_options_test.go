@@ -42,7 +42,9 @@ func failureMeta(t *testing.T, r *middlewaretest.Result) (map[string]any, bool) 
 func TestOverlayAddsToTheEnvelopeLayers(t *testing.T) {
 	t.Parallel()
 	const step = "Pick another name."
-	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("ok"), nil }
+	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	}
 	overlay := envelope.NewOverlay(envelope.WithMapping(errTaken, envelope.ValidationError), envelope.WithToolFailureMeta())
 	chain := envelope.Middleware(envelope.WithDefaultNextSteps(envelope.ValidationError, step))
 	r := middlewaretest.New(t, mcp.NewTool("shop_rename"), ok, chain, renderingInside(overlay)).

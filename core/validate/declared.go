@@ -67,6 +67,10 @@ type Declared struct {
 // options; WithMaxDepth, WithMaxBytes and WithLogger apply.
 func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 	d := &Declared{tool: tool, o: evaluate(opts)}
+	if len(schema) > MaxDeclaredSchemaBytes {
+		d.off = fmt.Errorf("the schema is %d bytes, more than the %d enforced", len(schema), MaxDeclaredSchemaBytes)
+		return d
+	}
 	d.bound = claimed(schema)
 	if d.bound || trivialSchema(schema) {
 		return d
@@ -139,10 +143,8 @@ func (refuseLoader) Load(url string) (any, error) {
 
 const declaredURL = "mem:///mcpguard/declared-input-schema.json"
 
+// compileDeclared compiles a schema of at most MaxDeclaredSchemaBytes.
 func compileDeclared(schema []byte) (*jsonschema.Schema, error) {
-	if len(schema) > MaxDeclaredSchemaBytes {
-		return nil, fmt.Errorf("the schema is %d bytes, more than the %d enforced", len(schema), MaxDeclaredSchemaBytes)
-	}
 	s := scanner{b: schema, maxDepth: maxDeclaredSchemaDepth}
 	if !s.value(nil, 0) || s.tooDeep {
 		return nil, fmt.Errorf("the schema is not JSON nested at most %d levels deep", maxDeclaredSchemaDepth)
@@ -216,7 +218,10 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 		d.warnOnce(ctx)
 		return nil, nil
 	}
-	if d.fast(raw, decoded) {
+	if fe := d.tooLarge(len(raw)); fe != nil {
+		return nil, failFields(fe, 0)
+	}
+	if d.flat != nil && d.flat.fast(raw, decoded) {
 		return nil, nil
 	}
 	doc, fe := d.document(raw, decoded)
@@ -252,31 +257,31 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	return nil, failFields(r.fields, r.more)
 }
 
-// fast reports a call that the flat schema's fast path finds valid, within
-// the bounds document checks.
-func (d *Declared) fast(raw []byte, decoded any) bool {
-	if d.flat == nil || len(raw) > d.o.maxBytes || d.maxEnum > 0 && len(raw)*d.maxEnum > enumBudget {
-		return false
+// tooLarge refuses arguments of n bytes of JSON that are more than the
+// server accepts, or more than the schema's enums can check within
+// enumBudget (n is at most maxBytes there, so the product cannot overflow).
+func (d *Declared) tooLarge(n int) []envelope.FieldError {
+	if n > d.o.maxBytes {
+		return fatal("", "size", strconv.Itoa(d.o.maxBytes),
+			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this server accepts", n, d.o.maxBytes)).fields
 	}
-	if decoded != nil {
-		return d.flat.valid(decoded)
+	if n*d.maxEnum > enumBudget {
+		limit := enumBudget / d.maxEnum
+		return fatal("", "size", strconv.Itoa(limit),
+			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this tool's schema can check", n, limit)).fields
 	}
-	return d.flat.validRaw(raw)
+	return nil
 }
 
-// document bounds and decodes the arguments, as the binder does: size and
-// nesting are checked in linear time before anything is decoded.
+// document decodes the arguments, as the binder does: nesting is checked
+// in linear time before anything is decoded, and the size was checked by
+// Check, or is here for arguments the SDK handed over decoded only.
 func (d *Declared) document(raw []byte, decoded any) (any, []envelope.FieldError) {
 	if raw == nil && decoded != nil {
 		raw, _ = json.Marshal(decoded)
-	}
-	if len(raw) > d.o.maxBytes {
-		return nil, fatal("", "size", strconv.Itoa(d.o.maxBytes),
-			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this server accepts", len(raw), d.o.maxBytes)).fields
-	}
-	if d.maxEnum > 0 && len(raw)*d.maxEnum > enumBudget {
-		return nil, fatal("", "size", strconv.Itoa(enumBudget/d.maxEnum),
-			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this tool's schema can check", len(raw), enumBudget/d.maxEnum)).fields
+		if fe := d.tooLarge(len(raw)); fe != nil {
+			return nil, fe
+		}
 	}
 	s := scanner{b: raw, maxDepth: d.o.maxDepth}
 	s.ws()
@@ -383,10 +388,10 @@ func digest(schema []byte) ([32]byte, bool) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
-	if len(schema) > MaxDeclaredSchemaBytes || dec.Decode(&v) != nil {
+	if dec.Decode(&v) != nil {
 		return [32]byte{}, false
 	}
-	dropEmptyRequired(v, 0)
+	dropEmptyRequired(v)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return [32]byte{}, false
@@ -396,16 +401,18 @@ func digest(schema []byte) ([32]byte, bool) {
 
 // dropEmptyRequired removes "required": [], which says nothing, and which
 // one encoder writes where another leaves it out (mcp-go writes it for
-// every mcp.NewTool).
-func dropEmptyRequired(v any, depth int) {
+// every mcp.NewTool). The recursion is as deep as the schema, which
+// encoding/json refuses past 10,000 levels, and a schema is at most
+// MaxDeclaredSchemaBytes.
+func dropEmptyRequired(v any) {
 	m, ok := v.(map[string]any)
-	if !ok || depth > maxDeclaredSchemaDepth {
+	if !ok {
 		return
 	}
 	if r, ok := m["required"].([]any); ok && len(r) == 0 {
 		delete(m, "required")
 	}
 	for _, c := range m {
-		dropEmptyRequired(c, depth+1)
+		dropEmptyRequired(c)
 	}
 }

@@ -30,8 +30,9 @@ type flatProp struct {
 	bit      uint64           // this property's bit among those seen, 0 beyond 64
 	types    jsonschema.Types // the declared type: one of string, integer, number, boolean
 	enum     []string
+	lengths  bool // minLength or maxLength is declared
 	minLen   int
-	maxLen   int // -1: none
+	maxLen   int // math.MaxInt: none
 	pattern  jsonschema.Regexp
 	lo, hi   float64 // inclusive bounds; ±Inf: none
 	xlo, xhi bool    // the bounds are exclusive
@@ -75,9 +76,7 @@ func flatten(s *jsonschema.Schema) *flatSchema {
 		if fp == nil {
 			return nil
 		}
-		if i < 64 {
-			fp.bit = 1 << i
-		}
+		fp.bit = 1 << i // 0 from the 65th on: a shift past the width is 0
 		f.props[name] = fp
 	}
 	return f
@@ -108,7 +107,8 @@ func flatProperty(p *jsonschema.Schema) *flatProp {
 	if t != typeString && t != typeInteger && t != typeNumber && t != typeBoolean {
 		return nil
 	}
-	fp := &flatProp{types: t, maxLen: -1, pattern: p.Pattern, lo: math.Inf(-1), hi: math.Inf(1)}
+	fp := &flatProp{types: t, maxLen: math.MaxInt, pattern: p.Pattern}
+	fp.lengths = p.MinLength != nil || p.MaxLength != nil
 	if p.MinLength != nil {
 		fp.minLen = *p.MinLength
 	}
@@ -171,6 +171,15 @@ func upper(incl, excl *big.Rat, ok bool) (float64, bool, bool) {
 
 // valid reports that doc is certainly valid; false means "ask the
 // library", never "invalid".
+// fast reports a call that the fast path finds valid: the decoded
+// arguments when the SDK handed them over, else their JSON text.
+func (f *flatSchema) fast(raw []byte, decoded any) bool {
+	if decoded != nil {
+		return f.valid(decoded)
+	}
+	return f.validRaw(raw)
+}
+
 func (f *flatSchema) valid(doc any) bool {
 	m, ok := doc.(map[string]any)
 	if !ok {
@@ -216,9 +225,8 @@ func (p *flatProp) valid(v any) bool {
 }
 
 func (p *flatProp) validString(s string) bool {
-	if p.minLen > 0 || p.maxLen >= 0 {
-		n := utf8.RuneCountInString(s)
-		if n < p.minLen || p.maxLen >= 0 && n > p.maxLen {
+	if p.lengths {
+		if n := utf8.RuneCountInString(s); n < p.minLen || n > p.maxLen {
 			return false
 		}
 	}
@@ -229,26 +237,31 @@ func (p *flatProp) validString(s string) bool {
 }
 
 // exactNumber is v as a float64 when that is v's exact value: a float64
-// as an SDK decoded it, or a json.Number of at most 15 digits, no
-// fraction and no exponent.
+// as an SDK decoded it, or a json.Number that is an integer a float64
+// holds exactly.
 func exactNumber(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
 	case json.Number:
-		s := string(x)
-		if len(s) == 0 || len(s) > 16 {
-			return 0, false
-		}
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; (c < '0' || c > '9') && !(i == 0 && c == '-') {
-				return 0, false
-			}
-		}
-		i, err := strconv.ParseInt(s, 10, 64)
-		return float64(i), err == nil
+		return exactInteger(string(x))
 	}
 	return 0, false
+}
+
+// maxExact is the largest magnitude up to which a float64 holds every
+// integer: 2⁵³.
+const maxExact = 1 << 53
+
+// exactInteger is the decimal integer s as a float64 when its magnitude is
+// at most 2⁵³, where the float64 is exact; a larger one would be compared
+// with the bounds rounded.
+func exactInteger(s string) (float64, bool) {
+	i, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || i > maxExact || i < -maxExact {
+		return 0, false
+	}
+	return float64(i), true
 }
 
 // validRaw is valid for the arguments' JSON text, read in one pass
@@ -308,12 +321,10 @@ func (p *flatProp) validRaw(d *flatDecoder) bool {
 	if !ok || p.types == typeInteger && !integer {
 		return false
 	}
-	if integer && len(t) <= 16 {
-		i, err := strconv.ParseInt(text(t), 10, 64)
-		if err != nil || math.Abs(float64(i)) > 1<<53 {
-			return false
+	if integer {
+		if n, ok := exactInteger(text(t)); ok {
+			return p.valid(n)
 		}
-		return p.valid(float64(i))
 	}
 	// A rounded value strictly inside exact bounds is inside them; one
 	// that rounds onto a bound is the library's to judge.

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -25,6 +26,10 @@ func TestDeclaredFastPathAgreesWithTheLibrary(t *testing.T) {
 			"follow":{"type":"boolean"}},"required":["path"]}`,
 		`{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]{2}-[0-9]+$"},"n":{"type":"number","minimum":-2.5,"maximum":2.5}},"additionalProperties":false}`,
 		`{"type":"object","properties":{"a":{"type":"integer","exclusiveMinimum":0,"minimum":-5},"b":{"type":"integer","maximum":10,"exclusiveMaximum":3}}}`,
+		// Equal inclusive and exclusive bounds (exclusive wins), a
+		// minimum length with no maximum, and a maximum length of 0.
+		`{"type":"object","properties":{"a":{"type":"integer","minimum":3,"exclusiveMinimum":3},"b":{"type":"number","maximum":3,"exclusiveMaximum":3},
+			"path":{"type":"string","minLength":2},"mode":{"type":"string","maxLength":0}}}`,
 	}
 	values := []any{nil, true, false, "", "a", "text", "Text", "héllo", strings.Repeat("x", 9), "ab-12", "ab-", "5",
 		0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 2.5000001, 3.0, 10.0, 100.0, 100.5, 101.0, 1e300,
@@ -151,4 +156,100 @@ func FuzzDeclaredCheck(f *testing.F) {
 			t.Fatalf("accepted %q, which the library refuses: %v", raw, verr)
 		}
 	})
+}
+
+// edgeSchema declares every keyword the fast path reads, each with a bound
+// a valid call can sit on.
+const edgeSchema = `{"type":"object","properties":{
+	"s":{"type":"string","minLength":2,"maxLength":4},
+	"m":{"type":"string","minLength":1},
+	"z":{"type":"string","maxLength":0},
+	"e":{"type":"string","enum":["a","b"]},
+	"p":{"type":"string","pattern":"^x+$"},
+	"i":{"type":"integer","minimum":-3,"maximum":5},
+	"x":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},
+	"n":{"type":"number"},
+	"big":{"type":"integer","minimum":-9007199254740992,"maximum":9007199254740992},
+	"b":{"type":"boolean"}},"required":["s"]}`
+
+// TestDeclaredFastPathTakesEveryValidCallOfItsShape: a valid call of a
+// flat schema, on every bound it can sit on, is recognized by the fast
+// path, decoded as mcp-go decodes it (float64, or json.Number for an
+// integer) and as the
+// JSON text go-sdk hands over. One it missed would still be answered
+// right, by the library, at the allocations TestDeclaredSuccessAllocations
+// forbids: this is that promise, value by value.
+func TestDeclaredFastPathTakesEveryValidCallOfItsShape(t *testing.T) {
+	t.Parallel()
+	d := NewDeclared("t", []byte(edgeSchema))
+	if d.flat == nil {
+		t.Fatal("not flat")
+	}
+	for _, raw := range []string{
+		`{"s":"ab"}`, `{"s":"abcd"}`, `{"s":"éé"}`, `{"s":"ab","m":"q"}`, `{"s":"ab","z":""}`,
+		`{"s":"ab","e":"b"}`, `{"s":"ab","p":"xx"}`, `{"s":"ab","i":-3}`, `{"s":"ab","i":5}`, `{"s":"ab","i":0}`,
+		`{"s":"ab","x":0.5}`, `{"s":"ab","x":0.000001}`, `{"s":"ab","n":-1e300}`, `{"s":"ab","n":12345}`, `{"s":"ab","n":-7}`,
+		`{"s":"ab","n":2.5}`, `{"s":"ab","big":9007199254740992}`, `{"s":"ab","big":-9007199254740992}`,
+		`{"s":"ab","big":1234567890123456}`, `{"s":"ab","b":false}`, `{"s":"ab","b":true}`,
+		` { "s" : "abc" , "i" : 1 , "b" : true } `,
+	} {
+		agrees(t, d, raw)
+		if !d.flat.validRaw([]byte(raw)) {
+			t.Errorf("%s: the raw fast path leaves a valid call to the library", raw)
+		}
+		var floats any
+		if err := json.Unmarshal([]byte(raw), &floats); err != nil {
+			t.Fatal(err)
+		}
+		numbers, err := jsonschemaUnmarshal(raw) // json.Number
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := []any{floats}
+		if !strings.Contains(raw, ".") && !strings.Contains(raw, "1e") {
+			docs = append(docs, numbers) // a json.Number fraction is the library's (exactNumber)
+		}
+		for _, doc := range docs {
+			if !d.flat.valid(doc) {
+				t.Errorf("%s: the fast path leaves a valid call decoded as %T to the library", raw, doc.(map[string]any)["s"])
+			}
+		}
+	}
+	// An undeclared scalar member, which the open schema allows, is read
+	// on the decoded path; as text, it is the library's.
+	if !d.flat.valid(map[string]any{"s": "ab", "other": 1.0}) {
+		t.Error("an undeclared scalar member is left to the library")
+	}
+}
+
+// TestDeclaredFastPathTakesSixtyFourProperties: a call is tracked by one
+// bit per property, so up to 64 properties the raw fast path answers.
+func TestDeclaredFastPathTakesSixtyFourProperties(t *testing.T) {
+	t.Parallel()
+	props := make([]string, 64)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"p%02d":{"type":"integer"}`, i)
+	}
+	d := NewDeclared("t", []byte(`{"type":"object","properties":{`+strings.Join(props, ",")+`},"required":["p63"]}`))
+	if raw := `{"p63":1,"p00":2}`; d.flat == nil || !d.flat.validRaw([]byte(raw)) {
+		t.Errorf("a schema of 64 properties: %s left to the library", raw)
+	}
+}
+
+// TestDeclaredFastPathNeverRoundsOntoABound: integers past 2⁵³ are not
+// compared rounded (9007199254740993 would round onto a maximum of
+// 9007199254740992 and pass), decoded as json.Number or sent as text.
+func TestDeclaredFastPathNeverRoundsOntoABound(t *testing.T) {
+	t.Parallel()
+	d := NewDeclared("t", []byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992,"minimum":-9007199254740992}}}`))
+	for _, n := range []string{"9007199254740993", "-9007199254740993", "9007199254740994"} {
+		raw := `{"n":` + n + `}`
+		doc, _ := jsonschemaUnmarshal(raw)
+		if d.flat.valid(doc) || d.flat.valid(map[string]any{"n": json.Number(n)}) || d.flat.validRaw([]byte(raw)) {
+			t.Errorf("%s: the fast path accepts a value above the maximum", n)
+		}
+		if _, err := d.Check(t.Context(), []byte(raw), map[string]any{"n": json.Number(n)}, nil); err == nil {
+			t.Errorf("%s: Check accepts a value above the maximum", n)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -230,7 +231,7 @@ func (d *flatDecoder) value(p unsafe.Pointer, f flatField) bool {
 
 // word reads w, a literal such as null or true.
 func (d *flatDecoder) word(w string) bool {
-	if len(d.b)-d.i >= len(w) && string(d.b[d.i:d.i+len(w)]) == w {
+	if strings.HasPrefix(text(d.b[d.i:]), w) {
 		d.i += len(w)
 		return true
 	}

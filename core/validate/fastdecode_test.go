@@ -31,6 +31,9 @@ func FuzzDecodeFlat(f *testing.F) {
 		`{"s":"x","ps":"y","b":true,"i8":-128,"i":9007199254740993,"pi":null,"u16":65535,"u":1,"f32":3.4e38,"f":-0.0,"pf":1e-400}`,
 		`{"s":"\u00e9"}`, `{"s":"a","s":"b"}`, `{"i8":128}`, `{"u":-0}`, `{"f":01}`, `{"s":"\xff"}`, `{"f":1e400}`, ` { "s" : "" } `,
 		`{"i":1.0}`, `{"i":1e2}`, `{"b":nul}`, `{"pf":null,"pf":2}`, `{}`, `{"S":"x"}`,
+		// Truncated or outside the grammar: the declared fast path reads
+		// text no scanner has checked.
+		`{"f":1.}`, `{"f":1.e5}`, `{"f":1e}`, `{"f":-}`, `{"s":"abc`, `{"s":`, `{"b":tru`, `{"b":true`, `{"u":-1}`, `{"i":1`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -69,3 +72,32 @@ type selfDecoding struct {
 }
 
 func (s *selfDecoding) UnmarshalJSON(b []byte) error { s.S = "custom"; return nil }
+
+// TestDecodeFlatTakesEveryPlainObject: what the fast decoder is for, it
+// decodes itself, into what encoding/json gives: an object of plain
+// members, every kind and width at its edges, spaces and non-ASCII text
+// included. One it left to json.Unmarshal would still bind right, at the
+// reflection and allocations the fast path exists to save.
+func TestDecodeFlatTakesEveryPlainObject(t *testing.T) {
+	t.Parallel()
+	fields := flatPlan(buildType(reflect.TypeFor[flatArgs](), map[reflect.Type]bool{}))
+	for _, raw := range []string{
+		`{}`, ` { } `, `{"s":"a b ~ c"}`, `{"s":"héllo wörld"}`, `{"s":""}`, `{"ps":"x"}`, `{"ps":null}`,
+		`{"b":true}`, `{"b":false}`, `{"i8":-128}`, `{"i8":127}`, `{"i":10}`, `{"i":-100}`, `{"i":0}`, `{"pi":7}`,
+		`{"u16":65535}`, `{"u16":0}`, `{"u":10}`, `{"u":18446744073709551615}`, `{"f32":1.5}`, `{"f":1.05e+10}`,
+		`{"f":0.0}`, `{"f":-2E-3}`, `{"f":90}`, `{"pf":0.25}`,
+		`{"s":"x","b":true,"i":1,"u":2,"f":3.5}`, "{\n\t\"s\" : \"x\" ,\r\n\"i\":\t5\n}",
+	} {
+		var fast, std flatArgs
+		if err := json.Unmarshal([]byte(raw), &std); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if !decodeFlat([]byte(raw), reflect.ValueOf(&fast).UnsafePointer(), fields) {
+			t.Errorf("%s: left to encoding/json", raw)
+			continue
+		}
+		if !reflect.DeepEqual(fast, std) {
+			t.Errorf("%s: fast %+v, encoding/json %+v", raw, fast, std)
+		}
+	}
+}

@@ -26,13 +26,11 @@ func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int, red *
 	// Decoded again, on this failure path only, to tell a member that was
 	// sent from one that was left out.
 	var doc any = map[string]any{}
-	if len(raw) > 0 {
-		var d any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber() // numbers beyond float64 are members too
-		if dec.Decode(&d) == nil && d != nil {
-			doc = d
-		}
+	var d any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers beyond float64 are members too
+	if dec.Decode(&d) == nil && d != nil { // no arguments: EOF
+		doc = d
 	}
 	out = make([]envelope.FieldError, 0, min(len(ve), max(limit, 0)))
 	for _, fe := range ve {

@@ -28,7 +28,7 @@ func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int, red *
 	var doc any = map[string]any{}
 	var d any
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // numbers beyond float64 are members too
+	dec.UseNumber()                        // numbers beyond float64 are members too
 	if dec.Decode(&d) == nil && d != nil { // no arguments: EOF
 		doc = d
 	}

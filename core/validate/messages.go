@@ -28,8 +28,9 @@ func (p *plan) fieldErrors(err error, bad []string, raw []byte, limit int, red *
 	var doc any = map[string]any{}
 	var d any
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()                        // numbers beyond float64 are members too
-	if dec.Decode(&d) == nil && d != nil { // no arguments: EOF
+	dec.UseNumber() // numbers beyond float64 are members too
+	// No arguments at all is io.EOF, and doc stays an empty object.
+	if dec.Decode(&d) == nil && d != nil {
 		doc = d
 	}
 	out = make([]envelope.FieldError, 0, min(len(ve), max(limit, 0)))

@@ -68,3 +68,19 @@ func TestSchemaMismatch(t *testing.T) {
 	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 200) + `{}` + strings.Repeat(`}}`, 200)
 	assert.NotPanics(t, func() { _ = validate.SchemaMismatch([]byte(deep), []byte(deep)) })
 }
+
+// TestSchemaMismatchDescendsThirtyTwoLevels: a disagreement 32 levels
+// down is found; below that the walk stops, so that a schema nested
+// without end costs a bounded walk.
+func TestSchemaMismatchDescendsThirtyTwoLevels(t *testing.T) {
+	t.Parallel()
+	nest := func(levels int, leaf string) []byte {
+		return []byte(strings.Repeat(`{"type":"object","properties":{"a":`, levels) + leaf + strings.Repeat(`},"required":["a"]}`, levels))
+	}
+	for levels, found := range map[int]bool{1: true, 32: true, 33: false} {
+		err := validate.SchemaMismatch(nest(levels, `{"type":"string"}`), nest(levels, `{"type":"integer"}`))
+		if want := strings.Repeat("a.", levels-1) + `a is declared "string" where the type takes "integer"`; found != (err != nil && strings.Contains(err.Error(), want)) {
+			t.Errorf("%d levels: %v", levels, err)
+		}
+	}
+}

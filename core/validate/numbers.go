@@ -13,10 +13,17 @@ type decimal struct {
 	neg    bool
 	digits string
 	exp    int
-	// huge says the exponent does not fit an int32: the magnitude is
-	// then astronomically large (or small, with a negative exponent).
+	// huge says the exponent's magnitude is expCap or more: the
+	// magnitude is then astronomically large (or small, with a negative
+	// exponent).
 	huge bool
 }
+
+// expCap is where an exponent's magnitude saturates: 2³⁰, far past any
+// number Go holds (float64's largest exponent is 308), and small enough
+// that adding the digit count of any argument text to it still fits a
+// 32-bit int, so that the package builds and counts right on 386 and arm.
+const expCap = 1 << 30
 
 // parseDecimal reads s, the text of a JSON number. It reports false for
 // text that is not one.
@@ -33,7 +40,7 @@ type numberText struct {
 	neg     bool
 	intPart string
 	frac    string
-	exp     int // the exponent's magnitude, counted up to past 1<<31
+	exp     int // the exponent's magnitude, saturated at expCap
 	expNeg  bool
 }
 
@@ -64,11 +71,19 @@ func scanNumber(s string) (n numberText, ok bool) {
 		if e, i = digitRun(s, i); e == "" {
 			return n, false
 		}
-		for k := 0; k < len(e) && n.exp < 1<<31; k++ {
-			n.exp = n.exp*10 + int(e[k]-'0')
-		}
+		n.exp = exponent(e)
 	}
 	return n, i == len(s)
+}
+
+// exponent is the decimal digits e as an int, saturated at expCap.
+func exponent(e string) int {
+	e = strings.TrimLeft(e, "0")
+	if len(e) > len("1073741824") { // expCap's digits
+		return expCap
+	}
+	v, _ := strconv.Atoi(e) // "" (all zeros) is 0; 10 digits fit 64 bits, and Atoi saturates 32
+	return min(v, expCap)
 }
 
 // digitRun returns the decimal digits of s from i on, and where they end.
@@ -102,10 +117,7 @@ func (n numberText) decimal() decimal {
 	}
 	d := decimal{neg: n.neg}
 	exp := n.exp
-	if exp >= 1<<31 {
-		d.huge = true
-		exp = 1 << 31
-	}
+	d.huge = exp >= expCap
 	if n.expNeg {
 		exp = -exp
 	}

@@ -36,6 +36,12 @@ func TestSlowPathBindsScalarsAtTheDepthBound(t *testing.T) {
 	if f := env.Fields[0]; f.Rule != "depth" || f.Param != "2" {
 		t.Fatalf("got %+v", env.Fields)
 	}
+	// Nesting past a syntax error, which stops the scan, is never walked:
+	// the arguments are not JSON.
+	env = invalid(t, call(t, b, `{"n":1,,"any":[[[[1]]]]}`))
+	if len(env.Fields) != 1 || env.Fields[0].Rule != "json" {
+		t.Fatalf("got %s", rules(env))
+	}
 }
 
 // A number that encoding/json cannot hold in a float64 is refused

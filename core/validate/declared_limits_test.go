@@ -130,3 +130,13 @@ func TestDeclaredUnknownMemberWithNoProperties(t *testing.T) {
 		t.Fatalf("got %+v", f)
 	}
 }
+
+// A bound that is no integer is written in full, as the schema has it.
+func TestDeclaredFractionalBoundsInFull(t *testing.T) {
+	t.Parallel()
+	d := validate.NewDeclared("price", []byte(`{"type":"object","properties":{"p":{"type":"number","minimum":2.75}}}`))
+	_, env := check(t, d, `{"p":1}`)
+	if f := field(t, env, "p"); f.Rule != "min" || f.Param != "2.75" || f.Message != "p must be at least 2.75 (got 1)" {
+		t.Fatalf("got %+v", f)
+	}
+}

@@ -387,10 +387,10 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 		return fatal("", "type", "object", "the arguments must be a JSON object")
 	}
 	w := walker{o: o}
-	clean := w.walk(m, p.root, "", 0)
+	clean := w.walk(m, p.root, "")
 	// Past the cap, validation would only find more of the same: the
 	// agent fixes these first.
-	res := bindResult{fields: w.fields, more: w.more, bad: w.bad, fatal: w.tooDeep || w.more > 0, coerced: w.coerced}
+	res := bindResult{fields: w.fields, more: w.more, bad: w.bad, fatal: w.more > 0, coerced: w.coerced}
 	if res.fatal {
 		return res
 	}
@@ -408,14 +408,17 @@ func (p *plan) slowBind(raw []byte, dst any, o *options) bindResult {
 }
 
 // walker checks a decoded JSON value against a type, collecting every
-// mismatch and building a copy without the mismatched parts.
+// mismatch and building a copy without the mismatched parts. Its
+// recursion needs no bound of its own: bind's scan refused arguments
+// nested deeper than WithMaxDepth before any reached it (a scan stopped
+// early by malformed JSON leaves the decoder an error, and encoding/json
+// bounds nesting too).
 type walker struct {
 	o       *options
 	coerced []string // paths of values coerced from strings (WithCoercion)
 	fields  []envelope.FieldError
 	more    int // errors beyond MaxFieldErrors, counted only
 	bad     []string
-	tooDeep bool
 }
 
 func (w *walker) fail(path, rule, param, msg string) {
@@ -464,17 +467,12 @@ func (w *walker) add(fe envelope.FieldError) {
 // drop is returned for a value that cannot be bound.
 type dropped struct{}
 
-func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
-	if depth > w.o.maxDepth {
-		w.tooDeep = true
-		w.fail("", "depth", strconv.Itoa(w.o.maxDepth), fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", w.o.maxDepth))
-		return dropped{}
-	}
+func (w *walker) walk(v any, ti *typeInfo, path string) any {
 	if ti == nil {
 		return v
 	}
 	if ti.kind == kAny {
-		if !ti.raw && !w.anyNumbers(v, path, depth) {
+		if !ti.raw && !w.anyNumbers(v, path) {
 			return dropped{}
 		}
 		return v
@@ -488,18 +486,18 @@ func (w *walker) walk(v any, ti *typeInfo, path string, depth int) any {
 	}
 	switch ti.kind {
 	case kStruct:
-		return w.walkStruct(v, ti, path, depth)
+		return w.walkStruct(v, ti, path)
 	case kMap:
-		return w.walkMap(v, ti, path, depth)
+		return w.walkMap(v, ti, path)
 	case kSlice:
-		return w.walkSlice(v, ti, path, depth)
+		return w.walkSlice(v, ti, path)
 	}
 	return w.walkScalar(v, ti, path)
 }
 
 // walkStruct checks an object bound to a struct: unknown members, missing
 // ones, and each member's value. Optional members sent as null are absent.
-func (w *walker) walkStruct(v any, ti *typeInfo, path string, depth int) any {
+func (w *walker) walkStruct(v any, ti *typeInfo, path string) any {
 	m, ok := v.(map[string]any)
 	if !ok {
 		w.typeError(path, ti, v)
@@ -527,7 +525,7 @@ func (w *walker) walkStruct(v any, ti *typeInfo, path string, depth int) any {
 			w.add(fe)
 			continue
 		}
-		if c := w.walk(m[k], f.typ, join(path, k), depth+1); c != (dropped{}) {
+		if c := w.walk(m[k], f.typ, join(path, k)); c != (dropped{}) {
 			out[k] = c
 		}
 	}
@@ -540,7 +538,7 @@ func (w *walker) walkStruct(v any, ti *typeInfo, path string, depth int) any {
 	return out
 }
 
-func (w *walker) walkMap(v any, ti *typeInfo, path string, depth int) any {
+func (w *walker) walkMap(v any, ti *typeInfo, path string) any {
 	m, ok := v.(map[string]any)
 	if !ok {
 		w.typeError(path, ti, v)
@@ -548,7 +546,7 @@ func (w *walker) walkMap(v any, ti *typeInfo, path string, depth int) any {
 	}
 	out := make(map[string]any, len(m))
 	for _, k := range sortedKeys(m) {
-		if c := w.walk(m[k], ti.elem, pathKey(path, k), depth+1); c != (dropped{}) {
+		if c := w.walk(m[k], ti.elem, pathKey(path, k)); c != (dropped{}) {
 			out[k] = c
 		}
 	}
@@ -556,7 +554,7 @@ func (w *walker) walkMap(v any, ti *typeInfo, path string, depth int) any {
 }
 
 // walkSlice checks an array, keeping dropped elements' positions.
-func (w *walker) walkSlice(v any, ti *typeInfo, path string, depth int) any {
+func (w *walker) walkSlice(v any, ti *typeInfo, path string) any {
 	a, ok := v.([]any)
 	if !ok {
 		w.typeError(path, ti, v)
@@ -564,7 +562,7 @@ func (w *walker) walkSlice(v any, ti *typeInfo, path string, depth int) any {
 	}
 	out := make([]any, 0, len(a))
 	for i, e := range a {
-		c := w.walk(e, ti.elem, path+"["+strconv.Itoa(i)+"]", depth+1)
+		c := w.walk(e, ti.elem, path+"["+strconv.Itoa(i)+"]")
 		if c == (dropped{}) {
 			// Keep the index positions of later elements stable.
 			c = nil
@@ -638,10 +636,7 @@ func (w *walker) walkScalar(v any, ti *typeInfo, path string) any {
 
 // anyNumbers refuses, inside a value of type any, the numbers that
 // encoding/json cannot hold in a float64. It reports whether all fit.
-func (w *walker) anyNumbers(v any, path string, depth int) bool {
-	if depth > w.o.maxDepth {
-		return true
-	}
+func (w *walker) anyNumbers(v any, path string) bool {
 	ok := true
 	switch x := v.(type) {
 	case json.Number:
@@ -651,11 +646,11 @@ func (w *walker) anyNumbers(v any, path string, depth int) bool {
 		}
 	case []any:
 		for i, e := range x {
-			ok = w.anyNumbers(e, path+"["+strconv.Itoa(i)+"]", depth+1) && ok
+			ok = w.anyNumbers(e, path+"["+strconv.Itoa(i)+"]") && ok
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			ok = w.anyNumbers(x[k], pathKey(path, k), depth+1) && ok
+			ok = w.anyNumbers(x[k], pathKey(path, k)) && ok
 		}
 	}
 	return ok

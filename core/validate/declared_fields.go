@@ -58,10 +58,9 @@ func (r *describer) add(fe envelope.FieldError) {
 // path, and keeps the first MaxFieldErrors, counting the rest.
 func (r *describer) sorted() {
 	slices.SortStableFunc(r.fields, func(a, b envelope.FieldError) int { return strings.Compare(a.Field, b.Field) })
-	if len(r.fields) > MaxFieldErrors {
-		r.more += len(r.fields) - MaxFieldErrors
-		r.fields = r.fields[:MaxFieldErrors]
-	}
+	kept := min(len(r.fields), MaxFieldErrors)
+	r.more += len(r.fields) - kept
+	r.fields = r.fields[:kept]
 }
 
 func (r *describer) leaf(e *jsonschema.ValidationError) {
@@ -157,7 +156,8 @@ func count(fe *envelope.FieldError, rule, name, words string, want int, unit str
 func (r *describer) unknown(path, member string) envelope.FieldError {
 	p := pathKey(path, member)
 	fe := envelope.FieldError{Field: p, Rule: "unknown", Message: p + " is not an argument of this tool"}
-	if path == "" && len(r.names) > 0 {
+	if path == "" {
+		// No declared names (nil): no allowed list, no suggestion.
 		fe.Allowed = slices.Clone(r.names[:min(len(r.names), maxAllowed)])
 		if s := suggest(member, r.names); s != "" {
 			fe.Suggestion = s

@@ -84,3 +84,19 @@ func TestSchemaMismatchDescendsThirtyTwoLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaMismatchTakesAnIntegerForANumber: a member declared
+// "integer" where the type takes any number agrees (every integer is a
+// number); one declared "number" where the type takes an integer does not.
+func TestSchemaMismatchTakesAnIntegerForANumber(t *testing.T) {
+	t.Parallel()
+	schema := func(typ string) []byte {
+		return []byte(`{"type":"object","properties":{"n":{"type":"` + typ + `"}}}`)
+	}
+	if err := validate.SchemaMismatch(schema("integer"), schema("number")); err != nil {
+		t.Errorf("integer declared for a number: %v", err)
+	}
+	if err := validate.SchemaMismatch(schema("number"), schema("integer")); err == nil || !strings.Contains(err.Error(), `n is declared "number" where the type takes "integer"`) {
+		t.Errorf("number declared for an integer: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -148,10 +149,7 @@ func cmpAbs(a, b decimal) int {
 		return 1
 	}
 	if ma, mb := a.magnitude(), b.magnitude(); ma != mb {
-		if ma < mb {
-			return -1
-		}
-		return 1
+		return cmp.Compare(ma, mb)
 	}
 	// Same magnitude: compare digit by digit, the shorter padded with 0.
 	n := max(len(a.digits), len(b.digits))
@@ -164,10 +162,7 @@ func cmpAbs(a, b decimal) int {
 			y = b.digits[k]
 		}
 		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
+			return cmp.Compare(x, y)
 		}
 	}
 	return 0

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,23 +17,12 @@ func suggest(got string, allowed []string) string {
 	if got == "" || len(got) > 64 || len(allowed) == 0 {
 		return ""
 	}
+	if slices.Contains(allowed, got) {
+		return ""
+	}
+	// A value equal to got once folded is at distance 0, and wins below
+	// unless two are.
 	g := fold(got)
-	match := ""
-	for _, a := range allowed {
-		if a == got {
-			return ""
-		}
-		if g != "" && fold(a) == g {
-			if match != "" && match != a {
-				match = ""
-				break
-			}
-			match = a
-		}
-	}
-	if match != "" {
-		return match
-	}
 	if g == "" {
 		return ""
 	}

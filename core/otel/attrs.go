@@ -40,6 +40,26 @@ const (
 // the known set.)
 const OtherTool = "_OTHER"
 
+// OtherVersion is the mcp.protocol.version of a call whose version is not
+// one the SDK knows: a version string is client text until the SDK has
+// negotiated it, and must not create a metric series or carry kilobytes
+// into a span.
+const OtherVersion = "_OTHER"
+
+// KnownVersion is v when it is one of known (the versions the SDK serving
+// the call supports), [OtherVersion] when it is not, and "" when v is "".
+func KnownVersion(v string, known []string) string {
+	if v == "" {
+		return ""
+	}
+	for _, k := range known {
+		if v == k {
+			return v
+		}
+	}
+	return OtherVersion
+}
+
 // durationBuckets are the conventions' explicit bucket boundaries for
 // mcp.server.operation.duration, in seconds.
 var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}

@@ -29,6 +29,11 @@ const (
 // server does not have, so that names a client invents add no series.
 const OtherTool = coreotel.OtherTool
 
+// OtherVersion is the mcp.protocol.version of a request that names a
+// version go-sdk does not support (it refuses such a request; the span
+// of the refusal records no client text).
+const OtherVersion = coreotel.OtherVersion
+
 // Middleware traces and measures every request a go-sdk server receives by
 // the OpenTelemetry semantic conventions for MCP, tools/call as the mcp-go
 // front's otel.Middleware does. Add it first, before gosdk.Middleware, so
@@ -104,9 +109,7 @@ func serve(ctx context.Context, in *coreotel.Instrument, method string, req mcp.
 // readCall reads what the span says of req before it runs.
 func readCall(ctx context.Context, in *coreotel.Instrument, method string, req mcp.Request) coreotel.Call {
 	call := coreotel.Call{Method: method, RequestID: requestID(ctx)}
-	if v, ok := req.(interface{ ProtocolVersion() string }); ok {
-		call.ProtocolVersion = v.ProtocolVersion()
-	}
+	call.ProtocolVersion = negotiatedVersion(req)
 	if s, ok := req.GetSession().(*mcp.ServerSession); ok && s != nil {
 		call.SessionID = s.ID()
 	}
@@ -177,4 +180,42 @@ func textOf(content []mcp.Content) string {
 		}
 	}
 	return b.String()
+}
+
+// supported is what go-sdk supports, newest first.
+var supported = mcp.SupportedProtocolVersions()
+
+// statelessVersion is where the initialize handshake ends: go-sdk
+// negotiates no version from 2026-07-28 on through initialize.
+const statelessVersion = "2026-07-28"
+
+// negotiatedVersion is the protocol version in effect for req, as go-sdk
+// decides it, never the client's own text: a modern request's version
+// when go-sdk supports it, otherwise the version the session negotiated
+// at initialize (the one asked for when supported and older than
+// 2026-07-28, else the newest such version go-sdk supports, which is what
+// it answered; a server narrowed by ServerOptions.SupportedProtocolVersions
+// may have answered an older one). Anything else is [OtherVersion].
+func negotiatedVersion(req mcp.Request) string {
+	r, ok := req.(interface{ ProtocolVersion() string })
+	if !ok {
+		return ""
+	}
+	v := r.ProtocolVersion() // the request's _meta, else the session's initialize
+	var init *mcp.InitializeParams
+	if s, ok := req.GetSession().(*mcp.ServerSession); ok && s != nil {
+		init = s.InitializeParams()
+	}
+	if init == nil || init.ProtocolVersion != v {
+		return coreotel.KnownVersion(v, supported) // a modern request's own
+	}
+	if v < statelessVersion && coreotel.KnownVersion(v, supported) == v {
+		return v
+	}
+	for _, known := range supported {
+		if known < statelessVersion {
+			return known
+		}
+	}
+	return coreotel.OtherVersion
 }

@@ -189,13 +189,12 @@ var supported = mcp.SupportedProtocolVersions()
 // negotiates no version from 2026-07-28 on through initialize.
 const statelessVersion = "2026-07-28"
 
-// negotiatedVersion is the protocol version in effect for req, as go-sdk
-// decides it, never the client's own text: a modern request's version
-// when go-sdk supports it, otherwise the version the session negotiated
-// at initialize (the one asked for when supported and older than
-// 2026-07-28, else the newest such version go-sdk supports, which is what
-// it answered; a server narrowed by ServerOptions.SupportedProtocolVersions
-// may have answered an older one). Anything else is [OtherVersion].
+// negotiatedVersion is the protocol version in effect for req, never the
+// client's own text: the version the request names or the session asked
+// for at initialize when go-sdk supports it; for a session that asked for
+// one it does not, the version go-sdk answered, its newest from before
+// 2026-07-28 (a server narrowed by ServerOptions.SupportedProtocolVersions
+// may have answered an older one); anything else is [OtherVersion].
 func negotiatedVersion(req mcp.Request) string {
 	r, ok := req.(interface{ ProtocolVersion() string })
 	if !ok {
@@ -206,13 +205,10 @@ func negotiatedVersion(req mcp.Request) string {
 	if s, ok := req.GetSession().(*mcp.ServerSession); ok && s != nil {
 		init = s.InitializeParams()
 	}
-	if init == nil || init.ProtocolVersion != v {
-		return coreotel.KnownVersion(v, supported) // a modern request's own
+	if known := coreotel.KnownVersion(v, supported); known != coreotel.OtherVersion || init == nil || init.ProtocolVersion != v {
+		return known
 	}
-	if v < statelessVersion && coreotel.KnownVersion(v, supported) == v {
-		return v
-	}
-	for _, known := range supported {
+	for _, known := range supported { // what go-sdk answered an unknown version at initialize
 		if known < statelessVersion {
 			return known
 		}

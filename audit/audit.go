@@ -288,11 +288,15 @@ type auditor struct {
 	tokens   int        // estimated size of the tool list
 	// incomplete says why the audit stopped early; "" when it did not.
 	incomplete string
+	// ctx is the run's context, which schema walks look at between
+	// nodes; cut is set when it ended one mid-tool.
+	ctx context.Context
+	cut bool
 }
 
 func newAuditor(o options, tools []mcp.Tool) *auditor {
 	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[string]bool{},
-		listed: map[Rule]int{}, omitted: map[Rule]int{}}
+		listed: map[Rule]int{}, omitted: map[Rule]int{}, ctx: context.Background()}
 	for _, t := range a.tools {
 		a.names[t.name]++
 	}
@@ -300,6 +304,7 @@ func newAuditor(o options, tools []mcp.Tool) *auditor {
 }
 
 func (a *auditor) static(ctx context.Context) *Report {
+	a.ctx = ctx
 	a.checkNames()
 	for i, t := range a.tools {
 		if ctx.Err() != nil {
@@ -308,6 +313,10 @@ func (a *auditor) static(ctx context.Context) *Report {
 		}
 		a.checkDescription(t)
 		a.checkSchema(t)
+		if a.cut {
+			a.incomplete = fmt.Sprintf("the deadline passed while the schema of tool %d of %d was checked", i+1, len(a.tools))
+			break
+		}
 		a.checkNetworkRefs(t)
 		a.checkAnnotations(t)
 		a.checkPoisoning(t)

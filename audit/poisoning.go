@@ -214,7 +214,11 @@ func (a *auditor) checkPoisoning(t tool) {
 		}
 	}
 	if t.wire != nil {
-		walkStrings("", t.wire, 0, scan)
+		if deep := walkStrings("", t.wire, 0, scan); deep != "" {
+			a.add(Finding{Rule: RuleSchemas, Check: CheckTooComplex, Severity: Error, Tool: t.name, Path: deep,
+				Message: fmt.Sprintf("the definition nests deeper than %d levels; the audit did not read past this point for hidden instructions or external $refs", maxDefinitionDepth),
+				Fix:     "flatten the definition; nothing a client needs nests this deep"})
+		}
 	} else {
 		scan("name", t.name)
 		scan("description", t.description)
@@ -245,11 +249,17 @@ func (a *auditor) checkPoisoning(t tool) {
 	}
 }
 
+// maxDefinitionDepth bounds how deep the raw definition is read for
+// strings: twice the schema walk's depth, since every schema level is an
+// object and its "properties".
+const maxDefinitionDepth = maxSchemaDepth * 2
+
 // walkStrings calls f with every string in v, object keys included, and
-// its dotted path.
-func walkStrings(path string, v any, depth int, f func(path, s string)) {
-	if depth > maxSchemaDepth*2 {
-		return
+// its dotted path. It returns the path of the first value it did not read
+// for being nested past maxDefinitionDepth, or "".
+func walkStrings(path string, v any, depth int, f func(path, s string)) (deep string) {
+	if depth > maxDefinitionDepth {
+		return path
 	}
 	join := func(k string) string {
 		if path == "" {
@@ -257,19 +267,25 @@ func walkStrings(path string, v any, depth int, f func(path, s string)) {
 		}
 		return childPath(path, k)
 	}
+	note := func(d string) {
+		if deep == "" {
+			deep = d
+		}
+	}
 	switch x := v.(type) {
 	case string:
 		f(path, x)
 	case []any:
 		for i, e := range x {
-			walkStrings(path+"["+strconv.Itoa(i)+"]", e, depth+1, f)
+			note(walkStrings(path+"["+strconv.Itoa(i)+"]", e, depth+1, f))
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
 			f(join(k), k)
-			walkStrings(join(k), x[k], depth+1, f)
+			note(walkStrings(join(k), x[k], depth+1, f))
 		}
 	}
+	return deep
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -280,9 +280,9 @@ type auditor struct {
 	prefix   string
 	detected bool
 	findings []Finding
-	items    map[Rule]map[string]bool // rule -> item key -> passed so far
-	listed   map[Rule]int             // rule -> findings listed
-	omitted  map[Rule]int             // rule -> findings over the limit
+	items    map[Rule]map[itemKey]bool // rule -> item -> passed so far
+	listed   map[Rule]int              // rule -> findings listed
+	omitted  map[Rule]int              // rule -> findings over the limit
 	probed   bool
 	near     *nameIndex // built on the first near-miss search
 	tokens   int        // estimated size of the tool list
@@ -292,10 +292,16 @@ type auditor struct {
 	// nodes; cut is set when it ended one mid-tool.
 	ctx context.Context
 	cut bool
+	// scratch is reused from tool to tool, so that reading a clean
+	// definition allocates little.
+	scratch struct {
+		words   wordList
+		strings stringWalk
+	}
 }
 
 func newAuditor(o options, tools []mcp.Tool) *auditor {
-	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[string]bool{},
+	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[itemKey]bool{},
 		listed: map[Rule]int{}, omitted: map[Rule]int{}, ctx: context.Background()}
 	for _, t := range a.tools {
 		a.names[t.name]++
@@ -332,20 +338,30 @@ func (a *auditor) static(ctx context.Context) *Report {
 func (a *auditor) item(r Rule, toolName, path string) {
 	m := a.items[r]
 	if m == nil {
-		m = map[string]bool{}
+		m = map[itemKey]bool{}
 		a.items[r] = m
 	}
-	k := itemKey(r, toolName, path)
+	k := keyOf(r, toolName, path)
 	if _, ok := m[k]; !ok {
 		m[k] = true
 	}
 }
 
-func itemKey(r Rule, toolName, path string) string {
+// itemKey is what a rule scores: a tool, and for rule C a schema node.
+type itemKey struct{ tool, path string }
+
+func keyOf(r Rule, toolName, path string) itemKey {
 	if r != RuleSchemas {
 		path = ""
 	}
-	return toolName + "\x00" + path
+	return itemKey{toolName, path}
+}
+
+// full reports whether rule r lists no more findings: a caller may then
+// pass [auditor.add] a finding without its message and fix, which would
+// only be counted.
+func (a *auditor) full(r Rule) bool {
+	return a.listed[r] >= a.o.limits.FindingsPerRule
 }
 
 // add records a finding: listed while its rule is under the findings
@@ -359,7 +375,7 @@ func (a *auditor) add(f Finding) {
 	}
 	if f.Severity >= Warning {
 		a.item(f.Rule, f.Tool, f.Path)
-		a.items[f.Rule][itemKey(f.Rule, f.Tool, f.Path)] = false
+		a.items[f.Rule][keyOf(f.Rule, f.Tool, f.Path)] = false
 	}
 }
 

@@ -52,7 +52,7 @@ func (a *auditor) checkNetworkRefs(t tool) {
 }
 
 // walkRefs calls f with the path of every object that has a string $ref.
-// It reads as deep as walkStrings, which reports what lies deeper.
+// It reads as deep as stringWalk, which reports what lies deeper.
 func walkRefs(path string, v any, depth int, f func(path, ref string)) {
 	if depth > maxDefinitionDepth {
 		return

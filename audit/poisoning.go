@@ -7,33 +7,50 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
-// word is a word of a text and where it lies.
+// word is a word of a text: where it lies in the text, and where its
+// lowercased form lies in its wordList's buffer.
 type word struct {
-	w          string // lowercased
-	start, end int
+	lo, hi     int // the lowercased form, in wordList.buf
+	start, end int // the word, in the text
 }
 
-// words splits s into lowercased words of letters, digits and
-// apostrophes, keeping their byte offsets.
-func words(s string) []word {
-	var out []word
-	start := -1
+// wordList is a text split into words of letters, digits and apostrophes,
+// their lowercased forms side by side in one buffer: once its buffers have
+// grown, splitting a text allocates nothing.
+type wordList struct {
+	buf []byte
+	ws  []word
+}
+
+// split replaces the list with the words of s.
+func (l *wordList) split(s string) {
+	l.buf, l.ws = l.buf[:0], l.ws[:0]
+	start, lo := -1, 0
 	for i, r := range s {
 		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\''
 		switch {
 		case in && start < 0:
-			start = i
-		case !in && start >= 0:
-			out = append(out, word{strings.ToLower(s[start:i]), start, i})
+			start, lo = i, len(l.buf)
+			l.buf = utf8.AppendRune(l.buf, unicode.ToLower(r)) // what strings.ToLower does, rune by rune
+		case in:
+			l.buf = utf8.AppendRune(l.buf, unicode.ToLower(r))
+		case start >= 0:
+			l.ws = append(l.ws, word{lo, len(l.buf), start, i})
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, word{strings.ToLower(s[start:]), start, len(s)})
+		l.ws = append(l.ws, word{lo, len(l.buf), start, len(s)})
 	}
-	return out
+}
+
+// is reports whether word i, lowercased, is in set.
+func (l *wordList) is(i int, set map[string]bool) bool {
+	w := l.ws[i]
+	return set[string(l.buf[w.lo:w.hi])]
 }
 
 // phrase is a sequence of word sets, each within gap words of the one
@@ -52,27 +69,27 @@ func wordSet(ws ...string) map[string]bool {
 	return m
 }
 
-// find returns the text of the first match in s (split into ws), or "".
-func (p phrase) find(s string, ws []word) string {
-	for i := range ws {
-		if !p.steps[0][ws[i].w] {
+// find returns the text of the first match in s (split into l), or "".
+func (p phrase) find(s string, l *wordList) string {
+	for i := range l.ws {
+		if !l.is(i, p.steps[0]) {
 			continue
 		}
-		if end, ok := p.match(ws, i, 1); ok {
-			return s[ws[i].start:ws[end].end]
+		if end, ok := p.match(l, i, 1); ok {
+			return s[l.ws[i].start:l.ws[end].end]
 		}
 	}
 	return ""
 }
 
 // match reports whether steps k.. follow word i, and where the last ends.
-func (p phrase) match(ws []word, i, k int) (int, bool) {
+func (p phrase) match(l *wordList, i, k int) (int, bool) {
 	if k == len(p.steps) {
 		return i, true
 	}
-	for j := i + 1; j <= i+p.gaps[k-1] && j < len(ws); j++ {
-		if p.steps[k][ws[j].w] {
-			if end, ok := p.match(ws, j, k+1); ok {
+	for j := i + 1; j <= i+p.gaps[k-1] && j < len(l.ws); j++ {
+		if l.is(j, p.steps[k]) {
+			if end, ok := p.match(l, j, k+1); ok {
 				return end, true
 			}
 		}
@@ -120,28 +137,38 @@ func findTag(s string) string {
 	}
 }
 
-// asciiLower lowercases A-Z only, so byte offsets stay those of s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+// indexASCIIFold returns the byte offset of the first instance of lower
+// (lowercase ASCII) in s, A-Z matching a-z, or -1.
+func indexASCIIFold(s, lower string) int {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return i
 		}
 	}
-	return string(b)
+	return -1
 }
 
-// findInstruction returns the first instruction to the model in s, or "".
-func findInstruction(s string) string {
-	lower := asciiLower(s)
+// findInstruction returns the first instruction to the model in s, or "";
+// l is scratch for s's words.
+func findInstruction(s string, l *wordList) string {
 	for _, f := range secretFiles {
-		if i := strings.Index(lower, f); i >= 0 {
+		if i := indexASCIIFold(s, f); i >= 0 {
 			return s[i : i+len(f)]
 		}
 	}
-	ws := words(s)
+	l.split(s)
 	for _, p := range instructionPhrases {
-		if m := p.find(s, ws); m != "" {
+		if m := p.find(s, l); m != "" {
 			return m
 		}
 	}
@@ -195,33 +222,35 @@ func (a *auditor) checkPoisoning(t tool) {
 			h.paths = append(h.paths, path)
 		}
 	}
-	scan := func(path, s string) {
+	scan := func(s string, path func() string) {
 		for _, r := range s {
 			if kind := hiddenRune(r); kind != "" {
 				what := kind
 				if hidden := revealTags(s); hidden != "" {
 					what += fmt.Sprintf(" that spell %q", clip(hidden, 80))
 				}
-				note(CheckHiddenUnicode, path, what)
+				note(CheckHiddenUnicode, path(), what)
 				break
 			}
 		}
 		if m := findTag(s); m != "" {
-			note(CheckImportantTag, path, fmt.Sprintf("%q", m))
+			note(CheckImportantTag, path(), fmt.Sprintf("%q", m))
 		}
-		if m := findInstruction(s); m != "" {
-			note(CheckInstructions, path, fmt.Sprintf("%q", clip(m, 80)))
+		if m := findInstruction(s, &a.scratch.words); m != "" {
+			note(CheckInstructions, path(), fmt.Sprintf("%q", clip(m, 80)))
 		}
 	}
 	if t.wire != nil {
-		if deep := walkStrings("", t.wire, 0, scan); deep != "" {
-			a.add(Finding{Rule: RuleSchemas, Check: CheckTooComplex, Severity: Error, Tool: t.name, Path: deep,
+		w := &a.scratch.strings
+		w.f, w.deep = func(s string) { scan(s, w.path) }, ""
+		if w.walk(t.wire, 0); w.deep != "" {
+			a.add(Finding{Rule: RuleSchemas, Check: CheckTooComplex, Severity: Error, Tool: t.name, Path: w.deep,
 				Message: fmt.Sprintf("the definition nests deeper than %d levels; the audit did not read past this point for hidden instructions or external $refs", maxDefinitionDepth),
 				Fix:     "flatten the definition; nothing a client needs nests this deep"})
 		}
 	} else {
-		scan("name", t.name)
-		scan("description", t.description)
+		scan(t.name, func() string { return "name" })
+		scan(t.description, func() string { return "description" })
 	}
 	checks := make([]string, 0, len(hits))
 	for c := range hits {
@@ -254,38 +283,75 @@ func (a *auditor) checkPoisoning(t tool) {
 // object and its "properties".
 const maxDefinitionDepth = maxSchemaDepth * 2
 
-// walkStrings calls f with every string in v, object keys included, and
-// its dotted path. It returns the path of the first value it did not read
-// for being nested past maxDefinitionDepth, or "".
-func walkStrings(path string, v any, depth int, f func(path, s string)) (deep string) {
+// stringWalk calls f with every string of a definition, object keys
+// included, keys in sorted order. It keeps the path as segments and
+// renders it only when asked (path), for a string that is reported, so
+// that reading a clean definition builds no paths.
+type stringWalk struct {
+	f    func(s string)
+	segs []pathSeg
+	keys [][]string // scratch per depth: an object's sorted keys
+	// deep is the path of the first value not read for being nested
+	// past maxDefinitionDepth; "" if none was.
+	deep string
+}
+
+// pathSeg is an object key, or an array index when index >= 0.
+type pathSeg struct {
+	key   string
+	index int
+}
+
+// path renders the current path as the other checks do: "description",
+// "inputSchema.properties.q", `inputSchema.properties["a b"]`, "x[2]".
+func (w *stringWalk) path() string {
+	p := ""
+	for _, s := range w.segs {
+		switch {
+		case s.index >= 0:
+			p += "[" + strconv.Itoa(s.index) + "]"
+		case p == "":
+			p = s.key
+		default:
+			p = childPath(p, s.key)
+		}
+	}
+	return p
+}
+
+func (w *stringWalk) walk(v any, depth int) {
 	if depth > maxDefinitionDepth {
-		return path
-	}
-	join := func(k string) string {
-		if path == "" {
-			return k
+		if w.deep == "" {
+			w.deep = w.path()
 		}
-		return childPath(path, k)
-	}
-	note := func(d string) {
-		if deep == "" {
-			deep = d
-		}
+		return
 	}
 	switch x := v.(type) {
 	case string:
-		f(path, x)
+		w.f(x)
 	case []any:
 		for i, e := range x {
-			note(walkStrings(path+"["+strconv.Itoa(i)+"]", e, depth+1, f))
+			w.segs = append(w.segs, pathSeg{index: i})
+			w.walk(e, depth+1)
+			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			f(join(k), k)
-			note(walkStrings(join(k), x[k], depth+1, f))
+		for len(w.keys) <= depth {
+			w.keys = append(w.keys, nil)
+		}
+		keys := w.keys[depth][:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.keys[depth] = keys
+		for _, k := range keys {
+			w.segs = append(w.segs, pathSeg{key: k, index: -1})
+			w.f(k)
+			w.walk(x[k], depth+1)
+			w.segs = w.segs[:len(w.segs)-1]
 		}
 	}
-	return deep
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -1,11 +1,14 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -251,25 +254,51 @@ type tool struct {
 	encodeErr   error
 }
 
+// decodeTools reads each tool as a client receives it. A large listing is
+// decoded by one worker per CPU, each over its own share of the tools.
 func decodeTools(tools []mcp.Tool) []tool {
-	out := make([]tool, 0, len(tools))
-	for _, t := range tools {
+	out := make([]tool, len(tools))
+	workers := min(runtime.GOMAXPROCS(0), len(tools)/decodeShare)
+	if workers <= 1 {
+		decodeInto(out, tools)
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(tools) + workers - 1) / workers
+	for start := 0; start < len(tools); start += per {
+		end := min(start+per, len(tools))
+		wg.Go(func() { decodeInto(out[start:end], tools[start:end]) })
+	}
+	wg.Wait()
+	return out
+}
+
+// decodeShare is the fewest tools worth a decoding worker of their own.
+const decodeShare = 256
+
+// decodeInto decodes tools into out, reusing one encoder and buffer: the
+// bytes json.Marshal would return, and its newline, without a copy per
+// tool.
+func decodeInto(out []tool, tools []mcp.Tool) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i, t := range tools {
 		d := tool{name: t.Name, description: t.Description}
-		b, err := json.Marshal(t)
-		if err != nil {
+		buf.Reset()
+		if err := enc.Encode(t); err != nil {
 			d.encodeErr = err
-			out = append(out, d)
+			out[i] = d
 			continue
 		}
+		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		d.size = len(b)
 		if json.Unmarshal(b, &d.wire) == nil {
 			d.schema, _ = d.wire["inputSchema"].(map[string]any)
 			d.output, _ = d.wire["outputSchema"].(map[string]any)
 			d.annotations, _ = d.wire["annotations"].(map[string]any)
 		}
-		out = append(out, d)
+		out[i] = d
 	}
-	return out
 }
 
 // auditor holds one audit's state.
@@ -295,8 +324,10 @@ type auditor struct {
 	// scratch is reused from tool to tool, so that reading a clean
 	// definition allocates little.
 	scratch struct {
-		words   wordList
-		strings stringWalk
+		words       wordList
+		strings     stringWalk
+		refs        stringWalk
+		identifiers []string
 	}
 }
 
@@ -306,6 +337,12 @@ func newAuditor(o options, tools []mcp.Tool) *auditor {
 	for _, t := range a.tools {
 		a.names[t.name]++
 	}
+	// Sized for one item a tool per rule, and a few schema nodes each, so
+	// that a large listing does not regrow them again and again.
+	for _, r := range Rules() {
+		a.items[r] = make(map[itemKey]bool, len(a.tools))
+	}
+	a.items[RuleSchemas] = make(map[itemKey]bool, 4*len(a.tools))
 	return a
 }
 
@@ -377,6 +414,16 @@ func (a *auditor) add(f Finding) {
 		a.item(f.Rule, f.Tool, f.Path)
 		a.items[f.Rule][keyOf(f.Rule, f.Tool, f.Path)] = false
 	}
+}
+
+// addText records f with the message and fix that text returns, built
+// only when the finding is listed: one over the per-rule limit is only
+// counted, and a large listing has tens of thousands of those.
+func (a *auditor) addText(f Finding, text func() (msg, fix string)) {
+	if !a.full(f.Rule) {
+		f.Message, f.Fix = text()
+	}
+	a.add(f)
 }
 
 func (a *auditor) report() *Report {

@@ -48,10 +48,12 @@ func BenchmarkToolsScale(b *testing.B) {
 			tl := listing.gen(n)
 			b.Run(fmt.Sprintf("%s/tools=%d", listing.name, n), func(b *testing.B) {
 				b.ReportAllocs()
+				cpu := cpuTime()
 				for b.Loop() {
 					audit.Tools(tl)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/tool")
+				b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N*n), "cpu-ns/tool")
 			})
 		}
 	}

@@ -22,8 +22,7 @@ var nextWords = regexp.MustCompile(`(?i)\b(then|next|afterwards|followed by|foll
 // (FindAllString): two or more segments of ASCII letters and digits,
 // joined by "_", "." or "-", the first starting with a letter. A scan
 // rather than the expression, which took a tenth of a large audit.
-func identifiers(s string) []string {
-	var out []string
+func identifiers(out []string, s string) []string {
 	for i := 0; i < len(s); {
 		if !asciiLetter(s[i]) {
 			i++
@@ -81,7 +80,8 @@ func (a *auditor) checkDescription(t tool) {
 		f(CheckDescWhen, Warning, "the description says what the tool does but not when to use it; the model cannot tell which step of a task this tool is for",
 			`add a trigger or precondition, e.g. "Use this when …" or "Call this after …"`)
 	}
-	words := identifiers(d)
+	words := identifiers(a.scratch.identifiers[:0], d)
+	a.scratch.identifiers = words
 	if !nextWords.MatchString(d) && !a.namesOtherTool(t, words) {
 		f(CheckDescNext, Info, "the description does not say what comes next; the model has to discover the follow-up step itself",
 			"name the natural successor tool, if there is one, e.g. \"Then call <prefix>_get_x with the returned id.\"")
@@ -118,11 +118,8 @@ func (a *auditor) checkNamedTools(t tool, words []string) {
 		if kind == knownWord {
 			continue
 		}
-		f := Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description"}
-		if !a.full(RuleDescriptions) { // a finding over the limit is only counted: spare its text
-			f.Message, f.Fix = unknownToolText(kind, w, a.prefix, near)
-		}
-		a.add(f)
+		a.addText(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description"},
+			func() (string, string) { return unknownToolText(kind, w, a.prefix, near) })
 	}
 }
 
@@ -201,7 +198,10 @@ type nameIndex struct {
 	query  uint32
 	memo   map[string]string
 	lists  [][]int32 // scratch: the lists a query looks at
-	rows   []int     // scratch: two rows of the edit distance
+	// lengths[n] is set when some name is n bytes long: a query looks up
+	// only the lengths that exist.
+	lengths []bool
+	rows    []int // scratch: two rows of the edit distance
 	// verified counts edit distances computed, for the test that holds
 	// the search to its bound.
 	verified int
@@ -228,6 +228,10 @@ func newNameIndex(names map[string]int) *nameIndex {
 	sort.Strings(x.names)
 	x.stamp = make([]uint32, len(x.names))
 	for id, name := range x.names {
+		for len(x.lengths) <= len(name) {
+			x.lengths = append(x.lengths, false)
+		}
+		x.lengths[len(name)] = true
 		for i := range 3 {
 			start, length := pieceAt(len(name), i)
 			k := pieceKey{len(name), i, name[start : start+length]}
@@ -245,6 +249,9 @@ func (x *nameIndex) nearest(w string) string {
 	// piece ("00042") finds the name sooner than a shared one ("tool_").
 	lists := x.lists[:0]
 	for n := max(len(w)-2, minNearName); n <= len(w)+2; n++ {
+		if n >= len(x.lengths) || !x.lengths[n] {
+			continue
+		}
 		for i := range 3 {
 			start, length := pieceAt(n, i)
 			for at := max(start-2, 0); at <= start+2 && at+length <= len(w); at++ {

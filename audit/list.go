@@ -39,36 +39,19 @@ func (a *auditor) checkNetworkRefs(t tool) {
 		if root.m == nil {
 			continue
 		}
-		walkRefs(root.path, root.m, 0, func(path, ref string) {
+		w := &a.scratch.refs
+		w.segs = append(w.segs[:0], pathSeg{key: root.path, index: -1})
+		w.ref = func(ref string) {
 			if strings.HasPrefix(ref, "#") {
 				return
 			}
+			path := w.path()
 			a.item(RuleSchemas, t.name, path)
 			a.add(Finding{Rule: RuleSchemas, Check: CheckNetworkRef, Severity: Error, Tool: t.name, Path: path,
 				Message: fmt.Sprintf("the $ref %q points outside the schema; a client must fetch it or fail, and whoever controls it can change the schema after review", clip(ref, 120)),
 				Fix:     "inline the referenced schema, or put it under $defs and refer to it as #/$defs/..."})
-		})
-	}
-}
-
-// walkRefs calls f with the path of every object that has a string $ref.
-// It reads as deep as stringWalk, which reports what lies deeper.
-func walkRefs(path string, v any, depth int, f func(path, ref string)) {
-	if depth > maxDefinitionDepth {
-		return
-	}
-	switch x := v.(type) {
-	case []any:
-		for i, e := range x {
-			walkRefs(fmt.Sprintf("%s[%d]", path, i), e, depth+1, f)
 		}
-	case map[string]any:
-		if ref, ok := x["$ref"].(string); ok {
-			f(path, ref)
-		}
-		for _, k := range sortedKeys(x) {
-			walkRefs(childPath(path, k), x[k], depth+1, f)
-		}
+		w.walk(root.m, 0) // as deep as checkPoisoning's walk, which reports what lies deeper
 	}
 }
 

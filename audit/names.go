@@ -95,22 +95,25 @@ func (a *auditor) checkNames() {
 			if a.detected {
 				how = "the namespace prefix most of this server's tools share"
 			}
-			a.add(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name",
-				Message: fmt.Sprintf("the name lacks %s %q, so it can collide with another server's tool and the model cannot tell whose it is", how, a.prefix),
-				Fix:     fmt.Sprintf("rename it to %q and update every description that names it", suggestName(name, a.prefix))})
+			a.addText(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name"}, func() (string, string) {
+				return fmt.Sprintf("the name lacks %s %q, so it can collide with another server's tool and the model cannot tell whose it is", how, a.prefix),
+					fmt.Sprintf("rename it to %q and update every description that names it", suggestName(name, a.prefix))
+			})
 		case len(a.tools) == 1 && leadingSegment(name) != "" && !verbs[strings.ToLower(strings.TrimRight(leadingSegment(name), "_."))]:
 			a.add(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Info, Tool: name, Path: "name",
 				Message: "a single tool's namespace cannot be detected",
 				Fix:     fmt.Sprintf("state it with --prefix / audit.WithPrefix, e.g. %q", leadingSegment(name))})
 		default:
-			a.add(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name",
-				Message: "the server's tools share no namespace prefix, so this name can collide with another loaded server's tool (every server has a \"search\") and the model has to guess whose it is",
-				Fix:     fmt.Sprintf("prefix every tool with the server's name, e.g. %q", suggestName(name, "myserver_"))})
+			a.addText(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name"}, func() (string, string) {
+				return "the server's tools share no namespace prefix, so this name can collide with another loaded server's tool (every server has a \"search\") and the model has to guess whose it is",
+					fmt.Sprintf("prefix every tool with the server's name, e.g. %q", suggestName(name, "myserver_"))
+			})
 		}
 		if !snakeCase.MatchString(rest) || (a.prefix != "" && rest != name && !snakeCase.MatchString(strings.TrimRight(a.prefix, "_."))) {
-			a.add(Finding{Rule: RuleNames, Check: CheckSnakeCase, Severity: Warning, Tool: name, Path: "name",
-				Message: "the name is not snake_case; mixed conventions make the model misspell tool names",
-				Fix:     fmt.Sprintf("rename it to %q", suggestName(name, a.prefix))})
+			a.addText(Finding{Rule: RuleNames, Check: CheckSnakeCase, Severity: Warning, Tool: name, Path: "name"}, func() (string, string) {
+				return "the name is not snake_case; mixed conventions make the model misspell tool names",
+					fmt.Sprintf("rename it to %q", suggestName(name, a.prefix))
+			})
 		}
 	}
 }

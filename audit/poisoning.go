@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	mathbits "math/bits"
 	"regexp"
 	"sort"
 	"strconv"
@@ -67,19 +68,6 @@ func wordSet(ws ...string) map[string]bool {
 		m[w] = true
 	}
 	return m
-}
-
-// find returns the text of the first match in s (split into l), or "".
-func (p phrase) find(s string, l *wordList) string {
-	for i := range l.ws {
-		if !l.is(i, p.steps[0]) {
-			continue
-		}
-		if end, ok := p.match(l, i, 1); ok {
-			return s[l.ws[i].start:l.ws[end].end]
-		}
-	}
-	return ""
 }
 
 // match reports whether steps k.. follow word i, and where the last ends.
@@ -158,8 +146,22 @@ func indexASCIIFold(s, lower string) int {
 	return -1
 }
 
-// findInstruction returns the first instruction to the model in s, or "";
-// l is scratch for s's words.
+// phraseStarts maps each word that can start an instruction phrase to the
+// phrases it starts (bit i: instructionPhrases[i]), so that a text costs
+// one lookup a word, not one per phrase.
+var phraseStarts = func() map[string]uint32 {
+	m := map[string]uint32{}
+	for i, p := range instructionPhrases {
+		for w := range p.steps[0] {
+			m[w] |= 1 << i
+		}
+	}
+	return m
+}()
+
+// findInstruction returns the first instruction to the model in s, or "":
+// a secret file (the first of secretFiles found), else the first match of
+// the first phrase that matches. l is scratch for s's words.
 func findInstruction(s string, l *wordList) string {
 	for _, f := range secretFiles {
 		if i := indexASCIIFold(s, f); i >= 0 {
@@ -167,9 +169,25 @@ func findInstruction(s string, l *wordList) string {
 		}
 	}
 	l.split(s)
-	for _, p := range instructionPhrases {
-		if m := p.find(s, l); m != "" {
-			return m
+	var found [32]string // per phrase, its first match
+	var seen uint32
+	for i, w := range l.ws {
+		bits := phraseStarts[string(l.buf[w.lo:w.hi])] &^ seen
+		for bits != 0 {
+			p := bits & -bits
+			bits &^= p
+			k := mathbits.TrailingZeros32(p)
+			if end, ok := instructionPhrases[k].match(l, i, 1); ok {
+				found[k], seen = s[w.start:l.ws[end].end], seen|p
+			}
+		}
+		if seen&1 != 0 {
+			break // the first phrase matched: nothing can come before it
+		}
+	}
+	for k := range instructionPhrases {
+		if seen&(1<<k) != 0 {
+			return found[k]
 		}
 	}
 	return ""
@@ -284,11 +302,13 @@ func (a *auditor) checkPoisoning(t tool) {
 const maxDefinitionDepth = maxSchemaDepth * 2
 
 // stringWalk calls f with every string of a definition, object keys
-// included, keys in sorted order. It keeps the path as segments and
-// renders it only when asked (path), for a string that is reported, so
-// that reading a clean definition builds no paths.
+// included, keys in sorted order, and ref with every object's string
+// $ref. It keeps the path as segments and renders it only when asked
+// (path), for what is reported, so that reading a clean definition builds
+// no paths.
 type stringWalk struct {
-	f    func(s string)
+	f    func(s string)   // nil: strings are not visited
+	ref  func(ref string) // nil: $refs are not reported
 	segs []pathSeg
 	keys [][]string // scratch per depth: an object's sorted keys
 	// deep is the path of the first value not read for being nested
@@ -328,7 +348,9 @@ func (w *stringWalk) walk(v any, depth int) {
 	}
 	switch x := v.(type) {
 	case string:
-		w.f(x)
+		if w.f != nil {
+			w.f(x)
+		}
 	case []any:
 		for i, e := range x {
 			w.segs = append(w.segs, pathSeg{index: i})
@@ -336,6 +358,9 @@ func (w *stringWalk) walk(v any, depth int) {
 			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok && w.ref != nil {
+			w.ref(ref)
+		}
 		for len(w.keys) <= depth {
 			w.keys = append(w.keys, nil)
 		}
@@ -347,7 +372,9 @@ func (w *stringWalk) walk(v any, depth int) {
 		w.keys[depth] = keys
 		for _, k := range keys {
 			w.segs = append(w.segs, pathSeg{key: k, index: -1})
-			w.f(k)
+			if w.f != nil {
+				w.f(k)
+			}
 			w.walk(x[k], depth+1)
 			w.segs = w.segs[:len(w.segs)-1]
 		}

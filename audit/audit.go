@@ -276,12 +276,13 @@ func decodeTools(tools []mcp.Tool) []tool {
 // decodeShare is the fewest tools worth a decoding worker of their own.
 const decodeShare = 256
 
-// decodeInto decodes tools into out, reusing one encoder and buffer: the
+// decodeInto decodes tools into out, reusing one encoder and buffer (the
 // bytes json.Marshal would return, and its newline, without a copy per
-// tool.
+// tool) and one wireDecoder, which reads them as json.Unmarshal would.
 func decodeInto(out []tool, tools []mcp.Tool) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
+	var dec wireDecoder
 	for i, t := range tools {
 		d := tool{name: t.Name, description: t.Description}
 		buf.Reset()
@@ -292,7 +293,9 @@ func decodeInto(out []tool, tools []mcp.Tool) {
 		}
 		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		d.size = len(b)
-		if json.Unmarshal(b, &d.wire) == nil {
+		v, err := dec.decode(b)
+		d.wire, _ = v.(map[string]any)
+		if err == nil {
 			d.schema, _ = d.wire["inputSchema"].(map[string]any)
 			d.output, _ = d.wire["outputSchema"].(map[string]any)
 			d.annotations, _ = d.wire["annotations"].(map[string]any)
@@ -337,12 +340,16 @@ func newAuditor(o options, tools []mcp.Tool) *auditor {
 	for _, t := range a.tools {
 		a.names[t.name]++
 	}
-	// Sized for one item a tool per rule, and a few schema nodes each, so
-	// that a large listing does not regrow them again and again.
-	for _, r := range Rules() {
+	// Sized for one item a tool for each static rule, and for rule C a
+	// node per property, so that a large listing does not regrow them.
+	nodes := 0
+	for _, t := range a.tools {
+		nodes += 1 + len(asObject(t.schema["properties"]))
+	}
+	for _, r := range []Rule{RuleNames, RuleDescriptions, RuleAnnotations, RulePoisoning} {
 		a.items[r] = make(map[itemKey]bool, len(a.tools))
 	}
-	a.items[RuleSchemas] = make(map[itemKey]bool, 4*len(a.tools))
+	a.items[RuleSchemas] = make(map[itemKey]bool, nodes)
 	return a
 }
 

@@ -286,7 +286,9 @@ func (x *nameIndex) nearest(w string) string {
 	if bestD > 2 {
 		best = ""
 	}
-	x.memo[w] = best
+	if len(lists) > 0 { // a word no piece matched costs less to search again than to remember
+		x.memo[w] = best
+	}
 	return best
 }
 

@@ -448,8 +448,9 @@ func (w *walker) object(path string, m map[string]any, depth int) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	base := path + ".properties"
 	for _, k := range keys {
-		w.node(childPath(path+".properties", k), props[k], k, false, depth+1)
+		w.node(childPath(base, k), props[k], k, false, depth+1)
 	}
 }
 

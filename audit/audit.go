@@ -32,7 +32,7 @@ func Tools(tools []mcp.Tool, opts ...Option) *Report {
 	o := newOptions(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), o.deadline)
 	defer cancel()
-	return newAuditor(o, tools).static(ctx)
+	return newAuditor(o, tools, nil).static(ctx)
 }
 
 // Server audits the tools an in-process mcp-go server lists, exactly as a
@@ -66,15 +66,15 @@ func Client(ctx context.Context, c Caller, opts ...Option) (*Report, error) {
 	o := newOptions(opts)
 	ctx, cancel := context.WithTimeout(ctx, o.deadline)
 	defer cancel()
-	tools, err := listTools(ctx, c, o.limits)
+	tools, encoded, err := listTools(ctx, c, o.limits)
 	if err != nil {
 		return nil, fmt.Errorf("audit: tools/list: %w", err)
 	}
-	a := newAuditor(o, tools)
+	a := newAuditor(o, tools, encoded)
 	a.static(ctx)
 	if a.incomplete == "" {
-		again, err := listTools(ctx, c, o.limits)
-		a.checkRelist(ctx, again, err)
+		again, encoded, err := listTools(ctx, c, o.limits)
+		a.checkRelist(ctx, again, encoded, err)
 	}
 	if o.probe && a.incomplete == "" {
 		a.probe(ctx, c)
@@ -87,52 +87,55 @@ type pager interface {
 	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
 }
 
-// listTools lists every tool within the limits.
-func listTools(ctx context.Context, c Caller, l Limits) ([]mcp.Tool, error) {
+// listTools lists every tool within the limits. It returns each tool's
+// encoding too, which counting the bytes needs and decoding reuses; a
+// tool that cannot be encoded has none.
+func listTools(ctx context.Context, c Caller, l Limits) ([]mcp.Tool, [][]byte, error) {
+	var size listSize
 	p, ok := c.(pager)
 	if !ok {
 		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		var size listSize
 		if err := size.add(l, res.Tools); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return res.Tools, nil
+		return res.Tools, size.encoded, nil
 	}
 	var (
 		tools []mcp.Tool
-		size  listSize
 		seen  = map[mcp.Cursor]bool{}
 		req   mcp.ListToolsRequest
 	)
 	for {
 		if size.pages == l.Pages {
-			return nil, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
+			return nil, nil, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
 		}
 		page, err := p.ListToolsByPage(ctx, req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := size.add(l, page.Tools); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tools = append(tools, page.Tools...)
 		if page.NextCursor == "" {
-			return tools, nil
+			return tools, size.encoded, nil
 		}
 		if seen[page.NextCursor] {
-			return nil, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
+			return nil, nil, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
 		}
 		seen[page.NextCursor] = true
 		req.Params.Cursor = page.NextCursor
 	}
 }
 
-// listSize counts what tools/list has returned so far against the limits.
+// listSize counts what tools/list has returned so far against the limits,
+// and keeps each tool's encoding.
 type listSize struct {
 	pages, tools, bytes int
+	encoded             [][]byte
 }
 
 func (s *listSize) add(l Limits, page []mcp.Tool) error {
@@ -143,8 +146,9 @@ func (s *listSize) add(l Limits, page []mcp.Tool) error {
 	}
 	for i := range page {
 		b, err := json.Marshal(page[i])
+		s.encoded = append(s.encoded, b) // nil if it fails: reported per tool by rule C
 		if err != nil {
-			continue // reported per tool by rule C
+			continue
 		}
 		s.bytes += len(b)
 		if s.bytes > l.ListBytes {
@@ -251,23 +255,35 @@ type tool struct {
 	annotations map[string]any // nil if absent
 	wire        map[string]any // the whole definition
 	size        int            // bytes of the definition on the wire
+	encoded     []byte         // the definition's encoding, when the listing kept it
 	encodeErr   error
 }
 
-// decodeTools reads each tool as a client receives it. A large listing is
-// decoded by one worker per CPU, each over its own share of the tools.
-func decodeTools(tools []mcp.Tool) []tool {
+// decodeTools reads each tool as a client receives it, from its encoding
+// when encoded has it (encoded may be nil). A large listing is decoded by
+// one worker per CPU, each over its own share of the tools.
+func decodeTools(tools []mcp.Tool, encoded [][]byte) []tool {
 	out := make([]tool, len(tools))
+	if len(encoded) != len(tools) {
+		encoded = nil
+	}
+	share := func(start, end int) {
+		var enc [][]byte
+		if encoded != nil {
+			enc = encoded[start:end]
+		}
+		decodeInto(out[start:end], tools[start:end], enc)
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(tools)/decodeShare)
 	if workers <= 1 {
-		decodeInto(out, tools)
+		share(0, len(tools))
 		return out
 	}
 	var wg sync.WaitGroup
 	per := (len(tools) + workers - 1) / workers
 	for start := 0; start < len(tools); start += per {
 		end := min(start+per, len(tools))
-		wg.Go(func() { decodeInto(out[start:end], tools[start:end]) })
+		wg.Go(func() { share(start, end) })
 	}
 	wg.Wait()
 	return out
@@ -276,22 +292,29 @@ func decodeTools(tools []mcp.Tool) []tool {
 // decodeShare is the fewest tools worth a decoding worker of their own.
 const decodeShare = 256
 
-// decodeInto decodes tools into out, reusing one encoder and buffer (the
-// bytes json.Marshal would return, and its newline, without a copy per
-// tool) and one wireDecoder, which reads them as json.Unmarshal would.
-func decodeInto(out []tool, tools []mcp.Tool) {
+// decodeInto decodes tools into out. A tool without an encoding in
+// encoded is encoded with one encoder and buffer reused for all (the bytes
+// json.Marshal would return, and its newline, without a copy per tool).
+// One wireDecoder reads them all as json.Unmarshal would.
+func decodeInto(out []tool, tools []mcp.Tool, encoded [][]byte) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	var dec wireDecoder
 	for i, t := range tools {
 		d := tool{name: t.Name, description: t.Description}
-		buf.Reset()
-		if err := enc.Encode(t); err != nil {
-			d.encodeErr = err
-			out[i] = d
-			continue
+		var b []byte
+		if encoded != nil && encoded[i] != nil {
+			b = encoded[i]
+			d.encoded = b
+		} else {
+			buf.Reset()
+			if err := enc.Encode(t); err != nil {
+				d.encodeErr = err
+				out[i] = d
+				continue
+			}
+			b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		}
-		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		d.size = len(b)
 		v, err := dec.decode(b)
 		d.wire, _ = v.(map[string]any)
@@ -334,8 +357,8 @@ type auditor struct {
 	}
 }
 
-func newAuditor(o options, tools []mcp.Tool) *auditor {
-	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[itemKey]bool{},
+func newAuditor(o options, tools []mcp.Tool, encoded [][]byte) *auditor {
+	a := &auditor{o: o, tools: decodeTools(tools, encoded), names: map[string]int{}, items: map[Rule]map[itemKey]bool{},
 		listed: map[Rule]int{}, omitted: map[Rule]int{}, ctx: context.Background()}
 	for _, t := range a.tools {
 		a.names[t.name]++

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -60,7 +61,7 @@ func (a *auditor) checkNetworkRefs(t tool) {
 // and the model another, and one that reorders them defeats clients'
 // prompt caches (the 2026-07-28 specification says the order SHOULD be
 // deterministic).
-func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, err error) {
+func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, encoded [][]byte, err error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			a.incomplete = "the deadline passed while the tools were listed a second time"
@@ -73,19 +74,33 @@ func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, err error) 
 		return
 	}
 	a.item(RuleList, "", "relist")
-	first := map[string]PinnedTool{}
-	var firstOrder, secondOrder []string
-	for _, t := range a.tools {
-		first[t.name] = pin(t)
-		firstOrder = append(firstOrder, t.name)
+	// A tool encoded the same both times is unchanged; only the others
+	// are decoded and pinned.
+	first := make(map[string]*tool, len(a.tools))
+	firstOrder := make([]string, 0, len(a.tools))
+	for i := range a.tools {
+		first[a.tools[i].name] = &a.tools[i]
+		firstOrder = append(firstOrder, a.tools[i].name)
 	}
 	changed := false
-	seen := map[string]bool{}
-	for _, t := range decodeTools(again) {
-		secondOrder = append(secondOrder, t.name)
-		seen[t.name] = true
+	seen := make(map[string]bool, len(again))
+	secondOrder := make([]string, 0, len(again))
+	var differ []mcp.Tool
+	for i, t := range again {
+		secondOrder = append(secondOrder, t.Name)
+		seen[t.Name] = true
+		if old := first[t.Name]; old != nil && old.encoded != nil && i < len(encoded) && bytes.Equal(old.encoded, encoded[i]) {
+			continue
+		}
+		differ = append(differ, t)
+	}
+	for _, t := range decodeTools(differ, nil) {
 		now := pin(t)
-		old, ok := first[t.name]
+		oldTool, ok := first[t.name]
+		var old PinnedTool
+		if ok {
+			old = pin(*oldTool)
+		}
 		switch {
 		case !ok:
 			changed = true

@@ -306,6 +306,23 @@ func BenchmarkStdio100(b *testing.B) {
 	}
 }
 
+// BenchmarkStdio10000 audits a 10,000-tool server over stdio without the
+// probe: start-up, initialize, two listings and every static rule.
+func BenchmarkStdio10000(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv(testServerEnv, "gen10000")
+	b.ReportAllocs()
+	for b.Loop() {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"--fail-on=none", "--format=json", "--", exe, "-test.run=^$"}, &out, &errOut); code != 0 {
+			b.Fatalf("exit %d\n%.2000s\n%s", code, out.String(), errOut.String())
+		}
+	}
+}
+
 func BenchmarkStdioStartOnly(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -44,7 +45,8 @@ func Server(ctx context.Context, s *server.MCPServer, opts ...Option) (*Report, 
 	if s == nil {
 		return nil, errors.New("audit: nil *server.MCPServer")
 	}
-	return Client(ctx, &inProcess{s: s}, opts...)
+	// An mcp-go server is written in Go, unless the caller says otherwise.
+	return Client(ctx, &inProcess{s: s}, append([]Option{WithServerLanguage("go")}, opts...)...)
 }
 
 // Client audits the server behind a connected, initialized client. With
@@ -158,10 +160,14 @@ func (s *listSize) add(l Limits, page []mcp.Tool) error {
 	return nil
 }
 
-// clip cuts s to at most n bytes, for quoting server text in an error.
+// clip cuts s to at most n bytes, for quoting server text in an error,
+// never in the middle of a character.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
@@ -343,6 +349,7 @@ type auditor struct {
 	tokens   int        // estimated size of the tool list
 	// incomplete says why the audit stopped early; "" when it did not.
 	incomplete string
+	fixes      errorFixes // rule D's, for the server's language
 	// ctx is the run's context, which schema walks look at between
 	// nodes; cut is set when it ended one mid-tool.
 	ctx context.Context
@@ -359,7 +366,7 @@ type auditor struct {
 
 func newAuditor(o options, tools []mcp.Tool, encoded [][]byte) *auditor {
 	a := &auditor{o: o, tools: decodeTools(tools, encoded), names: map[string]int{}, items: map[Rule]map[itemKey]bool{},
-		listed: map[Rule]int{}, omitted: map[Rule]int{}, ctx: context.Background()}
+		listed: map[Rule]int{}, omitted: map[Rule]int{}, ctx: context.Background(), fixes: fixesFor(o.language)}
 	for _, t := range a.tools {
 		a.names[t.name]++
 	}

@@ -106,7 +106,7 @@ func (a *auditor) checkNames() {
 		default:
 			a.addText(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name"}, func() (string, string) {
 				return "the server's tools share no namespace prefix, so this name can collide with another loaded server's tool (every server has a \"search\") and the model has to guess whose it is",
-					fmt.Sprintf("prefix every tool with the server's name, e.g. %q", suggestName(name, "myserver_"))
+					fmt.Sprintf("prefix every tool with the server's name, e.g. %q", suggestName(name, serverNamespace(a.o.serverName)))
 			})
 		}
 		if !snakeCase.MatchString(rest) || (a.prefix != "" && rest != name && !snakeCase.MatchString(strings.TrimRight(a.prefix, "_."))) {
@@ -116,6 +116,36 @@ func (a *auditor) checkNames() {
 			})
 		}
 	}
+}
+
+// serverNamespace returns a namespace prefix made of the server's name
+// ("secure-filesystem-server 0.2.0" gives "secure_filesystem_",
+// "@scope/mcp-server-sqlite" gives "sqlite_"): its first word, after any
+// npm scope, in snake_case, without the words "mcp" and "server". It is
+// "myserver_" when the name is unknown or has nothing else.
+func serverNamespace(server string) string {
+	fields := strings.Fields(server)
+	if len(fields) == 0 {
+		return "myserver_"
+	}
+	name := fields[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	var words []string
+	for _, w := range strings.Split(suggestName(name, ""), "_") {
+		if w != "mcp" && w != "server" && w != "tool" {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return "myserver_"
+	}
+	ns := strings.Join(words, "_")
+	if len(ns) > 32 {
+		ns = strings.TrimRight(ns[:32], "_")
+	}
+	return ns + "_"
 }
 
 // suggestName returns name in snake_case with prefix, for a fix.

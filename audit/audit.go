@@ -1,12 +1,16 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -29,7 +33,7 @@ func Tools(tools []mcp.Tool, opts ...Option) *Report {
 	o := newOptions(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), o.deadline)
 	defer cancel()
-	return newAuditor(o, tools).static(ctx)
+	return newAuditor(o, tools, nil).static(ctx)
 }
 
 // Server audits the tools an in-process mcp-go server lists, exactly as a
@@ -41,7 +45,8 @@ func Server(ctx context.Context, s *server.MCPServer, opts ...Option) (*Report, 
 	if s == nil {
 		return nil, errors.New("audit: nil *server.MCPServer")
 	}
-	return Client(ctx, &inProcess{s: s}, opts...)
+	// An mcp-go server is written in Go, unless the caller says otherwise.
+	return Client(ctx, &inProcess{s: s}, append([]Option{WithServerLanguage("go")}, opts...)...)
 }
 
 // Client audits the server behind a connected, initialized client. With
@@ -63,15 +68,15 @@ func Client(ctx context.Context, c Caller, opts ...Option) (*Report, error) {
 	o := newOptions(opts)
 	ctx, cancel := context.WithTimeout(ctx, o.deadline)
 	defer cancel()
-	tools, err := listTools(ctx, c, o.limits)
+	tools, encoded, err := listTools(ctx, c, o.limits)
 	if err != nil {
 		return nil, fmt.Errorf("audit: tools/list: %w", err)
 	}
-	a := newAuditor(o, tools)
+	a := newAuditor(o, tools, encoded)
 	a.static(ctx)
 	if a.incomplete == "" {
-		again, err := listTools(ctx, c, o.limits)
-		a.checkRelist(ctx, again, err)
+		again, encoded, err := listTools(ctx, c, o.limits)
+		a.checkRelist(ctx, again, encoded, err)
 	}
 	if o.probe && a.incomplete == "" {
 		a.probe(ctx, c)
@@ -84,52 +89,55 @@ type pager interface {
 	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
 }
 
-// listTools lists every tool within the limits.
-func listTools(ctx context.Context, c Caller, l Limits) ([]mcp.Tool, error) {
+// listTools lists every tool within the limits. It returns each tool's
+// encoding too, which counting the bytes needs and decoding reuses; a
+// tool that cannot be encoded has none.
+func listTools(ctx context.Context, c Caller, l Limits) ([]mcp.Tool, [][]byte, error) {
+	var size listSize
 	p, ok := c.(pager)
 	if !ok {
 		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		var size listSize
 		if err := size.add(l, res.Tools); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return res.Tools, nil
+		return res.Tools, size.encoded, nil
 	}
 	var (
 		tools []mcp.Tool
-		size  listSize
 		seen  = map[mcp.Cursor]bool{}
 		req   mcp.ListToolsRequest
 	)
 	for {
 		if size.pages == l.Pages {
-			return nil, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
+			return nil, nil, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
 		}
 		page, err := p.ListToolsByPage(ctx, req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := size.add(l, page.Tools); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tools = append(tools, page.Tools...)
 		if page.NextCursor == "" {
-			return tools, nil
+			return tools, size.encoded, nil
 		}
 		if seen[page.NextCursor] {
-			return nil, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
+			return nil, nil, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
 		}
 		seen[page.NextCursor] = true
 		req.Params.Cursor = page.NextCursor
 	}
 }
 
-// listSize counts what tools/list has returned so far against the limits.
+// listSize counts what tools/list has returned so far against the limits,
+// and keeps each tool's encoding.
 type listSize struct {
 	pages, tools, bytes int
+	encoded             [][]byte
 }
 
 func (s *listSize) add(l Limits, page []mcp.Tool) error {
@@ -140,8 +148,9 @@ func (s *listSize) add(l Limits, page []mcp.Tool) error {
 	}
 	for i := range page {
 		b, err := json.Marshal(page[i])
+		s.encoded = append(s.encoded, b) // nil if it fails: reported per tool by rule C
 		if err != nil {
-			continue // reported per tool by rule C
+			continue
 		}
 		s.bytes += len(b)
 		if s.bytes > l.ListBytes {
@@ -151,10 +160,14 @@ func (s *listSize) add(l Limits, page []mcp.Tool) error {
 	return nil
 }
 
-// clip cuts s to at most n bytes, for quoting server text in an error.
+// clip cuts s to at most n bytes, for quoting server text in an error,
+// never in the middle of a character.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
@@ -248,28 +261,76 @@ type tool struct {
 	annotations map[string]any // nil if absent
 	wire        map[string]any // the whole definition
 	size        int            // bytes of the definition on the wire
+	encoded     []byte         // the definition's encoding, when the listing kept it
 	encodeErr   error
 }
 
-func decodeTools(tools []mcp.Tool) []tool {
-	out := make([]tool, 0, len(tools))
-	for _, t := range tools {
+// decodeTools reads each tool as a client receives it, from its encoding
+// when encoded has it (encoded may be nil). A large listing is decoded by
+// one worker per CPU, each over its own share of the tools.
+func decodeTools(tools []mcp.Tool, encoded [][]byte) []tool {
+	out := make([]tool, len(tools))
+	if len(encoded) != len(tools) {
+		encoded = nil
+	}
+	share := func(start, end int) {
+		var enc [][]byte
+		if encoded != nil {
+			enc = encoded[start:end]
+		}
+		decodeInto(out[start:end], tools[start:end], enc)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(tools)/decodeShare)
+	if workers <= 1 {
+		share(0, len(tools))
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(tools) + workers - 1) / workers
+	for start := 0; start < len(tools); start += per {
+		end := min(start+per, len(tools))
+		wg.Go(func() { share(start, end) })
+	}
+	wg.Wait()
+	return out
+}
+
+// decodeShare is the fewest tools worth a decoding worker of their own.
+const decodeShare = 256
+
+// decodeInto decodes tools into out. A tool without an encoding in
+// encoded is encoded with one encoder and buffer reused for all (the bytes
+// json.Marshal would return, and its newline, without a copy per tool).
+// One wireDecoder reads them all as json.Unmarshal would.
+func decodeInto(out []tool, tools []mcp.Tool, encoded [][]byte) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	var dec wireDecoder
+	for i, t := range tools {
 		d := tool{name: t.Name, description: t.Description}
-		b, err := json.Marshal(t)
-		if err != nil {
-			d.encodeErr = err
-			out = append(out, d)
-			continue
+		var b []byte
+		if encoded != nil && encoded[i] != nil {
+			b = encoded[i]
+			d.encoded = b
+		} else {
+			buf.Reset()
+			if err := enc.Encode(t); err != nil {
+				d.encodeErr = err
+				out[i] = d
+				continue
+			}
+			b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		}
 		d.size = len(b)
-		if json.Unmarshal(b, &d.wire) == nil {
+		v, err := dec.decode(b)
+		d.wire, _ = v.(map[string]any)
+		if err == nil {
 			d.schema, _ = d.wire["inputSchema"].(map[string]any)
 			d.output, _ = d.wire["outputSchema"].(map[string]any)
 			d.annotations, _ = d.wire["annotations"].(map[string]any)
 		}
-		out = append(out, d)
+		out[i] = d
 	}
-	return out
 }
 
 // auditor holds one audit's state.
@@ -280,26 +341,50 @@ type auditor struct {
 	prefix   string
 	detected bool
 	findings []Finding
-	items    map[Rule]map[string]bool // rule -> item key -> passed so far
-	listed   map[Rule]int             // rule -> findings listed
-	omitted  map[Rule]int             // rule -> findings over the limit
+	items    map[Rule]map[itemKey]bool // rule -> item -> passed so far
+	listed   map[Rule]int              // rule -> findings listed
+	omitted  map[Rule]int              // rule -> findings over the limit
 	probed   bool
 	near     *nameIndex // built on the first near-miss search
 	tokens   int        // estimated size of the tool list
 	// incomplete says why the audit stopped early; "" when it did not.
 	incomplete string
+	fixes      errorFixes // rule D's, for the server's language
+	// ctx is the run's context, which schema walks look at between
+	// nodes; cut is set when it ended one mid-tool.
+	ctx context.Context
+	cut bool
+	// scratch is reused from tool to tool, so that reading a clean
+	// definition allocates little.
+	scratch struct {
+		words       wordList
+		strings     stringWalk
+		refs        stringWalk
+		identifiers []string
+	}
 }
 
-func newAuditor(o options, tools []mcp.Tool) *auditor {
-	a := &auditor{o: o, tools: decodeTools(tools), names: map[string]int{}, items: map[Rule]map[string]bool{},
-		listed: map[Rule]int{}, omitted: map[Rule]int{}}
+func newAuditor(o options, tools []mcp.Tool, encoded [][]byte) *auditor {
+	a := &auditor{o: o, tools: decodeTools(tools, encoded), names: map[string]int{}, items: map[Rule]map[itemKey]bool{},
+		listed: map[Rule]int{}, omitted: map[Rule]int{}, ctx: context.Background(), fixes: fixesFor(o.language)}
 	for _, t := range a.tools {
 		a.names[t.name]++
 	}
+	// Sized for one item a tool for each static rule, and for rule C a
+	// node per property, so that a large listing does not regrow them.
+	nodes := 0
+	for _, t := range a.tools {
+		nodes += 1 + len(asObject(t.schema["properties"]))
+	}
+	for _, r := range []Rule{RuleNames, RuleDescriptions, RuleAnnotations, RulePoisoning} {
+		a.items[r] = make(map[itemKey]bool, len(a.tools))
+	}
+	a.items[RuleSchemas] = make(map[itemKey]bool, nodes)
 	return a
 }
 
 func (a *auditor) static(ctx context.Context) *Report {
+	a.ctx = ctx
 	a.checkNames()
 	for i, t := range a.tools {
 		if ctx.Err() != nil {
@@ -308,6 +393,10 @@ func (a *auditor) static(ctx context.Context) *Report {
 		}
 		a.checkDescription(t)
 		a.checkSchema(t)
+		if a.cut {
+			a.incomplete = fmt.Sprintf("the deadline passed while the schema of tool %d of %d was checked", i+1, len(a.tools))
+			break
+		}
 		a.checkNetworkRefs(t)
 		a.checkAnnotations(t)
 		a.checkPoisoning(t)
@@ -323,20 +412,30 @@ func (a *auditor) static(ctx context.Context) *Report {
 func (a *auditor) item(r Rule, toolName, path string) {
 	m := a.items[r]
 	if m == nil {
-		m = map[string]bool{}
+		m = map[itemKey]bool{}
 		a.items[r] = m
 	}
-	k := itemKey(r, toolName, path)
+	k := keyOf(r, toolName, path)
 	if _, ok := m[k]; !ok {
 		m[k] = true
 	}
 }
 
-func itemKey(r Rule, toolName, path string) string {
+// itemKey is what a rule scores: a tool, and for rule C a schema node.
+type itemKey struct{ tool, path string }
+
+func keyOf(r Rule, toolName, path string) itemKey {
 	if r != RuleSchemas {
 		path = ""
 	}
-	return toolName + "\x00" + path
+	return itemKey{toolName, path}
+}
+
+// full reports whether rule r lists no more findings: a caller may then
+// pass [auditor.add] a finding without its message and fix, which would
+// only be counted.
+func (a *auditor) full(r Rule) bool {
+	return a.listed[r] >= a.o.limits.FindingsPerRule
 }
 
 // add records a finding: listed while its rule is under the findings
@@ -350,8 +449,18 @@ func (a *auditor) add(f Finding) {
 	}
 	if f.Severity >= Warning {
 		a.item(f.Rule, f.Tool, f.Path)
-		a.items[f.Rule][itemKey(f.Rule, f.Tool, f.Path)] = false
+		a.items[f.Rule][keyOf(f.Rule, f.Tool, f.Path)] = false
 	}
+}
+
+// addText records f with the message and fix that text returns, built
+// only when the finding is listed: one over the per-rule limit is only
+// counted, and a large listing has tens of thousands of those.
+func (a *auditor) addText(f Finding, text func() (msg, fix string)) {
+	if !a.full(f.Rule) {
+		f.Message, f.Fix = text()
+	}
+	a.add(f)
 }
 
 func (a *auditor) report() *Report {

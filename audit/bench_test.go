@@ -34,18 +34,28 @@ func BenchmarkServerProbe(b *testing.B) {
 	}
 }
 
-// BenchmarkToolsScale audits generated servers of 100, 1,000 and 10,000
-// tools whose descriptions name other tools and near-misses: the work
-// grows linearly with the tools.
+// BenchmarkToolsScale audits listings of 100, 1,000 and 10,000 tools:
+// generated servers whose descriptions name other tools and near-misses,
+// and gateway listings (a dozen namespaces, descriptions naming sibling
+// tools, some misspelled, three to six properties each). The work grows
+// linearly with the tools.
 func BenchmarkToolsScale(b *testing.B) {
-	for _, n := range []int{100, 1_000, 10_000} {
-		tl := generated(n)
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				audit.Tools(tl)
-			}
-		})
+	for _, listing := range []struct {
+		name string
+		gen  func(int) []mcp.Tool
+	}{{"generated", generated}, {"gateway", gateway}} {
+		for _, n := range []int{100, 1_000, 10_000} {
+			tl := listing.gen(n)
+			b.Run(fmt.Sprintf("%s/tools=%d", listing.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for b.Loop() {
+					audit.Tools(tl)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/tool")
+				b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N*n), "cpu-ns/tool")
+			})
+		}
 	}
 }
 

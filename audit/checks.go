@@ -35,6 +35,7 @@ var catalog = []CheckInfo{
 	{CheckMaxLength, RuleSchemas, Error, "a free string without maxLength", "a model that decides more context is better sends kilobytes"},
 	{CheckMaxItems, RuleSchemas, Warning, "an array without maxItems", "nothing stops the model from sending thousands of elements"},
 	{CheckAdditional, RuleSchemas, Warning, "an object without additionalProperties: false", "a misspelled argument is silently ignored instead of rejected"},
+	{CheckTooComplex, RuleSchemas, Error, "a schema deeper than 32 levels or over 10,000 nodes, or a definition nested deeper than 64 levels", "a model asked to fill such a shape guesses, and the audit stops reading there"},
 	{CheckNetworkRef, RuleSchemas, Error, "a $ref outside the schema (a URL or file)", "a client must fetch it or fail, and whoever controls that host can change the schema after review"},
 	{CheckNotProbeable, RuleErrors, Info, "no invalid call exists for the tool; it is never called", "rule D is checked on the tools that take arguments"},
 	{CheckJSONRPC, RuleErrors, Error, "an invalid call answered with a JSON-RPC error", "the model never sees a protocol error and the agent stalls"},

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -16,9 +17,44 @@ var triggerWords = regexp.MustCompile(`(?i)\b(use (this|it)|call (this|it)|when(
 // nextWords mark a description that says what comes next.
 var nextWords = regexp.MustCompile(`(?i)\b(then|next|afterwards|followed by|follow (it )?(up )?with|pass (it|them|the \w+|its \w+) to|feed (it|them)|use the (result|returned|output))\b`)
 
-// identifier matches tool-name-like words: two or more segments joined by
-// "_", "." or "-".
-var identifier = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+`)
+// identifiers returns the tool-name-like words of s, what the regular
+// expression [A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+ finds in it
+// (FindAllString): two or more segments of ASCII letters and digits,
+// joined by "_", "." or "-", the first starting with a letter. A scan
+// rather than the expression, which took a tenth of a large audit.
+func identifiers(out []string, s string) []string {
+	for i := 0; i < len(s); {
+		if !asciiLetter(s[i]) {
+			i++
+			continue
+		}
+		end := alnumRun(s, i)
+		j, segments := end, 1
+		for j+1 < len(s) && (s[j] == '_' || s[j] == '.' || s[j] == '-') && asciiAlnum(s[j+1]) {
+			j = alnumRun(s, j+1)
+			segments++
+		}
+		if segments > 1 {
+			out = append(out, s[i:j])
+			i = j
+			continue
+		}
+		i = end // no later start within this run can match either
+	}
+	return out
+}
+
+func asciiLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func asciiAlnum(c byte) bool { return asciiLetter(c) || '0' <= c && c <= '9' }
+
+// alnumRun returns the end of the run of ASCII letters and digits at i.
+func alnumRun(s string, i int) int {
+	for i < len(s) && asciiAlnum(s[i]) {
+		i++
+	}
+	return i
+}
 
 func (a *auditor) checkDescription(t tool) {
 	a.item(RuleDescriptions, t.name, "description")
@@ -44,16 +80,19 @@ func (a *auditor) checkDescription(t tool) {
 		f(CheckDescWhen, Warning, "the description says what the tool does but not when to use it; the model cannot tell which step of a task this tool is for",
 			`add a trigger or precondition, e.g. "Use this when …" or "Call this after …"`)
 	}
-	if !nextWords.MatchString(d) && !a.namesOtherTool(t, d) {
+	words := identifiers(a.scratch.identifiers[:0], d)
+	a.scratch.identifiers = words
+	if !nextWords.MatchString(d) && !a.namesOtherTool(t, words) {
 		f(CheckDescNext, Info, "the description does not say what comes next; the model has to discover the follow-up step itself",
 			"name the natural successor tool, if there is one, e.g. \"Then call <prefix>_get_x with the returned id.\"")
 	}
-	a.checkNamedTools(t, d)
+	a.checkNamedTools(t, words)
 }
 
-// namesOtherTool reports whether d mentions another tool of the server.
-func (a *auditor) namesOtherTool(t tool, d string) bool {
-	for _, w := range identifier.FindAllString(d, -1) {
+// namesOtherTool reports whether a description, by its identifiers,
+// mentions another tool of the server.
+func (a *auditor) namesOtherTool(t tool, words []string) bool {
+	for _, w := range words {
 		if w != t.name && a.names[w] > 0 {
 			return true
 		}
@@ -61,41 +100,66 @@ func (a *auditor) namesOtherTool(t tool, d string) bool {
 	return false
 }
 
-// checkNamedTools flags tool names in d that the server does not have: a
-// name with the server's prefix, or a tool's old unprefixed name.
-func (a *auditor) checkNamedTools(t tool, d string) {
-	props := map[string]bool{}
-	if p, ok := t.schema["properties"].(map[string]any); ok {
-		for k := range p {
-			props[k] = true
-		}
-	}
-	seen := map[string]bool{}
-	words := identifier.FindAllString(d, -1)
+// checkNamedTools flags tool names among a description's identifiers that
+// the server does not have: a name with the server's prefix, or a tool's
+// old unprefixed name. An identifier cannot end with "." or "-", so the
+// sorted words hold each one's repeats side by side.
+func (a *auditor) checkNamedTools(t tool, words []string) {
+	props, _ := t.schema["properties"].(map[string]any)
 	sort.Strings(words)
-	for _, w := range words {
-		w = strings.TrimRight(w, ".-")
-		if seen[w] || w == t.name || a.names[w] > 0 || props[w] {
+	for i, w := range words {
+		if i > 0 && w == words[i-1] {
 			continue
 		}
-		seen[w] = true
-		switch {
-		case a.prefix != "" && strings.HasPrefix(w, a.prefix) && len(w) > len(a.prefix):
-			a.add(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description",
-				Message: fmt.Sprintf("the description names %q, which this server does not have; the model will call it and fail", w),
-				Fix:     "name an existing tool, or add the missing one"})
-		case a.prefix != "" && a.names[a.prefix+w] > 0:
-			a.add(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description",
-				Message: fmt.Sprintf("the description names %q, an unprefixed name this server does not have; the model will call it and fail", w),
-				Fix:     fmt.Sprintf("name the tool as the server lists it: %q", a.prefix+w)})
-		case strings.Contains(w, "_"):
-			if near := a.nearestTool(w); near != "" {
-				a.add(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description",
-					Message: fmt.Sprintf("the description names %q, which this server does not have (did you mean %q?); the model will call it and fail", w, near),
-					Fix:     fmt.Sprintf("name the tool as the server lists it: %q", near)})
-			}
+		if _, isProp := props[w]; isProp || w == t.name || a.names[w] > 0 {
+			continue
+		}
+		kind, near := a.unknownTool(w)
+		if kind == knownWord {
+			continue
+		}
+		a.addText(Finding{Rule: RuleDescriptions, Check: CheckDescUnknownTool, Severity: Error, Tool: t.name, Path: "description"},
+			func() (string, string) { return unknownToolText(kind, w, a.prefix, near) })
+	}
+}
+
+// Why a description's identifier is reported as a tool the server lacks.
+const (
+	knownWord      = iota // not reported: no tool name, or a real one
+	prefixedName          // carries the server's prefix
+	unprefixedName        // a real tool's name without its prefix
+	nearName              // within two edits of a real tool's name
+)
+
+// unknownTool says whether an identifier that is neither a tool nor a
+// property of this one is reported, and why; near is the real name a
+// near-miss is close to.
+func (a *auditor) unknownTool(w string) (kind int, near string) {
+	switch {
+	case a.prefix != "" && strings.HasPrefix(w, a.prefix) && len(w) > len(a.prefix):
+		return prefixedName, ""
+	case a.prefix != "" && a.names[a.prefix+w] > 0:
+		return unprefixedName, ""
+	case strings.Contains(w, "_"):
+		if near := a.nearestTool(w); near != "" {
+			return nearName, near
 		}
 	}
+	return knownWord, ""
+}
+
+// unknownToolText is the message and fix of a B.unknown_tool finding.
+func unknownToolText(kind int, w, prefix, near string) (msg, fix string) {
+	switch kind {
+	case prefixedName:
+		return fmt.Sprintf("the description names %q, which this server does not have; the model will call it and fail", w),
+			"name an existing tool, or add the missing one"
+	case unprefixedName:
+		return fmt.Sprintf("the description names %q, an unprefixed name this server does not have; the model will call it and fail", w),
+			fmt.Sprintf("name the tool as the server lists it: %q", prefix+w)
+	}
+	return fmt.Sprintf("the description names %q, which this server does not have (did you mean %q?); the model will call it and fail", w, near),
+		fmt.Sprintf("name the tool as the server lists it: %q", near)
 }
 
 // nearestTool returns the tool whose name is within two edits of w, for
@@ -133,6 +197,11 @@ type nameIndex struct {
 	stamp  []uint32 // per name, the query that last saw it
 	query  uint32
 	memo   map[string]string
+	lists  [][]int32 // scratch: the lists a query looks at
+	// lengths[n] is set when some name is n bytes long: a query looks up
+	// only the lengths that exist.
+	lengths []bool
+	rows    []int // scratch: two rows of the edit distance
 	// verified counts edit distances computed, for the test that holds
 	// the search to its bound.
 	verified int
@@ -159,6 +228,10 @@ func newNameIndex(names map[string]int) *nameIndex {
 	sort.Strings(x.names)
 	x.stamp = make([]uint32, len(x.names))
 	for id, name := range x.names {
+		for len(x.lengths) <= len(name) {
+			x.lengths = append(x.lengths, false)
+		}
+		x.lengths[len(name)] = true
 		for i := range 3 {
 			start, length := pieceAt(len(name), i)
 			k := pieceKey{len(name), i, name[start : start+length]}
@@ -174,8 +247,11 @@ func (x *nameIndex) nearest(w string) string {
 	}
 	// The lists of the pieces w contains, rarest first: a distinctive
 	// piece ("00042") finds the name sooner than a shared one ("tool_").
-	var lists [][]int32
+	lists := x.lists[:0]
 	for n := max(len(w)-2, minNearName); n <= len(w)+2; n++ {
+		if n >= len(x.lengths) || !x.lengths[n] {
+			continue
+		}
 		for i := range 3 {
 			start, length := pieceAt(n, i)
 			for at := max(start-2, 0); at <= start+2 && at+length <= len(w); at++ {
@@ -185,7 +261,8 @@ func (x *nameIndex) nearest(w string) string {
 			}
 		}
 	}
-	sort.SliceStable(lists, func(i, j int) bool { return len(lists[i]) < len(lists[j]) })
+	slices.SortStableFunc(lists, func(a, b []int32) int { return len(a) - len(b) })
+	x.lists = lists
 	x.query++
 	best, bestD, verified := "", 3, 0
 	for _, l := range lists {
@@ -199,7 +276,8 @@ func (x *nameIndex) nearest(w string) string {
 			x.stamp[id] = x.query
 			verified++
 			name := x.names[id]
-			if d := editDistance(w, name, 3); d < bestD || (d == bestD && d < 3 && name < best) {
+			// Only a distance up to bestD can change the answer.
+			if d := x.editDistance(w, name, min(bestD+1, 3)); d < bestD || (d == bestD && d < 3 && name < best) {
 				best, bestD = name, d
 			}
 		}
@@ -208,25 +286,36 @@ func (x *nameIndex) nearest(w string) string {
 	if bestD > 2 {
 		best = ""
 	}
-	x.memo[w] = best
+	if len(lists) > 0 { // a word no piece matched costs less to search again than to remember
+		x.memo[w] = best
+	}
 	return best
 }
 
 // editDistance is the Levenshtein distance of a and b, or limit once it
-// reaches limit.
-func editDistance(a, b string, limit int) int {
+// reaches limit. Only the band of cells within limit-1 of the diagonal is
+// computed: a path that leaves it costs limit or more. Its rows reuse the
+// index's scratch.
+func (x *nameIndex) editDistance(a, b string, limit int) int {
 	if d := len(a) - len(b); d >= limit || -d >= limit {
 		return limit
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	n := len(b)
+	if cap(x.rows) < 2*(n+2) {
+		x.rows = make([]int, 2*(n+2))
+	}
+	prev, cur := x.rows[:n+2], x.rows[n+2:2*(n+2)]
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, limit)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-limit+1), min(n, i+limit-1)
+		cur[lo-1] = min(i, limit) // column 0, or the band's left edge
+		if lo > 1 {
+			cur[lo-1] = limit
+		}
+		rowMin := cur[lo-1]
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
@@ -234,10 +323,11 @@ func editDistance(a, b string, limit int) int {
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			rowMin = min(rowMin, cur[j])
 		}
+		cur[hi+1] = limit // the band's right edge, read by the next row
 		if rowMin >= limit {
 			return limit
 		}
 		prev, cur = cur, prev
 	}
-	return min(prev[len(b)], limit)
+	return min(prev[n], limit)
 }

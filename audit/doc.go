@@ -39,6 +39,8 @@
 //	C.max_items     warning  an array without maxItems
 //	C.additional    warning  an object without additionalProperties: false
 //	C.network_ref   error    a $ref outside the schema (a URL or a file), input or output
+//	C.too_complex   error    a schema deeper than 32 levels or over 10,000 nodes, or a
+//	                         definition nested deeper than 64: the audit stops reading there
 //	D.not_probeable info     no invalid call exists for the tool; it is never called
 //	D.jsonrpc_error error    an invalid call was answered with a JSON-RPC error
 //	D.jsonrpc_code  error    ... with code 0, -32603, or a legacy (-32000..-32019) or
@@ -73,7 +75,10 @@
 // enum when each branch is an enum or const, a bound when each has it or
 // is a const, and so on); object and array alternatives are checked as
 // nodes of their own. "type" arrays ignore "null", a const counts as an
-// enum, and local $refs ("#/$defs/x") are followed.
+// enum, and local $refs ("#/$defs/x") are followed. A $ref target is read
+// once per schema, however many paths lead to it: its nested findings are
+// reported at the first path that reaches it, while each node that refers
+// to it still gets its own keywords checked.
 //
 // The namespace prefix is the one given with [WithPrefix], or the leading
 // word ("shop_" in "shop_search") that more than half of the tools, and at
@@ -113,8 +118,10 @@
 // far, marked [Report.Incomplete], which fails. [Limits] bound the pages,
 // tools and bytes of tools/list (the audit lists page by page when the
 // [Caller] can, and stops at the first limit or a repeated cursor) and the
-// findings listed per rule. The analysis is linear in tools and
-// description words. Every report format escapes server text: a tool name
+// findings listed per rule. Every schema walk is bounded in depth and
+// nodes, looks at the deadline as it goes, and reports a schema past its
+// bounds (C.too_complex), so the analysis is linear in the size of the
+// listing whatever its schemas say. Every report format escapes server text: a tool name
 // cannot move a terminal's cursor or add a link to a Markdown comment.
 //
 // # Only the address it was given

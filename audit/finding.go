@@ -196,6 +196,7 @@ const (
 	CheckJSONRPCCode     = "D.jsonrpc_code"     // a tool failure answered with code 0 or a reserved code
 	CheckStructuredError = "D.structured_error" // isError structuredContent that breaks the outputSchema
 	CheckNetworkRef      = "C.network_ref"      // a $ref a client would have to fetch
+	CheckTooComplex      = "C.too_complex"      // a schema past the audit's depth or node bound
 
 	CheckAnnotationsMissing = "E.missing"     // no annotations at all
 	CheckReadOnlyHint       = "E.read_only"   // a read tool without readOnlyHint: true

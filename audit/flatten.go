@@ -38,6 +38,10 @@ func (w *walker) flatten(m map[string]any) (map[string]any, []branch) {
 		delete(out, "allOf")
 		for _, b := range bs {
 			if bm := w.deref(b); bm != nil {
+				// Merging copies the branch's properties: work the
+				// node bound counts, so that many wide branches cost
+				// what many nodes do.
+				w.nodes += len(bm) + len(asObject(bm["properties"]))
 				mergeAllOf(out, bm)
 			}
 		}
@@ -100,6 +104,12 @@ func (w *walker) deref(b any) map[string]any {
 		m = merged
 	}
 	return nil
+}
+
+// asObject returns v as an object, or nil.
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // mergeAllOf adds an allOf branch's constraints to out: keys out lacks,

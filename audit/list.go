@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -39,35 +40,19 @@ func (a *auditor) checkNetworkRefs(t tool) {
 		if root.m == nil {
 			continue
 		}
-		walkRefs(root.path, root.m, 0, func(path, ref string) {
+		w := &a.scratch.refs
+		w.segs = append(w.segs[:0], pathSeg{key: root.path, index: -1})
+		w.ref = func(ref string) {
 			if strings.HasPrefix(ref, "#") {
 				return
 			}
+			path := w.path()
 			a.item(RuleSchemas, t.name, path)
 			a.add(Finding{Rule: RuleSchemas, Check: CheckNetworkRef, Severity: Error, Tool: t.name, Path: path,
 				Message: fmt.Sprintf("the $ref %q points outside the schema; a client must fetch it or fail, and whoever controls it can change the schema after review", clip(ref, 120)),
 				Fix:     "inline the referenced schema, or put it under $defs and refer to it as #/$defs/..."})
-		})
-	}
-}
-
-// walkRefs calls f with the path of every object that has a string $ref.
-func walkRefs(path string, v any, depth int, f func(path, ref string)) {
-	if depth > maxSchemaDepth*2 {
-		return
-	}
-	switch x := v.(type) {
-	case []any:
-		for i, e := range x {
-			walkRefs(fmt.Sprintf("%s[%d]", path, i), e, depth+1, f)
 		}
-	case map[string]any:
-		if ref, ok := x["$ref"].(string); ok {
-			f(path, ref)
-		}
-		for _, k := range sortedKeys(x) {
-			walkRefs(childPath(path, k), x[k], depth+1, f)
-		}
+		w.walk(root.m, 0) // as deep as checkPoisoning's walk, which reports what lies deeper
 	}
 }
 
@@ -76,7 +61,7 @@ func walkRefs(path string, v any, depth int, f func(path, ref string)) {
 // and the model another, and one that reorders them defeats clients'
 // prompt caches (the 2026-07-28 specification says the order SHOULD be
 // deterministic).
-func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, err error) {
+func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, encoded [][]byte, err error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			a.incomplete = "the deadline passed while the tools were listed a second time"
@@ -89,19 +74,33 @@ func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, err error) 
 		return
 	}
 	a.item(RuleList, "", "relist")
-	first := map[string]PinnedTool{}
-	var firstOrder, secondOrder []string
-	for _, t := range a.tools {
-		first[t.name] = pin(t)
-		firstOrder = append(firstOrder, t.name)
+	// A tool encoded the same both times is unchanged; only the others
+	// are decoded and pinned.
+	first := make(map[string]*tool, len(a.tools))
+	firstOrder := make([]string, 0, len(a.tools))
+	for i := range a.tools {
+		first[a.tools[i].name] = &a.tools[i]
+		firstOrder = append(firstOrder, a.tools[i].name)
 	}
 	changed := false
-	seen := map[string]bool{}
-	for _, t := range decodeTools(again) {
-		secondOrder = append(secondOrder, t.name)
-		seen[t.name] = true
+	seen := make(map[string]bool, len(again))
+	secondOrder := make([]string, 0, len(again))
+	var differ []mcp.Tool
+	for i, t := range again {
+		secondOrder = append(secondOrder, t.Name)
+		seen[t.Name] = true
+		if old := first[t.Name]; old != nil && old.encoded != nil && i < len(encoded) && bytes.Equal(old.encoded, encoded[i]) {
+			continue
+		}
+		differ = append(differ, t)
+	}
+	for _, t := range decodeTools(differ, nil) {
 		now := pin(t)
-		old, ok := first[t.name]
+		oldTool, ok := first[t.name]
+		var old PinnedTool
+		if ok {
+			old = pin(*oldTool)
+		}
 		switch {
 		case !ok:
 			changed = true

@@ -95,24 +95,57 @@ func (a *auditor) checkNames() {
 			if a.detected {
 				how = "the namespace prefix most of this server's tools share"
 			}
-			a.add(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name",
-				Message: fmt.Sprintf("the name lacks %s %q, so it can collide with another server's tool and the model cannot tell whose it is", how, a.prefix),
-				Fix:     fmt.Sprintf("rename it to %q and update every description that names it", suggestName(name, a.prefix))})
+			a.addText(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name"}, func() (string, string) {
+				return fmt.Sprintf("the name lacks %s %q, so it can collide with another server's tool and the model cannot tell whose it is", how, a.prefix),
+					fmt.Sprintf("rename it to %q and update every description that names it", suggestName(name, a.prefix))
+			})
 		case len(a.tools) == 1 && leadingSegment(name) != "" && !verbs[strings.ToLower(strings.TrimRight(leadingSegment(name), "_."))]:
 			a.add(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Info, Tool: name, Path: "name",
 				Message: "a single tool's namespace cannot be detected",
 				Fix:     fmt.Sprintf("state it with --prefix / audit.WithPrefix, e.g. %q", leadingSegment(name))})
 		default:
-			a.add(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name",
-				Message: "the server's tools share no namespace prefix, so this name can collide with another loaded server's tool (every server has a \"search\") and the model has to guess whose it is",
-				Fix:     fmt.Sprintf("prefix every tool with the server's name, e.g. %q", suggestName(name, "myserver_"))})
+			a.addText(Finding{Rule: RuleNames, Check: CheckNamespace, Severity: Error, Tool: name, Path: "name"}, func() (string, string) {
+				return "the server's tools share no namespace prefix, so this name can collide with another loaded server's tool (every server has a \"search\") and the model has to guess whose it is",
+					fmt.Sprintf("prefix every tool with the server's name, e.g. %q", suggestName(name, serverNamespace(a.o.serverName)))
+			})
 		}
 		if !snakeCase.MatchString(rest) || (a.prefix != "" && rest != name && !snakeCase.MatchString(strings.TrimRight(a.prefix, "_."))) {
-			a.add(Finding{Rule: RuleNames, Check: CheckSnakeCase, Severity: Warning, Tool: name, Path: "name",
-				Message: "the name is not snake_case; mixed conventions make the model misspell tool names",
-				Fix:     fmt.Sprintf("rename it to %q", suggestName(name, a.prefix))})
+			a.addText(Finding{Rule: RuleNames, Check: CheckSnakeCase, Severity: Warning, Tool: name, Path: "name"}, func() (string, string) {
+				return "the name is not snake_case; mixed conventions make the model misspell tool names",
+					fmt.Sprintf("rename it to %q", suggestName(name, a.prefix))
+			})
 		}
 	}
+}
+
+// serverNamespace returns a namespace prefix made of the server's name
+// ("secure-filesystem-server 0.2.0" gives "secure_filesystem_",
+// "@scope/mcp-server-sqlite" gives "sqlite_"): its first word, after any
+// npm scope, in snake_case, without the words "mcp" and "server". It is
+// "myserver_" when the name is unknown or has nothing else.
+func serverNamespace(server string) string {
+	fields := strings.Fields(server)
+	if len(fields) == 0 {
+		return "myserver_"
+	}
+	name := fields[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	var words []string
+	for _, w := range strings.Split(suggestName(name, ""), "_") {
+		if w != "mcp" && w != "server" && w != "tool" {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return "myserver_"
+	}
+	ns := strings.Join(words, "_")
+	if len(ns) > 32 {
+		ns = strings.TrimRight(ns[:32], "_")
+	}
+	return ns + "_"
 }
 
 // suggestName returns name in snake_case with prefix, for a fix.

@@ -36,3 +36,11 @@ func TestNameIndex(t *testing.T) {
 	x.nearest("gen_tool_00042x")
 	assert.Equal(t, before, x.verified, "a word seen before is not searched again")
 }
+
+// clip never cuts a character in half.
+func TestClipKeepsCharactersWhole(t *testing.T) {
+	assert.Equal(t, "é…", clip("ééé", 3))
+	assert.Equal(t, "ab…", clip("abc", 2))
+	assert.Equal(t, "ééé", clip("ééé", 6))
+	assert.Equal(t, "…", clip("😀", 3))
+}

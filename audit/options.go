@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,7 @@ type options struct {
 	maxDesc    int
 	timeout    time.Duration
 	serverName string
+	language   string
 	deadline   time.Duration
 	limits     Limits
 	tokens     int
@@ -136,6 +138,16 @@ func WithTimeout(d time.Duration) Option {
 // WithServerName records a name for the audited server in the report.
 func WithServerName(name string) Option {
 	return func(o *options) { o.serverName = name }
+}
+
+// WithServerLanguage says which language the server is written in
+// ("go", "node", "python", ...), so that rule D's fixes fit it: a Go
+// server wraps its tools in mcpguard's middleware, a server in any other
+// language runs behind mcpguard-proxy. Unless set, the fixes name both;
+// [Server] audits an mcp-go server, so there they fit Go. mcpguard-audit
+// sets it from the command it starts (node, npx, python, uvx, ...).
+func WithServerLanguage(lang string) Option {
+	return func(o *options) { o.language = strings.ToLower(strings.TrimSpace(lang)) }
 }
 
 // WithDeadline bounds the whole audit: listing, static analysis and the

@@ -2,38 +2,56 @@ package audit
 
 import (
 	"fmt"
+	mathbits "math/bits"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
-// word is a word of a text and where it lies.
+// word is a word of a text: where it lies in the text, and where its
+// lowercased form lies in its wordList's buffer.
 type word struct {
-	w          string // lowercased
-	start, end int
+	lo, hi     int // the lowercased form, in wordList.buf
+	start, end int // the word, in the text
 }
 
-// words splits s into lowercased words of letters, digits and
-// apostrophes, keeping their byte offsets.
-func words(s string) []word {
-	var out []word
-	start := -1
+// wordList is a text split into words of letters, digits and apostrophes,
+// their lowercased forms side by side in one buffer: once its buffers have
+// grown, splitting a text allocates nothing.
+type wordList struct {
+	buf []byte
+	ws  []word
+}
+
+// split replaces the list with the words of s.
+func (l *wordList) split(s string) {
+	l.buf, l.ws = l.buf[:0], l.ws[:0]
+	start, lo := -1, 0
 	for i, r := range s {
 		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\''
 		switch {
 		case in && start < 0:
-			start = i
-		case !in && start >= 0:
-			out = append(out, word{strings.ToLower(s[start:i]), start, i})
+			start, lo = i, len(l.buf)
+			l.buf = utf8.AppendRune(l.buf, unicode.ToLower(r)) // what strings.ToLower does, rune by rune
+		case in:
+			l.buf = utf8.AppendRune(l.buf, unicode.ToLower(r))
+		case start >= 0:
+			l.ws = append(l.ws, word{lo, len(l.buf), start, i})
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, word{strings.ToLower(s[start:]), start, len(s)})
+		l.ws = append(l.ws, word{lo, len(l.buf), start, len(s)})
 	}
-	return out
+}
+
+// is reports whether word i, lowercased, is in set.
+func (l *wordList) is(i int, set map[string]bool) bool {
+	w := l.ws[i]
+	return set[string(l.buf[w.lo:w.hi])]
 }
 
 // phrase is a sequence of word sets, each within gap words of the one
@@ -52,27 +70,14 @@ func wordSet(ws ...string) map[string]bool {
 	return m
 }
 
-// find returns the text of the first match in s (split into ws), or "".
-func (p phrase) find(s string, ws []word) string {
-	for i := range ws {
-		if !p.steps[0][ws[i].w] {
-			continue
-		}
-		if end, ok := p.match(ws, i, 1); ok {
-			return s[ws[i].start:ws[end].end]
-		}
-	}
-	return ""
-}
-
 // match reports whether steps k.. follow word i, and where the last ends.
-func (p phrase) match(ws []word, i, k int) (int, bool) {
+func (p phrase) match(l *wordList, i, k int) (int, bool) {
 	if k == len(p.steps) {
 		return i, true
 	}
-	for j := i + 1; j <= i+p.gaps[k-1] && j < len(ws); j++ {
-		if p.steps[k][ws[j].w] {
-			if end, ok := p.match(ws, j, k+1); ok {
+	for j := i + 1; j <= i+p.gaps[k-1] && j < len(l.ws); j++ {
+		if l.is(j, p.steps[k]) {
+			if end, ok := p.match(l, j, k+1); ok {
 				return end, true
 			}
 		}
@@ -120,29 +125,69 @@ func findTag(s string) string {
 	}
 }
 
-// asciiLower lowercases A-Z only, so byte offsets stay those of s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+// indexASCIIFold returns the byte offset of the first instance of lower
+// (lowercase ASCII) in s, A-Z matching a-z, or -1.
+func indexASCIIFold(s, lower string) int {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return i
 		}
 	}
-	return string(b)
+	return -1
 }
 
-// findInstruction returns the first instruction to the model in s, or "".
-func findInstruction(s string) string {
-	lower := asciiLower(s)
+// phraseStarts maps each word that can start an instruction phrase to the
+// phrases it starts (bit i: instructionPhrases[i]), so that a text costs
+// one lookup a word, not one per phrase.
+var phraseStarts = func() map[string]uint32 {
+	m := map[string]uint32{}
+	for i, p := range instructionPhrases {
+		for w := range p.steps[0] {
+			m[w] |= 1 << i
+		}
+	}
+	return m
+}()
+
+// findInstruction returns the first instruction to the model in s, or "":
+// a secret file (the first of secretFiles found), else the first match of
+// the first phrase that matches. l is scratch for s's words.
+func findInstruction(s string, l *wordList) string {
 	for _, f := range secretFiles {
-		if i := strings.Index(lower, f); i >= 0 {
+		if i := indexASCIIFold(s, f); i >= 0 {
 			return s[i : i+len(f)]
 		}
 	}
-	ws := words(s)
-	for _, p := range instructionPhrases {
-		if m := p.find(s, ws); m != "" {
-			return m
+	l.split(s)
+	var found [32]string // per phrase, its first match
+	var seen uint32
+	for i, w := range l.ws {
+		bits := phraseStarts[string(l.buf[w.lo:w.hi])] &^ seen
+		for bits != 0 {
+			p := bits & -bits
+			bits &^= p
+			k := mathbits.TrailingZeros32(p)
+			if end, ok := instructionPhrases[k].match(l, i, 1); ok {
+				found[k], seen = s[w.start:l.ws[end].end], seen|p
+			}
+		}
+		if seen&1 != 0 {
+			break // the first phrase matched: nothing can come before it
+		}
+	}
+	for k := range instructionPhrases {
+		if seen&(1<<k) != 0 {
+			return found[k]
 		}
 	}
 	return ""
@@ -195,29 +240,35 @@ func (a *auditor) checkPoisoning(t tool) {
 			h.paths = append(h.paths, path)
 		}
 	}
-	scan := func(path, s string) {
+	scan := func(s string, path func() string) {
 		for _, r := range s {
 			if kind := hiddenRune(r); kind != "" {
 				what := kind
 				if hidden := revealTags(s); hidden != "" {
 					what += fmt.Sprintf(" that spell %q", clip(hidden, 80))
 				}
-				note(CheckHiddenUnicode, path, what)
+				note(CheckHiddenUnicode, path(), what)
 				break
 			}
 		}
 		if m := findTag(s); m != "" {
-			note(CheckImportantTag, path, fmt.Sprintf("%q", m))
+			note(CheckImportantTag, path(), fmt.Sprintf("%q", m))
 		}
-		if m := findInstruction(s); m != "" {
-			note(CheckInstructions, path, fmt.Sprintf("%q", clip(m, 80)))
+		if m := findInstruction(s, &a.scratch.words); m != "" {
+			note(CheckInstructions, path(), fmt.Sprintf("%q", clip(m, 80)))
 		}
 	}
 	if t.wire != nil {
-		walkStrings("", t.wire, 0, scan)
+		w := &a.scratch.strings
+		w.f, w.deep = func(s string) { scan(s, w.path) }, ""
+		if w.walk(t.wire, 0); w.deep != "" {
+			a.add(Finding{Rule: RuleSchemas, Check: CheckTooComplex, Severity: Error, Tool: t.name, Path: w.deep,
+				Message: fmt.Sprintf("the definition nests deeper than %d levels; the audit did not read past this point for hidden instructions or external $refs", maxDefinitionDepth),
+				Fix:     "flatten the definition; nothing a client needs nests this deep"})
+		}
 	} else {
-		scan("name", t.name)
-		scan("description", t.description)
+		scan(t.name, func() string { return "name" })
+		scan(t.description, func() string { return "description" })
 	}
 	checks := make([]string, 0, len(hits))
 	for c := range hits {
@@ -245,29 +296,87 @@ func (a *auditor) checkPoisoning(t tool) {
 	}
 }
 
-// walkStrings calls f with every string in v, object keys included, and
-// its dotted path.
-func walkStrings(path string, v any, depth int, f func(path, s string)) {
-	if depth > maxSchemaDepth*2 {
-		return
-	}
-	join := func(k string) string {
-		if path == "" {
-			return k
+// maxDefinitionDepth bounds how deep the raw definition is read for
+// strings: twice the schema walk's depth, since every schema level is an
+// object and its "properties".
+const maxDefinitionDepth = maxSchemaDepth * 2
+
+// stringWalk calls f with every string of a definition, object keys
+// included, keys in sorted order, and ref with every object's string
+// $ref. It keeps the path as segments and renders it only when asked
+// (path), for what is reported, so that reading a clean definition builds
+// no paths.
+type stringWalk struct {
+	f    func(s string)   // nil: strings are not visited
+	ref  func(ref string) // nil: $refs are not reported
+	segs []pathSeg
+	keys [][]string // scratch per depth: an object's sorted keys
+	// deep is the path of the first value not read for being nested
+	// past maxDefinitionDepth; "" if none was.
+	deep string
+}
+
+// pathSeg is an object key, or an array index when index >= 0.
+type pathSeg struct {
+	key   string
+	index int
+}
+
+// path renders the current path as the other checks do: "description",
+// "inputSchema.properties.q", `inputSchema.properties["a b"]`, "x[2]".
+func (w *stringWalk) path() string {
+	p := ""
+	for _, s := range w.segs {
+		switch {
+		case s.index >= 0:
+			p += "[" + strconv.Itoa(s.index) + "]"
+		case p == "":
+			p = s.key
+		default:
+			p = childPath(p, s.key)
 		}
-		return childPath(path, k)
+	}
+	return p
+}
+
+func (w *stringWalk) walk(v any, depth int) {
+	if depth > maxDefinitionDepth {
+		if w.deep == "" {
+			w.deep = w.path()
+		}
+		return
 	}
 	switch x := v.(type) {
 	case string:
-		f(path, x)
+		if w.f != nil {
+			w.f(x)
+		}
 	case []any:
 		for i, e := range x {
-			walkStrings(path+"["+strconv.Itoa(i)+"]", e, depth+1, f)
+			w.segs = append(w.segs, pathSeg{index: i})
+			w.walk(e, depth+1)
+			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			f(join(k), k)
-			walkStrings(join(k), x[k], depth+1, f)
+		if ref, ok := x["$ref"].(string); ok && w.ref != nil {
+			w.ref(ref)
+		}
+		for len(w.keys) <= depth {
+			w.keys = append(w.keys, nil)
+		}
+		keys := w.keys[depth][:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.keys[depth] = keys
+		for _, k := range keys {
+			w.segs = append(w.segs, pathSeg{key: k, index: -1})
+			if w.f != nil {
+				w.f(k)
+			}
+			w.walk(x[k], depth+1)
+			w.segs = w.segs[:len(w.segs)-1]
 		}
 	}
 }

@@ -361,7 +361,7 @@ func badCode(code int) string {
 
 // judgeError judges a call that failed instead of answering: a JSON-RPC
 // error (with its code when the Caller kept it) or no answer at all.
-func judgeError(what string, err error, note noteFunc) {
+func judgeError(what string, err error, note noteFunc, envelopeFix string) {
 	var rpc *ProtocolError
 	var te *transport.Error
 	switch {
@@ -384,7 +384,31 @@ func judgeError(what string, err error, note noteFunc) {
 	}
 }
 
-const envelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"
+// errorFixes are rule D's fixes, worded for the server's language
+// ([WithServerLanguage]): a Go server wraps its tools in mcpguard's
+// middleware, any other runs behind mcpguard-proxy.
+type errorFixes struct {
+	envelope string // for an error that is not an envelope
+	declared string // for a tool that acts on, or fails late on, arguments its schema rejects
+}
+
+func fixesFor(lang string) errorFixes {
+	switch lang {
+	case "go":
+		return errorFixes{goEnvelopeFix, goDeclaredFix}
+	case "":
+		return errorFixes{
+			"run the server behind mcpguard-proxy (mcpguard-proxy -- <the server's command>, any language); in a Go server, wrap its tools in mcpguard (s.Use(middleware.Default()...)); or return isError results whose text is a JSON envelope with error_type, message and next_steps",
+			proxyDeclaredFix + "; in a Go server, " + strings.TrimPrefix(goDeclaredFix, declaredHead),
+		}
+	}
+	return errorFixes{
+		"run the server behind mcpguard-proxy (mcpguard-proxy -- <the server's command>), which answers every tool failure with an envelope, or return isError results whose text is a JSON envelope with error_type, message and next_steps",
+		proxyDeclaredFix,
+	}
+}
+
+const goEnvelopeFix = "wrap the server's tools in mcpguard (s.Use(middleware.Default()...)) or return isError results whose text is a JSON envelope with error_type, message and next_steps"
 
 // noteFunc records one problem a probe call showed.
 type noteFunc func(check string, sev Severity, what, msg, fix string)
@@ -392,15 +416,20 @@ type noteFunc func(check string, sev Severity, what, msg, fix string)
 // leakFix is the fix of every D.leak finding.
 const leakFix = "log internals server-side under an incident ID; send the client a generic message (mcpguard's recover and redact layers do this)"
 
-// declaredFix is the advice for a tool that acts on, or fails late on,
-// arguments its own schema rejects: enforce the declared schema first.
-const declaredFix = "enforce the schema the tool already declares before its handler runs: mcpguard's default chain does " +
+// declaredHead starts every fix for a tool that acts on, or fails late
+// on, arguments its own schema rejects: enforce the declared schema first.
+const declaredHead = "enforce the schema the tool already declares before its handler runs: "
+
+const goDeclaredFix = declaredHead + "mcpguard's default chain does " +
 	"(s.Use(middleware.Default()...) on mcp-go, s.AddReceivingMiddleware(gosdk.Middleware()) on go-sdk; validate.DeclaredSchemas alone), " +
 	"answering validation_error with fields; or bind a struct with validate.Args / gosdk.AddTool"
 
+const proxyDeclaredFix = declaredHead + "mcpguard-proxy does, answering validation_error with fields before the server sees the call; " +
+	"or check the arguments first in the handler and answer validation_error"
+
 func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note noteFunc) {
 	if err != nil {
-		judgeError(what, err, note)
+		judgeError(what, err, note, a.fixes.envelope)
 		return
 	}
 	if res == nil {
@@ -424,7 +453,7 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note no
 	}
 	if !res.IsError {
 		note(CheckAccepted, Error, what, "the tool answered success to arguments its own schema rejects, so it acts on input it declared invalid",
-			declaredFix)
+			a.fixes.declared)
 		return
 	}
 	env, ok := envelope.FromResult(res)
@@ -437,7 +466,7 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note no
 		if strings.HasPrefix(first, "{") {
 			kind = "JSON without an error_type from the taxonomy"
 		}
-		fix := envelopeFix
+		fix := a.fixes.envelope
 		if strings.HasPrefix(first, mcpGoValidationPrefix) {
 			kind = "mcp-go's own input validation text"
 			fix = schemaValidationFix
@@ -452,9 +481,9 @@ func (a *auditor) judge(what string, res *mcp.CallToolResult, err error, note no
 	switch env.ErrorType {
 	case envelope.InternalError:
 		note(CheckErrorType, Warning, what, "invalid arguments are answered with internal_error, so the agent retries the same mistake instead of fixing its arguments",
-			declaredFix)
+			a.fixes.declared)
 	case envelope.ExecutionFailed, envelope.NotFound:
 		note(CheckErrorType, Info, what, fmt.Sprintf("invalid arguments are answered with %s rather than validation_error", env.ErrorType),
-			declaredFix)
+			a.fixes.declared)
 	}
 }

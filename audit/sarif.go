@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -102,8 +103,13 @@ func (r *Report) WriteSARIF(w io.Writer, o SARIFOptions) error {
 		"informationUri": "https://github.com/mcpguard/mcpguard",
 		"rules":          rules,
 	}
-	if o.ToolVersion != "" {
-		driver["version"] = o.ToolVersion
+	if v := strings.TrimPrefix(o.ToolVersion, "v"); v != "" {
+		// SARIF wants a plain version ("0.1.0", not Go's "v0.1.0"), and
+		// a semantic one where there is one.
+		driver["version"] = v
+		if semanticVersion.MatchString(v) {
+			driver["semanticVersion"] = v
+		}
 	}
 	invocation := map[string]any{"executionSuccessful": r.Incomplete == ""}
 	if r.Incomplete != "" {
@@ -145,7 +151,7 @@ func sarifRules() ([]sarifRule, map[string]int) {
 		index[c.ID] = i
 		rules = append(rules, sarifRule{
 			ID:               c.ID,
-			Name:             c.ID,
+			Name:             sarifName(c),
 			ShortDescription: sarifText{Text: c.Summary},
 			FullDescription:  sarifText{Text: c.Summary + ": " + c.Why + "."},
 			Help: sarifText{
@@ -157,6 +163,24 @@ func sarifRules() ([]sarifRule, map[string]int) {
 		})
 	}
 	return rules, index
+}
+
+// semanticVersion matches a semantic version 2.0.0 (without the checks on
+// leading zeros), as SARIF's semanticVersion property wants it.
+var semanticVersion = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// sarifName is a check's SARIF rule name, distinct from its ID as SARIF
+// asks: the rule's title and the check's own name, in PascalCase, e.g.
+// "NamespacedNamesSnakeCase" for A.snake_case.
+func sarifName(c CheckInfo) string {
+	_, check, _ := strings.Cut(c.ID, ".")
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(c.Rule.Title()+" "+check, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
 }
 
 func sarifResultOf(f Finding, ruleIndex int, o SARIFOptions) sarifResult {

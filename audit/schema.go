@@ -57,14 +57,63 @@ func (a *auditor) checkSchema(t tool) {
 			Fix:     `declare {"type": "object", "properties": {}, "additionalProperties": false} even for a tool without arguments`})
 		return
 	}
-	w := walker{a: a, tool: t, seen: map[string]bool{}}
+	w := walker{a: a, tool: t, seen: map[string]bool{}, expanded: map[string]bool{}}
 	w.node(root, t.schema, "", true, 0)
 }
+
+// maxSchemaNodes bounds the nodes the audit reads in one schema: far more
+// than any hand-written schema has, far less than a hostile one can make
+// a naive walk visit.
+const maxSchemaNodes = 10_000
+
+// deadlineEvery is how many nodes the walker reads between two looks at
+// the deadline.
+const deadlineEvery = 256
 
 type walker struct {
 	a    *auditor
 	tool tool
 	seen map[string]bool // $refs on the current path, against cycles
+	// expanded holds the $refs whose targets have been walked, from any
+	// path: a target is read once per schema, so a DAG of references
+	// costs its size, not its number of paths.
+	expanded map[string]bool
+	// shallow is set while a node whose target was walked before is
+	// checked: its own keywords are, its children are not again.
+	shallow bool
+	nodes   int  // nodes read, and the work of merging allOf branches
+	deep    bool // the depth bound was reported
+	stopped bool // the node bound or the deadline ended the walk
+}
+
+// enter counts a node against the schema's bounds and the deadline, and
+// reports whether to read it. The first node past a bound gets a finding
+// that says so.
+func (w *walker) enter(path string, depth int) bool {
+	if w.stopped {
+		return false
+	}
+	if depth > maxSchemaDepth {
+		if !w.deep {
+			w.deep = true
+			w.add(CheckTooComplex, Error, path, fmt.Sprintf("the schema nests deeper than %d levels; the audit reads no deeper, and a model asked to fill such a shape guesses", maxSchemaDepth),
+				"flatten the schema: fewer nested objects, and no chains of $refs")
+		}
+		return false
+	}
+	w.nodes++
+	if w.nodes > maxSchemaNodes {
+		w.stopped = true
+		w.add(CheckTooComplex, Error, path, fmt.Sprintf("the schema has more than %d nodes; the audit stops reading it here, and every turn of every conversation pays for it", maxSchemaNodes),
+			"split the tool, or move rarely used options into a resource")
+		return false
+	}
+	if w.nodes%deadlineEvery == 0 && w.a.ctx.Err() != nil {
+		w.stopped = true
+		w.a.cut = true
+		return false
+	}
+	return true
 }
 
 func (w *walker) add(check string, sev Severity, path, msg, fix string) {
@@ -156,35 +205,23 @@ func has(m map[string]any, keys ...string) bool {
 }
 
 func (w *walker) node(path string, n any, name string, root bool, depth int) {
-	if depth > maxSchemaDepth {
+	if !w.enter(path, depth) {
 		return
 	}
 	w.a.item(RuleSchemas, w.tool.name, path)
 	m, ok := n.(map[string]any)
 	if !ok {
-		if b, isBool := n.(bool); isBool && !b {
-			return // false: nothing is allowed, which is concrete enough
-		}
-		check := CheckType
-		if root {
-			check = CheckRootType
-		}
-		w.add(check, Error, path, "the schema accepts any value (it is true or not an object); the model gets no guidance at all",
-			`declare a concrete "type"`)
+		w.untyped(path, n, root)
 		return
 	}
 	if ref, ok := m["$ref"].(string); ok {
-		if w.seen[ref] {
-			return
-		}
-		if !strings.HasPrefix(ref, "#") {
-			return // C.network_ref, reported by checkNetworkRefs
-		}
-		target, ok := w.resolve(ref)
+		target, shallow, ok := w.follow(path, ref)
 		if !ok {
-			w.add(CheckType, Error, path, fmt.Sprintf("the $ref %q does not resolve within the schema, so its type is unknown to a client", ref),
-				"inline the referenced schema or add it under $defs")
 			return
+		}
+		if shallow {
+			w.shallow = true
+			defer func() { w.shallow = false }()
 		}
 		w.seen[ref] = true
 		defer delete(w.seen, ref)
@@ -202,8 +239,10 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 			}
 		}
 	}
-	for _, b := range branches {
-		w.node(fmt.Sprintf("%s.%s[%d]", path, b.key, b.i), b.schema, name, false, depth+1)
+	if !w.shallow {
+		for _, b := range branches {
+			w.node(fmt.Sprintf("%s.%s[%d]", path, b.key, b.i), b.schema, name, false, depth+1)
+		}
 	}
 	if len(types) == 0 {
 		if len(branches) == 0 && !has(m, "enum", "const") {
@@ -228,6 +267,40 @@ func (w *walker) node(path string, n any, name string, root bool, depth int) {
 				`use one of "string", "integer", "number", "boolean", "array", "object", "null"`)
 		}
 	}
+}
+
+// untyped checks a schema that is not an object: false admits nothing,
+// which is concrete enough; true (or anything else) admits any value.
+func (w *walker) untyped(path string, n any, root bool) {
+	if b, isBool := n.(bool); isBool && !b {
+		return
+	}
+	check := CheckType
+	if root {
+		check = CheckRootType
+	}
+	w.add(check, Error, path, "the schema accepts any value (it is true or not an object); the model gets no guidance at all",
+		`declare a concrete "type"`)
+}
+
+// follow resolves a node's $ref. It reports false when there is nothing
+// to read: a reference back up the current path (a cycle), an external
+// one (C.network_ref, reported by checkNetworkRefs), or one that does not
+// resolve (reported here). shallow is true when the target was walked
+// before, from another path.
+func (w *walker) follow(path, ref string) (target map[string]any, shallow, ok bool) {
+	if w.seen[ref] || !strings.HasPrefix(ref, "#") {
+		return nil, false, false
+	}
+	target, ok = w.resolve(ref)
+	if !ok {
+		w.add(CheckType, Error, path, fmt.Sprintf("the $ref %q does not resolve within the schema, so its type is unknown to a client", ref),
+			"inline the referenced schema or add it under $defs")
+		return nil, false, false
+	}
+	shallow = w.expanded[ref]
+	w.expanded[ref] = true
+	return target, shallow, true
 }
 
 func (w *walker) str(path string, m map[string]any, name, desc string) {
@@ -322,6 +395,9 @@ func (w *walker) array(path string, m map[string]any, name string, depth int) {
 	switch items := m["items"].(type) {
 	case nil:
 		if pi, ok := m["prefixItems"].([]any); ok {
+			if w.shallow {
+				return
+			}
 			for i, it := range pi {
 				w.node(fmt.Sprintf("%s.prefixItems[%d]", path, i), it, name, false, depth+1)
 			}
@@ -332,11 +408,16 @@ func (w *walker) array(path string, m map[string]any, name string, depth int) {
 		w.add(CheckType, Error, p, "the array's items have no schema, so each element may be any JSON value",
 			`declare "items" with a concrete "type"`)
 	case []any:
+		if w.shallow {
+			return
+		}
 		for i, it := range items {
 			w.node(fmt.Sprintf("%s.items[%d]", path, i), it, name, false, depth+1)
 		}
 	default:
-		w.node(path+".items", items, name, false, depth+1)
+		if !w.shallow {
+			w.node(path+".items", items, name, false, depth+1)
+		}
 	}
 }
 
@@ -347,7 +428,9 @@ func (w *walker) object(path string, m map[string]any, depth int) {
 		closed = !ap
 	case map[string]any:
 		closed = true // a typed map: keys are free by design, values are checked
-		w.node(path+".additionalProperties", ap, "", false, depth+1)
+		if !w.shallow {
+			w.node(path+".additionalProperties", ap, "", false, depth+1)
+		}
 	}
 	if up, ok := m["unevaluatedProperties"].(bool); ok && !up {
 		closed = true
@@ -357,13 +440,17 @@ func (w *walker) object(path string, m map[string]any, depth int) {
 			`add "additionalProperties": false`)
 	}
 	props, _ := m["properties"].(map[string]any)
+	if w.shallow {
+		return
+	}
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	base := path + ".properties"
 	for _, k := range keys {
-		w.node(childPath(path+".properties", k), props[k], k, false, depth+1)
+		w.node(childPath(base, k), props[k], k, false, depth+1)
 	}
 }
 

@@ -122,6 +122,10 @@ func hostilePage(mode, cursor string) map[string]any {
 		for _, n := range []string{"h_zero", "h_reserved", "h_legacy", "h_params"} {
 			tools = append(tools, hostileTool(n, "Fails. Use this when testing, then stop."))
 		}
+	case "ref-dag": // the $ref DAG of a hostile review: 2^28 paths in 3 KB
+		tools = append(tools, refDAGTool(28))
+	case "ref-dag-deep": // the same, past the depth the audit reads
+		tools = append(tools, refDAGTool(200))
 	case "ansi": // names and descriptions that would rewrite a terminal
 		tools = append(tools,
 			hostileTool("h_a\x1b[2J\x1b[1;1HPASS", "Clears the screen.\x1b[8m hidden"),
@@ -130,6 +134,25 @@ func hostilePage(mode, cursor string) map[string]any {
 		)
 	}
 	return map[string]any{"tools": tools, "nextCursor": next}
+}
+
+// refDAGTool has a schema of levels $defs, each an object whose two
+// properties both point to the next level: 2^levels paths through a
+// schema of a few kilobytes.
+func refDAGTool(levels int) map[string]any {
+	defs := map[string]any{"Leaf": map[string]any{"type": "string"}}
+	for i := range levels {
+		next := fmt.Sprintf("#/$defs/L%d", i+1)
+		if i == levels-1 {
+			next = "#/$defs/Leaf"
+		}
+		defs[fmt.Sprintf("L%d", i)] = map[string]any{"type": "object", "properties": map[string]any{
+			"a": map[string]any{"$ref": next}, "b": map[string]any{"$ref": next}}}
+	}
+	return map[string]any{"name": "h_dag", "description": "A DAG of references. Use this when testing, then stop.", "inputSchema": map[string]any{
+		"type": "object", "additionalProperties": false, "$defs": defs,
+		"properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/L0"}},
+	}}
 }
 
 // giantLine answers tools/list with one line far longer than any limit,
@@ -186,10 +209,11 @@ func TestHostileServers(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	for _, tc := range []struct {
-		mode  string
-		flags []string
-		code  int
-		want  string // in stderr (code 2) or stdout
+		mode   string
+		flags  []string
+		code   int
+		want   string // in stderr (code 2) or stdout
+		absent string // not in stdout
 	}{
 		{mode: "huge-list", code: 2, want: "more than 10000 tools"},
 		{mode: "big-list", code: 2, want: "the tool definitions exceed 16777216 bytes"},
@@ -198,6 +222,8 @@ func TestHostileServers(t *testing.T) {
 		{mode: "giant-line", code: 2, want: "longer than 17825792 bytes"},
 		{mode: "silent", flags: []string{"--probe", "--json", "--timeout=100ms", "--deadline=4s"}, code: 1, want: `"incomplete": "the deadline passed`},
 		{mode: "ansi", code: 1, want: `h_a\x1b[2J\x1b[1;1HPASS`},
+		{mode: "ref-dag", flags: []string{"--json", "--deadline=5s"}, code: 0, want: `"check": "C.max_length"`, absent: `"incomplete"`},
+		{mode: "ref-dag-deep", flags: []string{"--json", "--deadline=5s"}, code: 1, want: `"check": "C.too_complex"`, absent: `"incomplete"`},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Setenv(hostileEnv, tc.mode)
@@ -212,6 +238,9 @@ func TestHostileServers(t *testing.T) {
 				got = errOut.String()
 			}
 			assert.Contains(t, got, tc.want)
+			if tc.absent != "" {
+				assert.NotContains(t, out.String(), tc.absent)
+			}
 			assert.Less(t, heap, float64(maxHeapMiB), "peak heap")
 			assert.Less(t, out.Len(), 1<<20, "a bounded report")
 			assert.NotContains(t, errOut.String(), "audit: audit:")
@@ -273,6 +302,23 @@ func BenchmarkStdio100(b *testing.B) {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), []string{"--probe", "--fail-on=warning", "--", exe, "-test.run=^$"}, &out, &errOut); code != 0 {
 			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+		}
+	}
+}
+
+// BenchmarkStdio10000 audits a 10,000-tool server over stdio without the
+// probe: start-up, initialize, two listings and every static rule.
+func BenchmarkStdio10000(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv(testServerEnv, "gen10000")
+	b.ReportAllocs()
+	for b.Loop() {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"--fail-on=none", "--format=json", "--", exe, "-test.run=^$"}, &out, &errOut); code != 0 {
+			b.Fatalf("exit %d\n%.2000s\n%s", code, out.String(), errOut.String())
 		}
 	}
 }

@@ -395,6 +395,9 @@ func auditServer(ctx context.Context, c *config, extra ...audit.Option) (*audit.
 	if c.probe {
 		opts = append(opts, audit.WithProbe())
 	}
+	if lang := commandLanguage(c.command); lang != "" {
+		opts = append(opts, audit.WithServerLanguage(lang))
+	}
 	if c.prefix != "" {
 		opts = append(opts, audit.WithPrefix(c.prefix))
 	}

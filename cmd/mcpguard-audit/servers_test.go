@@ -31,6 +31,8 @@ func serveTestServer() bool {
 		s = badServer()
 	case "gen100":
 		s = generatedServer(100)
+	case "gen10000":
+		s = generatedServer(10_000)
 	case "crash":
 		fmt.Fprintln(os.Stderr, "fatal: cannot open database shop.db")
 		os.Exit(3)

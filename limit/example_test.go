@@ -72,7 +72,7 @@ func Example_timeoutAndConcurrency() {
 	close(release)
 	// Output:
 	// shop_search did not finish within 20ms: context deadline exceeded 0
-	// Too many calls at once: this server runs at most 1 at a time and none finished within 0s. 100
+	// Too many calls at once: this server runs at most 1 at a time, and all were busy: it does not wait for one to finish. 100
 }
 
 func ExampleHTTPContext() {

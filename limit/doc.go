@@ -66,8 +66,11 @@
 // keeps them where every replica shares them, such as Redis
 // (github.com/mcpguard/mcpguard/redisstore, its own module). Each store
 // call has a deadline ([WithStoreTimeout], default [DefaultStoreTimeout]);
-// a call the store does not decide in time is allowed (fail open, the
-// default) or refused with a retryable envelope ([WithFailClosed]), and
+// a call the store does not decide in time is decided by a bucket of the
+// same rate for its key in this process (the default: a flood that makes
+// the store miss its deadline gains nothing; [WithStoreReplicas] gives
+// each replica its share), refused with a retryable envelope once the
+// store is down ([WithFailClosed]), or allowed ([WithFailOpen]), and
 // either way logged and handed to [WithOnStoreUnavailable]'s function.
 // See docs/replicas.md.
 //

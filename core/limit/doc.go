@@ -63,7 +63,8 @@
 //
 // [Rate] is the in-process store's buckets. A front given a [Store] asks
 // through [Shared] instead, which bounds each store call with a deadline
-// and decides, fail open or closed, when the store cannot; a store names
+// and decides by a local bucket of the same key (or fail open, or fail
+// closed once the store is down) when the store cannot; a store names
 // its buckets with [StoreKey], so that they stay bounded in bytes as the
 // in-process ones are. [Shared] with [MemoryStore] sets no deadline and
 // does not allocate; the Redis store is github.com/mcpguard/mcpguard/redisstore.

@@ -32,6 +32,7 @@ func passing() []struct {
 		{"rate-keyed-per-tool", limit.Rate(never, 1<<30, limit.WithKey(alice), limit.WithPerTool())},
 		{"concurrency", limit.Concurrency(64)},
 		{"timeout-untimed-tool", limit.Timeout(0, limit.WithToolTimeout("other", time.Second))},
+		{"repeats", limit.Repeats(limit.DefaultRepeatFailures, limit.DefaultRepeatWindow)}, // nothing failed yet
 	}
 }
 

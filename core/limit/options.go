@@ -30,6 +30,7 @@ type Options[R any] struct {
 	maxWait      time.Duration
 	store        Store
 	storeOpts    StoreOptions
+	repeatStore  RepeatStore
 	envOpts      []envelope.Option
 	logger       *slog.Logger
 }
@@ -167,6 +168,34 @@ func WithOnStoreUnavailable[R any](fn func(ctx context.Context, err error)) Opti
 		panic("limit: WithOnStoreUnavailable with a nil function")
 	}
 	return func(o *Options[R]) { o.storeOpts.OnUnavailable = fn }
+}
+
+// WithRepeatStore keeps a Repeats layer's failures in s, shared by every
+// replica, instead of process memory. Each store call is bounded by
+// [WithStoreTimeout]; a call whose failures the store cannot tell in
+// time runs. It panics on nil.
+func WithRepeatStore[R any](s RepeatStore) Option[R] {
+	if s == nil {
+		panic("limit: WithRepeatStore with a nil RepeatStore")
+	}
+	return func(o *Options[R]) { o.repeatStore = s }
+}
+
+// Key is the key function of [WithKey], or the front's default: who a
+// call is from.
+func (o *Options[R]) Key() func(ctx context.Context, req R) string { return o.key }
+
+// Repeats returns the repeated-failure guard of a Repeats layer: n
+// failures within window, per caller ([WithKey]), in process (at most
+// [WithMaxKeys] calls remembered, and no more than
+// [DefaultRepeatMaxKeys]) or in the store of [WithRepeatStore]. It
+// panics unless n >= 1 and window > 0, with the sentence every front's
+// Repeats documents.
+func (o *Options[R]) Repeats(n int, window time.Duration) *Repeats {
+	if n < 1 || window <= 0 {
+		panic(fmt.Sprintf("limit: Repeats(%d, %s): need at least 1 failure and a positive window", n, window))
+	}
+	return NewRepeats(n, window, o.repeatStore, min(o.maxKeys, DefaultRepeatMaxKeys), o.storeOpts.Timeout)
 }
 
 // PerTool reports whether [WithPerTool] was given: a layer then keeps

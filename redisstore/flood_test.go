@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/redisstore"
 	"github.com/mcpguard/mcpguard/redisstore/redistest"
 )
 
@@ -156,4 +158,45 @@ func TestAFloodCannotTurnTheLimitOff(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Three replicas' guards on one Redis share the count of a call's
+// failures: three failures, one on each, and the fourth identical call is
+// answered by any of them, with the failure's code and steps; the keys
+// expire a window after the last failure.
+func TestRepeatsShareTheCountThroughRedis(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	var replicas [3]*limit.Repeats
+	for i := range replicas {
+		replicas[i] = limit.NewRepeats(3, time.Hour, open(t, srv), 1, testTimeout)
+	}
+	args := []byte(`{"sku":"SKU-404"}`)
+	for i, g := range replicas {
+		require.NoError(t, g.Check(ctx, "alice", "shop_get", args), "failure %d: the call runs", i)
+		g.Record(ctx, "alice", "shop_get", args, envelope.NotFound, false, []string{"List the SKUs first."})
+	}
+	for _, g := range replicas {
+		env := render(g.Check(ctx, "alice", "shop_get", args))
+		assert.Equal(t, envelope.NotFound, env.ErrorType)
+		assert.False(t, env.Retryable)
+		assert.Contains(t, env.Message, "already failed 3 times with these arguments (not_found)")
+		assert.Contains(t, env.NextSteps, "List the SKUs first.")
+		assert.NoError(t, g.Check(ctx, "bob", "shop_get", args), "another caller")
+		assert.NoError(t, g.Check(ctx, "alice", "shop_get", []byte(`{"sku":"SKU-405"}`)), "other arguments")
+	}
+	c := raw(t, srv)
+	keys, err := c.Do(ctx, c.B().Keys().Pattern(redisstore.DefaultPrefix+"repeat:*").Build()).AsStrSlice()
+	require.NoError(t, err)
+	require.Len(t, keys, 1, "one key per call, named by its digest")
+	assert.Len(t, keys[0], len(redisstore.DefaultPrefix+"repeat:")+64)
+	ttl, err := c.Do(ctx, c.B().Pttl().Key(keys[0]).Build()).AsInt64()
+	require.NoError(t, err)
+	assert.Greater(t, ttl, int64(59*60*1000), "expires a window after the last failure")
+
+	// A hung Redis cannot hold a call: the guard runs it.
+	require.NoError(t, srv.Pause())
+	defer func() { require.NoError(t, srv.Resume()) }()
+	assert.NoError(t, replicas[0].Check(ctx, "alice", "shop_get", args), "without its store, the guard lets the call run")
 }

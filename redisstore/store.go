@@ -123,40 +123,58 @@ var ErrAnswer = errors.New("redisstore: Redis answered something other than a ra
 // gives the connection up, so that abandoned commands cannot fill the
 // client's queue and hold later calls past their deadline.
 func (l *limiter) Take(ctx context.Context, tool, key string) (time.Duration, bool, error) {
-	select {
-	case l.s.inFlight <- struct{}{}:
-	default:
-		return 0, false, ErrBusy
-	}
 	c := calls.Get().(*call)
 	c.l, c.name = l, limit.StoreKey(l.s.prefix, tool, key)
+	v := l.s.send(ctx, c)
+	return v.wait, v.ok, v.err
+}
+
+// send runs c on a goroutine of its own that holds an in-flight slot
+// until Redis answers, and returns its verdict, or ctx's error at ctx's
+// deadline, or ErrBusy at once when every slot is taken. c is the
+// pool's again afterwards.
+func (s *Store) send(ctx context.Context, c *call) verdict {
+	select {
+	case s.inFlight <- struct{}{}:
+	default:
+		c.release()
+		return verdict{err: ErrBusy}
+	}
+	c.s = s
 	go c.run()
 	select {
 	case v := <-c.done:
 		c.release()
-		return v.wait, v.ok, v.err
+		return v
 	case <-ctx.Done():
 		if c.state.CompareAndSwap(running, abandoned) {
-			return 0, false, ctx.Err() // the goroutine puts c back
+			return verdict{err: ctx.Err()} // the goroutine puts c back
 		}
 		v := <-c.done // answered meanwhile
 		c.release()
-		return v.wait, v.ok, v.err
+		return v
 	}
 }
 
+// A verdict is what Redis answered: a rate limit's (wait, ok), or a
+// guard's count and failure, or the error.
 type verdict struct {
-	wait time.Duration
-	ok   bool
-	err  error
+	wait    time.Duration
+	ok      bool
+	err     error
+	n       int
+	failure limit.Failure
 }
 
-// A call is one decision sent to Redis, pooled: the goroutine that sends
+// A call is one command sent to Redis, pooled: the goroutine that sends
 // it hands the verdict to done, unless the caller abandoned it at its
-// deadline first; whichever of the two is last puts it back.
+// deadline first; whichever of the two is last puts it back. It asks a
+// limiter for the bucket name, or runs fn.
 type call struct {
+	s     *Store
 	l     *limiter
 	name  string
+	fn    func() verdict
 	done  chan verdict
 	state atomic.Int32
 }
@@ -170,7 +188,7 @@ const (
 var calls = sync.Pool{New: func() any { return &call{done: make(chan verdict, 1)} }}
 
 func (c *call) release() {
-	c.l, c.name = nil, ""
+	c.s, c.l, c.name, c.fn = nil, nil, "", nil
 	c.state.Store(running)
 	calls.Put(c)
 }
@@ -178,9 +196,13 @@ func (c *call) release() {
 // run asks Redis and hands the verdict over, then frees the in-flight
 // slot.
 func (c *call) run() {
-	l := c.l
-	v := l.ask(c.name)
-	<-l.s.inFlight
+	var v verdict
+	if c.fn != nil {
+		v = c.fn()
+	} else {
+		v = c.l.ask(c.name)
+	}
+	<-c.s.inFlight
 	if c.state.CompareAndSwap(running, answered) {
 		c.done <- v // the caller owns c from here
 		return

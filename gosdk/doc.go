@@ -158,6 +158,9 @@
 //	envelope.InternalResult        -                                 builds an mcp-go result; ErrorResult(ctx, req, Internal(err)) here
 //	envelope.FromResult            -                                 reads an mcp-go result; gosdktest.Result.Envelope here
 //	middleware.Default             -                                 Middleware is the whole default chain
+//	-                              Repeats                           the repeated-failure guard sits in the Middleware's own guard; mcp-go's is the layer limit.Repeats
+//	-                              NewRepeats                        builds a Repeats from a core/limit.Repeats; gosdk/limit.Repeats is the usual way
+//	-                              CallerKey                         the default caller key of the Middleware's guard, which cannot import gosdk/limit; gosdk/limit.DefaultKey returns it
 //	middleware.Chain               -                                 go-sdk composes middleware itself (AddReceivingMiddleware)
 //	middleware.When                -                                 the same
 //	middleware.MatchFunc           -                                 the same

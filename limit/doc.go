@@ -74,6 +74,18 @@
 // either way logged and handed to [WithOnStoreUnavailable]'s function.
 // See docs/replicas.md.
 //
+// # Repeated failures
+//
+// [Repeats] stops agents that repeat a failing call: once the identical
+// call of a caller (same tool, same arguments by digest) has failed n
+// times within a window with a failure it cannot overcome unchanged
+// (validation_error, not_found, access_denied, authentication_failed,
+// configuration_error; never a retryable one), the next identical call is
+// answered without running the handler, with the failure's code, not
+// retryable, and its own next steps. middleware.Default has it, 3 in 10
+// minutes ([DefaultRepeatFailures], [DefaultRepeatWindow]);
+// [WithRepeatStore] shares the count between replicas.
+//
 // # Place in the chain
 //
 // With [middleware.Default], pass them with middleware.WithLimits, which

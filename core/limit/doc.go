@@ -69,6 +69,16 @@
 // in-process ones are. [Shared] with [MemoryStore] sets no deadline and
 // does not allocate; the Redis store is github.com/mcpguard/mcpguard/redisstore.
 //
+// # Repeated failures
+//
+// [Repeats] is the repeated-failure guard both fronts put in their one
+// line: a front asks [Repeats.Check] before a call (nothing to do, and no
+// allocation, while [Repeats.Idle]) and [Repeats.Record] with the
+// envelope a failed call was answered with; [Repeated] says which
+// failures count. It needs nothing but a caller key, the tool's name, the
+// arguments' bytes and an envelope, so a proxy, which has only text, can
+// use it as it is. A [RepeatStore] shares the count between replicas.
+//
 // # Why the answer is the token
 //
 // Between a timeout and the slots outside it, the one value that travels

@@ -104,6 +104,15 @@
 // either way logged and handed to [WithOnStoreUnavailable]'s function.
 // See docs/replicas.md.
 //
+// # Repeated failures
+//
+// gosdk.Middleware has a repeated-failure guard (see gosdk.Repeats): once
+// the identical call of a caller has failed 3 times within 10 minutes in a
+// way it cannot overcome unchanged, the next identical call is answered
+// without running the handler. [Repeats] builds another, with its own
+// count, window, key ([WithKey]) or a store every replica shares
+// ([WithRepeatStore]), for gosdk.WithRepeats.
+//
 // # Only tools the server has
 //
 // go-sdk runs receiving middleware before it looks the tool up, so the

@@ -115,8 +115,11 @@
 //
 // The order of the chain for tools/call is then
 //
-//	log → recover → redact → envelope → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
+//	log → recover → repeats → redact → envelope → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
 //
+// where "repeats" is the repeated-failure guard ([Repeats], [WithRepeats]),
+// which counts the envelopes the Middleware finally renders and answers
+// a call that already failed 3 times unchanged without running it, and
 // where "declared schemas" checks each call against the input schema the
 // tool declares (low-level Server.AddTool tools and mcp.AddTool tools;
 // gosdk.AddTool's are left to it), off with [WithoutDeclaredSchemas].

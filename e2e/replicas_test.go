@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/redis/rueidis"
 
+	corelimit "github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/redisstore/redistest"
 )
@@ -222,37 +223,49 @@ func logRedisCost(t *testing.T, srv *redistest.Server) {
 }
 
 // TestReplicasWithRedisStoppedHalfway: the same load, Redis stopped once
-// half the calls are answered. Replicas failing open keep serving every
-// call; replicas failing closed refuse every call after with an envelope
-// with retry_after_ms. Either way every call is answered, none with a
+// half the calls are answered. Replicas deciding by their local buckets
+// (the default) accept, after, no more than their three buckets allow;
+// replicas failing open serve every call after; replicas failing closed
+// accept no more than their local buckets allow in the second before
+// Redis counts as down, and refuse the rest with an envelope with
+// retry_after_ms. Either way every call is answered, none with a
 // JSON-RPC error, and no replica leaves a goroutine behind.
 func TestReplicasWithRedisStoppedHalfway(t *testing.T) {
 	forEachFront(t, func(t *testing.T, f front) {
-		for _, mode := range []string{"fail open", "fail closed"} {
+		for _, mode := range []string{"local bucket", "fail open", "fail closed"} {
 			srv := redistest.Start(t)
 			ctx := withTimeout(t, 8*time.Minute) // a hang guard
 			args := []string{"-rate", fmt.Sprint(replicaRate), "-rate-key", "global", "-rate-store", srv.URL(), "-rate-store-timeout", replicaStoreTimeout}
-			if mode == "fail closed" {
+			switch mode {
+			case "fail closed":
 				args = append(args, "-rate-fail-closed")
+			case "fail open":
+				args = append(args, "-rate-fail-open")
 			}
 			ps := startReplicas(t, f, 3, args...)
+			start := time.Now()
 			tally := driveReplicas(t, ctx, f, ps, replicaClients, replicaCallsEach, func() {
 				if err := srv.Stop(); err != nil {
 					t.Error(err)
 				}
 			})
+			elapsed := time.Since(start)
 			calls := int64(replicaClients * replicaCallsEach)
 			if got := tally.accepted.Load() + tally.refused.Load(); got != calls || tally.rpcErrors.Load() != 0 || tally.wrong.Load() != 0 {
 				t.Fatalf("%s: want %d calls answered, each accepted or refused with an envelope: %s", mode, calls, tally)
 			}
 			// A call a client started after Redis stopped finds no store.
+			local := 3 * (replicaBurst + int64(replicaRate*elapsed.Seconds()) + 1)                      // three local buckets
+			downAfter := 3 * (replicaBurst + int64(replicaRate*corelimit.StoreDownAfter.Seconds()) + 1) // the same, until Redis counts as down
 			switch after := tally.acceptedAfter.Load() + tally.refusedAfter.Load(); {
 			case after == 0:
 				t.Errorf("%s: no call was made after Redis stopped", mode)
+			case mode == "local bucket" && tally.acceptedAfter.Load() > local:
+				t.Errorf("local bucket: %d of the %d calls after Redis stopped were accepted; three local buckets allow %d in %s", tally.acceptedAfter.Load(), after, local, elapsed)
 			case mode == "fail open" && tally.refusedAfter.Load() != 0:
 				t.Errorf("fail open: %d of the %d calls after Redis stopped were refused", tally.refusedAfter.Load(), after)
-			case mode == "fail closed" && tally.acceptedAfter.Load() != 0:
-				t.Errorf("fail closed: %d of the %d calls after Redis stopped were accepted", tally.acceptedAfter.Load(), after)
+			case mode == "fail closed" && tally.acceptedAfter.Load() > downAfter:
+				t.Errorf("fail closed: %d of the %d calls after Redis stopped were accepted; the local buckets allow %d before Redis counts as down", tally.acceptedAfter.Load(), after, downAfter)
 			}
 			t.Logf("%s, %s: %s; after Redis stopped: %d accepted, %d refused", f.name, mode, tally, tally.acceptedAfter.Load(), tally.refusedAfter.Load())
 			stopReplicas(t, ps)

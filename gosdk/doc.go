@@ -115,8 +115,11 @@
 //
 // The order of the chain for tools/call is then
 //
-//	log → recover → redact → envelope → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
+//	log → recover → repeats → redact → envelope → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
 //
+// where "repeats" is the repeated-failure guard ([Repeats], [WithRepeats]),
+// which counts the envelopes the Middleware finally renders and answers
+// a call that already failed 3 times unchanged without running it, and
 // where "declared schemas" checks each call against the input schema the
 // tool declares (low-level Server.AddTool tools and mcp.AddTool tools;
 // gosdk.AddTool's are left to it), off with [WithoutDeclaredSchemas].
@@ -158,6 +161,9 @@
 //	envelope.InternalResult        -                                 builds an mcp-go result; ErrorResult(ctx, req, Internal(err)) here
 //	envelope.FromResult            -                                 reads an mcp-go result; gosdktest.Result.Envelope here
 //	middleware.Default             -                                 Middleware is the whole default chain
+//	-                              Repeats                           the repeated-failure guard sits in the Middleware's own guard; mcp-go's is the layer limit.Repeats
+//	-                              NewRepeats                        builds a Repeats from a core/limit.Repeats; gosdk/limit.Repeats is the usual way
+//	-                              CallerKey                         the default caller key of the Middleware's guard, which cannot import gosdk/limit; gosdk/limit.DefaultKey returns it
 //	middleware.Chain               -                                 go-sdk composes middleware itself (AddReceivingMiddleware)
 //	middleware.When                -                                 the same
 //	middleware.MatchFunc           -                                 the same

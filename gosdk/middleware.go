@@ -127,8 +127,16 @@ func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolReque
 		// panic into a crash.
 		_ = safe.Call(func() { res = c.recovered(ctx, req, v) })
 	}()
-	res, err = next(ctx, method, req)
+	args, repeated := c.repeats.check(ctx, req)
+	if repeated == nil {
+		res, err = next(ctx, method, req)
+	} else {
+		err = repeated // answered without running the handler
+	}
 	res, err = c.finish(ctx, req, res, err)
+	if repeated == nil {
+		c.repeats.record(ctx, req, res, args)
+	}
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
 		res = c.encodable(ctx, req, r)
 	}

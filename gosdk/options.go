@@ -39,6 +39,10 @@ type options struct {
 	// for these tools only.
 	declaredOff    bool
 	declaredExcept []string
+	// repeats replaces the repeated-failure guard; repeatsSet says it was
+	// given (nil: off).
+	repeats    *Repeats
+	repeatsSet bool
 }
 
 // WithEnvelopeOptions configures classification and rendering with core
@@ -135,6 +139,7 @@ type chain struct {
 	limits    []mcp.Middleware // WithLimits, inside the guard
 	hints     mcp.Middleware   // WithHints, inside the guard, outside the limits
 	declared  *declared        // nil: WithoutDeclaredSchemas()
+	repeats   *Repeats         // nil: WithRepeats(nil)
 }
 
 // evaluate applies opts in one place: the defaults, then the options.
@@ -167,6 +172,10 @@ func evaluate(opts []Option) *chain {
 		c.log = newLogger(o.logger, o.logOpts)
 	}
 	c.hints = o.hintLayer(c.redactor)
+	c.repeats = o.repeats
+	if !o.repeatsSet {
+		c.repeats = defaultRepeats()
+	}
 	return c
 }
 

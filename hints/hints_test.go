@@ -509,7 +509,9 @@ func TestConcurrentCalls(t *testing.T) {
 						r := srv.CallTool("shop_plain", map[string]any{"n": n}).ExpectSuccess()
 						assert.Contains(t, r.Text(), "Call shop_status for call "+n+".")
 					case "expired":
-						r := call(srv, "shop_order", mode).ExpectError(envelope.AuthenticationFailed)
+						// Another order each time: identical failing calls would meet
+						// Default's repeated-failure guard after three.
+						r := srv.CallTool("shop_order", map[string]any{"id": fmt.Sprint("ord_", i), "mode": mode}).ExpectError(envelope.AuthenticationFailed)
 						assert.Equal(t, stepAuth, r.Envelope.NextSteps[0])
 					default:
 						r := call(srv, "shop_order", mode)

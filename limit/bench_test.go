@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/time/rate"
 
+	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/limit"
 )
 
@@ -32,6 +33,7 @@ func passing() []struct {
 		{"rate-keyed-per-tool", limit.Rate(never, 1<<30, limit.WithKey(alice), limit.WithPerTool())},
 		{"concurrency", limit.Concurrency(64)},
 		{"timeout-untimed-tool", limit.Timeout(0, limit.WithToolTimeout("other", time.Second))},
+		{"repeats", limit.Repeats(limit.DefaultRepeatFailures, limit.DefaultRepeatWindow)}, // nothing failed yet
 	}
 }
 
@@ -92,5 +94,29 @@ func BenchmarkToolsCall(b *testing.B) {
 				_ = s.HandleMessage(ctx, msg)
 			}
 		})
+	}
+}
+
+// BenchmarkRepeatsAfterAFailure measures the guard on a successful call
+// once some other call has failed: it then reads the arguments and looks
+// the call's digest up.
+//
+//	go test -run '^$' -bench 'Allowed/layer=(none|repeats)|RepeatsAfterAFailure' -benchmem ./limit
+func BenchmarkRepeatsAfterAFailure(b *testing.B) {
+	ok := mcp.NewToolResultText("ok")
+	failed := envelope.ErrorResult(context.Background(), mcp.CallToolRequest{}, envelope.New(envelope.NotFound, "no such product"))
+	h := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.GetString("sku", "") == "missing" {
+			return failed, nil
+		}
+		return ok, nil
+	}
+	wrapped := limit.Repeats(3, time.Minute)(h)
+	ctx := context.Background()
+	_, _ = wrapped(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_get", Arguments: map[string]any{"sku": "missing"}}})
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_get", Arguments: map[string]any{"sku": "SKU-1"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = wrapped(ctx, req)
 	}
 }

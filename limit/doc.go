@@ -66,10 +66,25 @@
 // keeps them where every replica shares them, such as Redis
 // (github.com/mcpguard/mcpguard/redisstore, its own module). Each store
 // call has a deadline ([WithStoreTimeout], default [DefaultStoreTimeout]);
-// a call the store does not decide in time is allowed (fail open, the
-// default) or refused with a retryable envelope ([WithFailClosed]), and
+// a call the store does not decide in time is decided by a bucket of the
+// same rate for its key in this process (the default: a flood that makes
+// the store miss its deadline gains nothing; [WithStoreReplicas] gives
+// each replica its share), refused with a retryable envelope once the
+// store is down ([WithFailClosed]), or allowed ([WithFailOpen]), and
 // either way logged and handed to [WithOnStoreUnavailable]'s function.
 // See docs/replicas.md.
+//
+// # Repeated failures
+//
+// [Repeats] stops agents that repeat a failing call: once the identical
+// call of a caller (same tool, same arguments by digest) has failed n
+// times within a window with a failure it cannot overcome unchanged
+// (validation_error, not_found, access_denied, authentication_failed,
+// configuration_error; never a retryable one), the next identical call is
+// answered without running the handler, with the failure's code, not
+// retryable, and its own next steps. middleware.Default has it, 3 in 10
+// minutes ([DefaultRepeatFailures], [DefaultRepeatWindow]);
+// [WithRepeatStore] shares the count between replicas.
 //
 // # Place in the chain
 //

@@ -72,7 +72,7 @@ func Example_timeoutAndConcurrency() {
 	close(release)
 	// Output:
 	// shop_search did not finish within 20ms: context deadline exceeded 0
-	// Too many calls at once: this server runs at most 1 at a time and none finished within 0s. 100
+	// Too many calls at once: this server runs at most 1 at a time, and all were busy: it does not wait for one to finish. 100
 }
 
 func ExampleHTTPContext() {
@@ -116,4 +116,28 @@ func ExampleWithStore() {
 	// Output:
 	// execution_failed true 1000
 	// Rate limit could not be checked: this server's shared rate-limit store is unavailable, so calls are refused until it is back.
+}
+
+// middleware.Default() has the repeated-failure guard: an agent that
+// repeats a call that failed with not_found runs the handler three
+// times; the fourth identical call is answered without running it.
+func ExampleRepeats() {
+	runs := 0
+	s := server.NewMCPServer("shop", "1.0.0")
+	s.Use(middleware.Default()...) // limit.Repeats(3, 10*time.Minute) inside
+	s.AddTool(mcp.NewTool("shop_get", mcp.WithString("sku")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		runs++
+		return nil, envelope.New(envelope.NotFound, "no product SKU-404")
+	})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop_get","arguments":{"sku":"SKU-404"}}}`
+	var env *envelope.Envelope
+	for range 10 {
+		resp := s.HandleMessage(context.Background(), json.RawMessage(call)).(mcp.JSONRPCResponse)
+		env, _ = envelope.FromResult(resp.Result.(*mcp.CallToolResult))
+	}
+	fmt.Println(runs, env.ErrorType, env.Retryable)
+	fmt.Println(env.Message)
+	// Output:
+	// 3 not_found false
+	// This call of shop_get already failed 3 times with these arguments (not_found), so it was not run again: repeated unchanged it fails the same way. It runs again with other arguments, or unchanged once 10m0s have passed without another failure.
 }

@@ -39,14 +39,10 @@ func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware 
 	if allow == nil {
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	}
-	perTool, overlay := o.PerTool(), envelope.NewOverlay(o.EnvelopeOptions()...)
+	overlay := envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			tool := ""
-			if perTool {
-				tool = req.Params.Name
-			}
-			if err := allow(ctx, tool, req); err != nil {
+			if err := allow(ctx, req.Params.Name, req); err != nil {
 				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
 			}
 			return next(ctx, req)

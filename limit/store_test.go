@@ -65,26 +65,46 @@ func (l seenLimiter) Take(ctx context.Context, tool, key string) (time.Duration,
 	return l.inner.Take(ctx, tool, key)
 }
 
-func TestRateWithAHungStoreFailsOpenByDefault(t *testing.T) {
+// A hung store's calls are decided by the local bucket of their key by
+// default: the first of a burst of one is served, the next refused as
+// the store would, and each is logged with its tool and counted. Not
+// per tool: the record still names the tool.
+func TestRateWithAHungStoreDecidesByTheLocalBucketByDefault(t *testing.T) {
 	t.Parallel()
 	var calls, undecided atomic.Int64
 	var log syncBuffer
 	store := &hungStore{}
 	srv := middlewaretest.New(t, tool, counting(&calls), limit.Rate(slow, 1,
-		limit.WithStore(store), limit.WithPerTool(),
+		limit.WithStore(store), limit.WithStoreTimeout(time.Millisecond),
 		limit.WithLogger(slog.New(slog.NewTextHandler(&log, nil))),
 		limit.WithOnStoreUnavailable(func(_ context.Context, err error) {
 			if errors.Is(err, context.DeadlineExceeded) {
 				undecided.Add(1)
 			}
 		})))
+	srv.Call(nil).ExpectSuccess()
+	for range 2 {
+		srv.Call(nil).ExpectError(envelope.ExecutionFailed).ExpectMessage("Rate limit reached: this server accepts 0.000278 calls per second from all callers together")
+	}
+	assert.EqualValues(t, 1, calls.Load(), "the local bucket of one token served one call")
+	assert.EqualValues(t, 3, store.deadlines.Load(), "every store call had a deadline")
+	assert.EqualValues(t, 3, undecided.Load(), "the metric hook counts each, with the deadline's error")
+	assert.Equal(t, 1, strings.Count(log.String(), `msg="mcpguard: rate-limit store unavailable" tool=shop_search outcome="allowed (local bucket)" error="context deadline exceeded"`), log.String())
+	assert.Equal(t, 2, strings.Count(log.String(), `tool=shop_search outcome="refused (local bucket)"`), log.String())
+}
+
+func TestRateWithAHungStoreFailsOpenWhenAskedTo(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	var log syncBuffer
+	srv := middlewaretest.New(t, tool, counting(&calls), limit.Rate(slow, 1,
+		limit.WithStore(&hungStore{}), limit.WithFailClosed(), limit.WithFailOpen(), limit.WithStoreTimeout(time.Millisecond),
+		limit.WithLogger(slog.New(slog.NewTextHandler(&log, nil)))))
 	for range 3 {
 		srv.Call(nil).ExpectSuccess()
 	}
 	assert.EqualValues(t, 3, calls.Load(), "fail open: every call the store could not decide is served")
-	assert.EqualValues(t, 3, store.deadlines.Load(), "every store call had a deadline")
-	assert.EqualValues(t, 3, undecided.Load(), "the metric hook counts each, with the deadline's error")
-	assert.Equal(t, 3, strings.Count(log.String(), `msg="mcpguard: rate-limit store unavailable" tool=shop_search outcome="allowed (fail open)" error="context deadline exceeded"`), log.String())
+	assert.Equal(t, 3, strings.Count(log.String(), `tool=shop_search outcome="allowed (fail open)"`), log.String())
 }
 
 func TestRateWithAHungStoreFailsClosedWithAnEnvelope(t *testing.T) {
@@ -130,5 +150,6 @@ func TestStoreOptionsPanicOnBadConfiguration(t *testing.T) {
 	assert.PanicsWithValue(t, "limit: WithStore with a nil Store", func() { limit.WithStore(nil) })
 	assert.Panics(t, func() { limit.WithStoreTimeout(0) })
 	assert.Panics(t, func() { limit.WithOnStoreUnavailable(nil) })
+	assert.Panics(t, func() { limit.WithStoreReplicas(0) })
 	assert.Panics(t, func() { limit.MemoryStore(0) })
 }

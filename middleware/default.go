@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/recover"
 	"github.com/mcpguard/mcpguard/redact"
 	"github.com/mcpguard/mcpguard/validate"
@@ -23,6 +24,10 @@ type defaultOptions struct {
 	redactor *redact.Redactor
 	limits   []server.ToolHandlerMiddleware
 	loggerOn bool
+	// repeats replaces the repeated-failure guard; repeatsSet says it was
+	// given (nil: off).
+	repeats    server.ToolHandlerMiddleware
+	repeatsSet bool
 	// declaredOff turns declared-schema enforcement off for the chain;
 	// declaredExcept, for these tools only.
 	declaredOff    bool
@@ -78,6 +83,17 @@ func WithLimits(layers ...server.ToolHandlerMiddleware) Option {
 	return func(o *defaultOptions) { o.limits = append(o.limits, layers...) }
 }
 
+// WithRepeats replaces the chain's repeated-failure guard, by default
+// limit.Repeats(limit.DefaultRepeatFailures, limit.DefaultRepeatWindow),
+// with layer, such as one whose count every replica shares:
+//
+//	middleware.WithRepeats(limit.Repeats(3, 10*time.Minute, limit.WithRepeatStore(store)))
+//
+// A nil layer turns the guard off.
+func WithRepeats(layer server.ToolHandlerMiddleware) Option {
+	return func(o *defaultOptions) { o.repeats, o.repeatsSet = layer, true }
+}
+
 // WithoutDeclaredSchemas turns off the enforcement of the input schemas
 // tools declare (validate.DeclaredSchemas) for the named tools, or, with
 // no names, for the whole chain.
@@ -99,6 +115,8 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //	Logging   (only with WithLogger) records what the client finally saw
 //	recover   turns a panic anywhere below into an internal_error envelope
 //	redact    scrubs every error result on its way out
+//	repeats   answers a call that already failed 3 times unchanged without
+//	          running it (limit.Repeats; WithRepeats)
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
 //	limits    (only with WithLimits) rate, concurrency and time bounds
 //	declared  checks the arguments against the tool's declared input schema
@@ -110,7 +128,8 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // redact sits outside envelope so that it also sees error results a layer
 // between them, or the handler, built by itself. Logging is outermost so
 // that a recovered panic is logged as the call the client saw; it guards
-// itself.
+// itself. repeats sits outside envelope, whose envelopes it reads, and
+// outside the limits, so that a call it answers takes no token.
 func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	var o defaultOptions
 	for _, opt := range opts {
@@ -135,11 +154,11 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	// legacy error result, and what layers inside render (RendererFrom).
 	renderer := envelope.NewRenderer(env...)
 	rec = append(rec, recover.WithRenderer(renderer))
-	chain = append(chain,
-		recover.Middleware(rec...),
-		redact.Middleware(red...),
-		renderer.Middleware(),
-	)
+	chain = append(chain, recover.Middleware(rec...), redact.Middleware(red...))
+	if r := repeats(&o); r != nil {
+		chain = append(chain, r)
+	}
+	chain = append(chain, renderer.Middleware())
 	for _, l := range o.limits {
 		if l != nil {
 			chain = append(chain, l)
@@ -149,6 +168,14 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		chain = append(chain, d)
 	}
 	return chain
+}
+
+// repeats is the chain's repeated-failure guard, or nil when it is off.
+func repeats(o *defaultOptions) server.ToolHandlerMiddleware {
+	if o.repeatsSet {
+		return o.repeats
+	}
+	return limit.Repeats(limit.DefaultRepeatFailures, limit.DefaultRepeatWindow)
 }
 
 // declared is the chain's declared-schema layer, or nil when it is off.

@@ -13,8 +13,8 @@
 //
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ envelope ──▶ [limits] ──▶ declared ──▶ [your layers] ──▶ handler
-//	            (opt-in)                                         (WithLimits)  (validate.DeclaredSchemas)
+//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ [limits] ──▶ declared ──▶ [your layers] ──▶ handler
+//	            (opt-in)                           (limit.Repeats)          (WithLimits)  (validate.DeclaredSchemas)
 //	result  ◀── one record ◀── panic ──▶ internal_error
 //	                           ◀── scrub error text
 //	                                      ◀── (nil, err) ──▶ envelope
@@ -22,7 +22,11 @@
 // recover is outside everything that can fail. redact is outside envelope,
 // so it also sees error results that layers between them, or the handler,
 // built by themselves. Logging, when enabled, is outermost so it records
-// what the client finally received, including recovered panics. Limits
+// what the client finally received, including recovered panics. repeats
+// (limit.Repeats, [WithRepeats]) answers a call that already failed three
+// times with the same arguments, in a way it cannot overcome unchanged,
+// without running it; it sits outside envelope, whose envelopes it
+// counts, and outside the limits, so that such a call takes no token. Limits
 // ([WithLimits]: limit.Rate, limit.Concurrency, limit.Timeout) sit right
 // inside envelope, so a refused call skips every layer after them and a
 // panic handed back by limit.Timeout still reaches recover. The declared

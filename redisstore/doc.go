@@ -33,13 +33,18 @@
 //     56 bytes of Redis memory (MEMORY USAGE), a hashed long one 120.
 //   - Failures are the front's to decide: the store answers an error when
 //     Redis is down, hung past the call's deadline (the front's
-//     WithStoreTimeout, default 5 ms), or answers something that is not a
+//     WithStoreTimeout, default 50 ms), or answers something that is not a
 //     verdict (a key of another type: [ErrAnswer] or Redis's WRONGTYPE);
-//     the front fails open (allows, logs, counts) or closed (refuses with
-//     a retryable envelope). When Redis is back the client reconnects by
+//     the front decides by a local bucket of the call's key (the default),
+//     fails open (allows) or closed (refuses with a retryable envelope),
+//     and logs and counts it. When Redis is back the client reconnects by
 //     itself.
-//   - An allowed decision costs one allocation (the key's name) and one
-//     loopback round trip.
+//   - A decision returns by its deadline whatever Redis does: the command
+//     runs on a goroutine that holds one of [MaxInFlight] slots until
+//     Redis answers or the connection is given up; beyond them, [ErrBusy]
+//     at once.
+//   - An allowed decision costs two allocations (the key's name and the
+//     goroutine's closure) and one loopback round trip.
 //
 // # Why GCRA, why rueidis
 //

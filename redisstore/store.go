@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -23,10 +25,26 @@ const DefaultPrefix = "mcpguard:rate:"
 // option of github.com/mcpguard/mcpguard/limit and gosdk/limit. It is
 // safe for concurrent use.
 type Store struct {
-	client rueidis.Client
-	prefix string
-	owned  bool // Open made the client: Close closes it
+	client   rueidis.Client
+	prefix   string
+	owned    bool          // Open made the client: Close closes it
+	inFlight chan struct{} // a slot per command sent and not yet answered
 }
+
+// MaxInFlight bounds the commands a [Store] has sent to Redis and not
+// yet had answered, abandoned ones included. The client queues a
+// connection's commands in a ring of 1,024 slots, and a command that
+// waits for a slot does not heed its deadline: with Redis hung, a flood
+// filled the ring within a second and every later decision waited for
+// the connection to be given up, a second later. Half the ring leaves
+// room for the client's own commands; a decision beyond it is not sent
+// at all but answered at once with [ErrBusy], which a rate limit decides
+// without the store (by the local bucket of its key, by default).
+const MaxInFlight = 512
+
+// ErrBusy is the error of a decision not sent because [MaxInFlight]
+// commands are waiting for Redis already: Redis is not keeping up.
+var ErrBusy = errors.New("redisstore: too many decisions waiting for Redis")
 
 // New returns the store on client, which stays the caller's to close.
 // It panics if client is nil.
@@ -35,7 +53,7 @@ func New(client rueidis.Client, opts ...Option) *Store {
 		panic("redisstore: New with a nil client")
 	}
 	o := evaluate(opts)
-	return &Store{client: client, prefix: o.prefix}
+	return &Store{client: client, prefix: o.prefix, inFlight: make(chan struct{}, MaxInFlight)}
 }
 
 // Open connects to the Redis at url (redis://[user:password@]host:port[/db],
@@ -99,23 +117,121 @@ var ErrAnswer = errors.New("redisstore: Redis answered something other than a ra
 
 // Take asks Redis for a token from the bucket of tool and key: one round
 // trip, EVALSHA of the store's script (EVAL when Redis does not know it
-// yet, after a restart or a SCRIPT FLUSH).
+// yet, after a restart or a SCRIPT FLUSH). It returns by ctx's deadline
+// whatever Redis does: the command runs in a goroutine of its own, which
+// holds one of [MaxInFlight] slots until Redis answers or the client
+// gives the connection up, so that abandoned commands cannot fill the
+// client's queue and hold later calls past their deadline.
 func (l *limiter) Take(ctx context.Context, tool, key string) (time.Duration, bool, error) {
-	name := limit.StoreKey(l.s.prefix, tool, key)
+	c := calls.Get().(*call)
+	c.l, c.name = l, limit.StoreKey(l.s.prefix, tool, key)
+	v := l.s.send(ctx, c)
+	return v.wait, v.ok, v.err
+}
+
+// send runs c on a goroutine of its own that holds an in-flight slot
+// until Redis answers, and returns its verdict, or ctx's error at ctx's
+// deadline, or ErrBusy at once when every slot is taken. c is the
+// pool's again afterwards.
+func (s *Store) send(ctx context.Context, c *call) verdict {
+	select {
+	case s.inFlight <- struct{}{}:
+	default:
+		c.release()
+		return verdict{err: ErrBusy}
+	}
+	c.s = s
+	go c.run()
+	select {
+	case v := <-c.done:
+		c.release()
+		return v
+	case <-ctx.Done():
+		if c.state.CompareAndSwap(running, abandoned) {
+			return verdict{err: ctx.Err()} // the goroutine puts c back
+		}
+		v := <-c.done // answered meanwhile
+		c.release()
+		return v
+	}
+}
+
+// A verdict is what Redis answered: a rate limit's (wait, ok), or a
+// guard's count and failure, or the error.
+type verdict struct {
+	wait    time.Duration
+	ok      bool
+	err     error
+	n       int
+	failure limit.Failure
+}
+
+// A call is one command sent to Redis, pooled: the goroutine that sends
+// it hands the verdict to done, unless the caller abandoned it at its
+// deadline first; whichever of the two is last puts it back. It asks a
+// limiter for the bucket name, or runs fn.
+type call struct {
+	s     *Store
+	l     *limiter
+	name  string
+	fn    func() verdict
+	done  chan verdict
+	state atomic.Int32
+}
+
+const (
+	running = iota
+	answered
+	abandoned
+)
+
+var calls = sync.Pool{New: func() any { return &call{done: make(chan verdict, 1)} }}
+
+func (c *call) release() {
+	c.s, c.l, c.name, c.fn = nil, nil, "", nil
+	c.state.Store(running)
+	calls.Put(c)
+}
+
+// run asks Redis and hands the verdict over, then frees the in-flight
+// slot.
+func (c *call) run() {
+	var v verdict
+	if c.fn != nil {
+		v = c.fn()
+	} else {
+		v = c.l.ask(c.name)
+	}
+	<-c.s.inFlight
+	if c.state.CompareAndSwap(running, answered) {
+		c.done <- v // the caller owns c from here
+		return
+	}
+	c.release() // abandoned: nobody waits
+}
+
+// ask sends the decision of the bucket name to Redis and returns the
+// verdict. It waits for Redis's answer with no deadline of its own: the
+// client gives a silent connection up after its write timeout, which
+// frees the command's place in its queue; only then may the in-flight
+// slot be freed.
+func (l *limiter) ask(name string) verdict {
+	ctx := context.Background()
 	c := l.s.client
 	resp := c.Do(ctx, c.B().Evalsha().Sha1(gcraSHA1).Numkeys(1).Key(name).Arg(l.interval, l.burst).Build())
 	if e, ok := rueidis.IsRedisErr(resp.Error()); ok && e.IsNoScript() {
 		resp = c.Do(ctx, c.B().Eval().Script(gcra).Numkeys(1).Key(name).Arg(l.interval, l.burst).Build())
 	}
 	if err := resp.Error(); err != nil {
-		return 0, false, err
+		return verdict{err: err}
 	}
 	us, err := resp.AsInt64()
-	if err != nil || us < 0 {
-		return 0, false, ErrAnswer
+	switch {
+	case err != nil || us < 0:
+		return verdict{err: ErrAnswer}
+	case us == 0:
+		return verdict{ok: true}
+	default:
+		return verdict{wait: time.Duration(us) * time.Microsecond}
 	}
-	if us == 0 {
-		return 0, true, nil
-	}
-	return time.Duration(us) * time.Microsecond, false, nil
 }

@@ -194,10 +194,11 @@ func (u *undecided) err() error {
 const testTimeout = 100 * time.Millisecond
 
 // limits are a fail-open and a fail-closed limit of 1 call an hour on one
-// store, counting their undecided calls.
+// store, counting their undecided calls. (The default, the local bucket,
+// is TestAFloodCannotTurnTheLimitOff's.)
 func limits(store limit.Store) (open, closed *limit.Shared, uo, uc *undecided) {
 	uo, uc = &undecided{}, &undecided{}
-	open = limit.NewShared(store, rate.Every(time.Hour), 1, limit.StoreOptions{Timeout: testTimeout, OnUnavailable: uo.hook, Logger: uo.logger()})
+	open = limit.NewShared(store, rate.Every(time.Hour), 1, limit.StoreOptions{Timeout: testTimeout, FailOpen: true, OnUnavailable: uo.hook, Logger: uo.logger()})
 	closed = limit.NewShared(store, rate.Every(time.Hour), 1, limit.StoreOptions{Timeout: testTimeout, FailClosed: true, OnUnavailable: uc.hook, Logger: uc.logger()})
 	return open, closed, uo, uc
 }

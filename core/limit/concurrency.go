@@ -42,9 +42,18 @@ func NewSlots(n int, perTool bool, maxWait time.Duration) *Slots {
 	return &Slots{
 		n: n, perTool: perTool, maxWait: maxWait,
 		shared: make(chan struct{}, n),
-		why:    fmt.Sprintf("Too many calls at once: this server runs at most %d at a time and none finished within %s.", n, maxWait),
+		why:    slotsWhy(n, maxWait),
 		retry:  max(maxWait, minRetryAfter),
 	}
+}
+
+// slotsWhy is the message of a refusal for want of one of n slots after
+// waiting wait for one.
+func slotsWhy(n int, wait time.Duration) string {
+	if wait <= 0 {
+		return fmt.Sprintf("Too many calls at once: this server runs at most %d at a time, and all were busy: it does not wait for one to finish.", n)
+	}
+	return fmt.Sprintf("Too many calls at once: this server runs at most %d at a time, and none finished within %s.", n, wait)
 }
 
 // Slot is a slot taken by [Slots.Acquire]; give it back with

@@ -63,10 +63,21 @@
 //
 // [Rate] is the in-process store's buckets. A front given a [Store] asks
 // through [Shared] instead, which bounds each store call with a deadline
-// and decides, fail open or closed, when the store cannot; a store names
+// and decides by a local bucket of the same key (or fail open, or fail
+// closed once the store is down) when the store cannot; a store names
 // its buckets with [StoreKey], so that they stay bounded in bytes as the
 // in-process ones are. [Shared] with [MemoryStore] sets no deadline and
 // does not allocate; the Redis store is github.com/mcpguard/mcpguard/redisstore.
+//
+// # Repeated failures
+//
+// [Repeats] is the repeated-failure guard both fronts put in their one
+// line: a front asks [Repeats.Check] before a call (nothing to do, and no
+// allocation, while [Repeats.Idle]) and [Repeats.Record] with the
+// envelope a failed call was answered with; [Repeated] says which
+// failures count. It needs nothing but a caller key, the tool's name, the
+// arguments' bytes and an envelope, so a proxy, which has only text, can
+// use it as it is. A [RepeatStore] shares the count between replicas.
 //
 // # Why the answer is the token
 //

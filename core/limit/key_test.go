@@ -52,12 +52,16 @@ func TestDeciderWithAndWithoutAStore(t *testing.T) {
 	ctx := context.Background()
 	for name, store := range map[string]limit.Store{"in process": nil, "store": limit.MemoryStore(16)} {
 		allow := limit.Decider(store, rate.Every(time.Hour), 1, 16, limit.StoreOptions{})
-		require.NoError(t, allow(ctx, "shop_search", "alice"), name)
-		require.NoError(t, allow(ctx, "shop_search", "bob"), "%s: another key", name)
-		err := allow(ctx, "shop_search", "alice")
+		require.NoError(t, allow(ctx, "shop_search", "alice", "shop_search"), name)
+		require.NoError(t, allow(ctx, "shop_search", "bob", "shop_search"), "%s: another key", name)
+		err := allow(ctx, "shop_search", "alice", "shop_search")
 		require.Error(t, err, name)
 		env := envelope.NewRenderer().Error(ctx, envelope.Call{Tool: "shop_search"}, err)
 		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType, name)
 		assert.Positive(t, env.RetryAfterMS, name)
+		assert.Contains(t, env.Message, "from one caller", name)
+		require.NoError(t, allow(ctx, "", "", "shop_search"), name)
+		env = envelope.NewRenderer().Error(ctx, envelope.Call{Tool: "shop_search"}, allow(ctx, "", "", "shop_search"))
+		assert.Contains(t, env.Message, "per second from all callers together", "%s: the key every caller shares says so", name)
 	}
 }

@@ -260,3 +260,21 @@ func TestTimedCallsReuseAWorker(t *testing.T) {
 	assert.NotContains(t, seen, caller, "a call runs on a goroutine of its own")
 	assert.Less(t, len(seen), calls/2, "timed calls share workers: %v", seen)
 }
+
+// A refusal for want of a slot says how long the call waited, or that it
+// does not wait: never "none finished within 0s".
+func TestSlotsRefusalSaysWhatTheWaitWas(t *testing.T) {
+	t.Parallel()
+	for wait, want := range map[time.Duration]string{
+		0:                     "Too many calls at once: this server runs at most 1 at a time, and all were busy: it does not wait for one to finish.",
+		time.Millisecond:      "Too many calls at once: this server runs at most 1 at a time, and none finished within 1ms.",
+		20 * time.Millisecond: "Too many calls at once: this server runs at most 1 at a time, and none finished within 20ms.",
+	} {
+		s := limit.NewSlots(1, false, wait)
+		slot, err := s.Acquire(context.Background(), "t")
+		require.NoError(t, err)
+		err = func() error { _, err := s.Acquire(context.Background(), "t"); return err }()
+		slot.Release(nil)
+		assert.Equal(t, want, envelope.NewRenderer().Error(context.Background(), envelope.Call{Tool: "t"}, err).Message)
+	}
+}

@@ -30,6 +30,7 @@ type Options[R any] struct {
 	maxWait      time.Duration
 	store        Store
 	storeOpts    StoreOptions
+	repeatStore  RepeatStore
 	envOpts      []envelope.Option
 	logger       *slog.Logger
 }
@@ -132,10 +133,31 @@ func WithStoreTimeout[R any](d time.Duration) Option[R] {
 
 // WithFailClosed makes a Rate layer refuse a call its store could not
 // decide (execution_failed, retryable, retry_after_ms
-// [DefaultStoreRetryAfter]) instead of allowing it, fail open, the
-// default.
+// [DefaultStoreRetryAfter]) once the store has given no verdict for
+// [StoreDownAfter], instead of deciding it by the local bucket of its
+// key, the default (see [StoreOptions]). It undoes [WithFailOpen].
 func WithFailClosed[R any]() Option[R] {
-	return func(o *Options[R]) { o.storeOpts.FailClosed = true }
+	return func(o *Options[R]) { o.storeOpts.FailClosed, o.storeOpts.FailOpen = true, false }
+}
+
+// WithFailOpen makes a Rate layer allow a call its store could not
+// decide, instead of deciding it by the local bucket of its key, the
+// default: no limit at all while the store is away, for a limit that
+// must never refuse for want of its store. It undoes [WithFailClosed].
+func WithFailOpen[R any]() Option[R] {
+	return func(o *Options[R]) { o.storeOpts.FailOpen, o.storeOpts.FailClosed = true, false }
+}
+
+// WithStoreReplicas says that n replicas share a Rate layer's store: the
+// local bucket that decides a call the store missed then allows each
+// replica rate / n (in bursts of burst / n, at least 1), so that all of
+// them together stay within the rate while the store is away. The
+// default, 1, gives each replica the full rate. It panics unless n >= 1.
+func WithStoreReplicas[R any](n int) Option[R] {
+	if n < 1 {
+		panic(fmt.Sprintf("limit: WithStoreReplicas(%d): need at least 1", n))
+	}
+	return func(o *Options[R]) { o.storeOpts.Replicas = n }
 }
 
 // WithOnStoreUnavailable calls fn for each call a Rate layer decided
@@ -146,6 +168,34 @@ func WithOnStoreUnavailable[R any](fn func(ctx context.Context, err error)) Opti
 		panic("limit: WithOnStoreUnavailable with a nil function")
 	}
 	return func(o *Options[R]) { o.storeOpts.OnUnavailable = fn }
+}
+
+// WithRepeatStore keeps a Repeats layer's failures in s, shared by every
+// replica, instead of process memory. Each store call is bounded by
+// [WithStoreTimeout]; a call whose failures the store cannot tell in
+// time runs. It panics on nil.
+func WithRepeatStore[R any](s RepeatStore) Option[R] {
+	if s == nil {
+		panic("limit: WithRepeatStore with a nil RepeatStore")
+	}
+	return func(o *Options[R]) { o.repeatStore = s }
+}
+
+// Key is the key function of [WithKey], or the front's default: who a
+// call is from.
+func (o *Options[R]) Key() func(ctx context.Context, req R) string { return o.key }
+
+// Repeats returns the repeated-failure guard of a Repeats layer: n
+// failures within window, per caller ([WithKey]), in process (at most
+// [WithMaxKeys] calls remembered, and no more than
+// [DefaultRepeatMaxKeys]) or in the store of [WithRepeatStore]. It
+// panics unless n >= 1 and window > 0, with the sentence every front's
+// Repeats documents.
+func (o *Options[R]) Repeats(n int, window time.Duration) *Repeats {
+	if n < 1 || window <= 0 {
+		panic(fmt.Sprintf("limit: Repeats(%d, %s): need at least 1 failure and a positive window", n, window))
+	}
+	return NewRepeats(n, window, o.repeatStore, min(o.maxKeys, DefaultRepeatMaxKeys), o.storeOpts.Timeout)
 }
 
 // PerTool reports whether [WithPerTool] was given: a layer then keeps
@@ -162,7 +212,9 @@ func (o *Options[R]) EnvelopeOptions() []envelope.Option { return o.envOpts }
 
 // Rate returns how a Rate layer of r calls per second in bursts of burst
 // decides a call of tool: by the key of req, from the in-process buckets
-// or through the store of [WithStore] (see [Decider]). It returns nil for
+// or through the store of [WithStore] (see [Decider]), in tool's own
+// buckets with [WithPerTool]. A front passes the name of a tool its
+// server has, or "" for a name it does not know yet. It returns nil for
 // r == rate.Inf: the layer is off. It panics unless r > 0 and burst >= 1,
 // with the sentence every front's Rate documents.
 func (o *Options[R]) Rate(r rate.Limit, burst int) func(ctx context.Context, tool string, req R) error {
@@ -176,7 +228,10 @@ func (o *Options[R]) Rate(r rate.Limit, burst int) func(ctx context.Context, too
 	so.Logger = o.logger
 	decide := Decider(o.store, r, burst, o.maxKeys, so)
 	key := o.key
-	return func(ctx context.Context, tool string, req R) error { return decide(ctx, tool, key(ctx, req)) }
+	if o.perTool {
+		return func(ctx context.Context, tool string, req R) error { return decide(ctx, tool, key(ctx, req), tool) }
+	}
+	return func(ctx context.Context, tool string, req R) error { return decide(ctx, "", key(ctx, req), tool) }
 }
 
 // Slots returns the slots of a Concurrency layer of n: n in all, or n per

@@ -60,10 +60,13 @@ func TestEvaluateDefaults(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, allow(ctx, "", req{"alice"}))
 	require.NoError(t, allow(ctx, "", req{"bob"}), "the default key function keys the buckets")
-	require.NoError(t, allow(ctx, "shop_report", req{"alice"}), "another tool, another bucket")
-	err := allow(ctx, "", req{"alice"})
-	require.Error(t, err)
+	err := allow(ctx, "shop_report", req{"alice"})
+	require.Error(t, err, "one budget for every tool: the tool's name goes to the records only")
 	assert.Equal(t, envelope.ExecutionFailed, envelope.CodeOf(err))
+	perTool := limit.Evaluate(byWho, []limit.Option[req]{limit.WithPerTool[req]()}).Rate(rate.Every(time.Hour), 1)
+	require.NoError(t, perTool(ctx, "shop_search", req{"alice"}))
+	require.NoError(t, perTool(ctx, "shop_report", req{"alice"}), "WithPerTool: another tool, another bucket")
+	require.Error(t, perTool(ctx, "shop_report", req{"alice"}))
 }
 
 func TestWithKeyReplacesTheDefault(t *testing.T) {

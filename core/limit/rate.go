@@ -37,6 +37,7 @@ type Rate struct {
 	global   *rate.Limiter // the "" key with no tool
 	overflow *rate.Limiter
 	why      string
+	whyAll   string // the refusal for the key every caller shares
 	shards   [shardCount]shard
 }
 
@@ -55,6 +56,7 @@ func NewRate(r rate.Limit, burst, maxKeys int) *Rate {
 		global:   rate.NewLimiter(r, burst),
 		overflow: rate.NewLimiter(r, burst),
 		why:      rateWhy(r, burst),
+		whyAll:   rateWhyAll(r, burst),
 	}
 	for i := range b.shards {
 		b.shards[i].m = make(map[bucketKey]*rate.Limiter)
@@ -69,6 +71,9 @@ func NewRate(r rate.Limit, burst, maxKeys int) *Rate {
 // at most 64 bytes does not allocate.
 func (b *Rate) Allow(tool, key string, now time.Time) error {
 	if wait, ok := b.allow(newKey(tool, key), now); !ok {
+		if key == "" {
+			return Refusal(b.whyAll, wait)
+		}
 		return Refusal(b.why, wait)
 	}
 	return nil
@@ -78,6 +83,13 @@ func (b *Rate) Allow(tool, key string, now time.Time) error {
 // in bursts of burst.
 func rateWhy(r rate.Limit, burst int) string {
 	return fmt.Sprintf("Rate limit reached: this server accepts %s per second from one caller, in bursts of at most %d.", formatRate(r), burst)
+}
+
+// rateWhyAll is the message of a refusal by a limit of r calls per second
+// in bursts of burst whose one bucket every caller shares (the empty
+// key): the budget is the server's, not the caller's.
+func rateWhyAll(r rate.Limit, burst int) string {
+	return fmt.Sprintf("Rate limit reached: this server accepts %s per second from all callers together, in bursts of at most %d.", formatRate(r), burst)
 }
 
 // formatRate says "1 call", "100 calls" or "0.5 calls".

@@ -79,38 +79,73 @@ func StoreKey(prefix, tool, key string) string {
 }
 
 // Decider returns how a front's rate limit of r calls per second in
-// bursts of burst decides a call of tool by key: with the in-process
-// buckets ([NewRate], at most maxKeys) when store is nil, else through
-// store ([NewShared] with o). It panics as those do.
-func Decider(store Store, r rate.Limit, burst, maxKeys int, o StoreOptions) func(ctx context.Context, tool, key string) error {
+// bursts of burst decides a call of tool by key, taking from the bucket
+// of bucket and key (bucket is tool for per-tool buckets, else ""): with
+// the in-process buckets ([NewRate], at most maxKeys) when store is nil,
+// else through store ([NewShared] with o, whose local buckets keep at
+// most maxKeys too). It panics as those do.
+func Decider(store Store, r rate.Limit, burst, maxKeys int, o StoreOptions) func(ctx context.Context, bucket, key, tool string) error {
 	if store == nil {
 		buckets := NewRate(r, burst, maxKeys)
-		return func(_ context.Context, tool, key string) error { return buckets.Allow(tool, key, time.Now()) }
+		return func(_ context.Context, bucket, key, _ string) error { return buckets.Allow(bucket, key, time.Now()) }
 	}
-	return NewShared(store, r, burst, o).Allow
+	if o.MaxKeys == 0 {
+		o.MaxKeys = maxKeys
+	}
+	return NewShared(store, r, burst, o).AllowCall
 }
 
 // DefaultStoreTimeout is how long a [Shared] rate limit waits for its
-// store's verdict before deciding without it: a few loopback round trips,
-// so that a hung store cannot hold a tool call.
-const DefaultStoreTimeout = 5 * time.Millisecond
+// store's verdict before deciding without it. A loopback round trip
+// takes tens of microseconds; 50 ms leaves room for a busy machine
+// (measured on two shared cores under a flood of 48 callers, a
+// decision's 99.9th percentile stayed within a few milliseconds; see
+// docs/replicas.md) while a hung store holds a call no longer than
+// that. A call the store misses is not let through: it is decided by
+// the local bucket of its key (see [StoreOptions]).
+const DefaultStoreTimeout = 50 * time.Millisecond
 
 // DefaultStoreRetryAfter is the retry_after_ms of a call refused, fail
 // closed, because the store did not decide.
 const DefaultStoreRetryAfter = time.Second
+
+// StoreDownAfter is how long a store must have given no verdict at all
+// before a fail-closed [Shared] rate limit refuses the calls it misses:
+// a store that answers, only not this call in time (a busy machine, a
+// flood), is not down, and the local bucket decides that call instead.
+const StoreDownAfter = time.Second
 
 // StoreLogMessage is the message of the record a [Shared] rate limit
 // logs for each call decided without its store.
 const StoreLogMessage = "mcpguard: rate-limit store unavailable"
 
 // StoreOptions says how a [Shared] rate limit treats its store.
+//
+// A call the store does not decide in time is decided, by default, by a
+// bucket of the same rate and burst for the same tool and key kept in
+// this process (the in-process store's, [NewRate]): each replica then
+// enforces the full rate on its own, so that N replicas allow at most N
+// times the rate while the store is away, as N replicas without a store
+// do, and a flood that makes the store miss its deadline gains nothing.
+// Replicas > 1 gives each replica its share instead, rate / Replicas.
 type StoreOptions struct {
 	// Timeout bounds each call to the store; 0 means DefaultStoreTimeout.
 	Timeout time.Duration
 	// FailClosed refuses a call the store could not decide, with
-	// execution_failed, retryable, retry_after_ms DefaultStoreRetryAfter.
-	// The default, fail open, allows it.
+	// execution_failed, retryable, retry_after_ms DefaultStoreRetryAfter,
+	// once the store has given no verdict for StoreDownAfter; until then
+	// the local bucket decides.
 	FailClosed bool
+	// FailOpen allows a call the store could not decide: no limit at all
+	// while the store is away. FailClosed wins over it.
+	FailOpen bool
+	// Replicas, when above 1, is how many replicas share the store: the
+	// local bucket of each allows rate / Replicas in bursts of
+	// burst / Replicas (at least 1), so that all of them together stay
+	// within the rate while the store is away.
+	Replicas int
+	// MaxKeys bounds the local buckets; 0 means DefaultMaxKeys.
+	MaxKeys int
 	// Logger gets a warning for each call decided without the store; nil
 	// means slog.Default() at the time.
 	Logger *slog.Logger
@@ -119,26 +154,36 @@ type StoreOptions struct {
 	OnUnavailable func(ctx context.Context, err error)
 }
 
+// The outcomes a record of a call decided without the store carries.
+const (
+	outcomeLocalAllowed = "allowed (local bucket)"
+	outcomeLocalRefused = "refused (local bucket)"
+	outcomeOpen         = "allowed (fail open)"
+	outcomeClosed       = "refused (fail closed)"
+)
+
 // Shared is a rate limit whose buckets are in a [Store]: what a front
 // asks when it was given one. It bounds each store call by a deadline and
-// decides, fail open or fail closed, when the store cannot. It is safe
-// for concurrent use.
+// decides by a local bucket, or fail open, or fail closed, when the store
+// cannot (see [StoreOptions]). It is safe for concurrent use.
 type Shared struct {
-	lim          Limiter
-	local        bool // an in-process limiter: no deadline to set
-	deadlines    deadlines
-	failClosed   bool
-	logger       *slog.Logger
-	hook         func(context.Context, error)
-	why          string
-	maxWait      time.Duration
-	outcomeOpen  slog.Attr
-	outcomeClose slog.Attr
+	lim        Limiter
+	local      bool  // an in-process limiter: no deadline to set
+	fallback   *Rate // the local buckets; nil when failing open
+	deadlines  deadlines
+	failClosed bool
+	lastAnswer atomic.Int64 // UnixNano of the store's last verdict, when failing closed
+	logger     *slog.Logger
+	hook       func(context.Context, error)
+	why        string
+	whyAll     string
+	maxWait    time.Duration
 }
 
 // NewShared returns the rate limit of r calls per second in bursts of
 // burst kept in store. It panics unless store is not nil, r is finite and
-// positive, burst >= 1 and o.Timeout is not negative.
+// positive, burst >= 1, and o.Timeout, o.Replicas and o.MaxKeys are not
+// negative.
 func NewShared(store Store, r rate.Limit, burst int, o StoreOptions) *Shared {
 	switch {
 	case store == nil:
@@ -147,6 +192,8 @@ func NewShared(store Store, r rate.Limit, burst int, o StoreOptions) *Shared {
 		panic(fmt.Sprintf("limit: NewShared(%v, %d): need a finite positive rate and a burst of at least 1", float64(r), burst))
 	case o.Timeout < 0:
 		panic(fmt.Sprintf("limit: store timeout %s: negative duration", o.Timeout))
+	case o.Replicas < 0 || o.MaxKeys < 0:
+		panic(fmt.Sprintf("limit: store replicas %d, max keys %d: need 0 or more", o.Replicas, o.MaxKeys))
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultStoreTimeout
@@ -156,14 +203,29 @@ func NewShared(store Store, r rate.Limit, burst int, o StoreOptions) *Shared {
 		panic(fmt.Sprintf("limit: the Store's Limiter(%v, %d) is nil", float64(r), burst))
 	}
 	_, local := lim.(memoryLimiter)
-	return &Shared{
+	s := &Shared{
 		lim: lim, local: local, deadlines: deadlines{timeout: o.Timeout}, failClosed: o.FailClosed,
 		logger: o.Logger, hook: o.OnUnavailable,
-		why:          rateWhy(r, burst),
-		maxWait:      oneToken(r),
-		outcomeOpen:  slog.String(logkey.Outcome, "allowed (fail open)"),
-		outcomeClose: slog.String(logkey.Outcome, "refused (fail closed)"),
+		why:     rateWhy(r, burst),
+		whyAll:  rateWhyAll(r, burst),
+		maxWait: oneToken(r),
 	}
+	if !o.FailOpen || o.FailClosed {
+		s.fallback = localShare(r, burst, o.Replicas, o.MaxKeys)
+	}
+	return s
+}
+
+// localShare is the local buckets of one of replicas replicas of a limit
+// of r in bursts of burst.
+func localShare(r rate.Limit, burst, replicas, maxKeys int) *Rate {
+	if maxKeys == 0 {
+		maxKeys = DefaultMaxKeys
+	}
+	if replicas > 1 {
+		r, burst = r/rate.Limit(replicas), max(1, burst/replicas)
+	}
+	return NewRate(r, burst, maxKeys)
 }
 
 // oneToken is the longest a bucket of rate r can make a call wait: one
@@ -177,12 +239,20 @@ func oneToken(r rate.Limit) time.Duration {
 	return time.Duration(ns)
 }
 
-// Allow takes a token from the bucket of tool and key. It returns nil, or
-// the refusal to answer the call with, as [Rate.Allow] does. When the
-// store does not decide within the timeout, the call is allowed (fail
-// open) or refused with DefaultStoreRetryAfter (fail closed), and logged;
-// when ctx itself has ended, Allow returns ctx.Err().
+// Allow takes a token from the bucket of tool and key: AllowCall(ctx,
+// tool, key, tool).
 func (s *Shared) Allow(ctx context.Context, tool, key string) error {
+	return s.AllowCall(ctx, tool, key, tool)
+}
+
+// AllowCall takes a token for a call of tool from the bucket of bucket
+// and key (bucket "" for a budget every tool shares, key "" for one
+// bucket every caller shares). It returns nil, or the refusal to answer
+// the call with, as [Rate.Allow] does. When the store does not decide
+// within the timeout, the call is decided as [StoreOptions] says, and
+// logged with tool; when ctx itself has ended, AllowCall returns
+// ctx.Err().
+func (s *Shared) AllowCall(ctx context.Context, bucket, key, tool string) error {
 	var (
 		wait time.Duration
 		ok   bool
@@ -192,43 +262,70 @@ func (s *Shared) Allow(ctx context.Context, tool, key string) error {
 		return err // the caller went away: no verdict is wanted
 	}
 	if s.local {
-		wait, ok, err = s.lim.Take(ctx, tool, key)
+		wait, ok, err = s.lim.Take(ctx, bucket, key)
 	} else {
-		wait, ok, err = s.lim.Take(s.deadlines.get(), tool, key)
+		wait, ok, err = s.lim.Take(s.deadlines.get(), bucket, key)
 	}
-	switch {
-	case err != nil:
-		return s.undecided(ctx, tool, err)
-	case ok:
+	if err != nil {
+		return s.undecided(ctx, bucket, key, tool, err)
+	}
+	if s.failClosed {
+		s.answered()
+	}
+	if ok {
 		return nil
 	}
 	// A wait outside what one token can take is no verdict of a bucket of
 	// this rate: keep retry_after_ms within it.
-	return Refusal(s.why, min(max(wait, time.Millisecond), s.maxWait))
+	return Refusal(s.whyOf(key), min(max(wait, time.Millisecond), s.maxWait))
+}
+
+// answered notes that the store gave a verdict now; at most one write
+// per millisecond, so that callers on many cores do not contend for it.
+func (s *Shared) answered() {
+	now := time.Now().UnixNano()
+	if now-s.lastAnswer.Load() > int64(time.Millisecond) {
+		s.lastAnswer.Store(now)
+	}
+}
+
+// whyOf is the message of a refusal for key: the one every caller shares
+// says so.
+func (s *Shared) whyOf(key string) string {
+	if key == "" {
+		return s.whyAll
+	}
+	return s.why
 }
 
 // undecided answers a call the store could not decide.
-func (s *Shared) undecided(ctx context.Context, tool string, err error) error {
+func (s *Shared) undecided(ctx context.Context, bucket, key, tool string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr // the caller went away: no verdict is wanted
+	}
+	var refusal error
+	outcome := outcomeOpen
+	switch {
+	case s.failClosed && time.Now().UnixNano()-s.lastAnswer.Load() >= int64(StoreDownAfter):
+		outcome = outcomeClosed
+		refusal = Refusal("Rate limit could not be checked: this server's shared rate-limit store is unavailable, so calls are refused until it is back.", DefaultStoreRetryAfter)
+	case s.fallback != nil:
+		outcome = outcomeLocalAllowed
+		if wait, ok := s.fallback.allow(newKey(bucket, key), time.Now()); !ok {
+			outcome = outcomeLocalRefused
+			refusal = Refusal(s.whyOf(key), wait)
+		}
 	}
 	logger := s.logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	outcome := s.outcomeOpen
-	if s.failClosed {
-		outcome = s.outcomeClose
-	}
 	safe.Log(ctx, logger, slog.LevelWarn, StoreLogMessage,
-		slog.String(logkey.Tool, tool), outcome, slog.String(logkey.Error, safe.Error(err)))
+		slog.String(logkey.Tool, tool), slog.String(logkey.Outcome, outcome), slog.String(logkey.Error, safe.Error(err)))
 	if s.hook != nil {
 		_ = safe.Call(func() { s.hook(ctx, err) })
 	}
-	if !s.failClosed {
-		return nil
-	}
-	return Refusal("Rate limit could not be checked: this server's shared rate-limit store is unavailable, so calls are refused until it is back.", DefaultStoreRetryAfter)
+	return refusal
 }
 
 // deadlines hands out the contexts of store calls: each expires between

@@ -2,7 +2,9 @@ package limit_test
 
 import (
 	"context"
+	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,12 +86,15 @@ func TestNewSharedPanicsOnBadConfiguration(t *testing.T) {
 	assert.Panics(t, func() { limit.MemoryStore(0) })
 }
 
-// liar refuses every call with a wait no bucket gives.
-type liar struct{ wait time.Duration }
+// liar refuses every call with a wait no bucket gives, or fails with err.
+type liar struct {
+	wait time.Duration
+	err  error
+}
 
 func (l liar) Limiter(rate.Limit, int) limit.Limiter { return l }
 func (l liar) Take(context.Context, string, string) (time.Duration, bool, error) {
-	return l.wait, false, nil
+	return l.wait, false, l.err
 }
 
 func TestSharedKeepsAStoresWaitWithinOneToken(t *testing.T) {
@@ -104,8 +109,66 @@ func TestSharedKeepsAStoresWaitWithinOneToken(t *testing.T) {
 		{10, 0, 1},
 		{1e-12, time.Hour, time.Hour.Milliseconds()}, // a token takes 30,000 years: the store's wait stands
 	} {
-		s := limit.NewShared(liar{c.wait}, c.r, 1, limit.StoreOptions{})
+		s := limit.NewShared(liar{wait: c.wait}, c.r, 1, limit.StoreOptions{})
 		env := render(s.Allow(context.Background(), "", "alice"))
 		assert.Equal(t, c.want, env.RetryAfterMS, "rate %v, store's wait %s", float64(c.r), c.wait)
 	}
+}
+
+// missStore misses every other call's deadline (odd calls, from the
+// first), and decides the others by an in-process bucket that allows
+// everything: a store that answers, only not every call in time.
+type missStore struct{ n atomic.Int64 }
+
+func (m *missStore) Limiter(rate.Limit, int) limit.Limiter { return m }
+func (m *missStore) Take(context.Context, string, string) (time.Duration, bool, error) {
+	if m.n.Add(1)%2 == 1 {
+		return 0, false, context.DeadlineExceeded
+	}
+	return 0, true, nil
+}
+
+// A call the store misses is decided by the local bucket of its key, at
+// the full rate or, with Replicas, at this replica's share; fail open
+// allows it; a key every caller shares says so in its refusal.
+func TestSharedDecidesAMissedCallByTheLocalBucket(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	down := liar{err: context.DeadlineExceeded}
+	quiet := slog.New(slog.DiscardHandler)
+	allowed := func(s *limit.Shared, key string, n int) (got int) {
+		for range n {
+			if s.AllowCall(ctx, "", key, "shop_search") == nil {
+				got++
+			}
+		}
+		return got
+	}
+	full := limit.NewShared(down, rate.Every(time.Hour), 4, limit.StoreOptions{Logger: quiet})
+	assert.Equal(t, 4, allowed(full, "alice", 10), "the local bucket allows the burst, then refuses")
+	assert.Equal(t, 4, allowed(full, "bob", 10), "a bucket per key")
+	share := limit.NewShared(down, rate.Every(time.Hour), 4, limit.StoreOptions{Logger: quiet, Replicas: 2})
+	assert.Equal(t, 2, allowed(share, "alice", 10), "one of two replicas: half the burst")
+	open := limit.NewShared(down, rate.Every(time.Hour), 4, limit.StoreOptions{Logger: quiet, FailOpen: true})
+	assert.Equal(t, 10, allowed(open, "alice", 10), "fail open: no limit")
+	env := render(full.AllowCall(ctx, "", "", "shop_search"))
+	for range 4 {
+		env = render(full.AllowCall(ctx, "", "", "shop_search"))
+	}
+	assert.Equal(t, "Rate limit reached: this server accepts 0.000278 calls per second from all callers together, in bursts of at most 4.", env.Message)
+}
+
+// Fail closed refuses for want of the store only once the store has
+// given no verdict for StoreDownAfter: a store that answers every other
+// call is not down, and the local bucket decides the calls it misses.
+func TestSharedFailsClosedOnlyWhenTheStoreIsDown(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := limit.NewShared(&missStore{}, 1e6, 1e6, limit.StoreOptions{FailClosed: true, Logger: slog.New(slog.DiscardHandler)})
+	assert.Contains(t, render(s.AllowCall(ctx, "", "alice", "t")).Message, "store is unavailable", "never answered: down")
+	for range 100 {
+		require.NoError(t, s.AllowCall(ctx, "", "alice", "t"), "the store answers: a missed call is the local bucket's")
+	}
+	require.Contains(t, render(limit.NewShared(liar{err: context.DeadlineExceeded}, 1, 1, limit.StoreOptions{FailClosed: true, Logger: slog.New(slog.DiscardHandler)}).
+		AllowCall(ctx, "", "alice", "t")).Message, "store is unavailable")
 }

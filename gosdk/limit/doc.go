@@ -96,10 +96,22 @@
 // keeps them where every replica shares them, such as Redis
 // (github.com/mcpguard/mcpguard/redisstore, its own module). Each store
 // call has a deadline ([WithStoreTimeout], default [DefaultStoreTimeout]);
-// a call the store does not decide in time is allowed (fail open, the
-// default) or refused with a retryable envelope ([WithFailClosed]), and
+// a call the store does not decide in time is decided by a bucket of the
+// same rate for its key in this process (the default: a flood that makes
+// the store miss its deadline gains nothing; [WithStoreReplicas] gives
+// each replica its share), refused with a retryable envelope once the
+// store is down ([WithFailClosed]), or allowed ([WithFailOpen]), and
 // either way logged and handed to [WithOnStoreUnavailable]'s function.
 // See docs/replicas.md.
+//
+// # Repeated failures
+//
+// gosdk.Middleware has a repeated-failure guard (see gosdk.Repeats): once
+// the identical call of a caller has failed 3 times within 10 minutes in a
+// way it cannot overcome unchanged, the next identical call is answered
+// without running the handler. [Repeats] builds another, with its own
+// count, window, key ([WithKey]) or a store every replica shares
+// ([WithRepeatStore]), for gosdk.WithRepeats.
 //
 // # Only tools the server has
 //

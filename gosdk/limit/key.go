@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/gosdk"
 )
 
 // DefaultKey keys a call by who it comes from, as far as the client cannot
@@ -25,10 +26,7 @@ import (
 // documentation for why a session ID, even one go-sdk issued, is a budget
 // a client can mint.
 func DefaultKey(ctx context.Context, req *mcp.CallToolRequest) string {
-	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
-		return core.PrincipalKey(req.Extra.TokenInfo.UserID)
-	}
-	return core.Key(ctx)
+	return gosdk.CallerKey(ctx, req)
 }
 
 // ContextWithPrincipal returns a copy of ctx that names the authenticated

@@ -89,10 +89,12 @@ func WithLogger(l *slog.Logger) Option { return core.WithLogger[*mcp.CallToolReq
 // WithStore keeps [Rate]'s buckets in s instead of process memory, so that
 // several replicas of a server share one budget. Each store call is
 // bounded by [WithStoreTimeout]; a call the store does not decide in time
-// (down, hung, or answering garbage) is allowed, fail open, unless
-// [WithFailClosed] is given, and logged to [WithLogger]'s logger with
-// message core/limit.StoreLogMessage. [WithMaxKeys] applies only to the
-// in-process store. It panics on nil.
+// (down, hung, or answering garbage) is decided by a bucket of the same
+// rate for its key in this process (a flood that makes the store miss
+// its deadline gains nothing), refused once the store is down with
+// [WithFailClosed], allowed with [WithFailOpen], and logged to
+// [WithLogger]'s logger with message core/limit.StoreLogMessage and the
+// tool. [WithMaxKeys] bounds the local buckets. It panics on nil.
 func WithStore(s Store) Option { return core.WithStore[*mcp.CallToolRequest](s) }
 
 // WithStoreTimeout bounds each call [Rate] makes to its [WithStore]
@@ -102,9 +104,24 @@ func WithStoreTimeout(d time.Duration) Option {
 }
 
 // WithFailClosed makes [Rate] refuse a call its [WithStore] store could
-// not decide, with an execution_failed envelope, retryable, retry_after_ms
-// one second, instead of allowing it (fail open, the default).
+// not decide once the store has given no verdict for a second
+// (core/limit.StoreDownAfter), with an execution_failed envelope,
+// retryable, retry_after_ms one second; a store that answers, only not
+// this call in time, is not down, and the local bucket decides the call.
+// It undoes [WithFailOpen].
 func WithFailClosed() Option { return core.WithFailClosed[*mcp.CallToolRequest]() }
+
+// WithFailOpen makes [Rate] allow a call its [WithStore] store could not
+// decide: no limit at all while the store is away, instead of the local
+// bucket of the call's key, the default. It undoes [WithFailClosed].
+func WithFailOpen() Option { return core.WithFailOpen[*mcp.CallToolRequest]() }
+
+// WithStoreReplicas says that n replicas share [Rate]'s [WithStore]
+// store: the local bucket that decides a call the store missed gives
+// each replica rate / n, so that together they stay within the rate
+// while the store is away. The default, 1, gives each the full rate. It
+// panics unless n >= 1.
+func WithStoreReplicas(n int) Option { return core.WithStoreReplicas[*mcp.CallToolRequest](n) }
 
 // WithOnStoreUnavailable calls fn for each call [Rate] decided without its
 // [WithStore] store, with the store's error: the hook for a metric (a

@@ -48,6 +48,6 @@ func Rate(r rate.Limit, burst int, opts ...Option) mcp.Middleware {
 		return perToolCalls(allow)
 	}
 	return onToolCalls(func(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
-		return allow(ctx, "", req, next)
+		return allow(ctx, toolName(req), req, next) // its buckets are every tool's; the name goes to the records
 	})
 }

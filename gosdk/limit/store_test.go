@@ -73,7 +73,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func TestRateWithAHungStoreFailsOpenOrClosed(t *testing.T) {
+// A hung store's calls are decided by the local bucket of their key by
+// default, allowed with WithFailOpen, refused with WithFailClosed; each
+// record names the tool, though the buckets are every tool's.
+func TestRateWithAHungStoreDecidesLocallyOrFailsOpenOrClosed(t *testing.T) {
 	t.Parallel()
 	var calls, undecided atomic.Int64
 	counting := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -82,17 +85,28 @@ func TestRateWithAHungStoreFailsOpenOrClosed(t *testing.T) {
 	}
 	var log lockedBuffer
 	store := &hungStore{}
-	open := serve(t, counting, []mcp.Middleware{limit.Rate(rate.Every(time.Hour), 1,
-		limit.WithStore(store), limit.WithLogger(slog.New(slog.NewTextHandler(&log, nil))),
+	local := serve(t, counting, []mcp.Middleware{limit.Rate(rate.Every(time.Hour), 1,
+		limit.WithStore(store), limit.WithStoreTimeout(time.Millisecond), limit.WithLogger(slog.New(slog.NewTextHandler(&log, nil))),
 		limit.WithOnStoreUnavailable(func(context.Context, error) { undecided.Add(1) }))})
+	local.Call(tool, nil).ExpectSuccess()
+	local.Call(tool, nil).ExpectError(gosdk.ExecutionFailed).ExpectMessage("from all callers together")
+	if n, d, u := calls.Load(), store.deadlines.Load(), undecided.Load(); n != 1 || d != 2 || u != 2 {
+		t.Fatalf("local bucket: %d calls served, %d store calls with a deadline, %d counted undecided; want 1, 2, 2", n, d, u)
+	}
+	if n := strings.Count(log.String(), `tool=shop_search outcome="allowed (local bucket)" error="context deadline exceeded"`); n != 1 {
+		t.Fatalf("want 1 record of an allowed call, got %d:\n%s", n, log.String())
+	}
+	if n := strings.Count(log.String(), `tool=shop_search outcome="refused (local bucket)"`); n != 1 {
+		t.Fatalf("want 1 record of a refused call, got %d:\n%s", n, log.String())
+	}
+
+	open := serve(t, counting, []mcp.Middleware{limit.Rate(rate.Every(time.Hour), 1,
+		limit.WithStore(store), limit.WithFailOpen(), limit.WithStoreTimeout(time.Millisecond), limit.WithLogger(slog.New(slog.DiscardHandler)))})
 	for range 3 {
 		open.Call(tool, nil).ExpectSuccess()
 	}
-	if n, d, u := calls.Load(), store.deadlines.Load(), undecided.Load(); n != 3 || d != 3 || u != 3 {
-		t.Fatalf("fail open: %d calls served, %d store calls with a deadline, %d counted undecided; want 3 each", n, d, u)
-	}
-	if n := strings.Count(log.String(), `outcome="allowed (fail open)" error="context deadline exceeded"`); n != 3 {
-		t.Fatalf("want 3 log records, got %d:\n%s", n, log.String())
+	if n := calls.Load(); n != 4 {
+		t.Fatalf("fail open: %d calls served in all, want 4", n)
 	}
 
 	closed := serve(t, counting, []mcp.Middleware{limit.Rate(rate.Every(time.Hour), 1,
@@ -103,7 +117,7 @@ func TestRateWithAHungStoreFailsOpenOrClosed(t *testing.T) {
 	if r.Envelope == nil || !r.Envelope.Retryable || r.Envelope.RetryAfterMS != 1000 {
 		t.Fatalf("want retryable with retry_after_ms 1000: %s", r.Raw)
 	}
-	if n := calls.Load(); n != 3 {
+	if n := calls.Load(); n != 4 {
 		t.Fatalf("a call refused fail closed reached the handler")
 	}
 }

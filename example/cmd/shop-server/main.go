@@ -57,20 +57,14 @@ import (
 const PanicToolEnv = "SHOP_SERVER_PANIC_TOOL"
 
 func main() {
-	var (
-		addr      = flag.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
-		panicTool = flag.Bool("panic-tool", os.Getenv(PanicToolEnv) == "1", "register shop_debug_panic, a tool that panics (for fault-injection tests; also "+PanicToolEnv+"=1)")
-		plain     = flag.Bool("plain", false, "serve without the mcpguard chain, as plain mcp-go would (for comparison only)")
-		verbose   = flag.Bool("v", false, "log every tool call to stderr, not only failures")
-		stats     = flag.Bool("stats", false, "on exit, print goroutine and heap statistics to stderr as a JSON line starting with \"stats: \"")
-		otelOut   = flag.Bool("otel-stdout", false, "trace every tool call with OpenTelemetry and print the spans (stdout with -http, stderr on stdio)")
-		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per caller (remote address over -http), with bursts of as many; 0: no limit")
-		sdk       = flag.String("sdk", sdkMCPGo, "the MCP SDK to serve on: "+sdkMCPGo+" (shop.NewServer) or "+sdkGoSDK+" (shop.NewGoSDKServer, the official Go SDK)")
-	)
-	rateStore := rateFlags(flag.CommandLine)
-	flag.Parse()
-	c := config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec, *sdk, *rateStore}
-	if err := c.check(); err != nil {
+	c, err := parseFlags(os.Args[1:])
+	if err == flag.ErrHelp {
+		os.Exit(0)
+	}
+	if err == nil {
+		err = c.check()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "shop-server:", err)
 		os.Exit(2)
 	}
@@ -78,6 +72,27 @@ func main() {
 		fmt.Fprintln(os.Stderr, "shop-server:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFlags reads the command line's flags.
+func parseFlags(args []string) (config, error) {
+	fs := flag.NewFlagSet("shop-server", flag.ContinueOnError)
+	var (
+		addr      = fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
+		panicTool = fs.Bool("panic-tool", os.Getenv(PanicToolEnv) == "1", "register shop_debug_panic, a tool that panics (for fault-injection tests; also "+PanicToolEnv+"=1)")
+		plain     = fs.Bool("plain", false, "serve without the mcpguard chain, as plain mcp-go would (for comparison only)")
+		verbose   = fs.Bool("v", false, "log every tool call to stderr, not only failures")
+		stats     = fs.Bool("stats", false, "on exit, print goroutine and heap statistics to stderr as a JSON line starting with \"stats: \"")
+		otelOut   = fs.Bool("otel-stdout", false, "trace every tool call with OpenTelemetry and print the spans (stdout with -http, stderr on stdio)")
+		perSec    = fs.Float64("rate", 0, "limit tool calls to this many per second per caller (remote address over -http), with bursts of as many; 0: no limit")
+		sdk       = fs.String("sdk", sdkMCPGo, "the MCP SDK to serve on: "+sdkMCPGo+" (shop.NewServer) or "+sdkGoSDK+" (shop.NewGoSDKServer, the official Go SDK)")
+	)
+	rateStore := rateFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	fs.Visit(func(f *flag.Flag) { rateStore.given = append(rateStore.given, f.Name) })
+	return config{*addr, *panicTool, *plain, *verbose, *stats, *otelOut, *perSec, *sdk, *rateStore}, nil
 }
 
 type config struct {
@@ -97,7 +112,7 @@ func (c config) check() error {
 	case c.rate < 0:
 		return errors.New("-rate must not be negative")
 	}
-	return c.rateStore.check()
+	return c.rateStore.check(c.rate > 0)
 }
 
 // The -sdk values.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,10 @@ type rateConfig struct {
 	store      string // "" (in process) or a redis:// URL
 	key        string // one of the rateKey values; "" is rateKeyPrincipal
 	failClosed bool
+	failOpen   bool
+	replicas   int           // 0 or 1: each replica gets the full rate while Redis is away
 	timeout    time.Duration // 0: limit.DefaultStoreTimeout
+	given      []string      // the flags given on the command line
 }
 
 // The -rate-key values.
@@ -42,14 +46,32 @@ func rateFlags(fs *flag.FlagSet) *rateConfig {
 	fs.StringVar(&c.store, "rate-store", "", "keep -rate's buckets in this Redis (redis://host:port), shared by every replica that uses it; none: in process")
 	fs.StringVar(&c.key, "rate-key", rateKeyPrincipal, "what -rate keys its buckets by: "+rateKeyPrincipal+" (the caller: its principal, else its remote address), "+
 		rateKeyGlobal+" (one bucket for everyone), or "+rateKeySession+" (the MCP session, which a client can mint: for trusted clients only)")
-	fs.BoolVar(&c.failClosed, "rate-fail-closed", false, "with -rate-store, refuse calls while Redis cannot decide them (default: allow them, fail open)")
+	fs.BoolVar(&c.failClosed, "rate-fail-closed", false, "with -rate-store, refuse calls once Redis has not answered for a second (default: a bucket in this process decides the calls Redis misses)")
+	fs.BoolVar(&c.failOpen, "rate-fail-open", false, "with -rate-store, allow every call Redis misses: no limit while Redis is away (default: a bucket in this process decides them)")
+	fs.IntVar(&c.replicas, "rate-store-replicas", 1, "with -rate-store, how many replicas share Redis: while Redis is away, each allows its share of -rate (default: the full rate each)")
 	fs.DurationVar(&c.timeout, "rate-store-timeout", limit.DefaultStoreTimeout, "with -rate-store, how long a call waits for Redis's verdict before deciding without it")
 	return c
 }
 
-// check reports rate flags that make no sense.
-func (c rateConfig) check() error {
+// needsStore are the flags that change nothing without -rate-store.
+var needsStore = []string{"rate-fail-closed", "rate-fail-open", "rate-store-timeout", "rate-store-replicas"}
+
+// check reports rate flags that make no sense, or that change nothing:
+// limiting is whether -rate is on.
+func (c rateConfig) check(limiting bool) error {
+	for _, name := range c.given {
+		switch {
+		case !limiting && strings.HasPrefix(name, "rate-"):
+			return fmt.Errorf("-%s does nothing without -rate: give -rate N (calls per second) too, or leave -%s out", name, name)
+		case c.store == "" && slices.Contains(needsStore, name):
+			return fmt.Errorf("-%s does nothing without -rate-store: the buckets in this process always decide; give -rate-store redis://host:port too, or leave -%s out", name, name)
+		}
+	}
 	switch {
+	case c.failOpen && c.failClosed:
+		return errors.New("-rate-fail-open and -rate-fail-closed contradict each other: give one of them, or neither for the local bucket")
+	case c.store != "" && c.replicas < 1:
+		return fmt.Errorf("-rate-store-replicas must be at least 1, not %d", c.replicas)
 	case c.key != "" && c.key != rateKeyPrincipal && c.key != rateKeyGlobal && c.key != rateKeySession:
 		return fmt.Errorf("-rate-key %q: want %s, %s or %s", c.key, rateKeyPrincipal, rateKeyGlobal, rateKeySession)
 	case c.store != "" && !strings.HasPrefix(c.store, "redis://") && !strings.HasPrefix(c.store, "rediss://"):
@@ -88,9 +110,17 @@ func rateOptions(perSec float64, c rateConfig) ([]shop.Option, func(), error) {
 			mcpGo = append(mcpGo, limit.WithStoreTimeout(c.timeout))
 			goSDK = append(goSDK, gosdklimit.WithStoreTimeout(c.timeout))
 		}
-		if c.failClosed {
+		switch {
+		case c.failClosed:
 			mcpGo = append(mcpGo, limit.WithFailClosed())
 			goSDK = append(goSDK, gosdklimit.WithFailClosed())
+		case c.failOpen:
+			mcpGo = append(mcpGo, limit.WithFailOpen())
+			goSDK = append(goSDK, gosdklimit.WithFailOpen())
+		}
+		if c.replicas > 1 {
+			mcpGo = append(mcpGo, limit.WithStoreReplicas(c.replicas))
+			goSDK = append(goSDK, gosdklimit.WithStoreReplicas(c.replicas))
 		}
 	}
 	return []shop.Option{

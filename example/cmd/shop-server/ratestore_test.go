@@ -62,6 +62,46 @@ func TestRateStoreFlagsThatMakeNoSense(t *testing.T) {
 	}
 }
 
+// TestRateFlagsThatDoNothingAreRefused: a -rate-* flag that would change
+// nothing is refused with a sentence that names it and says what to do,
+// from the command line as a user types it.
+func TestRateFlagsThatDoNothingAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-rate-store", "redis://127.0.0.1:6379"}, "-rate-store does nothing without -rate"},
+		{[]string{"-rate-key", "global"}, "-rate-key does nothing without -rate"},
+		{[]string{"-rate", "5", "-rate-fail-closed"}, "-rate-fail-closed does nothing without -rate-store"},
+		{[]string{"-rate", "5", "-rate-fail-open"}, "-rate-fail-open does nothing without -rate-store"},
+		{[]string{"-rate", "5", "-rate-store-timeout", "1s"}, "-rate-store-timeout does nothing without -rate-store"},
+		{[]string{"-rate", "5", "-rate-store-replicas", "3"}, "-rate-store-replicas does nothing without -rate-store"},
+		{[]string{"-rate", "5", "-rate-store", "redis://127.0.0.1:6379", "-rate-fail-open", "-rate-fail-closed"}, "-rate-fail-open and -rate-fail-closed contradict each other"},
+		{[]string{"-rate", "5", "-rate-store", "redis://127.0.0.1:6379", "-rate-store-replicas", "0"}, "-rate-store-replicas must be at least 1"},
+	} {
+		c0, err := parseFlags(c.args)
+		if err == nil {
+			err = c0.check()
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: want %q..., got %v", c.args, c.want, err)
+		}
+	}
+	for _, ok := range [][]string{
+		{"-rate", "5"},
+		{"-rate", "5", "-rate-key", "global", "-rate-store", "redis://127.0.0.1:6379", "-rate-fail-closed", "-rate-store-timeout", "1s", "-rate-store-replicas", "3"},
+		{"-rate", "5", "-rate-store", "redis://127.0.0.1:6379", "-rate-fail-open"},
+	} {
+		c, err := parseFlags(ok)
+		if err == nil {
+			err = c.check()
+		}
+		if err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
 // gosdkFront is a client of the go-sdk shop with opts, in memory.
 func gosdkFront(t *testing.T, store *shop.Store, opts []shop.Option) *gosdktest.Session {
 	t.Helper()

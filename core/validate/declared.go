@@ -57,8 +57,9 @@ type Declared struct {
 	stopped atomic.Bool
 	bound   bool // the schema is one a Binder derived and checks itself
 	maxEnum int
-	names   []string    // the root's declared properties, for unknown members
-	flat    *flatSchema // nil: every call goes to the library
+	names   []string       // the root's declared properties, for unknown members
+	members *propertyNames // every declared property name, for case variants
+	flat    *flatSchema    // nil: every call goes to the library
 	warned  atomic.Bool
 }
 
@@ -86,6 +87,7 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 			d.names = append(d.names, name)
 		}
 		slices.Sort(d.names)
+		d.members = declaredNames(d.sch)
 		d.flat = flatten(d.sch)
 	}
 	return d
@@ -208,7 +210,10 @@ func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 // Check checks a call's arguments against the declared schema. raw is the
 // arguments' JSON text as received, decoded the same arguments as the SDK
 // decoded them (either may be nil; nil and null arguments are an empty
-// object). It returns, when it converted a string that is a lossless
+// object). The text, when there is one, is what is checked: it is what a
+// handler binding with encoding/json reads, numbers exact, where an SDK's
+// decoded map holds them as float64. Members that readers would read
+// otherwise than the check (see [memberCheck]) are refused. It returns, when it converted a string that is a lossless
 // spelling of a declared number, integer or boolean ("5", "true"), the
 // converted arguments' JSON text; on a violation, a validation_error
 // envelope error with the field errors. red redacts value previews
@@ -224,9 +229,9 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	if d.flat != nil && d.flat.fast(raw, decoded) {
 		return nil, nil
 	}
-	doc, fe := d.document(raw, decoded)
+	doc, fe, more := d.document(raw, decoded)
 	if fe != nil {
-		return nil, failFields(fe, 0)
+		return nil, failFields(fe, more)
 	}
 	verr := d.validate(doc)
 	if verr == nil {
@@ -276,33 +281,37 @@ func (d *Declared) tooLarge(n int) []envelope.FieldError {
 // document decodes the arguments, as the binder does: nesting is checked
 // in linear time before anything is decoded, and the size was checked by
 // Check, or is here for arguments the SDK handed over decoded only.
-func (d *Declared) document(raw []byte, decoded any) (any, []envelope.FieldError) {
-	if raw == nil && decoded != nil {
+func (d *Declared) document(raw []byte, decoded any) (doc any, fields []envelope.FieldError, more int) {
+	onlyDecoded := raw == nil && decoded != nil
+	if onlyDecoded {
 		raw, _ = json.Marshal(decoded)
 		if fe := d.tooLarge(len(raw)); fe != nil {
-			return nil, fe
+			return nil, fe, 0
 		}
 	}
 	s := scanner{b: raw, maxDepth: d.o.maxDepth}
 	s.ws()
 	if s.i == len(raw) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return map[string]any{}, nil
+		return map[string]any{}, nil, 0
 	}
 	if !s.value(nil, 0) || s.tooDeep {
 		if s.tooDeep {
 			return nil, fatal("", "depth", strconv.Itoa(d.o.maxDepth),
-				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", d.o.maxDepth)).fields
+				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", d.o.maxDepth)).fields, 0
 		}
-		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields
+		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields, 0
 	}
-	if decoded != nil {
-		return decoded, nil
+	if fe, more := ambiguousMembers(raw, d.members); len(fe) > 0 {
+		return nil, fe, more
+	}
+	if onlyDecoded {
+		return decoded, nil, 0
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields
+		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields, 0
 	}
-	return doc, nil
+	return doc, nil, 0
 }
 
 // broken stands for a failure of the library itself, not of the

@@ -174,7 +174,7 @@ func upper(incl, excl *big.Rat, ok bool) (float64, bool, bool) {
 // fast reports a call that the fast path finds valid: the decoded
 // arguments when the SDK handed them over, else their JSON text.
 func (f *flatSchema) fast(raw []byte, decoded any) bool {
-	if decoded != nil {
+	if raw == nil {
 		return f.valid(decoded)
 	}
 	return f.validRaw(raw)
@@ -266,9 +266,9 @@ func exactInteger(s string) (float64, bool) {
 
 // validRaw is valid for the arguments' JSON text, read in one pass
 // without decoding it: an object of plain members (no escapes, no
-// nesting) whose values are plain scalars. A member sent twice is checked
-// twice: the library, which keeps the last, sees one of the values found
-// valid. Anything else is the library's.
+// nesting, each declared and sent once) whose values are plain scalars.
+// Anything else is the library's, a member sent twice included, which
+// Check refuses.
 func (f *flatSchema) validRaw(b []byte) bool {
 	if len(f.props) > 64 {
 		return false
@@ -289,7 +289,7 @@ func (f *flatSchema) validRaw(b []byte) bool {
 			}
 			d.ws()
 			p := f.props[text(key)]
-			if p == nil || !p.validRaw(&d) {
+			if p == nil || seen&p.bit != 0 || p.bit == 0 || !p.validRaw(&d) {
 				return false // an unknown member's value may be anything: the library reads it
 			}
 			seen |= p.bit

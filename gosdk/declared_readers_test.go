@@ -1,0 +1,85 @@
+package gosdk_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpguard/mcpguard/gosdk"
+	"github.com/mcpguard/mcpguard/gosdk/gosdktest"
+)
+
+// openArgs is what a low-level go-sdk handler binds with encoding/json,
+// which matches members to fields whatever their letter case and keeps
+// the last of a member sent twice.
+type openArgs struct {
+	Path  string `json:"path"`
+	Mode  string `json:"mode"`
+	Limit int64  `json:"limit"`
+}
+
+var openSchema = json.RawMessage(`{"type":"object","properties":{
+	"path":{"type":"string","pattern":"^[a-z]+\\.txt$"},
+	"mode":{"type":"string","enum":["read","stat"]},
+	"limit":{"type":"integer","maximum":9007199254740992}},
+	"required":["path"]}`)
+
+// openServer serves files_open as go-sdk servers are written by hand: a
+// declared schema and a handler that decodes its arguments with
+// encoding/json and echoes what it read.
+func openServer(ran *atomic.Int64) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "files_open", InputSchema: openSchema},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			var a openArgs
+			if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s|%s|%d", a.Path, a.Mode, a.Limit)}}}, nil
+		})
+	s.AddReceivingMiddleware(gosdk.Middleware())
+	return s
+}
+
+// TestDeclaredRefusesMembersReadersDisagreeOnGoSDK: the go-sdk side of
+// validate's TestDeclaredRefusesMembersReadersDisagreeOn. On main,
+// {"path":"notes.txt","PATH":"../../etc/passwd"} passed the declared
+// pattern and the handler read ../../etc/passwd.
+func TestDeclaredRefusesMembersReadersDisagreeOnGoSDK(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := gosdktest.Connect(t, openServer(&ran))
+	for _, c := range []struct{ args, field, rule string }{
+		{`{"path":"notes.txt","PATH":"../../etc/passwd"}`, "PATH", "unknown"},
+		{`{"PATH":"../../etc/passwd","path":"notes.txt"}`, "PATH", "unknown"},
+		{`{"path":"notes.txt","Mode":"write"}`, "Mode", "unknown"},
+		{`{"path":"../../etc/passwd","path":"notes.txt"}`, "path", "duplicate"},
+		{`{"path":"../../etc/passwd","p\u0061th":"notes.txt"}`, "path", "duplicate"},
+		{`{"path":"notes.txt","x":{"a":1,"A":2}}`, "x.A", "duplicate"},
+	} {
+		s.Call("files_open", json.RawMessage(c.args)).ExpectError(gosdk.ValidationError).ExpectField(c.field, c.rule)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Fatalf("the handler ran %d times on arguments its reader reads otherwise", n)
+	}
+	if got := s.Call("files_open", json.RawMessage(`{"path":"notes.txt","mode":"read"}`)).ExpectSuccess().Text(); got != "notes.txt|read|0" {
+		t.Fatalf("a valid call: %s", got)
+	}
+}
+
+// TestDeclaredComparesIntegersExactlyOnGoSDK: 2^53+1 breaks a maximum of
+// 2^53 (go-sdk hands the check the raw arguments).
+func TestDeclaredComparesIntegersExactlyOnGoSDK(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := gosdktest.Connect(t, openServer(&ran))
+	s.Call("files_open", json.RawMessage(`{"path":"notes.txt","limit":9007199254740993}`)).ExpectError(gosdk.ValidationError).ExpectField("limit", "max")
+	if got := s.Call("files_open", json.RawMessage(`{"path":"notes.txt","limit":9007199254740992}`)).ExpectSuccess().Text(); got != "notes.txt||9007199254740992" {
+		t.Fatalf("the bound itself: %s", got)
+	}
+}

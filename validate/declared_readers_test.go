@@ -1,0 +1,112 @@
+package validate_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/middleware"
+)
+
+// fileArgsTyped is what a typed mcp-go handler binds: mcp.BindArguments
+// decodes the raw arguments with encoding/json, which matches members to
+// fields case-insensitively and keeps the last of a member sent twice.
+type fileArgsTyped struct {
+	Path  string `json:"path"`
+	Mode  string `json:"mode"`
+	Limit int64  `json:"limit"`
+}
+
+// typedServer serves files_open, whose declared schema is written with
+// mcp.WithString and friends and whose handler is mcp-go's own typed
+// handler: it echoes what it read, so a test sees what the handler acted
+// on.
+func typedServer(t testing.TB, ran *atomic.Int64) *server.MCPServer {
+	s := newServer(t)
+	s.Use(middleware.Default()...)
+	s.AddTool(mcp.NewTool("files_open",
+		mcp.WithString("path", mcp.Required(), mcp.Pattern(`^[a-z]+\.txt$`)),
+		mcp.WithString("mode", mcp.Enum("read", "stat")),
+		mcp.WithNumber("limit", mcp.Max(9007199254740992))),
+		mcp.NewTypedToolHandler(func(_ context.Context, _ mcp.CallToolRequest, a fileArgsTyped) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			return mcp.NewToolResultText(fmt.Sprintf("%s|%s|%d", a.Path, a.Mode, a.Limit)), nil
+		}))
+	return s
+}
+
+// TestDeclaredRefusesMembersReadersDisagreeOn: a member a case-insensitive
+// or first-wins reader would read differently from the check (a case
+// variant of a declared property, a member sent twice, by escapes too) is
+// refused with a validation_error naming it, and the typed handler never
+// runs. On main, {"path":"notes.txt","PATH":"../../etc/passwd"} passed and
+// the handler opened ../../etc/passwd.
+func TestDeclaredRefusesMembersReadersDisagreeOn(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := typedServer(t, &ran)
+	for _, c := range []struct{ args, field, rule string }{
+		{`{"path":"notes.txt","PATH":"../../etc/passwd"}`, "PATH", "unknown"},
+		{`{"PATH":"../../etc/passwd","path":"notes.txt"}`, "PATH", "unknown"},
+		{`{"path":"notes.txt","Mode":"write"}`, "Mode", "unknown"},
+		{`{"path":"../../etc/passwd","path":"notes.txt"}`, "path", "duplicate"},
+		{`{"path":"../../etc/passwd","p\u0061th":"notes.txt"}`, "path", "duplicate"},
+		{`{"path":"notes.txt","\u0050ATH":"../x"}`, "PATH", "unknown"},
+		{`{"path":"notes.txt","x":{"a":1,"A":2}}`, "x.A", "duplicate"},
+	} {
+		env := mustInvalid(t, callRaw(t, s, "files_open", c.args))
+		if f := field(t, env, c.field); f.Rule != c.rule {
+			t.Errorf("%s: %s is %+v, want rule %s", c.args, c.field, f, c.rule)
+		}
+	}
+	if n := ran.Load(); n != 0 {
+		t.Fatalf("the handler ran %d times on arguments its reader reads otherwise", n)
+	}
+	if r := callRaw(t, s, "files_open", `{"path":"notes.txt","mode":"read"}`); r.text != "notes.txt|read|0" {
+		t.Fatalf("a valid call: %s", r.raw)
+	}
+}
+
+// TestDeclaredComparesIntegersExactlyOnMCPGo: mcp-go decodes arguments
+// into float64, where 2^53+1 is 2^53; the check reads the raw arguments,
+// as BindArguments does, so 9007199254740993 breaks a maximum of
+// 9007199254740992. On main it passed and the handler read the exact,
+// larger value.
+func TestDeclaredComparesIntegersExactlyOnMCPGo(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := typedServer(t, &ran)
+	env := mustInvalid(t, callRaw(t, s, "files_open", `{"path":"notes.txt","limit":9007199254740993}`))
+	if f := field(t, env, "limit"); f.Rule != "max" {
+		t.Fatalf("limit: %+v", f)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Fatalf("the handler ran %d times", n)
+	}
+	r := callRaw(t, s, "files_open", `{"path":"notes.txt","limit":9007199254740992}`)
+	if r.text != "notes.txt||"+strconv.FormatInt(1<<53, 10) {
+		t.Fatalf("the bound itself: %s", r.raw)
+	}
+}
+
+// TestDeclaredAcceptedArgumentsReadAlike: on arguments the check accepts,
+// encoding/json into the tool's Go type reads what the check read.
+func TestDeclaredAcceptedArgumentsReadAlike(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := typedServer(t, &ran)
+	r := callRaw(t, s, "files_open", `{"path":"abc.txt","mode":"stat","limit":5}`)
+	var want fileArgsTyped
+	if err := json.Unmarshal([]byte(`{"path":"abc.txt","mode":"stat","limit":5}`), &want); err != nil {
+		t.Fatal(err)
+	}
+	if r.text != fmt.Sprintf("%s|%s|%d", want.Path, want.Mode, want.Limit) {
+		t.Fatalf("got %s", r.raw)
+	}
+}

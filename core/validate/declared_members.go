@@ -32,11 +32,11 @@ import (
 // The text was scanned before (nesting bounded, strings and literals
 // well formed), so the walk is linear and its recursion bounded.
 type memberCheck struct {
-	b        []byte
-	i        int
+	b      []byte
+	i      int
 	names  *propertyNames
 	fields []envelope.FieldError
-	more     int
+	more   int
 }
 
 // ambiguousMembers returns the field errors of the members of raw, a

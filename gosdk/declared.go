@@ -139,7 +139,11 @@ func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next
 		}
 	}
 	t := v.(*declaredTool)
-	t.once.Do(func() { t.d = compileTool(t.def, l.opts) })
+	t.once.Do(func() {
+		if !bindsItself(t.def) { // gosdk.AddTool's tools are checked by their binder
+			t.d = compileTool(t.def, l.opts)
+		}
+	})
 	if t.d == nil || !t.d.Enforced() {
 		if t.d != nil {
 			_, _ = t.d.Check(ctx, nil, nil, nil) // the one warning, for a schema that is not enforced

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	core "github.com/mcpguard/mcpguard/core/validate"
+
 	"github.com/mcpguard/mcpguard/gosdk"
 	"github.com/mcpguard/mcpguard/gosdk/gosdktest"
 )
@@ -82,4 +84,34 @@ func TestDeclaredComparesIntegersExactlyOnGoSDK(t *testing.T) {
 	if got := s.Call("files_open", json.RawMessage(`{"path":"notes.txt","limit":9007199254740992}`)).ExpectSuccess().Text(); got != "notes.txt||9007199254740992" {
 		t.Fatalf("the bound itself: %s", got)
 	}
+}
+
+type claimedGit struct {
+	RepoPath string `json:"repo_path" validate:"required"`
+	MaxCount int    `json:"max_count,omitempty" validate:"omitempty,max=50"`
+}
+
+// TestDeclaredChecksLowLevelToolsOfAnAddToolSchema: a low-level tool whose
+// hand-written schema equals the one gosdk.AddTool derives for a struct
+// is still checked: its handler is not AddTool's. On main it was skipped
+// as soon as the AddTool tool existed.
+func TestDeclaredChecksLowLevelToolsOfAnAddToolSchema(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	gosdk.AddTool(srv, &mcp.Tool{Name: "bound"}, func(context.Context, *mcp.CallToolRequest, claimedGit) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	})
+	var ran atomic.Int64
+	srv.AddTool(&mcp.Tool{Name: "plain", InputSchema: json.RawMessage(core.NewBinder[claimedGit]().Schema())},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		})
+	srv.AddReceivingMiddleware(gosdk.Middleware())
+	s := gosdktest.Connect(t, srv)
+	s.Call("plain", map[string]any{"repo_path": "/r", "max_count": 9999}).ExpectError(gosdk.ValidationError).ExpectField("max_count", "max")
+	if n := ran.Load(); n != 0 {
+		t.Fatalf("the plain handler ran %d times", n)
+	}
+	s.Call("bound", map[string]any{"repo_path": "/r", "max_count": "5"}).ExpectError(gosdk.ValidationError).ExpectField("max_count", "type")
 }

@@ -37,7 +37,6 @@ type binder[T any] struct {
 
 func newBinder[T any](opts []Option) *binder[T] {
 	b := &binder[T]{c: core.NewBinder[T](opts...)}
-	b.c.Claim() // a tool declaring T's schema is checked here, not by DeclaredSchemas too
 	b.overlay = envelope.NewOverlay(b.c.EnvelopeOptions()...)
 	return b
 }
@@ -93,14 +92,14 @@ func (b *binder[T]) renderer(ctx context.Context) *envelope.Renderer {
 func Args[T any](opts ...Option) server.ToolHandlerMiddleware {
 	b := newBinder[T](opts)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return checkedBy(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			checkDeclared(ctx, &b.declared, b.c, req.Params.Name)
 			args, res := b.bind(ctx, req)
 			if res != nil {
 				return res, nil
 			}
 			return next(context.WithValue(ctx, ctxKey[T]{}, args), req)
-		}
+		}, b.c)
 	}
 }
 
@@ -116,7 +115,7 @@ func Handler[T any](fn func(ctx context.Context, req mcp.CallToolRequest, args T
 		panic("validate: Handler(nil)")
 	}
 	b := newBinder[T](opts)
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return checkedBy(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if args, ok := ctx.Value(ctxKey[T]{}).(*T); ok && args != nil {
 			return fn(ctx, req, *args)
 		}
@@ -125,5 +124,5 @@ func Handler[T any](fn func(ctx context.Context, req mcp.CallToolRequest, args T
 			return res, nil
 		}
 		return fn(ctx, req, *args)
-	}
+	}, b.c)
 }

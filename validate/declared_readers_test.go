@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/validate"
 )
 
 // fileArgsTyped is what a typed mcp-go handler binds: mcp.BindArguments
@@ -108,5 +109,41 @@ func TestDeclaredAcceptedArgumentsReadAlike(t *testing.T) {
 	}
 	if r.text != fmt.Sprintf("%s|%s|%d", want.Path, want.Mode, want.Limit) {
 		t.Fatalf("got %s", r.raw)
+	}
+}
+
+type claimedArgs struct {
+	Query string `json:"query" validate:"required,min=3"`
+	Limit int    `json:"limit,omitempty" validate:"omitempty,max=50"`
+}
+
+// TestDeclaredChecksPlainHandlersOfABinderSchema: a schema is left to a
+// binder only for the tool whose handler is that binder. On main, once
+// any Handler[T] existed, every tool declaring InputSchema[T] was skipped:
+// a plain handler ran with limit 9999 against a declared maximum of 50.
+func TestDeclaredChecksPlainHandlersOfABinderSchema(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.Use(middleware.Default()...)
+	s.AddTool(mcp.NewTool("bound", validate.InputSchema[claimedArgs]()),
+		validate.Handler(func(_ context.Context, _ mcp.CallToolRequest, a claimedArgs) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(a.Query), nil
+		}))
+	var ran atomic.Int64
+	s.AddTool(mcp.NewTool("plain", validate.InputSchema[claimedArgs]()),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			return mcp.NewToolResultText(strconv.Itoa(req.GetInt("limit", 10))), nil
+		})
+	env := mustInvalid(t, callRaw(t, s, "plain", `{"query":"abc","limit":9999}`))
+	if f := field(t, env, "limit"); f.Rule != "max" {
+		t.Fatalf("limit: %+v", f)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Fatalf("the plain handler ran %d times", n)
+	}
+	// The bound tool is still its binder's: "5" is no integer to it.
+	if f := field(t, mustInvalid(t, callRaw(t, s, "bound", `{"query":"abc","limit":"5"}`)), "limit"); f.Rule != "type" {
+		t.Fatalf("bound: %+v", f)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -55,7 +54,6 @@ type Declared struct {
 	off  error // why the schema is not enforced, found when compiling
 	// stopped is set when a check finds the schema cannot be checked.
 	stopped atomic.Bool
-	bound   bool // the schema is one a Binder derived and checks itself
 	maxEnum int
 	names   []string       // the root's declared properties, for unknown members
 	members *propertyNames // every declared property name, for case variants
@@ -72,8 +70,7 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 		d.off = fmt.Errorf("the schema is %d bytes, more than the %d enforced", len(schema), MaxDeclaredSchemaBytes)
 		return d
 	}
-	d.bound = claimed(schema)
-	if d.bound || trivialSchema(schema) {
+	if trivialSchema(schema) {
 		return d
 	}
 	var err error
@@ -94,14 +91,10 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 }
 
 // Enforced reports whether calls are checked: false for a schema that is
-// not enforced (see [Declared.Off]), for one a [Binder] checks, and for one
-// that declares nothing to check but an object ({"type": "object"}, with
-// no properties), whose calls pass unchanged.
-func (d *Declared) Enforced() bool { return d.sch != nil && !d.bound && !d.stopped.Load() }
-
-// Bound reports whether the schema is one a [Binder] derived, whose tool
-// is checked by validate's own layers: such a tool is not checked twice.
-func (d *Declared) Bound() bool { return d.bound }
+// not enforced (see [Declared.Off]), and for one that declares nothing to
+// check but an object ({"type": "object"}, with no properties), whose
+// calls pass unchanged.
+func (d *Declared) Enforced() bool { return d.sch != nil && !d.stopped.Load() }
 
 // Off returns why the schema is not enforced, or nil.
 func (d *Declared) Off() error {
@@ -369,26 +362,19 @@ func failFields(fields []envelope.FieldError, more int) error {
 	return (*Binder[struct{}])(nil).fail(fields, more)
 }
 
-// claims holds the digests of the schemas Binders derived and check
-// themselves (Binder.Claim).
-var claims sync.Map // [32]byte -> struct{}
-
-// Claim records that the binder's schema is checked by the binder, so that
-// a tool declaring exactly that schema is not checked again by
-// [Declared]. The fronts' Args, Handler and AddTool call it.
-func (b *Binder[T]) Claim() {
-	if d, ok := digest(b.Schema()); ok {
-		claims.Store(d, struct{}{})
-	}
-}
-
-func claimed(schema []byte) bool {
-	d, ok := digest(schema)
+// Checks reports whether schema is the one the binder derives (the same
+// JSON, whatever the order of its members, with or without an empty
+// "required"): a tool that declares it and whose handler is this binder
+// is checked by the binder, and a front need not check it against its
+// declared schema too. Whether the handler is the binder is the front's
+// to know: an equal schema alone says nothing about who reads the call.
+func (b *Binder[T]) Checks(schema []byte) bool {
+	mine, ok := digest(b.Schema())
 	if !ok {
 		return false
 	}
-	_, found := claims.Load(d)
-	return found
+	theirs, ok := digest(schema)
+	return ok && mine == theirs
 }
 
 // digest is the SHA-256 of a schema's canonical JSON (members sorted, no

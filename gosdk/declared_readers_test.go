@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -114,4 +115,72 @@ func TestDeclaredChecksLowLevelToolsOfAnAddToolSchema(t *testing.T) {
 		t.Fatalf("the plain handler ran %d times", n)
 	}
 	s.Call("bound", map[string]any{"repo_path": "/r", "max_count": "5"}).ExpectError(gosdk.ValidationError).ExpectField("max_count", "type")
+}
+
+// costlyGoSDK serves costly (a pattern after maxLength, a heavy pattern,
+// an anyOf whose branches fail alike) and lookahead (a pattern RE2 cannot
+// compile beside a bound) as low-level tools.
+func costlyGoSDK(t *testing.T, ran *atomic.Int64, log *gosdktest.Log) *gosdktest.Session {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	for name, schema := range map[string]string{
+		"costly": `{"type":"object","properties":{
+			"key":{"type":"string","maxLength":64,"pattern":"[A-Za-z0-9_-]{20,40}x"},
+			"body":{"type":"string","pattern":"^(?:[a-z]+\\.)*[a-z]+$"},
+			"target":{"anyOf":[{"type":"string","format":"uri"},{"type":"string","pattern":"^/"}]}}}`,
+		"lookahead": `{"type":"object","properties":{
+			"role":{"type":"string","pattern":"^(?!admin).*$"},
+			"limit":{"type":"integer","maximum":50}}}`,
+	} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(schema)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				ran.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+			})
+	}
+	s.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLogger(log.Logger())))
+	return gosdktest.Connect(t, s)
+}
+
+// TestDeclaredRunsCheapKeywordsFirstOnGoSDK: see validate's
+// TestDeclaredRunsCheapKeywordsFirst.
+func TestDeclaredRunsCheapKeywordsFirstOnGoSDK(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := costlyGoSDK(t, &ran, gosdktest.NewLog(t))
+	r := s.Call("costly", map[string]any{"key": strings.Repeat("A", 1<<19)}).ExpectError(gosdk.ValidationError).ExpectField("key", "max")
+	if len(r.Envelope.Fields) != 1 {
+		t.Errorf("the pattern ran on a value maxLength refuses: %+v", r.Envelope.Fields)
+	}
+	s.Call("costly", map[string]any{"body": strings.Repeat("a", 1<<19+1<<18)}).ExpectError(gosdk.ValidationError).ExpectField("", "size")
+	s.Call("costly", map[string]any{"body": strings.Repeat("a", 1<<10)}).ExpectSuccess()
+	if n := ran.Load(); n != 1 {
+		t.Fatalf("the handler ran %d times, want once", n)
+	}
+}
+
+// TestDeclaredListsUnionFailuresOnceOnGoSDK: see validate's
+// TestDeclaredListsUnionFailuresOnce.
+func TestDeclaredListsUnionFailuresOnceOnGoSDK(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := costlyGoSDK(t, &ran, gosdktest.NewLog(t))
+	r := s.Call("costly", map[string]any{"target": 5}).ExpectError(gosdk.ValidationError).ExpectField("target", "type")
+	if len(r.Envelope.Fields) != 1 || strings.Count(r.Envelope.Message, "must be a string") != 1 {
+		t.Errorf("listed more than once: %s %+v", r.Envelope.Message, r.Envelope.Fields)
+	}
+}
+
+// TestDeclaredDisablesOnlyTheKeywordRE2CannotCompileOnGoSDK: see
+// validate's TestDeclaredDisablesOnlyTheKeywordRE2CannotCompile.
+func TestDeclaredDisablesOnlyTheKeywordRE2CannotCompileOnGoSDK(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	log := gosdktest.NewLog(t)
+	s := costlyGoSDK(t, &ran, log)
+	s.Call("lookahead", map[string]any{"role": "admin", "limit": 9999}).ExpectError(gosdk.ValidationError).ExpectField("limit", "max")
+	s.Call("lookahead", map[string]any{"role": "admin", "limit": 5}).ExpectSuccess()
+	rec := log.Find("keyword", "pattern")
+	if rec == nil || rec["tool"] != "lookahead" || rec["property"] != "/properties/role" {
+		t.Fatalf("no warning naming the tool, property and keyword: %v", log.Records())
+	}
 }

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	"github.com/mcpguard/mcpguard/validate"
 )
 
@@ -145,5 +148,81 @@ func TestDeclaredChecksPlainHandlersOfABinderSchema(t *testing.T) {
 	// The bound tool is still its binder's: "5" is no integer to it.
 	if f := field(t, mustInvalid(t, callRaw(t, s, "bound", `{"query":"abc","limit":"5"}`)), "limit"); f.Rule != "type" {
 		t.Fatalf("bound: %+v", f)
+	}
+}
+
+// costlySchema has a pattern after cheap keywords and a union whose
+// branches fail alike; lookaheadSchema a pattern RE2 cannot compile
+// beside a bound.
+const (
+	costlySchema = `{"type":"object","properties":{
+	"key":{"type":"string","maxLength":64,"pattern":"[A-Za-z0-9_-]{20,40}x"},
+	"body":{"type":"string","pattern":"^(?:[a-z]+\\.)*[a-z]+$"},
+	"target":{"anyOf":[{"type":"string","format":"uri"},{"type":"string","pattern":"^/"}]}}}`
+	lookaheadSchema = `{"type":"object","properties":{
+	"role":{"type":"string","pattern":"^(?!admin).*$"},
+	"limit":{"type":"integer","maximum":50}}}`
+)
+
+func costlyServer(t testing.TB, ran *atomic.Int64, log *middlewaretest.Log) *middlewaretest.Server {
+	srv := newServer(t)
+	srv.Use(middleware.Default(middleware.WithLogger(log.Logger()))...)
+	for name, schema := range map[string]string{"costly": costlySchema, "lookahead": lookaheadSchema} {
+		srv.AddTool(mcp.NewToolWithRawSchema(name, "d", []byte(schema)),
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				ran.Add(1)
+				return mcp.NewToolResultText("ran"), nil
+			})
+	}
+	return middlewaretest.FromServer(t, srv)
+}
+
+// TestDeclaredRunsCheapKeywordsFirst: a value maxLength refuses is not
+// matched against its pattern (on main both were reported, the pattern
+// having run over the whole value), and a call whose patterns would cost
+// more than the budget is refused with rule size rather than run for
+// seconds (on main the 1 MiB body below was matched and passed).
+func TestDeclaredRunsCheapKeywordsFirst(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := costlyServer(t, &ran, middlewaretest.NewLog(t))
+	r := s.CallTool("costly", map[string]any{"key": strings.Repeat("A", 1<<19)}).ExpectError(envelope.ValidationError).ExpectField("key", "max")
+	if len(r.Envelope.Fields) != 1 {
+		t.Errorf("the pattern ran on a value maxLength refuses: %+v", r.Envelope.Fields)
+	}
+	s.CallTool("costly", map[string]any{"body": strings.Repeat("a", 1<<19+1<<18)}).ExpectError(envelope.ValidationError).ExpectField("", "size")
+	s.CallTool("costly", map[string]any{"body": strings.Repeat("a", 1<<10)}).ExpectSuccess()
+	if n := ran.Load(); n != 1 {
+		t.Fatalf("the handler ran %d times, want once", n)
+	}
+}
+
+// TestDeclaredListsUnionFailuresOnce: an anyOf whose branches fail alike
+// gives one field error (on main: "target must be a string, not a
+// number; target must be a string, not a number").
+func TestDeclaredListsUnionFailuresOnce(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := costlyServer(t, &ran, middlewaretest.NewLog(t))
+	r := s.CallTool("costly", map[string]any{"target": 5}).ExpectError(envelope.ValidationError).ExpectField("target", "type")
+	if len(r.Envelope.Fields) != 1 || strings.Count(r.Envelope.Message, "must be a string") != 1 {
+		t.Errorf("listed more than once: %s %+v", r.Envelope.Message, r.Envelope.Fields)
+	}
+}
+
+// TestDeclaredDisablesOnlyTheKeywordRE2CannotCompile: an ECMA lookahead
+// turns off that pattern alone, with a warning naming the tool, the
+// property and the keyword; the rest of the schema holds (on main the
+// whole tool went unchecked, and limit 9999 ran).
+func TestDeclaredDisablesOnlyTheKeywordRE2CannotCompile(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	log := middlewaretest.NewLog(t)
+	s := costlyServer(t, &ran, log)
+	s.CallTool("lookahead", map[string]any{"role": "admin", "limit": 9999}).ExpectError(envelope.ValidationError).ExpectField("limit", "max")
+	s.CallTool("lookahead", map[string]any{"role": "admin", "limit": 5}).ExpectSuccess()
+	rec := log.Find("keyword", "pattern")
+	if rec == nil || rec["tool"] != "lookahead" || rec["property"] != "/properties/role" {
+		t.Fatalf("no warning naming the tool, property and keyword: %v", log.Records())
 	}
 }

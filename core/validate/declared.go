@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -59,6 +60,19 @@ type Declared struct {
 	members *propertyNames // every declared property name, for case variants
 	flat    *flatSchema    // nil: every call goes to the library
 	warned  atomic.Bool
+	// instances are compiled copies of the schema, each with its own
+	// pattern budget, taken by one check at a time; src recompiles one
+	// when all are in use (only for a schema with patterns: one without
+	// has no budget to keep apart, and every check shares sch).
+	mu        sync.Mutex
+	instances []*instance
+	src       []byte
+}
+
+// instance is one compiled copy of the schema and its pattern budget.
+type instance struct {
+	sch *jsonschema.Schema
+	b   *budget
 }
 
 // NewDeclared compiles schema, the JSON text of tool's declared input
@@ -73,12 +87,15 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 	if trivialSchema(schema) {
 		return d
 	}
-	var err error
-	if safe.Call(func() { d.sch, err = compileDeclared(schema) }) != nil {
-		err = errors.New("the JSON Schema library panicked while compiling it")
-	}
+	first, off, err := compileInstance(schema)
 	d.off = err
-	if d.sch != nil {
+	if first != nil {
+		d.sch = first.sch
+		d.instances = []*instance{first}
+		if hasPatterns(d.sch) {
+			d.src = schema
+		}
+		d.warnDisabled(off)
 		d.maxEnum = largestEnum(d.sch, map[*jsonschema.Schema]bool{})
 		for name := range d.sch.Properties {
 			d.names = append(d.names, name)
@@ -138,8 +155,68 @@ func (refuseLoader) Load(url string) (any, error) {
 
 const declaredURL = "mem:///mcpguard/declared-input-schema.json"
 
-// compileDeclared compiles a schema of at most MaxDeclaredSchemaBytes.
-func compileDeclared(schema []byte) (*jsonschema.Schema, error) {
+// compileInstance compiles an instance of schema, its patterns charged to
+// a budget of its own, and returns the keywords it does not enforce.
+func compileInstance(schema []byte) (*instance, []disabledKeyword, error) {
+	b := &budget{}
+	var sch *jsonschema.Schema
+	var err error
+	if safe.Call(func() { sch, err = compileDeclared(schema, b) }) != nil {
+		err = errors.New("the JSON Schema library panicked while compiling it")
+	}
+	if sch == nil {
+		return nil, nil, err
+	}
+	return &instance{sch: sch, b: b}, preparePatterns(sch), nil
+}
+
+// take returns an instance no other check holds.
+func (d *Declared) take() *instance {
+	if d.src == nil {
+		return d.instances[0]
+	}
+	d.mu.Lock()
+	if n := len(d.instances); n > 0 {
+		in := d.instances[n-1]
+		d.instances = d.instances[:n-1]
+		d.mu.Unlock()
+		return in
+	}
+	d.mu.Unlock()
+	in, _, _ := compileInstance(d.src)
+	return in
+}
+
+func (d *Declared) put(in *instance) {
+	if d.src == nil {
+		return
+	}
+	d.mu.Lock()
+	d.instances = append(d.instances, in)
+	d.mu.Unlock()
+}
+
+// hasPatterns reports a schema with a pattern or patternProperties
+// anywhere.
+func hasPatterns(root *jsonschema.Schema) bool {
+	seen := map[*jsonschema.Schema]bool{}
+	var walk func(s *jsonschema.Schema) bool
+	walk = func(s *jsonschema.Schema) bool {
+		if s == nil || seen[s] {
+			return false
+		}
+		seen[s] = true
+		if s.Pattern != nil || len(s.PatternProperties) > 0 {
+			return true
+		}
+		return slices.ContainsFunc(subschemas(s), walk)
+	}
+	return walk(root)
+}
+
+// compileDeclared compiles a schema of at most MaxDeclaredSchemaBytes,
+// its patterns charged to b.
+func compileDeclared(schema []byte, b *budget) (*jsonschema.Schema, error) {
 	s := scanner{b: schema, maxDepth: maxDeclaredSchemaDepth}
 	if !s.value(nil, 0) || s.tooDeep {
 		return nil, fmt.Errorf("the schema is not JSON nested at most %d levels deep", maxDeclaredSchemaDepth)
@@ -150,6 +227,7 @@ func compileDeclared(schema []byte) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
+	c.UseRegexpEngine(patternEngine(b))
 	c.DefaultDraft(jsonschema.Draft2020)
 	if err := c.AddResource(declaredURL, doc); err != nil {
 		return nil, err
@@ -206,9 +284,10 @@ func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 // object). The text, when there is one, is what is checked: it is what a
 // handler binding with encoding/json reads, numbers exact, where an SDK's
 // decoded map holds them as float64. Members that readers would read
-// otherwise than the check (see [memberCheck]) are refused. It returns, when it converted a string that is a lossless
-// spelling of a declared number, integer or boolean ("5", "true"), the
-// converted arguments' JSON text; on a violation, a validation_error
+// otherwise than the check (see [memberCheck]) are refused. It returns,
+// when it converted a string that is a lossless spelling of a declared
+// number, integer or boolean ("5", "true"), the converted arguments' JSON
+// text; on a violation, a validation_error
 // envelope error with the field errors. red redacts value previews
 // (nil: redact.Default()).
 func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *redact.Redactor) (converted []byte, err error) {
@@ -230,8 +309,13 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	if verr == nil {
 		return nil, nil
 	}
+	if verr == overBudget {
+		return nil, failFields(d.overBudget(), 0)
+	}
 	if fixed, paths := convert(doc, verr, d.sch.Required); len(paths) > 0 {
-		if verr = d.validate(fixed); verr == nil {
+		if verr = d.validate(fixed); verr == overBudget {
+			return nil, failFields(d.overBudget(), 0)
+		} else if verr == nil {
 			d.logConverted(ctx, paths)
 			b, mErr := json.Marshal(fixed)
 			if mErr != nil {
@@ -311,10 +395,29 @@ func (d *Declared) document(raw []byte, decoded any) (doc any, fields []envelope
 // arguments.
 var broken = &jsonschema.ValidationError{ErrorKind: &jskind.RefCycle{}}
 
+// overBudget stands for a check that did not run a pattern within
+// patternBudget.
+var overBudget = &jsonschema.ValidationError{ErrorKind: &jskind.Pattern{}}
+
+func (d *Declared) overBudget() []envelope.FieldError {
+	return fatal("", "size", "", "the arguments' strings are too long to check against this tool's patterns; send shorter values").fields
+}
+
 func (d *Declared) validate(doc any) *jsonschema.ValidationError {
-	var err error
-	if p := safe.Call(func() { err = d.sch.Validate(doc) }); p != nil {
+	in := d.take()
+	if in == nil {
 		return broken
+	}
+	in.b.left, in.b.over = patternBudget, false
+	var err error
+	p := safe.Call(func() { err = in.sch.Validate(doc) })
+	over := in.b.over
+	d.put(in)
+	if p != nil {
+		return broken
+	}
+	if over {
+		return overBudget
 	}
 	var verr *jsonschema.ValidationError
 	if errors.As(err, &verr) {
@@ -349,6 +452,18 @@ func (d *Declared) warnOnce(ctx context.Context) {
 	safe.Log(ctx, d.o.logger, slog.LevelWarn, "mcpguard: the tool's declared input schema is not enforced",
 		slog.String(logkey.Tool, d.tool),
 		slog.String(logkey.Error, redact.String(safe.Error(off))))
+}
+
+// warnDisabled says, once, which keywords of the schema are not enforced
+// because Go's RE2 cannot compile them: the rest of the schema is.
+func (d *Declared) warnDisabled(off []disabledKeyword) {
+	for _, k := range off {
+		safe.Log(context.Background(), d.o.logger, slog.LevelWarn, "mcpguard: a keyword of the tool's declared input schema is not enforced",
+			slog.String(logkey.Tool, d.tool),
+			slog.String(logkey.Property, k.location),
+			slog.String(logkey.Keyword, k.keyword),
+			slog.String(logkey.Error, redact.String(safe.Error(k.err))))
+	}
 }
 
 func (d *Declared) logConverted(ctx context.Context, paths []string) {

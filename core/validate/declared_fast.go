@@ -32,10 +32,10 @@ type flatProp struct {
 	enum     []string
 	lengths  bool // minLength or maxLength is declared
 	minLen   int
-	maxLen   int // math.MaxInt: none
+	maxLen   int      // math.MaxInt: none
 	pattern  *pattern // nil: none
-	lo, hi   float64 // inclusive bounds; ±Inf: none
-	xlo, xhi bool    // the bounds are exclusive
+	lo, hi   float64  // inclusive bounds; ±Inf: none
+	xlo, xhi bool     // the bounds are exclusive
 }
 
 var (

@@ -184,3 +184,25 @@ func TestDeclaredDisablesOnlyTheKeywordRE2CannotCompileOnGoSDK(t *testing.T) {
 		t.Fatalf("no warning naming the tool, property and keyword: %v", log.Records())
 	}
 }
+
+// TestDeclaredChecksToolsAddedAtRunTimeFromTheirFirstCall: a tool added
+// after the Middleware listed the tools is checked at its first call (on
+// main it went unchecked for up to a second: the Middleware listed the
+// tools again at most once a second).
+func TestDeclaredChecksToolsAddedAtRunTimeFromTheirFirstCall(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	srv := openServer(&ran)
+	s := gosdktest.Connect(t, srv)
+	s.Call("files_open", map[string]any{"path": "a.txt"}).ExpectSuccess()
+	srv.AddTool(&mcp.Tool{Name: "late", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":5}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		})
+	s.Call("late", map[string]any{"n": 99}).ExpectError(gosdk.ValidationError).ExpectField("n", "max")
+	if n := ran.Load(); n != 1 {
+		t.Fatalf("the handlers ran %d times, want once", n)
+	}
+	s.Call("late", map[string]any{"n": 5}).ExpectSuccess()
+}

@@ -27,7 +27,10 @@ import (
 // tool's schema, found on the server at call time (server.ServerFromContext
 // and its tools, the session's own tools first). A violation is answered
 // with the validation_error envelope [Args] gives, with "fields", and the
-// handler does not run.
+// handler does not run. The arguments checked are the JSON text received
+// (RawArguments), what mcp.BindArguments and typed handlers read, numbers
+// exact; a member such a reader would read otherwise (a case variant of a
+// declared property, a member sent twice) is refused, named.
 //
 // Never worse off: each schema is compiled once, again only when the tool
 // is registered again; one that does not compile, is too large, refers

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -91,15 +92,23 @@ func (b *binder[T]) renderer(ctx context.Context) *envelope.Renderer {
 // cannot work, such as an undefined validate tag.
 func Args[T any](opts ...Option) server.ToolHandlerMiddleware {
 	b := newBinder[T](opts)
+	var made atomic.Int64
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return checkedBy(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			checkDeclared(ctx, &b.declared, b.c, req.Params.Name)
 			args, res := b.bind(ctx, req)
 			if res != nil {
 				return res, nil
 			}
 			return next(context.WithValue(ctx, ctxKey[T]{}, args), req)
-		}, b.c)
+		}
+		// The handlers middleware.Wrap makes at registration are recorded
+		// as checking T; under s.Use mcp-go makes one per call, which no
+		// tool is registered with: past the first few, they are not.
+		if made.Add(1) <= maxRecordedHandlers {
+			checkedBy(h, b.c)
+		}
+		return h
 	}
 }
 

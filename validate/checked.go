@@ -35,6 +35,9 @@ type checkerKey struct {
 	e    *checkerEntry
 }
 
+// maxRecordedHandlers bounds the handlers one Args layer records.
+const maxRecordedHandlers = 64
+
 // closure is the address of the closure h refers to.
 func closure(h server.ToolHandlerFunc) *byte { return *(**byte)(unsafe.Pointer(&h)) }
 

@@ -14,14 +14,17 @@ import (
 //
 //   - declared_fast.go (flatSchema): a valid call of a four-property
 //     declared schema, fast path against the JSON Schema library;
+//
 //   - fastdecode.go (decodeFlat): binding a flat struct, against
 //     json.Unmarshal after the same pre-scan;
+//
 //   - bind.go's pre-scan: binding a valid call, scan then decode, against
 //     the path that explains (slowBind) taken for every call;
+//
 //   - numbers.go's decimal: an integer bound check on a 400-digit and a
 //     10,000-digit number, against math/big.
 //
-//	go test -run '^$' -bench FastPaths -benchmem ./validate
+//     go test -run '^$' -bench FastPaths -benchmem ./validate
 func BenchmarkFastPaths(b *testing.B) {
 	schema := `{"type":"object","properties":{
 		"path":{"type":"string","pattern":"^[a-z/]+\\.txt$","maxLength":200},

@@ -295,6 +295,7 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 		d.warnOnce(ctx)
 		return nil, nil
 	}
+	raw, decoded = argumentText(raw, decoded)
 	if fe := d.tooLarge(len(raw)); fe != nil {
 		return nil, failFields(fe, 0)
 	}
@@ -337,6 +338,23 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	r.leaves(verr)
 	r.sorted()
 	return nil, failFields(r.fields, r.more)
+}
+
+// argumentText returns the arguments' text wherever there is one: raw, or
+// decoded arguments that are JSON text themselves (an in-process caller's
+// json.RawMessage), which the library would otherwise take for a value it
+// cannot check. Empty text is none.
+func argumentText(raw []byte, decoded any) ([]byte, any) {
+	if len(raw) > 0 {
+		return raw, decoded
+	}
+	switch a := decoded.(type) {
+	case json.RawMessage:
+		return a, nil
+	case []byte:
+		return a, nil
+	}
+	return nil, decoded
 }
 
 // tooLarge refuses arguments of n bytes of JSON that are more than the

@@ -182,3 +182,21 @@ func TestDeclaredReadersAgreeOnDecodedArguments(t *testing.T) {
 		t.Fatalf("Check = %v", err)
 	}
 }
+
+// TestDeclaredReadsArgumentsHandedOverAsText: decoded arguments that are
+// JSON text (an in-process caller's json.RawMessage) are checked as text;
+// before, the library took them for a value it cannot check and turned
+// the tool's checks off for good.
+func TestDeclaredReadsArgumentsHandedOverAsText(t *testing.T) {
+	t.Parallel()
+	d := validate.NewDeclared("files_open", []byte(readersSchema))
+	for range 2 {
+		_, err := d.Check(context.Background(), []byte{}, json.RawMessage(`{"path":"../x"}`), nil)
+		if err == nil || !strings.Contains(err.Error(), "pattern") {
+			t.Fatalf("Check = %v", err)
+		}
+	}
+	if !d.Enforced() {
+		t.Fatal("the tool's checks were turned off")
+	}
+}

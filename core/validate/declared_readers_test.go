@@ -55,34 +55,60 @@ func FuzzDeclaredReadersAgree(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	d := validate.NewDeclared("files_open", []byte(readersSchema))
+	// The nested schema goes to the library; the flat one is also taken by
+	// the fast path (declared_fast.go).
+	nested := validate.NewDeclared("files_open", []byte(readersSchema))
+	flat := validate.NewDeclared("files_open", []byte(readersFlatSchema))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		converted, err := d.Check(context.Background(), raw, nil, nil)
-		if err != nil {
-			return
-		}
-		if converted != nil {
-			raw = converted
-		}
-		saw, jerr := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if jerr != nil {
-			t.Fatalf("accepted %q, which is not JSON: %v", raw, jerr)
-		}
-		var bound readersArgs
-		if json.Unmarshal(raw, &bound) != nil {
-			return // the handler's reader fails on it: it acts on nothing
-		}
-		first, ok := firstWins(raw)
-		if !ok {
-			t.Fatalf("accepted %q, which a first-wins reader cannot read", raw)
-		}
-		if !reflect.DeepEqual(declaredOnly(saw), declaredOnly(first)) {
-			t.Fatalf("accepted %q: the check saw %v, a first-wins reader reads %v", raw, saw, first)
-		}
-		if want := fromCheck(t, saw); !reflect.DeepEqual(bound, want) {
-			t.Fatalf("accepted %q: the check saw %+v, encoding/json binds %+v", raw, want, bound)
-		}
+		readAlike(t, nested, raw, true)
+		readAlike(t, flat, raw, false)
 	})
+}
+
+// readersFlatSchema is readersSchema without the nested object: a schema
+// the fast path takes.
+const readersFlatSchema = `{"type":"object","properties":{
+	"path":{"type":"string","pattern":"^[a-z]+\\.txt$"},
+	"mode":{"type":"string","enum":["read","stat"]},
+	"limit":{"type":"integer","maximum":9007199254740992}},
+	"required":["path"]}`
+
+// readAlike fails t when d accepts raw and a reader reads otherwise than
+// d did, in what d declares (opts too when withOpts).
+func readAlike(t *testing.T, d *validate.Declared, raw []byte, withOpts bool) {
+	converted, err := d.Check(context.Background(), raw, nil, nil)
+	if err != nil {
+		return
+	}
+	if converted != nil {
+		raw = converted
+	}
+	saw, jerr := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if jerr != nil {
+		t.Fatalf("accepted %q, which is not JSON: %v", raw, jerr)
+	}
+	var bound readersArgs
+	if json.Unmarshal(raw, &bound) != nil {
+		return // the handler's reader fails on it: it acts on nothing
+	}
+	first, ok := firstWins(raw)
+	if !ok {
+		t.Fatalf("accepted %q, which a first-wins reader cannot read", raw)
+	}
+	if !withOpts { // not declared: nothing in opts was checked
+		for _, m := range []any{saw, first} {
+			if m, ok := m.(map[string]any); ok {
+				delete(m, "opts")
+			}
+		}
+		bound.Opts = readersArgs{}.Opts
+	}
+	if !reflect.DeepEqual(declaredOnly(saw), declaredOnly(first)) {
+		t.Fatalf("accepted %q: the check saw %v, a first-wins reader reads %v", raw, saw, first)
+	}
+	if want := fromCheck(t, saw); !reflect.DeepEqual(bound, want) {
+		t.Fatalf("accepted %q: the check saw %+v, encoding/json binds %+v", raw, want, bound)
+	}
 }
 
 // fromCheck is what a readersArgs holds if it reads what the check saw.

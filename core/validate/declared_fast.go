@@ -246,12 +246,7 @@ func (p *flatProp) validString(s string, left *int) bool {
 	if p.pattern == nil {
 		return true
 	}
-	cost := max(len(s), 1) * p.pattern.cost
-	if cost > *left {
-		return false
-	}
-	*left -= cost
-	return p.pattern.re.MatchString(s)
+	return p.pattern.charge(left, len(s)) && p.pattern.re.MatchString(s)
 }
 
 // exactNumber is v as a float64 when that is v's exact value: a float64

@@ -48,13 +48,23 @@ func (p *pattern) MatchString(s string) bool {
 	if p.re == nil || p.refusedCheaply(s) {
 		return true
 	}
-	cost := max(len(s), 1) * p.cost
-	if cost > p.b.left {
+	if !p.charge(&p.b.left, len(s)) {
 		p.b.over = true
 		return false
 	}
-	p.b.left -= cost
 	return p.re.MatchString(s)
+}
+
+// charge takes the cost of matching n characters from left, reporting
+// false, and taking nothing, when left does not cover it. It divides
+// rather than multiplies, so that no product overflows a 32-bit int.
+func (p *pattern) charge(left *int, n int) bool {
+	n = max(n, 1)
+	if n > *left/p.cost {
+		return false
+	}
+	*left -= n * p.cost
+	return true
 }
 
 // refusedCheaply reports a value the schema's length or enum keywords

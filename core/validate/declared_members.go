@@ -43,7 +43,7 @@ type memberCheck struct {
 // scanned JSON value, that readers would not read alike.
 func ambiguousMembers(raw []byte, names *propertyNames) ([]envelope.FieldError, int) {
 	m := memberCheck{b: raw, names: names}
-	m.value("")
+	m.value(nil)
 	return m.fields, m.more
 }
 
@@ -61,16 +61,36 @@ func (m *memberCheck) ws() {
 	}
 }
 
-func (m *memberCheck) value(path string) {
+// loc is where a value sits in the arguments, rendered as a path only
+// for a field error: most calls have none, and a path costs a redaction
+// per level.
+type loc struct {
+	parent *loc
+	key    string
+	index  int // an array element's, when elem
+	elem   bool
+}
+
+func (l *loc) String() string {
+	if l == nil {
+		return ""
+	}
+	if l.elem {
+		return fmt.Sprintf("%s[%d]", l.parent, l.index)
+	}
+	return pathKey(l.parent.String(), l.key)
+}
+
+func (m *memberCheck) value(at *loc) {
 	m.ws()
 	if m.i >= len(m.b) {
 		return
 	}
 	switch m.b[m.i] {
 	case '{':
-		m.object(path)
+		m.object(at)
 	case '[':
-		m.array(path)
+		m.array(at)
 	case '"':
 		m.str()
 	default:
@@ -112,9 +132,63 @@ func (m *memberCheck) str() ([]byte, bool) {
 // memberName is one member name of an object, as decoded and as folded.
 type memberName struct{ name, folded string }
 
-func (m *memberCheck) object(path string) {
+// seenLinear is how many names of an object are compared one by one;
+// past it, they are looked up, so that an object of many members costs
+// linear time.
+const seenLinear = 16
+
+// names is the member names of one object so far.
+type names struct {
+	list   []memberName
+	exact  map[string]bool
+	folded map[string]string // folded -> the first name
+}
+
+func (n *names) add(name, folded string) {
+	if n.exact == nil && len(n.list) < seenLinear {
+		n.list = append(n.list, memberName{name, folded})
+		return
+	}
+	if n.exact == nil {
+		n.exact, n.folded = map[string]bool{}, map[string]string{}
+		for _, s := range n.list {
+			n.put(s.name, s.folded)
+		}
+		n.list = nil
+	}
+	n.put(name, folded)
+}
+
+func (n *names) put(name, folded string) {
+	n.exact[name] = true
+	if _, ok := n.folded[folded]; !ok {
+		n.folded[folded] = name
+	}
+}
+
+// find returns whether name was seen, and a different name seen that
+// folds alike ("" for none).
+func (n *names) find(name, folded string) (same bool, variant string) {
+	if n.exact != nil {
+		if n.exact[name] {
+			return true, ""
+		}
+		return false, n.folded[folded]
+	}
+	for _, s := range n.list {
+		if s.name == name {
+			return true, ""
+		}
+		if s.folded == folded && variant == "" {
+			variant = s.name
+		}
+	}
+	return false, variant
+}
+
+func (m *memberCheck) object(at *loc) {
 	m.i++ // {
-	var seen []memberName
+	var seen names
 	for {
 		m.ws()
 		if m.i >= len(m.b) || m.b[m.i] == '}' {
@@ -129,40 +203,45 @@ func (m *memberCheck) object(path string) {
 		name := decodeName(quoted, escaped)
 		m.ws()
 		m.i++ // :
-		seen = m.name(path, name, seen)
-		m.value(pathKey(path, name))
+		m.name(at, name, &seen)
+		m.value(&loc{parent: at, key: name})
 	}
 }
 
 // name checks one member name against the declared names and the names
 // before it in its object, and adds it to them.
-func (m *memberCheck) name(path, name string, seen []memberName) []memberName {
+func (m *memberCheck) name(at *loc, name string, seen *names) {
 	f := foldName(name)
-	p := pathKey(path, name)
+	same, variant := seen.find(name, f)
+	if !same {
+		seen.add(name, f)
+	}
+	if len(m.fields) >= MaxFieldErrors && (same || variant != "" || m.names.folded[f] != "") {
+		m.more++
+		return
+	}
 	if d, ok := m.names.folded[f]; ok && !m.names.exact[name] {
-		msg := unknownMessage(path, p) + fmt.Sprintf("; did you mean %q? (a reader that ignores letter case would read it as %s)", d, d)
+		p := pathKey(at.String(), name)
+		msg := unknownMessage(at.String(), p) + fmt.Sprintf("; did you mean %q? (a reader that ignores letter case would read it as %s)", d, d)
 		m.add(envelope.FieldError{Field: p, Rule: "unknown", Suggestion: d, Message: msg})
-		return append(seen, memberName{name, f})
+		return
 	}
-	for _, s := range seen {
-		switch {
-		case s.name == name:
-			m.add(envelope.FieldError{Field: p, Rule: "duplicate",
-				Message: p + " is sent more than once, and readers differ on which one they keep: send it once"})
-			return seen
-		case s.folded == f:
-			if _, ok := m.names.folded[f]; ok {
-				return seen // the case variant is reported
-			}
-			m.add(envelope.FieldError{Field: p, Rule: "duplicate",
-				Message: fmt.Sprintf("%s and %s differ only in letter case, and a reader that ignores case takes one for the other: send one", p, pathKey(path, s.name))})
-			return seen
+	switch {
+	case same:
+		p := pathKey(at.String(), name)
+		m.add(envelope.FieldError{Field: p, Rule: "duplicate",
+			Message: p + " is sent more than once, and readers differ on which one they keep: send it once"})
+	case variant != "":
+		if _, ok := m.names.folded[f]; ok {
+			return // the case variant is reported
 		}
+		p := pathKey(at.String(), name)
+		m.add(envelope.FieldError{Field: p, Rule: "duplicate",
+			Message: fmt.Sprintf("%s and %s differ only in letter case, and a reader that ignores case takes one for the other: send one", p, pathKey(at.String(), variant))})
 	}
-	return append(seen, memberName{name, f})
 }
 
-func (m *memberCheck) array(path string) {
+func (m *memberCheck) array(at *loc) {
 	m.i++ // [
 	for k := 0; ; k++ {
 		m.ws()
@@ -173,7 +252,7 @@ func (m *memberCheck) array(path string) {
 		if m.b[m.i] == ',' {
 			m.i++
 		}
-		m.value(fmt.Sprintf("%s[%d]", path, k))
+		m.value(&loc{parent: at, index: k, elem: true})
 	}
 }
 
@@ -212,6 +291,9 @@ func declaredNames(s *jsonschema.Schema) *propertyNames {
 // decodeName is a member name as encoding/json decodes it: escapes
 // decoded, invalid UTF-8 replaced.
 func decodeName(quoted []byte, escaped bool) string {
+	if len(quoted) < 2 {
+		return "" // not a string: the scan before refused the arguments
+	}
 	if !escaped && utf8.Valid(quoted) {
 		return string(quoted[1 : len(quoted)-1])
 	}

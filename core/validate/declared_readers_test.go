@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -224,5 +225,28 @@ func TestDeclaredReadsArgumentsHandedOverAsText(t *testing.T) {
 	}
 	if !d.Enforced() {
 		t.Fatal("the tool's checks were turned off")
+	}
+}
+
+// TestDeclaredFindsRepeatsAmongManyMembers: past a few members an object's
+// names are looked up rather than compared one by one (linear time on an
+// object of 20,000 members), and a repeat or case variant late in it is
+// still found.
+func TestDeclaredFindsRepeatsAmongManyMembers(t *testing.T) {
+	t.Parallel()
+	d := validate.NewDeclared("files_open", []byte(readersSchema))
+	var b strings.Builder
+	b.WriteString(`{"path":"a.txt","extra":{`)
+	for i := range 20000 {
+		fmt.Fprintf(&b, `"k%d":1,`, i)
+	}
+	for _, tail := range []string{`"k7":2}}`, `"K7":2}}`} {
+		_, err := d.Check(context.Background(), []byte(b.String()+tail), nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "extra.") {
+			t.Fatalf("%s: Check = %v", tail, err)
+		}
+	}
+	if _, err := d.Check(context.Background(), []byte(b.String()+`"k20000":2}}`), nil, nil); err != nil {
+		t.Fatalf("distinct members: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -305,16 +306,15 @@ func decodeName(quoted []byte, escaped bool) string {
 // foldName folds a name as encoding/json does to match it to a field:
 // two names fold alike exactly when bytes.EqualFold reports them equal.
 func foldName(name string) string {
-	ascii := true
 	for i := 0; i < len(name); i++ {
-		if c := name[i]; c >= utf8.RuneSelf || 'a' <= c && c <= 'z' {
-			ascii = false
-			break
+		if name[i] >= utf8.RuneSelf {
+			return foldUnicode(name)
 		}
 	}
-	if ascii {
-		return name
-	}
+	return strings.ToUpper(name) // ASCII: a to z upper-cased, as encoding/json does
+}
+
+func foldUnicode(name string) string {
 	out := make([]rune, 0, len(name))
 	for _, r := range name {
 		if r < utf8.RuneSelf {

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
+	"sync"
+	"weak"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -59,6 +62,18 @@ func AddTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 	s.AddTool(tt, th)
 }
 
+// boundTools holds the definitions gosdk.AddTool added whose handler binds
+// and checks exactly the schema they declare: the Middleware leaves those
+// to it. A definition is one registration (go-sdk lists the *Tool it was
+// given), so a low-level tool declaring an equal schema is not among them.
+// An entry lasts as long as its definition.
+var boundTools sync.Map // weak.Pointer[mcp.Tool] -> struct{}
+
+func bindsItself(t *mcp.Tool) bool {
+	_, ok := boundTools.Load(weak.Make(t))
+	return ok
+}
+
 // toolFor returns the tool with its schemas set and the low-level handler
 // that binds, validates and renders.
 func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []ToolOption) (*mcp.Tool, mcp.ToolHandler, error) {
@@ -69,12 +84,16 @@ func toolFor[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts []Too
 		return nil, nil, fmt.Errorf("the arguments type %s is of kind %s, not a struct", reflect.TypeFor[In](), k)
 	}
 	b := validate.NewBinder[In](opts...)
-	b.Claim() // a tool declaring In's schema is checked here, not by the Middleware too
 	tt := *t
 	if tt.InputSchema == nil {
 		tt.InputSchema = json.RawMessage(b.Schema())
 	} else if err := declaredAgrees(tt.InputSchema, b); err != nil {
 		return nil, nil, err
+	}
+	if schema, err := json.Marshal(tt.InputSchema); err == nil && b.Checks(schema) {
+		w := weak.Make(&tt)
+		boundTools.Store(w, struct{}{})
+		runtime.AddCleanup(&tt, func(w weak.Pointer[mcp.Tool]) { boundTools.Delete(w) }, w)
 	}
 	out, err := outputFor[Out](&tt, opts)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,8 +28,9 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // answer in text): the call is checked first with core/validate.Declared
 // and a violation answered with the validation_error envelope gosdk.AddTool
 // gives. The definitions come from the tools/list results that pass
-// through the Middleware; a tool called before any was listed is looked up
-// with a tools/list of the Middleware's own. Each definition (each *Tool
+// through the Middleware; a tool the Middleware does not know yet (called
+// before any listing, or added since) is looked up with a tools/list of
+// its own. Each definition (each *Tool
 // go-sdk lists: a tool added again is a new one) is compiled once.
 type declared struct {
 	opts   []validate.Option
@@ -43,11 +42,6 @@ type declared struct {
 type declaredTools struct {
 	*declared
 	tools sync.Map // tool name -> *declaredTool
-	// listed is when the Middleware last listed the tools itself
-	// (UnixNano): a call of a tool it does not know lists them again at
-	// most once a second, so that calls of made-up names cannot make
-	// every call a tools/list.
-	listed atomic.Int64
 }
 
 type declaredTool struct {
@@ -128,18 +122,21 @@ func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next
 	name := r.Params.Name
 	v, ok := l.tools.Load(name)
 	if !ok {
-		now := time.Now().UnixNano()
-		last := l.listed.Load()
-		if now-last < int64(time.Second) || !l.listed.CompareAndSwap(last, now) {
-			return nil
-		}
+		// A tool added at run time is checked from its first call: the
+		// tools are listed whenever a call names one the table does not
+		// know. A made-up name costs that listing, served inside the
+		// Middleware, and go-sdk then answers that the tool is unknown.
 		l.list(ctx, r.Session, next)
 		if v, ok = l.tools.Load(name); !ok {
 			return nil // unknown to go-sdk too: it answers
 		}
 	}
 	t := v.(*declaredTool)
-	t.once.Do(func() { t.d = compileTool(t.def, l.opts) })
+	t.once.Do(func() {
+		if !bindsItself(t.def) { // gosdk.AddTool's tools are checked by their binder
+			t.d = compileTool(t.def, l.opts)
+		}
+	})
 	if t.d == nil || !t.d.Enforced() {
 		if t.d != nil {
 			_, _ = t.d.Check(ctx, nil, nil, nil) // the one warning, for a schema that is not enforced

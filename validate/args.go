@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -37,7 +38,6 @@ type binder[T any] struct {
 
 func newBinder[T any](opts []Option) *binder[T] {
 	b := &binder[T]{c: core.NewBinder[T](opts...)}
-	b.c.Claim() // a tool declaring T's schema is checked here, not by DeclaredSchemas too
 	b.overlay = envelope.NewOverlay(b.c.EnvelopeOptions()...)
 	return b
 }
@@ -92,8 +92,9 @@ func (b *binder[T]) renderer(ctx context.Context) *envelope.Renderer {
 // cannot work, such as an undefined validate tag.
 func Args[T any](opts ...Option) server.ToolHandlerMiddleware {
 	b := newBinder[T](opts)
+	var made atomic.Int64
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			checkDeclared(ctx, &b.declared, b.c, req.Params.Name)
 			args, res := b.bind(ctx, req)
 			if res != nil {
@@ -101,6 +102,13 @@ func Args[T any](opts ...Option) server.ToolHandlerMiddleware {
 			}
 			return next(context.WithValue(ctx, ctxKey[T]{}, args), req)
 		}
+		// The handlers middleware.Wrap makes at registration are recorded
+		// as checking T; under s.Use mcp-go makes one per call, which no
+		// tool is registered with: past the first few, they are not.
+		if made.Add(1) <= maxRecordedHandlers {
+			checkedBy(h, b.c)
+		}
+		return h
 	}
 }
 
@@ -116,7 +124,7 @@ func Handler[T any](fn func(ctx context.Context, req mcp.CallToolRequest, args T
 		panic("validate: Handler(nil)")
 	}
 	b := newBinder[T](opts)
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return checkedBy(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if args, ok := ctx.Value(ctxKey[T]{}).(*T); ok && args != nil {
 			return fn(ctx, req, *args)
 		}
@@ -125,5 +133,5 @@ func Handler[T any](fn func(ctx context.Context, req mcp.CallToolRequest, args T
 			return res, nil
 		}
 		return fn(ctx, req, *args)
-	}
+	}, b.c)
 }

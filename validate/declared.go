@@ -27,7 +27,10 @@ import (
 // tool's schema, found on the server at call time (server.ServerFromContext
 // and its tools, the session's own tools first). A violation is answered
 // with the validation_error envelope [Args] gives, with "fields", and the
-// handler does not run.
+// handler does not run. The arguments checked are the JSON text received
+// (RawArguments), what mcp.BindArguments and typed handlers read, numbers
+// exact; a member such a reader would read otherwise (a case variant of a
+// declared property, a member sent twice) is refused, named.
 //
 // Never worse off: each schema is compiled once, again only when the tool
 // is registered again; one that does not compile, is too large, refers
@@ -38,7 +41,10 @@ import (
 // still reads it (logged at debug level); nothing else is coerced. A tool
 // that declares nothing but "type": "object" is not checked, and a tool
 // whose schema is [InputSchema]'s for a struct that [Args] or [Handler]
-// binds is left to them, not checked twice.
+// binds is left to them when that tool's handler is theirs: [Handler],
+// [StructuredHandler], or a handler [Args] wraps (middleware.Wrap(h,
+// validate.Args[T]()) with Args outermost). A plain handler declared with
+// InputSchema is checked like any other.
 //
 // opts are validate's options: WithMaxDepth, WithMaxBytes and WithLogger
 // apply, as for Args.
@@ -89,15 +95,17 @@ type declaredKey struct {
 // definition's maps and slices alive, so that their addresses, which say
 // whether the tool was registered again, cannot be reused meanwhile.
 type declaredEntry struct {
-	def  mcp.Tool
-	id   definition
-	d    *core.Declared // nil: nothing to check
-	once sync.Once
+	def     mcp.Tool
+	handler server.ToolHandlerFunc
+	id      definition
+	d       *core.Declared // nil: nothing to check, or the handler checks it
+	once    sync.Once
 }
 
 // definition identifies one registration of a tool's input schema: a
 // tool registered again is built again, with new maps and slices.
 type definition struct {
+	handler     *byte // the handler's closure: a tool may be added again with another
 	props, defs unsafe.Pointer
 	required    *string
 	raw         *byte
@@ -106,9 +114,14 @@ type definition struct {
 	extra       any
 }
 
-func definitionOf(t *mcp.Tool) definition {
+func definitionOf(t *mcp.Tool, h server.ToolHandlerFunc) definition {
 	s := t.InputSchema
+	var handler *byte
+	if h != nil {
+		handler = closure(h)
+	}
 	return definition{
+		handler:  handler,
 		props:    reflect.ValueOf(s.Properties).UnsafePointer(),
 		defs:     reflect.ValueOf(s.Defs).UnsafePointer(),
 		required: unsafe.SliceData(s.Required),
@@ -135,33 +148,35 @@ func (l *declaredLayer) declared(ctx context.Context, name string) *core.Declare
 	if srv == nil {
 		return nil
 	}
-	t, ok := sessionTool(ctx, name)
+	st, ok := sessionTool(ctx, name)
 	if !ok {
-		st := srv.GetTool(name)
-		if st == nil {
+		p := srv.GetTool(name)
+		if p == nil {
 			return nil
 		}
-		t = st.Tool
+		st = *p
 	}
-	if trivial(&t) {
+	if trivial(&st.Tool) {
 		return nil
 	}
 	key := declaredKey{srv: weak.Make(srv), name: name}
-	id := definitionOf(&t)
+	id := definitionOf(&st.Tool, st.Handler)
 	v, ok := l.cache.Load(key)
 	if !ok || v.(*declaredEntry).id != id {
-		v = &declaredEntry{def: t, id: id}
+		v = &declaredEntry{def: st.Tool, handler: st.Handler, id: id}
 		l.cache.Store(key, v)
 	}
 	e := v.(*declaredEntry)
-	e.once.Do(func() { e.d = l.compile(&e.def) })
-	if e.d == nil || e.d.Bound() {
-		return nil
-	}
+	e.once.Do(func() { e.d = l.compile(&e.def, e.handler) })
 	return e.d
 }
 
-func (l *declaredLayer) compile(t *mcp.Tool) *core.Declared {
+// compile returns the check of the tool's declared schema, or nil when its
+// handler binds and checks exactly that schema itself ([Handler],
+// [StructuredHandler], a handler [Args] wraps): it is not checked twice,
+// and the binder's conventions hold (an optional member sent as its zero
+// is absent).
+func (l *declaredLayer) compile(t *mcp.Tool, h server.ToolHandlerFunc) *core.Declared {
 	schema := []byte(t.RawInputSchema)
 	if len(schema) == 0 {
 		b, err := json.Marshal(t.InputSchema)
@@ -170,18 +185,21 @@ func (l *declaredLayer) compile(t *mcp.Tool) *core.Declared {
 		}
 		schema = b
 	}
+	if c := checkerOf(h); c != nil && c.Checks(schema) {
+		return nil
+	}
 	return core.NewDeclared(t.Name, schema, l.opts...)
 }
 
 // sessionTool is the session's own definition of the tool, which mcp-go
 // calls in preference to the server's.
-func sessionTool(ctx context.Context, name string) (mcp.Tool, bool) {
+func sessionTool(ctx context.Context, name string) (server.ServerTool, bool) {
 	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithTools); ok {
 		if st, ok := s.GetSessionTools()[name]; ok {
-			return st.Tool, true
+			return st, true
 		}
 	}
-	return mcp.Tool{}, false
+	return server.ServerTool{}, false
 }
 
 // trivial reports a schema that declares nothing to check beyond an

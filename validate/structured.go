@@ -57,7 +57,7 @@ func StructuredHandler[In, Out any](fn func(ctx context.Context, req mcp.CallToo
 	}
 	b := newBinder[In](opts)
 	out := core.NewOutput[Out](opts...)
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return checkedBy(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, ok := ctx.Value(ctxKey[In]{}).(*In)
 		if !ok || args == nil {
 			var res *mcp.CallToolResult
@@ -75,5 +75,5 @@ func StructuredHandler[In, Out any](fn func(ctx context.Context, req mcp.CallToo
 				envelope.Wrap(envelope.InternalError, fmt.Errorf("validate: the result of %s does not match its outputSchema: %w", req.Params.Name, err))), nil
 		}
 		return mcp.NewToolResultStructured(v, string(text)), nil
-	}
+	}, b.c)
 }

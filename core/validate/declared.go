@@ -55,11 +55,24 @@ type Declared struct {
 	off  error // why the schema is not enforced, found when compiling
 	// stopped is set when a check finds the schema cannot be checked.
 	stopped atomic.Bool
-	bound   bool // the schema is one a Binder derived and checks itself
 	maxEnum int
-	names   []string    // the root's declared properties, for unknown members
-	flat    *flatSchema // nil: every call goes to the library
+	names   []string       // the root's declared properties, for unknown members
+	members *propertyNames // every declared property name, for case variants
+	flat    *flatSchema    // nil: every call goes to the library
 	warned  atomic.Bool
+	// instances are compiled copies of the schema, each with its own
+	// pattern budget, taken by one check at a time; src recompiles one
+	// when all are in use (only for a schema with patterns: one without
+	// has no budget to keep apart, and every check shares sch).
+	mu        sync.Mutex
+	instances []*instance
+	src       []byte
+}
+
+// instance is one compiled copy of the schema and its pattern budget.
+type instance struct {
+	sch *jsonschema.Schema
+	b   *budget
 }
 
 // NewDeclared compiles schema, the JSON text of tool's declared input
@@ -71,35 +84,34 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 		d.off = fmt.Errorf("the schema is %d bytes, more than the %d enforced", len(schema), MaxDeclaredSchemaBytes)
 		return d
 	}
-	d.bound = claimed(schema)
-	if d.bound || trivialSchema(schema) {
+	if trivialSchema(schema) {
 		return d
 	}
-	var err error
-	if safe.Call(func() { d.sch, err = compileDeclared(schema) }) != nil {
-		err = errors.New("the JSON Schema library panicked while compiling it")
-	}
+	first, off, err := compileInstance(schema)
 	d.off = err
-	if d.sch != nil {
+	if first != nil {
+		d.sch = first.sch
+		d.instances = []*instance{first}
+		if hasPatterns(d.sch) {
+			d.src = schema
+		}
+		d.warnDisabled(off)
 		d.maxEnum = largestEnum(d.sch, map[*jsonschema.Schema]bool{})
 		for name := range d.sch.Properties {
 			d.names = append(d.names, name)
 		}
 		slices.Sort(d.names)
+		d.members = declaredNames(d.sch)
 		d.flat = flatten(d.sch)
 	}
 	return d
 }
 
 // Enforced reports whether calls are checked: false for a schema that is
-// not enforced (see [Declared.Off]), for one a [Binder] checks, and for one
-// that declares nothing to check but an object ({"type": "object"}, with
-// no properties), whose calls pass unchanged.
-func (d *Declared) Enforced() bool { return d.sch != nil && !d.bound && !d.stopped.Load() }
-
-// Bound reports whether the schema is one a [Binder] derived, whose tool
-// is checked by validate's own layers: such a tool is not checked twice.
-func (d *Declared) Bound() bool { return d.bound }
+// not enforced (see [Declared.Off]), and for one that declares nothing to
+// check but an object ({"type": "object"}, with no properties), whose
+// calls pass unchanged.
+func (d *Declared) Enforced() bool { return d.sch != nil && !d.stopped.Load() }
 
 // Off returns why the schema is not enforced, or nil.
 func (d *Declared) Off() error {
@@ -143,8 +155,68 @@ func (refuseLoader) Load(url string) (any, error) {
 
 const declaredURL = "mem:///mcpguard/declared-input-schema.json"
 
-// compileDeclared compiles a schema of at most MaxDeclaredSchemaBytes.
-func compileDeclared(schema []byte) (*jsonschema.Schema, error) {
+// compileInstance compiles an instance of schema, its patterns charged to
+// a budget of its own, and returns the keywords it does not enforce.
+func compileInstance(schema []byte) (*instance, []disabledKeyword, error) {
+	b := &budget{}
+	var sch *jsonschema.Schema
+	var err error
+	if safe.Call(func() { sch, err = compileDeclared(schema, b) }) != nil {
+		err = errors.New("the JSON Schema library panicked while compiling it")
+	}
+	if sch == nil {
+		return nil, nil, err
+	}
+	return &instance{sch: sch, b: b}, preparePatterns(sch), nil
+}
+
+// take returns an instance no other check holds.
+func (d *Declared) take() *instance {
+	if d.src == nil {
+		return d.instances[0]
+	}
+	d.mu.Lock()
+	if n := len(d.instances); n > 0 {
+		in := d.instances[n-1]
+		d.instances = d.instances[:n-1]
+		d.mu.Unlock()
+		return in
+	}
+	d.mu.Unlock()
+	in, _, _ := compileInstance(d.src)
+	return in
+}
+
+func (d *Declared) put(in *instance) {
+	if d.src == nil {
+		return
+	}
+	d.mu.Lock()
+	d.instances = append(d.instances, in)
+	d.mu.Unlock()
+}
+
+// hasPatterns reports a schema with a pattern or patternProperties
+// anywhere.
+func hasPatterns(root *jsonschema.Schema) bool {
+	seen := map[*jsonschema.Schema]bool{}
+	var walk func(s *jsonschema.Schema) bool
+	walk = func(s *jsonschema.Schema) bool {
+		if s == nil || seen[s] {
+			return false
+		}
+		seen[s] = true
+		if s.Pattern != nil || len(s.PatternProperties) > 0 {
+			return true
+		}
+		return slices.ContainsFunc(subschemas(s), walk)
+	}
+	return walk(root)
+}
+
+// compileDeclared compiles a schema of at most MaxDeclaredSchemaBytes,
+// its patterns charged to b.
+func compileDeclared(schema []byte, b *budget) (*jsonschema.Schema, error) {
 	s := scanner{b: schema, maxDepth: maxDeclaredSchemaDepth}
 	if !s.value(nil, 0) || s.tooDeep {
 		return nil, fmt.Errorf("the schema is not JSON nested at most %d levels deep", maxDeclaredSchemaDepth)
@@ -155,6 +227,7 @@ func compileDeclared(schema []byte) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
+	c.UseRegexpEngine(patternEngine(b))
 	c.DefaultDraft(jsonschema.Draft2020)
 	if err := c.AddResource(declaredURL, doc); err != nil {
 		return nil, err
@@ -208,9 +281,13 @@ func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 // Check checks a call's arguments against the declared schema. raw is the
 // arguments' JSON text as received, decoded the same arguments as the SDK
 // decoded them (either may be nil; nil and null arguments are an empty
-// object). It returns, when it converted a string that is a lossless
-// spelling of a declared number, integer or boolean ("5", "true"), the
-// converted arguments' JSON text; on a violation, a validation_error
+// object). The text, when there is one, is what is checked: it is what a
+// handler binding with encoding/json reads, numbers exact, where an SDK's
+// decoded map holds them as float64. Members that readers would read
+// otherwise than the check (see [memberCheck]) are refused. It returns,
+// when it converted a string that is a lossless spelling of a declared
+// number, integer or boolean ("5", "true"), the converted arguments' JSON
+// text; on a violation, a validation_error
 // envelope error with the field errors. red redacts value previews
 // (nil: redact.Default()).
 func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *redact.Redactor) (converted []byte, err error) {
@@ -218,22 +295,28 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 		d.warnOnce(ctx)
 		return nil, nil
 	}
+	raw, decoded = argumentText(raw, decoded)
 	if fe := d.tooLarge(len(raw)); fe != nil {
 		return nil, failFields(fe, 0)
 	}
 	if d.flat != nil && d.flat.fast(raw, decoded) {
 		return nil, nil
 	}
-	doc, fe := d.document(raw, decoded)
+	doc, fe, more := d.document(raw, decoded)
 	if fe != nil {
-		return nil, failFields(fe, 0)
+		return nil, failFields(fe, more)
 	}
 	verr := d.validate(doc)
 	if verr == nil {
 		return nil, nil
 	}
+	if verr == overBudget {
+		return nil, failFields(d.overBudget(), 0)
+	}
 	if fixed, paths := convert(doc, verr, d.sch.Required); len(paths) > 0 {
-		if verr = d.validate(fixed); verr == nil {
+		if verr = d.validate(fixed); verr == overBudget {
+			return nil, failFields(d.overBudget(), 0)
+		} else if verr == nil {
 			d.logConverted(ctx, paths)
 			b, mErr := json.Marshal(fixed)
 			if mErr != nil {
@@ -257,6 +340,23 @@ func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *reda
 	return nil, failFields(r.fields, r.more)
 }
 
+// argumentText returns the arguments' text wherever there is one: raw, or
+// decoded arguments that are JSON text themselves (an in-process caller's
+// json.RawMessage), which the library would otherwise take for a value it
+// cannot check. Empty text is none.
+func argumentText(raw []byte, decoded any) ([]byte, any) {
+	if len(raw) > 0 {
+		return raw, decoded
+	}
+	switch a := decoded.(type) {
+	case json.RawMessage:
+		return a, nil
+	case []byte:
+		return a, nil
+	}
+	return nil, decoded
+}
+
 // tooLarge refuses arguments of n bytes of JSON that are more than the
 // server accepts, or more than the schema's enums can check within
 // enumBudget (n is at most maxBytes there, so the product cannot overflow).
@@ -276,43 +376,66 @@ func (d *Declared) tooLarge(n int) []envelope.FieldError {
 // document decodes the arguments, as the binder does: nesting is checked
 // in linear time before anything is decoded, and the size was checked by
 // Check, or is here for arguments the SDK handed over decoded only.
-func (d *Declared) document(raw []byte, decoded any) (any, []envelope.FieldError) {
-	if raw == nil && decoded != nil {
+func (d *Declared) document(raw []byte, decoded any) (doc any, fields []envelope.FieldError, more int) {
+	onlyDecoded := raw == nil && decoded != nil
+	if onlyDecoded {
 		raw, _ = json.Marshal(decoded)
 		if fe := d.tooLarge(len(raw)); fe != nil {
-			return nil, fe
+			return nil, fe, 0
 		}
 	}
 	s := scanner{b: raw, maxDepth: d.o.maxDepth}
 	s.ws()
 	if s.i == len(raw) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return map[string]any{}, nil
+		return map[string]any{}, nil, 0
 	}
 	if !s.value(nil, 0) || s.tooDeep {
 		if s.tooDeep {
 			return nil, fatal("", "depth", strconv.Itoa(d.o.maxDepth),
-				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", d.o.maxDepth)).fields
+				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", d.o.maxDepth)).fields, 0
 		}
-		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields
+		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields, 0
 	}
-	if decoded != nil {
-		return decoded, nil
+	if fe, more := ambiguousMembers(raw, d.members); len(fe) > 0 {
+		return nil, fe, more
+	}
+	if onlyDecoded {
+		return decoded, nil, 0
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields
+		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields, 0
 	}
-	return doc, nil
+	return doc, nil, 0
 }
 
 // broken stands for a failure of the library itself, not of the
 // arguments.
 var broken = &jsonschema.ValidationError{ErrorKind: &jskind.RefCycle{}}
 
+// overBudget stands for a check that did not run a pattern within
+// patternBudget.
+var overBudget = &jsonschema.ValidationError{ErrorKind: &jskind.Pattern{}}
+
+func (d *Declared) overBudget() []envelope.FieldError {
+	return fatal("", "size", "", "the arguments' strings are too long to check against this tool's patterns; send shorter values").fields
+}
+
 func (d *Declared) validate(doc any) *jsonschema.ValidationError {
-	var err error
-	if p := safe.Call(func() { err = d.sch.Validate(doc) }); p != nil {
+	in := d.take()
+	if in == nil {
 		return broken
+	}
+	in.b.left, in.b.over = patternBudget, false
+	var err error
+	p := safe.Call(func() { err = in.sch.Validate(doc) })
+	over := in.b.over
+	d.put(in)
+	if p != nil {
+		return broken
+	}
+	if over {
+		return overBudget
 	}
 	var verr *jsonschema.ValidationError
 	if errors.As(err, &verr) {
@@ -349,6 +472,18 @@ func (d *Declared) warnOnce(ctx context.Context) {
 		slog.String(logkey.Error, redact.String(safe.Error(off))))
 }
 
+// warnDisabled says, once, which keywords of the schema are not enforced
+// because Go's RE2 cannot compile them: the rest of the schema is.
+func (d *Declared) warnDisabled(off []disabledKeyword) {
+	for _, k := range off {
+		safe.Log(context.Background(), d.o.logger, slog.LevelWarn, "mcpguard: a keyword of the tool's declared input schema is not enforced",
+			slog.String(logkey.Tool, d.tool),
+			slog.String(logkey.Property, k.location),
+			slog.String(logkey.Keyword, k.keyword),
+			slog.String(logkey.Error, redact.String(safe.Error(k.err))))
+	}
+}
+
 func (d *Declared) logConverted(ctx context.Context, paths []string) {
 	safe.Log(ctx, d.o.logger, slog.LevelDebug, "mcpguard: converted string arguments to their declared types, or left out null optional ones",
 		slog.String(logkey.Tool, d.tool),
@@ -360,26 +495,19 @@ func failFields(fields []envelope.FieldError, more int) error {
 	return (*Binder[struct{}])(nil).fail(fields, more)
 }
 
-// claims holds the digests of the schemas Binders derived and check
-// themselves (Binder.Claim).
-var claims sync.Map // [32]byte -> struct{}
-
-// Claim records that the binder's schema is checked by the binder, so that
-// a tool declaring exactly that schema is not checked again by
-// [Declared]. The fronts' Args, Handler and AddTool call it.
-func (b *Binder[T]) Claim() {
-	if d, ok := digest(b.Schema()); ok {
-		claims.Store(d, struct{}{})
-	}
-}
-
-func claimed(schema []byte) bool {
-	d, ok := digest(schema)
+// Checks reports whether schema is the one the binder derives (the same
+// JSON, whatever the order of its members, with or without an empty
+// "required"): a tool that declares it and whose handler is this binder
+// is checked by the binder, and a front need not check it against its
+// declared schema too. Whether the handler is the binder is the front's
+// to know: an equal schema alone says nothing about who reads the call.
+func (b *Binder[T]) Checks(schema []byte) bool {
+	mine, ok := digest(b.Schema())
 	if !ok {
 		return false
 	}
-	_, found := claims.Load(d)
-	return found
+	theirs, ok := digest(schema)
+	return ok && mine == theirs
 }
 
 // digest is the SHA-256 of a schema's canonical JSON (members sorted, no

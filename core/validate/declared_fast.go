@@ -32,10 +32,10 @@ type flatProp struct {
 	enum     []string
 	lengths  bool // minLength or maxLength is declared
 	minLen   int
-	maxLen   int // math.MaxInt: none
-	pattern  jsonschema.Regexp
-	lo, hi   float64 // inclusive bounds; ±Inf: none
-	xlo, xhi bool    // the bounds are exclusive
+	maxLen   int      // math.MaxInt: none
+	pattern  *pattern // nil: none
+	lo, hi   float64  // inclusive bounds; ±Inf: none
+	xlo, xhi bool     // the bounds are exclusive
 }
 
 var (
@@ -107,7 +107,14 @@ func flatProperty(p *jsonschema.Schema) *flatProp {
 	if t != typeString && t != typeInteger && t != typeNumber && t != typeBoolean {
 		return nil
 	}
-	fp := &flatProp{types: t, maxLen: math.MaxInt, pattern: p.Pattern}
+	fp := &flatProp{types: t, maxLen: math.MaxInt}
+	switch re := p.Pattern.(type) {
+	case nil:
+	case *pattern:
+		fp.pattern = re
+	default:
+		return nil
+	}
 	fp.lengths = p.MinLength != nil || p.MaxLength != nil
 	if p.MinLength != nil {
 		fp.minLen = *p.MinLength
@@ -174,13 +181,14 @@ func upper(incl, excl *big.Rat, ok bool) (float64, bool, bool) {
 // fast reports a call that the fast path finds valid: the decoded
 // arguments when the SDK handed them over, else their JSON text.
 func (f *flatSchema) fast(raw []byte, decoded any) bool {
-	if decoded != nil {
-		return f.valid(decoded)
+	left := patternBudget
+	if raw == nil {
+		return f.valid(decoded, &left)
 	}
-	return f.validRaw(raw)
+	return f.validRaw(raw, &left)
 }
 
-func (f *flatSchema) valid(doc any) bool {
+func (f *flatSchema) valid(doc any, left *int) bool {
 	m, ok := doc.(map[string]any)
 	if !ok {
 		return false
@@ -198,18 +206,18 @@ func (f *flatSchema) valid(doc any) bool {
 			}
 			continue
 		}
-		if !p.valid(v) {
+		if !p.valid(v, left) {
 			return false
 		}
 	}
 	return true
 }
 
-func (p *flatProp) valid(v any) bool {
+func (p *flatProp) valid(v any, left *int) bool {
 	switch p.types {
 	case typeString:
 		s, ok := v.(string)
-		return ok && p.validString(s)
+		return ok && p.validString(s, left)
 	case typeBoolean:
 		_, ok := v.(bool)
 		return ok
@@ -224,7 +232,9 @@ func (p *flatProp) valid(v any) bool {
 	return true
 }
 
-func (p *flatProp) validString(s string) bool {
+// validString checks the cheap keywords first, and the pattern within the
+// call's budget left: past it, the library judges, within its own.
+func (p *flatProp) validString(s string, left *int) bool {
 	if p.lengths {
 		if n := utf8.RuneCountInString(s); n < p.minLen || n > p.maxLen {
 			return false
@@ -233,7 +243,10 @@ func (p *flatProp) validString(s string) bool {
 	if p.enum != nil && !slices.Contains(p.enum, s) {
 		return false
 	}
-	return p.pattern == nil || p.pattern.MatchString(s)
+	if p.pattern == nil {
+		return true
+	}
+	return p.pattern.charge(left, len(s)) && p.pattern.re.MatchString(s)
 }
 
 // exactNumber is v as a float64 when that is v's exact value: a float64
@@ -266,10 +279,10 @@ func exactInteger(s string) (float64, bool) {
 
 // validRaw is valid for the arguments' JSON text, read in one pass
 // without decoding it: an object of plain members (no escapes, no
-// nesting) whose values are plain scalars. A member sent twice is checked
-// twice: the library, which keeps the last, sees one of the values found
-// valid. Anything else is the library's.
-func (f *flatSchema) validRaw(b []byte) bool {
+// nesting, each declared and sent once) whose values are plain scalars.
+// Anything else is the library's, a member sent twice included, which
+// Check refuses.
+func (f *flatSchema) validRaw(b []byte, left *int) bool {
 	if len(f.props) > 64 {
 		return false
 	}
@@ -289,7 +302,7 @@ func (f *flatSchema) validRaw(b []byte) bool {
 			}
 			d.ws()
 			p := f.props[text(key)]
-			if p == nil || !p.validRaw(&d) {
+			if p == nil || seen&p.bit != 0 || p.bit == 0 || !p.validRaw(&d, left) {
 				return false // an unknown member's value may be anything: the library reads it
 			}
 			seen |= p.bit
@@ -309,11 +322,11 @@ func (f *flatSchema) validRaw(b []byte) bool {
 	return d.end()
 }
 
-func (p *flatProp) validRaw(d *flatDecoder) bool {
+func (p *flatProp) validRaw(d *flatDecoder, left *int) bool {
 	switch p.types {
 	case typeString:
 		s, ok := d.plainString()
-		return ok && p.validString(text(s))
+		return ok && p.validString(text(s), left)
 	case typeBoolean:
 		return d.word("true") || d.word("false")
 	}
@@ -323,7 +336,7 @@ func (p *flatProp) validRaw(d *flatDecoder) bool {
 	}
 	if integer {
 		if n, ok := exactInteger(text(t)); ok {
-			return p.valid(n)
+			return p.valid(n, left)
 		}
 	}
 	// A rounded value strictly inside exact bounds is inside them; one

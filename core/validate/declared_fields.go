@@ -55,9 +55,18 @@ func (r *describer) add(fe envelope.FieldError) {
 }
 
 // sorted orders the fields by path, the library's order kept within a
-// path, and keeps the first MaxFieldErrors, counting the rest.
+// path, lists each once (the branches of an anyOf or oneOf often fail
+// alike), and keeps the first MaxFieldErrors, counting the rest.
 func (r *describer) sorted() {
 	slices.SortStableFunc(r.fields, func(a, b envelope.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	type said struct{ field, rule, param, message string }
+	seen := make(map[said]bool, len(r.fields))
+	r.fields = slices.DeleteFunc(r.fields, func(f envelope.FieldError) bool {
+		k := said{f.Field, f.Rule, f.Param, f.Message}
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
 	kept := min(len(r.fields), MaxFieldErrors)
 	r.more += len(r.fields) - kept
 	r.fields = r.fields[:kept]

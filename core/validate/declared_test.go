@@ -257,26 +257,29 @@ func TestDeclaredPatternsAreLinear(t *testing.T) {
 	}
 }
 
-func TestDeclaredSkipsSchemasABinderClaims(t *testing.T) {
+// TestBinderChecksItsOwnSchema: Binder.Checks recognizes the binder's
+// schema written by another encoder, and nothing else; a Declared knows
+// nothing of binders (which tool's handler is a binder is the front's to
+// know), so it checks a binder's schema like any other.
+func TestBinderChecksItsOwnSchema(t *testing.T) {
 	t.Parallel()
 	type claimedArgs struct {
 		Query string `json:"query" validate:"required,min=3"`
 	}
 	b := validate.NewBinder[claimedArgs]()
-	b.Claim()
-	// A schema no binder claimed is checked.
-	if validate.NewDeclared("q", []byte(`{"type":"object","properties":{"query":{"type":"string","minLength":4}}}`)).Bound() {
-		t.Error("an unclaimed schema is bound")
+	if b.Checks([]byte(`{"type":"object","properties":{"query":{"type":"string","minLength":4}}}`)) {
+		t.Error("another schema is the binder's")
 	}
-	// The same schema, written by another encoder.
 	var v any
 	if err := json.Unmarshal(b.Schema(), &v); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := json.MarshalIndent(v, "", "  ")
-	d := validate.NewDeclared("q", again)
-	if !d.Bound() || d.Enforced() {
-		t.Errorf("a claimed schema is checked again")
+	if !b.Checks(again) {
+		t.Errorf("the binder's schema, indented, is not its own")
+	}
+	if d := validate.NewDeclared("q", again); !d.Enforced() {
+		t.Errorf("a binder's schema is not checked by a Declared")
 	}
 }
 

@@ -39,6 +39,21 @@
 // schema as encoding/json writes it, and [Output.Check] refuses a result
 // off that schema before anything is sent.
 //
+// # Declared schemas
+//
+// [Declared] checks a call against the input schema a tool declares
+// itself, for tools written without a bound struct (mcp-go's
+// mcp.WithString and the like, go-sdk's low-level Server.AddTool, the
+// proxy's upstream tools), with santhosh-tekuri/jsonschema/v6. It reads
+// the arguments' JSON text, the exact numbers a handler binding with
+// encoding/json reads, and refuses what such a reader would read
+// otherwise than the check: a case variant of a declared property, a
+// member sent twice. Patterns run after the cheap keywords of their
+// schema and within a per-call budget; one RE2 cannot compile is off
+// alone. Which tools need no such check, because their handler is a
+// [Binder] that checks exactly the declared schema ([Binder.Checks]), is
+// each front's to know.
+//
 // # Why
 //
 // Writing the constraints twice, once in the schema and once in code,

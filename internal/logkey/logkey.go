@@ -15,6 +15,9 @@ const (
 	Stack       = "stack"
 	Hint        = "hint"
 	Coerced     = "coerced"
+	// Keys of a declared schema's keyword that is not enforced.
+	Property = "property"
+	Keyword  = "keyword"
 	// Keys of mcpguard-proxy's records of what it dropped or bounded.
 	Method    = "method"
 	RequestID = "request_id"

@@ -1,0 +1,101 @@
+package validate
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// BenchmarkFastPaths measures, in one run, each code path that exists
+// for speed alone against the path it shortcuts, on the call it serves:
+//
+//   - declared_fast.go (flatSchema): a valid call of a four-property
+//     declared schema, fast path against the JSON Schema library;
+//
+//   - fastdecode.go (decodeFlat): binding a flat struct, against
+//     json.Unmarshal after the same pre-scan;
+//
+//   - bind.go's pre-scan: binding a valid call, scan then decode, against
+//     the path that explains (slowBind) taken for every call;
+//
+//   - numbers.go's decimal: an integer bound check on a 400-digit and a
+//     10,000-digit number, against math/big.
+//
+//     go test -run '^$' -bench FastPaths -benchmem ./validate
+func BenchmarkFastPaths(b *testing.B) {
+	schema := `{"type":"object","properties":{
+		"path":{"type":"string","pattern":"^[a-z/]+\\.txt$","maxLength":200},
+		"mode":{"type":"string","enum":["read","stat"]},
+		"limit":{"type":"integer","minimum":1,"maximum":50},
+		"all":{"type":"boolean"}},"required":["path"]}`
+	raw := []byte(`{"path":"docs/notes.txt","mode":"read","limit":20,"all":true}`)
+	ctx := context.Background()
+	for _, flat := range []bool{true, false} {
+		b.Run("declared/flat="+map[bool]string{true: "fast", false: "library"}[flat], func(b *testing.B) {
+			d := NewDeclared("t", []byte(schema))
+			if !flat {
+				d.flat = nil
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := d.Check(ctx, raw, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	type args struct {
+		Path  string `json:"path" validate:"required,max=200"`
+		Mode  string `json:"mode,omitempty" validate:"omitempty,oneof=read stat"`
+		Limit int    `json:"limit,omitempty" validate:"omitempty,min=1,max=50"`
+		All   bool   `json:"all,omitempty"`
+	}
+	o := evaluate(nil)
+	p := planFor(reflect.TypeFor[args](), Default())
+	for _, v := range []struct {
+		name string
+		bind func() bindResult
+	}{
+		{"bind/decodeFlat", func() bindResult { return p.bind(raw, new(args), &o) }},
+		{"bind/scan+Unmarshal", func() bindResult {
+			q := *p
+			q.flat = nil
+			return q.bind(raw, new(args), &o)
+		}},
+		{"bind/slowBind", func() bindResult { return p.slowBind(raw, new(args), &o) }},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := v.bind(); len(r.fields) > 0 {
+					b.Fatal(r.fields)
+				}
+			}
+		})
+	}
+	ti := &typeInfo{kind: kInt, bits: 64}
+	for _, digits := range []int{400, 10_000} {
+		n := "1" + strings.Repeat("0", digits-1)
+		b.Run("integer/digits="+itoa(digits)+"/decimal", func(b *testing.B) {
+			for b.Loop() {
+				if _, rule, _, _ := integer(n, ti); rule != "max" {
+					b.Fatal(rule)
+				}
+			}
+		})
+		b.Run("integer/digits="+itoa(digits)+"/math-big", func(b *testing.B) {
+			lim := big.NewInt(1<<63 - 1)
+			for b.Loop() {
+				var x big.Int
+				if _, ok := x.SetString(n, 10); !ok || x.Cmp(lim) <= 0 {
+					b.Fatal("not above")
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -16,18 +16,18 @@ func TestNeedlesArePromisedByThePattern(t *testing.T) {
 	}{
 		{`ENOENT`, []string{"enoent"}},
 		{`(?i)Connection Refused`, []string{"connection refused"}},
-		{`ab(?:cd|ef)`, []string{"ab"}},                 // a tie keeps the first part
-		{`a(?:bcd|efg)`, []string{"bcd", "efg"}},        // the longer promise wins
-		{`(?:ab){1,2}c`, []string{"ab"}},                // a repeat at least once promises its part
-		{`(?:ab){0,2}c`, []string{"c"}},                 // a repeat that may be absent promises nothing
-		{`(?:abc)+d`, []string{"abc"}},                  // so does a plus
-		{`(?:abc)*d`, []string{"d"}},                    // a star does not
-		{`(?:abc)?d`, []string{"d"}},                    // nor a question mark
-		{`x|\d+`, []string{"x", ""}},                    // a branch that promises nothing
-		{`\d+`, []string{""}},                           // nothing at all
-		{`(abc)\d`, []string{"abc"}},                    // a capture promises its content
-		{`^Not Found\.?$`, []string{"not found"}},       // anchors and optional parts promise nothing
-		{`(?i)\bſyntax\b`, []string{"syntax"}},          // the long s is folded
+		{`ab(?:cd|ef)`, []string{"ab"}},           // a tie keeps the first part
+		{`a(?:bcd|efg)`, []string{"bcd", "efg"}},  // the longer promise wins
+		{`(?:ab){1,2}c`, []string{"ab"}},          // a repeat at least once promises its part
+		{`(?:ab){0,2}c`, []string{"c"}},           // a repeat that may be absent promises nothing
+		{`(?:abc)+d`, []string{"abc"}},            // so does a plus
+		{`(?:abc)*d`, []string{"d"}},              // a star does not
+		{`(?:abc)?d`, []string{"d"}},              // nor a question mark
+		{`x|\d+`, []string{"x", ""}},              // a branch that promises nothing
+		{`\d+`, []string{""}},                     // nothing at all
+		{`(abc)\d`, []string{"abc"}},              // a capture promises its content
+		{`^Not Found\.?$`, []string{"not found"}}, // anchors and optional parts promise nothing
+		{`(?i)\bſyntax\b`, []string{"syntax"}},    // the long s is folded
 		{`(?:foo|bar)baz(?:quux|corge)`, []string{"quux", "corge"}},
 	} {
 		tree, err := syntax.Parse(c.pattern, syntax.Perl)

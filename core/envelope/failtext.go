@@ -305,7 +305,7 @@ var textRules = sync.OnceValue(func() []textRule {
 			`\bcould not convert string to float\b`, `\bstrconv\.\w+: parsing\b`, `\bFor input string: "`,
 			exception(`ValueError|IllegalArgumentException|ArgumentException|ArgumentNullException|ArgumentOutOfRangeException|FormatException|NumberFormatException`),
 			`\bERR_INVALID_ARG_(?:TYPE|VALUE)\b|\bERR_OUT_OF_RANGE\b|\bERR_INVALID_URL\b`,
-			`^[\w.\[\]"'-]{1,64} (?:is required|must (?:be|not be|contain|match|have)|(?:cannot|can't|may not) be (?:empty|blank|null|negative|zero))\b`,
+			`^[\w.\[\]"'-]{1,64} (?:must (?:be|not be|contain|match|have)|(?:cannot|can't|may not) be (?:empty|blank|null|negative|zero))\b`,
 			`(?i)\bcannot specify both\b|\bmutually exclusive\b`),
 
 		rule(NotFound, false, "", "not found",

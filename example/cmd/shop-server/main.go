@@ -64,7 +64,7 @@ func main() {
 		verbose   = flag.Bool("v", false, "log every tool call to stderr, not only failures")
 		stats     = flag.Bool("stats", false, "on exit, print goroutine and heap statistics to stderr as a JSON line starting with \"stats: \"")
 		otelOut   = flag.Bool("otel-stdout", false, "trace every tool call with OpenTelemetry and print the spans (stdout with -http, stderr on stdio)")
-		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per caller (remote address over -http), with bursts of as many; 0: no limit")
+		perSec    = flag.Float64("rate", 0, "limit tool calls to this many per second per bucket of -rate-key (by default per caller: its principal, else its remote address over -http), with bursts of as many; 0: no limit")
 		sdk       = flag.String("sdk", sdkMCPGo, "the MCP SDK to serve on: "+sdkMCPGo+" (shop.NewServer) or "+sdkGoSDK+" (shop.NewGoSDKServer, the official Go SDK)")
 	)
 	rateStore := rateFlags(flag.CommandLine)

@@ -215,14 +215,25 @@ func rule(code Code, retryable bool, step, name string, patterns ...string) text
 // server that never sees a failure text never pays for it. The order is
 // docs/wire-contract.md's: the first rule that matches decides.
 var textRules = sync.OnceValue(func() []textRule {
+	return slices.Concat(mentionRules(), operatorRules(), serviceRules(), inputRules())
+})
+
+// mentionRules recognise text that only mentions failures, which stays
+// execution_failed.
+func mentionRules() []textRule {
 	return []textRule{
-		// Text that only mentions failures, which stays execution_failed.
 		rule("", false, "", "test report",
 			`(?i)\b\d+ (?:tests?|specs?|examples?|assertions?|checks?) (?:failed|failing|timed out)\b`,
 			`^--- FAIL: |^FAIL\s|^FAILED \S+::`, exception(`AssertionError`), `(?i)\bassert(?:ion)? failed\b`,
 			`(?i)\bexpected\b.*\bbut (?:got|was|received)\b|\bgot\b.*\bwant\b`),
 		rule("", false, "", "shell", `(?i)\bcommand not found\b`),
+	}
+}
 
+// operatorRules name what only the operator, the user or fresh
+// credentials can change: the server's setup, authentication, access.
+func operatorRules() []textRule {
+	return []textRule{
 		rule(ConfigurationError, false, "", "missing program",
 			`\bspawn(?:Sync)? \S+ ENOENT\b`, `executable file not found in \$PATH`),
 		rule(ConfigurationError, false, "", "missing module",
@@ -250,7 +261,12 @@ var textRules = sync.OnceValue(func() []textRule {
 			`(?i)\bpermission denied\b|\boperation not permitted\b|\baccess (?:is )?denied\b|\binsufficient (?:permissions|privileges)\b|\bnot authori[sz]ed to\b`,
 			exception(`PermissionError|AccessDeniedException|UnauthorizedAccessException|SecurityException|AccessDenied`), `\bkind: PermissionDenied\b`,
 			httpStatus("403", "Forbidden"), `^Forbidden\.?$`),
+	}
+}
 
+// serviceRules name a service that did not answer, or not yet.
+func serviceRules() []textRule {
+	return []textRule{
 		rule(ExecutionFailed, false, stepHost, "unknown host",
 			errno(`ENOTFOUND`),
 			`(?i)\bno such host\b|\bName or service not known\b|\bnodename nor servname provided\b|\bcould not resolve host\b|\bName does not resolve\b`,
@@ -270,7 +286,13 @@ var textRules = sync.OnceValue(func() []textRule {
 			errno(`EBUSY|EAGAIN|EMFILE|ENFILE`),
 			`(?i)\btoo many requests\b|\brate limit(?:ed| exceeded)\b|\bdatabase is locked\b|\bSQLITE_BUSY\b|\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:connections|clients|open files)\b|\bresource temporarily unavailable\b|\bdevice or resource busy\b|\block wait timeout exceeded\b`,
 			httpStatus("429", "Too Many Requests")),
+	}
+}
 
+// inputRules name what the call asked for: an argument, a path, a table,
+// a revision, a name, a syntax.
+func inputRules() []textRule {
+	return []textRule{
 		rule(ValidationError, false, "", "required argument",
 			`\brequired (?:argument|parameter|field|property|option)\b`,
 			`(?i)\bmissing (?:required )?(?:argument|parameter|field|property)s?\b`,
@@ -315,4 +337,4 @@ var textRules = sync.OnceValue(func() []textRule {
 			`(?i)\b(?:does not|doesn't) exist\b`, `(?i)^Not Found\.?$`,
 			httpStatus("404", "Not Found"), httpStatus("410", "Gone")),
 	}
-})
+}

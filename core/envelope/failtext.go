@@ -113,7 +113,8 @@ func compile(pattern string) textPattern {
 
 // needles returns strings, lowercased, one of which every text re matches
 // holds: a literal's own, the longest promise of a concatenation's parts,
-// all of an alternation's. The empty string, which every text holds,
+// all of an alternation's. re is simplified: a counted repetition is
+// spelled out as concatenations, plus and question marks. The empty string, which every text holds,
 // stands for no promise, so that an alternation with one branch that
 // promises nothing promises nothing either.
 func needles(re *syntax.Regexp) []string {
@@ -122,10 +123,6 @@ func needles(re *syntax.Regexp) []string {
 		return []string{lowerFold(string(re.Rune))}
 	case syntax.OpCapture, syntax.OpPlus:
 		return needles(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min > 0 {
-			return needles(re.Sub[0])
-		}
 	case syntax.OpConcat:
 		best := []string{""}
 		for _, sub := range re.Sub {

@@ -344,6 +344,8 @@ func TestClassifyTextReadsTheHeadOnly(t *testing.T) {
 	tb := "Traceback (most recent call last):\n" + strings.Repeat("  File \"x.py\", line 1, in f\n", 100) + "PermissionError: [Errno 13] Permission denied: '/x'\n\n"
 	c, _ = classify(tb)
 	assert.Equal(t, denied, c)
+	c, _ = classify("Traceback (most recent call last):\n  File \"x.py\", line 1, in f\nForbidden")
+	assert.Equal(t, denied, c, "the last line alone, which a rule may anchor")
 	c, _ = classify("Traceback (most recent call last)")
 	assert.Equal(t, failed, c, "a traceback's head alone says nothing")
 	c, _ = classify("Traceback (most recent call last):\nPermissionError: x")

@@ -5,6 +5,7 @@ go 1.25.5
 require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpguard/mcpguard v0.0.0
+	github.com/mcpguard/mcpguard/core v0.0.0
 	github.com/mcpguard/mcpguard/e2e/nodetest v0.0.0
 	github.com/mcpguard/mcpguard/gosdk v0.0.0
 	github.com/mcpguard/mcpguard/redisstore v0.0.0
@@ -21,7 +22,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
-	github.com/mcpguard/mcpguard/core v0.0.0 // indirect
 	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect

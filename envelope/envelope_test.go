@@ -215,8 +215,8 @@ func TestHandBuiltErrorResultsAreNormalized(t *testing.T) {
 	t.Parallel()
 	t.Run("plain text", func(t *testing.T) {
 		t.Parallel()
-		env := expect(t, serve(t, returning(mcp.NewToolResultError("relation \"users\" does not exist"))).Call(nil), envelope.ExecutionFailed)
-		assert.Equal(t, `relation "users" does not exist`, env.Message)
+		env := expect(t, serve(t, returning(mcp.NewToolResultError("the export stopped halfway through \"users\""))).Call(nil), envelope.ExecutionFailed)
+		assert.Equal(t, `the export stopped halfway through "users"`, env.Message)
 		assert.Equal(t, envelope.DefaultNextSteps(envelope.ExecutionFailed), env.NextSteps)
 	})
 	t.Run("seed-style coded JSON", func(t *testing.T) {

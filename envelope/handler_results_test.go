@@ -2,6 +2,8 @@ package envelope_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -61,4 +63,29 @@ func TestToolFailureMetaKeepsTheResultsOwnMeta(t *testing.T) {
 			assert.Equal(t, v, r.CallResult.Meta.AdditionalFields[k], name)
 		}
 	}
+}
+
+// A handler's own error text is read for what it says (core/envelope's
+// ClassifyText); a Go error is still classified by its chain first, and an
+// unclassified one keeps its message off the wire whatever it says.
+func TestFailureTextIsClassified(t *testing.T) {
+	t.Parallel()
+	r := serve(t, returning(mcp.NewToolResultError("ENOENT: no such file or directory, open '/x'"))).Call(nil)
+	env := expect(t, r, envelope.NotFound)
+	assert.False(t, env.Retryable)
+	assert.Equal(t, "ENOENT: no such file or directory, open '/x'", env.Message)
+
+	r = serve(t, returning(mcp.NewToolResultError("connect ECONNREFUSED 127.0.0.1:5432"))).Call(nil)
+	env = expect(t, r, envelope.ExecutionFailed)
+	assert.True(t, env.Retryable)
+
+	r = serve(t, returning(mcp.NewToolResultError("3 tests failed (TestNotFoundHandler)"))).Call(nil)
+	env = expect(t, r, envelope.ExecutionFailed)
+	assert.Equal(t, envelope.DefaultNextSteps(envelope.ExecutionFailed), env.NextSteps)
+
+	r = serve(t, failing(fmt.Errorf("ENOENT: no such file or directory: %w", envelope.ErrValidation))).Call(nil)
+	expect(t, r, envelope.ValidationError)
+	r = serve(t, failing(errors.New("connect ECONNREFUSED 10.0.0.5:5432 as postgres"))).Call(nil)
+	env = expect(t, r, envelope.InternalError)
+	assert.NotContains(t, env.Message, "10.0.0.5")
 }

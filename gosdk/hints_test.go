@@ -113,7 +113,7 @@ func TestTextErrorResultGetsTheSteps(t *testing.T) {
 				s.AddTool(&mcp.Tool{Name: "shop_order", InputSchema: json.RawMessage(`{"type":"object"}`)},
 					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 						return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
-							&mcp.TextContent{Text: "order not found"},
+							&mcp.TextContent{Text: "the order could not be shipped"},
 							&mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")},
 						}}, nil
 					})

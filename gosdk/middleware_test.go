@@ -213,6 +213,37 @@ func TestHandlerResultsAreNormalized(t *testing.T) {
 	c.Call("nothing", nil).ExpectError(gosdk.InternalError)
 }
 
+// An IsError result's text is read for what it says (core/envelope's
+// ClassifyText), as on the mcp-go front; a typed handler's Go error keeps
+// its sentinel first.
+func TestFailureTextIsClassified(t *testing.T) {
+	t.Parallel()
+	s := newGuardedServer()
+	for name, text := range map[string]string{
+		"enoent":  "ENOENT: no such file or directory, open '/x'",
+		"refused": "connect ECONNREFUSED 127.0.0.1:5432",
+		"tests":   "3 tests failed (TestNotFoundHandler)",
+	} {
+		lowLevel(s, name, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		})
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "typed"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return nil, nil, fmt.Errorf("ENOENT: no such file or directory: %w", gosdk.ErrValidation)
+	})
+	c := gosdktest.Connect(t, s)
+	r := c.Call("enoent", nil).ExpectError(gosdk.NotFound).ExpectMessage("ENOENT").ExpectNextStep("Check the path")
+	if r.Envelope != nil && r.Envelope.Retryable {
+		t.Errorf("a missing file is not retryable: %s", r.Raw)
+	}
+	r = c.Call("refused", nil).ExpectError(gosdk.ExecutionFailed)
+	if r.Envelope != nil && !r.Envelope.Retryable {
+		t.Errorf("a refused connection is retryable: %s", r.Raw)
+	}
+	c.Call("tests", nil).ExpectError(gosdk.ExecutionFailed)
+	c.Call("typed", nil).ExpectError(gosdk.ValidationError)
+}
+
 func TestRedactsEveryPositionOfAnErrorResult(t *testing.T) {
 	t.Parallel()
 	s := newGuardedServer(gosdk.WithoutNormalization())

@@ -73,3 +73,22 @@ func ExampleInternal() {
 	// not_found | open store: open [path]: no such file or directory
 	// internal_error | the message is sent: false
 }
+
+// A failure's free text, from any runtime, says what went wrong; a text
+// that only mentions such words says nothing.
+func ExampleClassifyText() {
+	for _, text := range []string{
+		"ENOENT: no such file or directory, open '/data/in.csv'",
+		"connect ECONNREFUSED 127.0.0.1:5432",
+		"fatal: Not a valid object name deadbeef",
+		"3 tests failed (TestNotFoundHandler)",
+	} {
+		c, ok := envelope.ClassifyText(text)
+		fmt.Println(ok, c.Code, c.Retryable)
+	}
+	// Output:
+	// true not_found false
+	// true execution_failed true
+	// true not_found false
+	// false  false
+}

@@ -56,11 +56,16 @@ func (o *options) fromText(ctx context.Context, call Call, text string) *Envelop
 	if env, ok := Parse(text); ok {
 		return o.untrusted(ctx, call, env)
 	}
-	code, msg := guess(text)
+	code, msg, known := guess(text)
 	if msg == "" {
 		msg = "The tool reported an error without a message."
 	}
 	var err error = New(code, msg)
+	if !known {
+		if c, ok := ClassifyText(msg); ok {
+			err = o.classifiedText(c, msg)
+		}
+	}
 	if fs := bindFields(msg); code == ValidationError && fs != nil {
 		err = WithFields(err, fs...)
 	}
@@ -68,6 +73,20 @@ func (o *options) fromText(ctx context.Context, call Call, text string) *Envelop
 		err = errors.New(msg) // logged in full under an incident ID
 	}
 	return o.render(ctx, call, err, ResultText(msg))
+}
+
+// classifiedText is the error of a text [ClassifyText] read as c: its code
+// and retryable, and its next step in place of the code's built-in default
+// (an operator's [WithDefaultNextSteps] still follow it).
+func (o *options) classifiedText(c TextClass, msg string) error {
+	err := WithRetryable(New(c.Code, msg), c.Retryable)
+	if c.NextStep == "" {
+		return err
+	}
+	if _, custom := o.steps[c.Code]; custom {
+		return WithNextSteps(err, c.NextStep)
+	}
+	return ReplaceNextSteps(err, c.NextStep)
 }
 
 // untrusted re-renders an envelope found in a handler's text. Its code,

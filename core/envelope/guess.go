@@ -75,11 +75,12 @@ func codeFromString(s string) (Code, bool) {
 // guess reads the text of an error result that a handler built itself. A
 // JSON object with a recognisable code ("error_type", "error", "code") and
 // "message" keeps both; anything else is an execution failure whose message
-// is the text.
-func guess(text string) (Code, string) {
+// is the text, and known is false: what the text says is for
+// [ClassifyText] to read.
+func guess(text string) (code Code, msg string, known bool) {
 	t := strings.TrimSpace(text)
 	if strings.HasPrefix(t, bindPrefix) {
-		return ValidationError, t
+		return ValidationError, t, true
 	}
 	if strings.HasPrefix(t, "{") {
 		var m map[string]any
@@ -91,11 +92,11 @@ func guess(text string) (Code, string) {
 						if msg == "" {
 							msg = t
 						}
-						return c, msg
+						return c, msg, true
 					}
 				}
 			}
 		}
 	}
-	return ExecutionFailed, t
+	return ExecutionFailed, t, false
 }

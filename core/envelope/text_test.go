@@ -25,7 +25,7 @@ func TestHandBuiltErrorTextIsClassified(t *testing.T) {
 		code envelope.Code
 		msg  string
 	}{
-		{`relation "users" does not exist`, envelope.ExecutionFailed, `relation "users" does not exist`},
+		{`the export stopped halfway through "users"`, envelope.ExecutionFailed, `the export stopped halfway through "users"`},
 		{"  padded  ", envelope.ExecutionFailed, "padded"},
 		{"", envelope.ExecutionFailed, "The tool reported an error without a message."},
 		{`{"success":false,"error":"INVALID_ARGUMENT","tool":"search_skills","message":"Invalid card_id"}`, envelope.ValidationError, "Invalid card_id"},

@@ -34,6 +34,31 @@ func TestForCallKeepsWhatTheAgentSent(t *testing.T) {
 	assert.Equal(t, "open /api/v1/users/42", r.Without("secrets").String("open /api/v1/users/42"), "Without keeps the call")
 }
 
+// A full stop, or a run of them, after a path ends the sentence, not the
+// path: the agent's own path is kept and the stop with it; a path it never
+// sent is redacted and the stop stays.
+func TestForCallKeepsASentPathBeforeAFullStop(t *testing.T) {
+	t.Parallel()
+	r := redact.Default().ForCall(map[string]any{"path": "/nonexistent/repo/dir"})
+	for in, want := range map[string]string{
+		"cannot open /nonexistent/repo/dir.":          "cannot open /nonexistent/repo/dir.",
+		"cannot open /nonexistent/repo/dir...":        "cannot open /nonexistent/repo/dir...",
+		"cannot open /nonexistent/repo/dir. Retry.":   "cannot open /nonexistent/repo/dir. Retry.",
+		"cannot open /etc/passwd.":                    "cannot open [path].",
+		"cannot open /etc/app/config.yaml.":           "cannot open [path].",
+		"cannot open /nonexistent/repo/dir.bak":       "cannot open [path]",
+		"cannot open /nonexistent/repo/dir/.git/HEAD": "cannot open [path]",
+	} {
+		assert.Equal(t, want, r.String(in), in)
+	}
+	assert.Equal(t, "open [path].", redact.Default().String("open /home/alice/notes.txt."), "outside a call too")
+	win := redact.Default().ForCall(map[string]any{"path": `C:\src\app`, "share": `\\fs\share\in`})
+	assert.Equal(t, `cannot open C:\src\app.`, win.String(`cannot open C:\src\app.`))
+	assert.Equal(t, `cannot open [path].`, win.String(`cannot open C:\Users\alice\notes.txt.`))
+	assert.Equal(t, `cannot open \\fs\share\in.`, win.String(`cannot open \\fs\share\in.`))
+	assert.Equal(t, `cannot open [path].`, win.String(`cannot open \\fs\share\secret.`))
+}
+
 func TestForCallCostsNothingWithoutArguments(t *testing.T) {
 	t.Parallel()
 	d := redact.Default()

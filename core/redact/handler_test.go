@@ -154,6 +154,43 @@ func TestHandlerHostileValues(t *testing.T) {
 	assert.Contains(t, js.String(), `"chpath":"{C:`, "a value with no JSON form is sent as its redacted text")
 }
 
+// A MarshalJSON or MarshalText that panics with, or fails with, a secret:
+// slog's handlers print "!PANIC: <value>" and "!ERROR:<err>", so the value
+// and the error are redacted like any other text, on every handler.
+type dsnPanicJSON struct{}
+
+func (dsnPanicJSON) MarshalJSON() ([]byte, error) {
+	panic("dial postgres://orders:s-pj-pw@db.internal:5432/orders failed")
+}
+
+type dsnFailJSON struct{}
+
+func (dsnFailJSON) MarshalJSON() ([]byte, error) {
+	return nil, errors.New("cannot encode postgres://orders:s-fj-pw@db.internal/orders")
+}
+
+type dsnPanicText struct{}
+
+func (dsnPanicText) MarshalText() ([]byte, error) {
+	panic("dial postgres://orders:s-pt-pw@db.internal:5432/orders failed")
+}
+
+func TestHandlerRedactsWhatAPanickingMarshalerSays(t *testing.T) {
+	t.Parallel()
+	for name, newHandler := range map[string]func(*bytes.Buffer) slog.Handler{
+		"JSONHandler": func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) },
+		"TextHandler": func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) },
+	} {
+		var buf bytes.Buffer
+		slog.New(redact.Handler(newHandler(&buf))).Info("m", "pj", dsnPanicJSON{}, "fj", dsnFailJSON{}, "pt", dsnPanicText{})
+		out := buf.String()
+		for _, secret := range []string{"s-pj-pw", "s-fj-pw", "s-pt-pw"} {
+			assert.NotContains(t, out, secret, "%s: %s", name, out)
+		}
+		assert.Contains(t, out, "postgres://orders:[REDACTED]@db.internal", "%s: the rest of the message stays readable: %s", name, out)
+	}
+}
+
 type chanWithPath struct {
 	C    chan int
 	Path string

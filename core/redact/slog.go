@@ -124,7 +124,7 @@ func (h *handler) anyValue(x any) slog.Value {
 	if err, ok := x.(error); ok {
 		return slog.StringValue(h.r.String(safe.Error(err)))
 	}
-	text, isBytes := textForm(x)
+	text, isBytes, textFailed := textForm(x)
 	redText := h.r.Text(text)
 	if isBytes {
 		// JSON would show the bytes as base64, which hides nothing from a
@@ -135,11 +135,16 @@ func (h *handler) anyValue(x any) slog.Value {
 		return slog.StringValue(redText)
 	}
 	p := printed{text: redText}
-	jsonChanged := false
-	if b, err := safeMarshal(x); err == nil {
+	b, panicked, err := safeMarshal(x)
+	jsonChanged := err != nil // the handler must not call the failing method again
+	switch {
+	case panicked != "":
+		// What slog.JSONHandler prints for a panicking MarshalJSON, redacted.
+		p.json, _ = json.Marshal(h.r.String(panicked))
+	case err == nil:
 		p.json, jsonChanged = h.r.RawJSON(b)
 	}
-	if !jsonChanged && redText == text {
+	if !textFailed && !jsonChanged && redText == text {
 		return slog.AnyValue(x)
 	}
 	return slog.AnyValue(p)
@@ -147,28 +152,31 @@ func (h *handler) anyValue(x any) slog.Value {
 
 // textForm returns what slog.TextHandler prints for x: its MarshalText, a
 // byte slice as text (isBytes), or its %+v. fmt survives a panicking
-// String or Format method; a panicking MarshalText yields a description.
-func textForm(x any) (text string, isBytes bool) {
+// String or Format method; for a MarshalText that fails or panics it is
+// what slog prints then ("!ERROR:…", "!PANIC: …"), and failed says the
+// handler must not be handed x, whose method would fail again unredacted.
+func textForm(x any) (text string, isBytes, failed bool) {
 	if tm, ok := x.(encoding.TextMarshaler); ok {
-		return marshalText(tm), false
+		text, failed = marshalText(tm)
+		return text, false, failed
 	}
 	if t := reflect.TypeOf(x); t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
-		return string(reflect.ValueOf(x).Bytes()), true
+		return string(reflect.ValueOf(x).Bytes()), true, false
 	}
-	return fmt.Sprintf("%+v", x), false
+	return fmt.Sprintf("%+v", x), false, false
 }
 
-func marshalText(tm encoding.TextMarshaler) (s string) {
+func marshalText(tm encoding.TextMarshaler) (s string, failed bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			s = fmt.Sprintf("<%T: MarshalText panicked>", tm)
+			s, failed = "!PANIC: "+safe.Value(p), true
 		}
 	}()
 	b, err := tm.MarshalText()
 	if err != nil {
-		return "!ERROR:" + err.Error()
+		return "!ERROR:" + safe.Error(err), true
 	}
-	return string(b)
+	return string(b), false
 }
 
 // printed is a value redacted in each form a handler may print: JSON for
@@ -198,12 +206,14 @@ func (p printed) String() string { return p.text }
 func (p printed) GoString() string { return p.text }
 
 // safeMarshal encodes v; a panicking MarshalJSON is an error, not a crash
-// of the log call.
-func safeMarshal(v any) (b []byte, err error) {
+// of the log call, and panicked is what slog.JSONHandler would print for
+// it: "!PANIC: " and the panic value, which may hold anything.
+func safeMarshal(v any) (b []byte, panicked string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("redact: marshal panicked")
+			panicked, err = "!PANIC: "+safe.Value(p), fmt.Errorf("redact: marshal panicked")
 		}
 	}()
-	return json.Marshal(v)
+	b, err = json.Marshal(v)
+	return b, "", err
 }

@@ -50,17 +50,21 @@ type Spec struct {
 // placeholder the pairs rule leaves in a path), and so does a ':' or ','
 // glued to more of the segment (sha256:ab12/, a,b.txt, x.txt:12): a path
 // never ends inside a segment, so no tail of one is left behind. A ':' or
-// ',' before a space or a '/' ends the path (PATH=/a/bin:/b/bin).
+// ',' before a space or a '/' ends the path (PATH=/a/bin:/b/bin), and so
+// does a full stop that ends the last segment: "cannot open /a/dir." names
+// /a/dir, and the stop is the sentence's (segEnd).
 const (
 	segRun    = `[\p{L}\p{N}_.@+~%$#!=-]`
 	segGroup  = `\[` + segRun + `*\]|\(` + segRun + `*\)`
 	segChar   = `(?:` + segRun + `|` + segGroup + `|&|[:,]` + segRun + `)`
+	segEnd    = `(?:[\p{L}\p{N}_@+~%$#!=-]|` + segGroup + `|&|[:,][\p{L}\p{N}_@+~%$#!=-])`
 	midChar   = `(?:[\p{L}\p{N}_.@+~%$#!()&,=-]|` + segGroup + `|:` + segRun + `)`
 	pathStart = "(^|[\\s\"'(=\\[,:;{}<>|`*\\x00])"
 	// A segment may hold up to three spaces ("My Documents") when another
 	// separator follows, so no tail of a spaced path is left behind.
 	midSeg  = midChar + `+(?: +` + midChar + `+){0,3}`
 	winChar = "[^\\\\/\\s\"'<>|:*?`,;()]"
+	winEnd  = "[^\\\\/\\s\"'<>|:*?`,;().]" // a full stop that ends the path is the sentence's
 	winMid  = "[^\\\\/\\s\"'<>|:*?`]"
 	winSeg  = winMid + `+(?: +` + winMid + `+){0,3}`
 	winSep  = `(?:\\+|/)`
@@ -158,15 +162,15 @@ var Specs = []Spec{
 		// A share after the server: "\\x7f\" is how a quoted "\x7f" looks
 		// in JSON text, and names nothing. Nor does a backslash that starts
 		// an escape (see notEscapedUNC).
-		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `+)`,
+		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `*` + winEnd + `)`,
 		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true, Accept: notEscapedUNC},
 	{Name: "paths/windows", What: "a Windows file path",
 		// At least one character after the drive's separator: a bare "A:\"
 		// names nothing, and in JSON text it is how `"A:"` looks escaped.
-		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `+)`,
+		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `*` + winEnd + `)`,
 		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
-		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+` + segChar + `*)`,
+		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+(?:` + segChar + `*` + segEnd + `)?)`,
 		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath, Accept: notSchemaPointer},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.

@@ -84,7 +84,7 @@ func parseFlags(args []string) (config, error) {
 		verbose   = fs.Bool("v", false, "log every tool call to stderr, not only failures")
 		stats     = fs.Bool("stats", false, "on exit, print goroutine and heap statistics to stderr as a JSON line starting with \"stats: \"")
 		otelOut   = fs.Bool("otel-stdout", false, "trace every tool call with OpenTelemetry and print the spans (stdout with -http, stderr on stdio)")
-		perSec    = fs.Float64("rate", 0, "limit tool calls to this many per second per caller (remote address over -http), with bursts of as many; 0: no limit")
+		perSec    = fs.Float64("rate", 0, "limit tool calls to this many per second per bucket of -rate-key (by default per caller: its principal, else its remote address over -http), with bursts of as many; 0: no limit")
 		sdk       = fs.String("sdk", sdkMCPGo, "the MCP SDK to serve on: "+sdkMCPGo+" (shop.NewServer) or "+sdkGoSDK+" (shop.NewGoSDKServer, the official Go SDK)")
 	)
 	rateStore := rateFlags(fs)

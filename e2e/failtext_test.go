@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // TestProxyClassifiesNPMServersFailures: through mcpguard-proxy, the free
-// text failures of the filesystem and memory servers (issue 37's table)
+// text failures of the filesystem, memory and git servers (issue 37's table)
 // reach the client with the error type an agent needs, not
 // execution_failed for all.
 func TestProxyClassifiesNPMServersFailures(t *testing.T) {
@@ -22,6 +23,7 @@ func TestProxyClassifiesNPMServersFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	memory := []string{"MEMORY_FILE_PATH=" + filepath.Join(t.TempDir(), "m.jsonl")}
+	repo := gitRepo(t)
 	for _, tc := range []struct {
 		name, bin string
 		args, env []string
@@ -40,6 +42,10 @@ func TestProxyClassifiesNPMServersFailures(t *testing.T) {
 			call: map[string]any{"source": filepath.Join(allowed, "a.txt"), "destination": filepath.Join(allowed, "a.txt")}, want: "execution_failed"},
 		{name: "no entity", bin: "mcp-server-memory", env: memory, tool: "add_observations",
 			call: map[string]any{"observations": []any{map[string]any{"entityName": "Nobody", "contents": []string{"x"}}}}, want: "not_found"},
+		{name: "no object", bin: "git-mcp-server", tool: "git_show",
+			call: map[string]any{"path": repo, "object": "nosuchref"}, want: "not_found"},
+		{name: "no pathspec", bin: "git-mcp-server", tool: "git_checkout",
+			call: map[string]any{"path": repo, "target": "nosuch"}, want: "not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -69,4 +75,22 @@ func TestProxyClassifiesNPMServersFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gitRepo is a git repository with one commit, for the git server.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "."}, {"-c", "user.email=e2e@mcpguard.invalid", "-c", "user.name=e2e", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
 }

@@ -33,7 +33,7 @@ type TextClass struct {
 // Rule names the guard that matched, if one did).
 //
 // Precision comes before recall. The rules read the text's first line (a
-// Python traceback's last), at most its first 512 bytes, in the order
+// Python traceback's last; a quoted "Stderr:" line's too), at most its first 512 bytes, in the order
 // docs/wire-contract.md lists them, and the first that matches decides.
 // The first rules recognise text that only mentions such words (a test
 // report: "3 tests failed (TestNotFoundHandler)") and answer false; the
@@ -66,8 +66,15 @@ const maxTextHead = 512
 // line.
 const tracebackHead = "Traceback (most recent call last)"
 
+// stderrHead starts the line on which a server that ran a command quotes
+// the command's standard error, below its own generic first line
+// (@cyanheads/git-mcp-server: "Error: Git checkout failed: Exit Code: 1",
+// then "Stderr: error: pathspec 'x' did not match …").
+const stderrHead = "\nStderr: "
+
 // textHeads returns the lines of text the rules read: the first non-blank
-// line and, after a Python traceback's head, the last.
+// line; after a Python traceback's head, the last; and the first line of
+// a quoted standard error that starts within the first maxTextHead bytes.
 func textHeads(text string) []string {
 	first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
 	first = strings.TrimSpace(cut(first, maxTextHead))
@@ -75,6 +82,10 @@ func textHeads(text string) []string {
 	if strings.HasPrefix(first, tracebackHead) {
 		tail := strings.TrimRight(text[len(text)-min(len(text), maxTextHead):], " \t\r\n")
 		heads = append(heads, strings.TrimSpace(tail[strings.LastIndexByte(tail, '\n')+1:]))
+	}
+	if i := strings.Index(cut(text, maxTextHead), stderrHead); i >= 0 {
+		quoted, _, _ := strings.Cut(text[i+len(stderrHead):], "\n")
+		heads = append(heads, strings.TrimSpace(cut(quoted, maxTextHead)))
 	}
 	return heads
 }

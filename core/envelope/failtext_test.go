@@ -69,6 +69,11 @@ var corpus = []failure{
 	{"SQLITE_CONSTRAINT: UNIQUE constraint failed: users.email", failed, false},
 	// mcp-server-git and git.
 	{"fatal: Not a valid object name deadbeef", nf, false},
+	// @cyanheads/git-mcp-server 2.15.3 quotes git's standard error below a
+	// generic first line.
+	{"Error: Git cat-file failed: Exit Code: 128\nStderr: fatal: Not a valid object name nosuchref\n\nStdout: ", nf, false},
+	{"Error: Git checkout failed: Exit Code: 1\nStderr: error: pathspec 'nosuch' did not match any file(s) known to git\n\nStdout: ", nf, false},
+	{"Error: Git commit failed: Exit Code: 1\nStderr: \n\nStdout: nothing to commit, working tree clean", failed, false},
 	{"error: pathspec 'nope' did not match any file(s) known to git", nf, false},
 	{"fatal: ambiguous argument 'nope': unknown revision or path not in the working tree.", nf, false},
 	{"fatal: bad revision 'nope'", nf, false},
@@ -333,6 +338,22 @@ func TestClassifyTextReadsTheHeadOnly(t *testing.T) {
 	// The first line decides; a later line is what the handler quoted.
 	c, _ := classify("the import stopped\nENOENT: no such file or directory, open '/x'")
 	assert.Equal(t, failed, c)
+	// A quoted standard error is read when its line starts within the
+	// head's 512 bytes, and only that line of it.
+	quoted := "Error: Git show failed: Exit Code: 128\nStderr: fatal: Not a valid object name x\n"
+	c, _ = classify(quoted)
+	assert.Equal(t, nf, c)
+	c, _ = classify("stderr follows\nstderr: fatal: Not a valid object name x")
+	assert.Equal(t, failed, c, "the head is a server's, spelled as it spells it")
+	c, _ = classify("Error: Git show failed\nStderr: \nfatal: Not a valid object name x")
+	assert.Equal(t, failed, c, "the quoted line alone")
+	pad := "Error: " + strings.Repeat("x", 512-len("Error: ")-len("\nStderr: ")+1)
+	c, _ = classify(pad + "\nStderr: fatal: Not a valid object name x")
+	assert.Equal(t, failed, c, "a quote that starts past the head is not read")
+	c, _ = classify(pad[:len(pad)-1] + "\nStderr: fatal: Not a valid object name x")
+	assert.Equal(t, nf, c, "a quote whose mark ends at the head's last byte is read")
+	c, _ = classify("Error: x\nStderr: " + strings.Repeat("y", 600) + " fatal: Not a valid object name x")
+	assert.Equal(t, failed, c, "a quoted line is read to 512 bytes")
 	c, _ = classify("\n\n  ENOENT: no such file or directory, open '/x'\r\nat Object.openSync (node:fs:601:3)")
 	assert.Equal(t, nf, c, "leading blank lines and a CRLF do not hide the head")
 	// A message's shape shows in its first 512 bytes.

@@ -72,6 +72,9 @@ func childServer() {
 		if json.Unmarshal(in.Bytes(), &m) != nil {
 			continue
 		}
+		if len(os.Args) > 2 && os.Args[2] == "reencode" {
+			m.ID = reencoded(m.ID) // a server that decodes ids to values: "\u0061" is "a", 7.0 is 7
+		}
 		switch m.Method {
 		case "initialize":
 			fmt.Fprintf(os.Stderr, "child %d: initialize id=%s\n", os.Getpid(), m.ID)
@@ -138,4 +141,14 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 	default:
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool \"` + m.Params.Name + `\""}}`)
 	}
+}
+
+// reencoded is id as a server that decodes it to a value writes it back.
+func reencoded(id json.RawMessage) json.RawMessage {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return id
+	}
+	b, _ := json.Marshal(v)
+	return b
 }

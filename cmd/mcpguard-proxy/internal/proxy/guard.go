@@ -28,6 +28,7 @@ type Guard struct {
 	known bool     // set once a tools/list result was read; guarded by mu
 	mu    sync.Mutex
 	in    *coreotel.Instrument // nil without WithTelemetry
+	ids   *mintedIDs           // the ids of the requests it sends upstream
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -41,7 +42,7 @@ type tool struct {
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	return &Guard{o: o, r: o.renderer(), in: o.instrument()}
+	return &Guard{o: o, r: o.renderer(), in: o.instrument(), ids: newMintedIDs()}
 }
 
 // call is one tools/call in flight.
@@ -53,22 +54,17 @@ type call struct {
 	slot  *limit.Slot
 }
 
-// newCall reads a tools/call request's params. It copies what it keeps.
+// newCall reads a tools/call request's params, which readClient admitted
+// (so encoding/json reads them as every reader does). It copies what it
+// keeps.
 func newCall(id, params []byte) *call {
 	c := &call{id: bytes.Clone(id), start: time.Now()}
-	it, ok := newMembers(params)
-	for ok {
-		k, v, more := it.next()
-		if !more {
-			break
-		}
-		switch {
-		case keyIs(k, "name"):
-			c.tool, _ = unquote(v)
-		case keyIs(k, "arguments"):
-			c.args = bytes.Clone(v)
-		}
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
 	}
+	_ = json.Unmarshal(params, &p)
+	c.tool, c.args = p.Name, p.Arguments
 	return c
 }
 
@@ -222,21 +218,27 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 }
 
 // mayBeError reports whether a result may have isError true: false only
-// when it has no isError member, or one that is false, at its top level.
+// when no member's name can be isError, as encoding/json matches names
+// (in any case, or written with escapes), so that a success is passed on
+// without decoding it.
 func mayBeError(result []byte) bool {
-	it, ok := newMembers(result)
-	if !ok {
-		return true // not a result: the full decoding says so
-	}
-	for {
-		k, v, more := it.next()
-		if !more {
-			return false
+	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "iserror")
+}
+
+// containsFold reports whether b holds lower, an ASCII lower-case word,
+// in any case. (encoding/json folds only k and s beyond ASCII, which
+// isError has not.)
+func containsFold(b []byte, lower string) bool {
+	for i := 0; i+len(lower) <= len(b); i++ {
+		j := 0
+		for j < len(lower) && b[i+j]|0x20 == lower[j] {
+			j++
 		}
-		if keyIs(k, "isError") && !bytes.Equal(v, []byte("false")) {
+		if j == len(lower) {
 			return true
 		}
 	}
+	return false
 }
 
 // result is a tools/call result, as far as the proxy reads it.

@@ -38,29 +38,33 @@ type Stdio struct {
 	exitWithChild bool
 	stderr        io.Writer
 
-	out     *writer
-	mu      sync.Mutex
-	pending map[string]*request
-	child   *child
-	ready   chan struct{} // closed when child can take messages
-	init    []byte        // the client's initialize request, replayed to a restarted child
-	inited  []byte        // the client's notifications/initialized
-	version string        // the protocol version the child's initialize result names
+	out      *writer
+	mu       sync.Mutex
+	pending  map[string]*request // by the id the proxy minted (read.go)
+	byClient map[string]string   // the client's id's key -> the minted id's key
+	child    *child
+	ready    chan struct{} // closed when child can take messages
+	init     []byte        // the client's initialize request, replayed to a restarted child
+	inited   []byte        // the client's notifications/initialized
+	version  string        // the protocol version the child's initialize result names
 }
 
 // request is a client request in flight.
 type request struct {
-	method string
-	call   *call // tools/call only
-	timer  *time.Timer
-	tr     *traced // its span; nil when nothing records
+	method    string
+	clientID  []byte // the id as the client wrote it, which its answer carries
+	clientKey string // its key (idKey)
+	up        []byte // the id the proxy minted for it, which the server sees
+	call      *call  // tools/call only
+	timer     *time.Timer
+	tr        *traced // its span; nil when nothing records
 }
 
 // child is one run of the server.
 type child struct {
 	cmd    *exec.Cmd
 	w      writer // on its stdin
-	reinit string // id of the replayed initialize, answered to no one
+	reinit string // key of the replayed initialize's id, answered to no one
 }
 
 // NewStdio returns a proxy that runs command (the program and its
@@ -73,7 +77,7 @@ func NewStdio(command []string, exitWithChild bool, stderr io.Writer, opts ...Op
 		stderr = os.Stderr
 	}
 	return &Stdio{g: newGuard(opts...), command: command, exitWithChild: exitWithChild, stderr: stderr,
-		pending: map[string]*request{}, ready: make(chan struct{})}
+		pending: map[string]*request{}, byClient: map[string]string{}, ready: make(chan struct{})}
 }
 
 // Serve proxies in to the child and the child's answers to out until in
@@ -178,12 +182,13 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 	if !first {
 		replay = s.init
 	}
+	var up []byte
 	if replay != nil {
-		c.reinit = `"mcpguard-proxy-reinit"`
+		up, c.reinit = s.g.ids.next()
 	}
 	s.mu.Unlock()
 	if replay != nil {
-		s.replay(c, replay)
+		s.replay(c, replay, up)
 	} else {
 		s.setReady(true)
 	}
@@ -199,8 +204,9 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 
 // replay initializes a restarted child as the client did the first one;
 // its answer goes to no one (the client has it from the first child).
-func (s *Stdio) replay(c *child, init []byte) {
-	_ = c.write(withID(init, []byte(c.reinit)))
+func (s *Stdio) replay(c *child, init, id []byte) {
+	m, _ := parse(init)
+	_ = c.write(withID(init, &m, id))
 }
 
 func (s *Stdio) setReady(ready bool) {
@@ -247,24 +253,27 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 	s.mu.Lock()
 	reqs := s.pending
 	s.pending = map[string]*request{}
+	s.byClient = map[string]string{}
 	s.mu.Unlock()
-	for id, r := range reqs {
+	for _, r := range reqs {
 		s.finish(r)
 		if r.call != nil {
 			s.reply(r, s.g.crashed(r.tr.context(ctx), r.call, why), nil)
 		} else {
-			s.reply(r, rpcError([]byte(id), -32603, "the server exited before it answered"), nil)
+			s.reply(r, rpcError(r.clientID, -32603, "the server exited before it answered"), nil)
 		}
 	}
 }
 
-// take removes the request in flight under id.
-func (s *Stdio) take(id []byte) *request {
-	k := idKey(id)
+// take removes the request in flight under the minted id's key.
+func (s *Stdio) take(key string) *request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.pending[k]
-	delete(s.pending, k)
+	r := s.pending[key]
+	delete(s.pending, key)
+	if r != nil {
+		delete(s.byClient, r.clientKey)
+	}
 	return r
 }
 
@@ -327,17 +336,4 @@ func (w *writer) write(msg []byte) error {
 	}
 	_, err := w.w.Write([]byte{'\n'})
 	return err
-}
-
-// withID returns msg with its id replaced by id.
-func withID(msg, id []byte) []byte {
-	m, err := parse(msg)
-	if err != nil || len(m.ID) == 0 {
-		return msg
-	}
-	i := cap(msg) - cap(m.ID) // m.ID is a slice of msg: its offset
-	out := make([]byte, 0, len(msg)+len(id))
-	out = append(out, msg[:i]...)
-	out = append(out, id...)
-	return append(out, msg[i+len(m.ID):]...)
 }

@@ -1,0 +1,139 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
+)
+
+// The tests of this file are the hostile cases of the proxy's reading
+// (issue 32): each message the proxy guards is read once, and what the
+// server acts on, and what the client is answered, is what the proxy
+// checked.
+
+// A server that decodes ids to values answers "\u0061" as "a": the proxy
+// matches answers by the ids it minted, so the call still gets its
+// envelope, under the id as the client wrote it; and a ping with id "a"
+// sent while it is in flight is the duplicate it is.
+func TestStdioIDsSpelledOtherwiseStillGetEnvelopes(t *testing.T) {
+	s := startCmd(t, []string{os.Args[0], "proxy-child", "reencode"}, false, proxy.WithTimeout(5*time.Second))
+	s.send(`{"jsonrpc":"2.0","id":"\u0061","method":"tools/call","params":{"name":"fail_rpc","arguments":{}}}`)
+	resp := s.await("a")
+	if env := envelopeOf(t, resp); env["error_type"] != "execution_failed" || strings.Contains(fmt.Sprint(env), "hunter2") ||
+		strings.Contains(fmt.Sprint(env), "did not finish") {
+		t.Fatalf("want a redacted execution_failed envelope, got %v", env)
+	}
+	s.send(`{"jsonrpc":"2.0","id":"\u0061","method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+	s.send(`{"jsonrpc":"2.0","id":"a","method":"ping"}`)
+	if resp := s.await("a"); resp["error"] == nil || !strings.Contains(fmt.Sprint(resp), "already in flight") {
+		t.Fatalf("a ping under the id of a call in flight: %v", resp)
+	}
+}
+
+// Ids that readers read as different values (7.0 and 7, 8E0 and 8) are
+// refused with -32600 by the proxy itself; the server never sees them.
+func TestStdioIDsOnlyStringsOrIntegers(t *testing.T) {
+	s := startCmd(t, []string{os.Args[0], "proxy-child", "reencode"}, false, proxy.WithTimeout(5*time.Second))
+	for _, id := range []string{"7.0", "8E0", "true", `{"a":1}`, "[1]"} {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"fail_rpc","arguments":{}}}`)
+		var resp map[string]any
+		if err := json.Unmarshal(s.read(), &resp); err != nil {
+			t.Fatal(err)
+		}
+		e, _ := resp["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32600) || resp["id"] != nil || strings.Contains(fmt.Sprint(resp), "hunter2") {
+			t.Fatalf("id %s: want -32600 with a null id, got %v", id, resp)
+		}
+	}
+}
+
+// A member sent twice, or twice in two cases, anywhere in a message
+// (arguments included), is refused: a server that keeps the first of
+// duplicates would act on a value the proxy never checked.
+func TestStdioDuplicateMembersAnywhereAreRefused(t *testing.T) {
+	s := start(t, false)
+	s.request("tools/list", `{}`)
+	for i, args := range []string{
+		`{"text":"a","text":"b"}`,
+		`{"text":"a","Text":"b"}`,
+		`{"text":"a","opts":[{"mode":"safe","MODE":"drop"}]}`,
+		`{"text":"a","\u0074ext":"b"}`,
+		`{"text":"a","\u212aey":1,"key":2}`, // the Kelvin sign folds to k in encoding/json
+	} {
+		id := fmt.Sprint(900 + i)
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":` + args + `}}`)
+		resp := s.await(id)
+		e, _ := resp["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32600) {
+			t.Fatalf("%s: want -32600, got %v", args, resp)
+		}
+	}
+	if got := textOf(t, s.call("echo", `{"text":"a","Text2":"b"}`)); got != "a" {
+		t.Fatalf("distinct members: %q", got)
+	}
+}
+
+// reencodingUpstream is a streamable HTTP server that reads JSON the
+// other way: NaN is null, ids are decoded to values and written back;
+// every tool fails with a secret. It counts the tool calls it received.
+func reencodingUpstream(t *testing.T, calls *atomic.Int32) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+		}
+		if json.Unmarshal([]byte(strings.ReplaceAll(string(b), "NaN", "null")), &m) != nil || m.Method == "" {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		id, _ := json.Marshal(m.ID)
+		w.Header().Set("Content-Type", "application/json")
+		switch m.Method {
+		case "tools/call":
+			calls.Add(1)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db.internal/shop failed"}}`, id)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Over HTTP, an id the upstream writes back otherwise ("\u0061" as "a")
+// still gets the envelope; an id that is not a string or an integer, and
+// a body the proxy cannot read (NaN, which some servers' readers accept),
+// are answered by the proxy and never reach the upstream.
+func TestHTTPReadsEachMessageOnce(t *testing.T) {
+	var calls atomic.Int32
+	url := proxyFor(t, reencodingUpstream(t, &calls).URL+"/mcp", proxy.WithRate(1, 1))
+	code, body := post(t, url, `{"jsonrpc":"2.0","id":"\u0061","method":"tools/call","params":{"name":"q","arguments":{}}}`)
+	if code != http.StatusOK || strings.Contains(body, "hunter2") || !strings.Contains(body, `"id":"\u0061"`) {
+		t.Fatalf("want the envelope under the client's id: %d %s", code, body)
+	}
+	envelopeOf(t, lastData(t, body))
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"q","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","arguments":{"n":NaN}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q","arguments":{"n":1,"n":2}}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"q\",\"arguments\":{\"n\":\"\xff\"}}}",
+	} {
+		code, body := post(t, url, msg)
+		if code != http.StatusBadRequest || strings.Contains(body, "hunter2") || lastData(t, body)["error"] == nil {
+			t.Fatalf("%s: want 400 with the proxy's error, got %d %s", msg, code, body)
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the upstream received %d tool calls, want the one the proxy read", n)
+	}
+}

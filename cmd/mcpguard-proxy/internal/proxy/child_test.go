@@ -136,6 +136,9 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 		text(m.ID, "quota exceeded", true)
 	case "own_envelope":
 		text(m.ID, `{"success":false,"error_type":"not_found","tool":"own_envelope","message":"order 42 does not exist","next_steps":["Call shop_orders to list the orders you can see."],"retryable":false}`, true)
+	case "html": // a failure with an HTML resource that grows when escaped
+		result(m.ID, `{"content":[{"type":"text","text":"render failed"},{"type":"resource","resource":{"uri":"page://x","mimeType":"text/html","text":"`+
+			strings.Repeat("<", 400<<10)+`"}}],"isError":true}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:

@@ -164,6 +164,11 @@ func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (ou
 		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
 		return g.render(ctx, c, env)
 	}
+	if !same(out, msg) && len(out) > g.o.maxMessage {
+		// The bound holds on what the client receives: a rewrite can grow
+		// a message (an escape is up to six bytes for one).
+		return g.tooLarge(ctx, c)
+	}
 	return out
 }
 

@@ -48,6 +48,10 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.URL.Path, pr.Out.URL.RawPath = u.Scheme, u.Host, u.Path, u.RawPath
 			pr.Out.Host = u.Host
+			// The proxy must read what it rewrites: the client's
+			// Accept-Encoding would get it an answer in gzip or br. Without
+			// one, the transport asks for gzip itself and decodes it.
+			pr.Out.Header.Del("Accept-Encoding")
 		},
 		FlushInterval:  -1, // stream events as they come
 		BufferPool:     buffers{},
@@ -261,6 +265,16 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // answer to tools/list, and bounds every message of every answer.
 func (h *HTTP) modify(resp *http.Response) error {
 	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// An encoding the transport did not decode (one the proxy never
+		// asked for): never passed on unread.
+		_ = resp.Body.Close()
+		if x == nil || x.id == nil {
+			return errors.New("the upstream's answer is in an encoding the proxy does not read: " + safe.Value(enc))
+		}
+		h.answerInstead(resp, x, h.unanswered(resp.Request.Context(), x, "the upstream answered in the encoding "+safe.Value(enc)))
+		return nil
+	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "text/event-stream":

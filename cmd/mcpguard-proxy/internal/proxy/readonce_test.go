@@ -1,6 +1,8 @@
 package proxy_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -135,5 +137,87 @@ func TestHTTPReadsEachMessageOnce(t *testing.T) {
 	}
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("the upstream received %d tool calls, want the one the proxy read", n)
+	}
+}
+
+// The bound holds on what the client receives: a failure of 400 KiB of
+// HTML, which escaping grows past 2 MiB, is not relayed over a 1 MiB
+// bound but answered with the too-large envelope.
+func TestBoundHoldsAfterEscaping(t *testing.T) {
+	s := start(t, false, proxy.WithMaxMessage(1<<20))
+	s.send(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"html","arguments":{}}}`)
+	line := s.read()
+	if len(line) > 1<<20 {
+		t.Fatalf("the answer is %d bytes, over the 1 MiB bound", len(line))
+	}
+	var resp map[string]any
+	if err := json.Unmarshal(line, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if env := envelopeOf(t, resp); !strings.Contains(fmt.Sprint(env["message"]), "larger than the proxy's limit") {
+		t.Fatalf("want the too-large envelope, got %v", env)
+	}
+}
+
+// hostileUpstream answers every tool call the way its name says: crash
+// with an HTTP 500 crash page, gzip and br with a compressed failure.
+func hostileUpstream(t *testing.T) *httptest.Server {
+	const secret = `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db.internal/shop failed"}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m childMsg
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		switch m.Params.Name {
+		case "crash":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, "<html><pre>panic: dial postgres://app:hunter2@db.internal/shop\ngoroutine 1 [running]:\nmain.query()</pre></html>")
+		case "gzip", "br":
+			enc := m.Params.Name
+			if enc == "gzip" && !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, secret, m.ID) // uncompressed, as asked
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", enc)
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			fmt.Fprintf(zw, secret, m.ID)
+			zw.Close()
+			w.Write(b.Bytes()) // "br" is gzip too: the proxy must not pass it unread
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// An upstream's crash page is never the answer to a tool call, a
+// compressed answer is read or refused, never passed on unread, and the
+// client's Accept-Encoding does not reach the upstream.
+func TestHTTPUpstreamCrashPagesAndEncodings(t *testing.T) {
+	url := proxyFor(t, hostileUpstream(t).URL+"/mcp")
+	for i, tool := range []string{"crash", "gzip", "br"} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(callBody(i+1, tool, `{}`)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Accept-Encoding", "gzip, br")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		b := raw
+		if resp.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ = io.ReadAll(zr)
+		}
+		if resp.StatusCode != http.StatusOK || strings.Contains(string(b), "hunter2") || resp.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("%s: want an envelope the client reads as it is, got %d %v %.300q", tool, resp.StatusCode, resp.Header, b)
+		}
+		envelopeOf(t, lastData(t, string(b)))
 	}
 }

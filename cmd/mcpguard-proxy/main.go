@@ -18,8 +18,13 @@
 //	--listen ADDR        where to serve clients in HTTP mode (default 127.0.0.1:8808)
 //	--max-message N      bound on one message either way, in bytes (default 16 MiB)
 //	--timeout D          bound on each tool call (default 2m)
-//	--rate R, --burst N  tool calls a second per client, and burst (default: no limit)
-//	--concurrency N      tool calls in flight at once (default: no limit)
+//	--rate R, --burst N  tool calls a second per client, all its tools together, and
+//	                     burst (default: no limit)
+//	--rate-per-tool      give --rate's budget to each tool of a client apart
+//	--concurrency N      tool calls in flight at once (default: no limit); a call
+//	                     holds its slot until the server answers it, even when the
+//	                     client cancelled or hung up, or the proxy stops waiting
+//	                     (one timeout more over stdio, the timeout over HTTP)
 //	--redact-successes   redact successful results too (error results always are)
 //	--exit-with-child    end when the child exits, rather than restarting it
 //	--tool-failure-meta  also put the envelope under _meta's io.modelcontextprotocol/toolFailure
@@ -76,6 +81,7 @@ type config struct {
 	timeout                          time.Duration
 	rate                             float64
 	burst, concurrency               int
+	ratePerTool                      bool
 	successes, exitChild             bool
 	failureMeta, noDeclared, version bool
 	otlp, otelStdout, otelStderr     bool
@@ -91,7 +97,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8808", "where to serve clients in HTTP mode")
 	fs.IntVar(&c.maxMessage, "max-message", proxy.DefaultMaxMessage, "bound on one message either way, in bytes")
 	fs.DurationVar(&c.timeout, "timeout", proxy.DefaultTimeout, "bound on each tool call")
-	fs.Float64Var(&c.rate, "rate", 0, "tool calls a second per client (0: no limit)")
+	fs.Float64Var(&c.rate, "rate", 0, "tool calls a second per client, all its tools together (0: no limit)")
+	fs.BoolVar(&c.ratePerTool, "rate-per-tool", false, "give --rate's budget to each tool of a client apart")
 	fs.IntVar(&c.burst, "burst", 10, "burst of --rate")
 	fs.IntVar(&c.concurrency, "concurrency", 0, "tool calls in flight at once (0: no limit)")
 	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too")
@@ -142,6 +149,9 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	}
 	if c.rate > 0 {
 		opts = append(opts, proxy.WithRate(c.rate, c.burst))
+		if c.ratePerTool {
+			opts = append(opts, proxy.WithRatePerTool())
+		}
 	}
 	if c.concurrency > 0 {
 		opts = append(opts, proxy.WithConcurrency(c.concurrency, 0))

@@ -78,7 +78,11 @@ func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 	}
 	if g.o.rate != nil {
-		if err := g.o.rate.Allow(c.tool, key, time.Now()); err != nil {
+		tool := "" // one budget per client, shared by its tools
+		if g.o.ratePerTool {
+			tool = c.tool
+		}
+		if err := g.o.rate.Allow(tool, key, time.Now()); err != nil {
 			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 		}
 	}
@@ -98,6 +102,16 @@ func (g *Guard) done(c *call) {
 		c.slot.Release(nil)
 		c.slot = nil
 	}
+}
+
+// release releases what the call holds once it was answered, or at
+// deadline when the server may still be running it.
+func (g *Guard) release(c *call, answered bool, deadline time.Time) {
+	if answered || c.slot == nil {
+		g.done(c)
+		return
+	}
+	time.AfterFunc(time.Until(deadline), func() { g.done(c) })
 }
 
 // learn reads a tools/list result passing through: which tools exist and

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
@@ -138,9 +139,19 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				writeJSON(w, http.StatusOK, refusal)
 				return
 			}
-			defer h.g.done(x.call)
+			deadline := time.Now().Add(h.g.o.timeout)
+			defer func() { h.g.release(x.call, x.state.done, deadline) }()
+			if x.call.slot != nil {
+				// Under --concurrency, the upstream's request outlives a client
+				// that hangs up: the server may still be running the call,
+				// which keeps its slot until the server answers or the
+				// timeout passes. The span ends when the client goes.
+				stop := context.AfterFunc(ctx, func() { x.tr.cancelled() })
+				defer stop()
+				ctx = context.WithoutCancel(ctx)
+			}
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, h.g.o.timeout)
+			ctx, cancel = context.WithDeadline(ctx, deadline)
 			defer cancel()
 			out = ownCall(x.up, m.Params) // what the proxy checked, as the proxy encodes it
 		case "tools/list":

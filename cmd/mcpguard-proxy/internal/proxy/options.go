@@ -23,20 +23,21 @@ const DefaultTimeout = 2 * time.Minute
 type Option func(*options)
 
 type options struct {
-	logger     *slog.Logger
-	redactor   *redact.Redactor
-	successes  bool
-	maxMessage int
-	timeout    time.Duration
-	rate       *limit.Rate
-	slots      *limit.Slots
-	envelope   []envelope.Option
-	mappings   []Mapping
-	rules      []hints.Rule[envelope.Call, json.RawMessage]
-	hints      *hints.Registry[envelope.Call, json.RawMessage]
-	noDeclared bool // WithoutDeclaredSchemas
-	telemetry  []coreotel.Option
-	traced     bool // WithTelemetry
+	logger      *slog.Logger
+	redactor    *redact.Redactor
+	successes   bool
+	maxMessage  int
+	timeout     time.Duration
+	rate        *limit.Rate
+	ratePerTool bool // WithRatePerTool
+	slots       *limit.Slots
+	envelope    []envelope.Option
+	mappings    []Mapping
+	rules       []hints.Rule[envelope.Call, json.RawMessage]
+	hints       *hints.Registry[envelope.Call, json.RawMessage]
+	noDeclared  bool // WithoutDeclaredSchemas
+	telemetry   []coreotel.Option
+	traced      bool // WithTelemetry
 }
 
 func evaluate(opts []Option) *options {
@@ -106,9 +107,18 @@ func WithRate(r float64, burst int) Option {
 	return func(o *options) { o.rate = b }
 }
 
+// WithRatePerTool makes [WithRate]'s budget one per client and tool,
+// rather than one per client shared by every tool.
+func WithRatePerTool() Option { return func(o *options) { o.ratePerTool = true } }
+
 // WithConcurrency admits at most n tool calls in flight at once; a call
 // beyond them waits up to maxWait for one to finish, then is refused with
-// retry_after_ms. It panics unless n >= 1 and maxWait >= 0.
+// retry_after_ms. A call holds its slot until the server has answered it,
+// whether or not the client still waits (a client's cancellation, or an
+// HTTP client hanging up, does not stop the server's work), or until the
+// proxy stops waiting for good: over stdio one more timeout after it
+// answered a call that timed out (and told the server to cancel it), over
+// HTTP the call's timeout. It panics unless n >= 1 and maxWait >= 0.
 func WithConcurrency(n int, maxWait time.Duration) Option {
 	s := limit.NewSlots(n, false, maxWait)
 	return func(o *options) { o.slots = s }

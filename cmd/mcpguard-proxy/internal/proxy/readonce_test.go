@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -219,5 +220,54 @@ func TestHTTPUpstreamCrashPagesAndEncodings(t *testing.T) {
 			t.Fatalf("%s: want an envelope the client reads as it is, got %d %v %.300q", tool, resp.StatusCode, resp.Header, b)
 		}
 		envelopeOf(t, lastData(t, string(b)))
+	}
+}
+
+// --rate is one budget per client, shared by its tools: with a burst of
+// one, a second call to another tool is refused. WithRatePerTool gives
+// each tool its own.
+func TestRateIsOneBudgetPerClient(t *testing.T) {
+	s := start(t, false, proxy.WithRate(0.001, 1))
+	if got := textOf(t, s.call("echo", `{"text":"a"}`)); got != "a" {
+		t.Fatalf("first call: %q", got)
+	}
+	if env := envelopeOf(t, s.call("secret_ok", `{}`)); env["retry_after_ms"] == nil {
+		t.Fatalf("want a rate refusal of another tool, got %v", env)
+	}
+	per := start(t, false, proxy.WithRate(0.001, 1), proxy.WithRatePerTool())
+	per.call("echo", `{"text":"a"}`)
+	if got := textOf(t, per.call("secret_ok", `{}`)); !strings.Contains(got, "connected") {
+		t.Fatalf("per tool, another tool's call: %q", got)
+	}
+}
+
+// A call the client cancelled keeps its slot while the server still runs
+// it: with --concurrency 1, the next call is refused.
+func TestStdioCancelledCallKeepsItsSlot(t *testing.T) {
+	s := start(t, false, proxy.WithConcurrency(1, 0), proxy.WithTimeout(30*time.Second))
+	s.send(`{"jsonrpc":"2.0","id":"h","method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`)
+	if env := envelopeOf(t, s.call("echo", `{"text":"a"}`)); env["retry_after_ms"] == nil {
+		t.Fatalf("want a concurrency refusal while the server runs the cancelled call, got %v", env)
+	}
+}
+
+// An HTTP client that hangs up on a call does not free its slot while
+// the upstream still runs it.
+func TestHTTPHungUpCallKeepsItsSlot(t *testing.T) {
+	url := proxyFor(t, upstream(t).URL+"/mcp", proxy.WithConcurrency(1, 0), proxy.WithTimeout(3*time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(callBody(1, "hang", `{}`)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel() // the client hangs up; the upstream still runs hang
+	resp.Body.Close()
+	_, body := post(t, url, callBody(2, "echo", `{"text":"a"}`))
+	if env := envelopeOf(t, lastData(t, body)); env["retry_after_ms"] == nil {
+		t.Fatalf("want a concurrency refusal while the upstream runs the call, got %v", env)
 	}
 }

@@ -70,16 +70,24 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 		return
 	}
 	s.mu.Lock()
-	up, ok := s.byClient[k]
+	key, ok := s.byClient[k]
+	r := s.pending[key]
+	if ok && r != nil && r.call != nil {
+		// The server may still be running the call: it keeps its slot
+		// until the server answers (to no one) or the proxy stops waiting.
+		r.gone = true
+		delete(s.byClient, k)
+	}
 	s.mu.Unlock()
-	if !ok {
+	if !ok || r == nil {
 		return
 	}
-	if r := s.take(up); r != nil {
+	if r.call == nil {
+		s.take(key)
 		s.finish(r)
-		r.tr.cancelled() // no answer will come: none is sent
-		s.toChild(ctx, cancelled(r.up, "the client cancelled the request"))
 	}
+	r.tr.cancelled() // no answer will come: none is sent
+	s.toChild(ctx, cancelled(r.up, "the client cancelled the request"))
 }
 
 // clientTooLarge answers a request over the bound by the id its start names.
@@ -187,13 +195,29 @@ func (s *Stdio) unavailable(ctx context.Context, id []byte, r *request) {
 // expire answers a tool call the child has not answered in time, and
 // tells the child to stop working on it.
 func (s *Stdio) expire(ctx context.Context, key string) {
-	r := s.take(key)
-	if r == nil {
-		return
+	s.mu.Lock()
+	r := s.pending[key]
+	gone := r != nil && r.gone
+	if r != nil && !gone {
+		r.gone = true
+		if s.byClient[r.clientKey] == key {
+			delete(s.byClient, r.clientKey)
+		}
+		// The proxy waits one more timeout for the server to stop, holding
+		// the call's slot, and then for good.
+		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
 	}
-	s.finish(r)
-	s.reply(r, s.g.timedOut(r.tr.context(ctx), r.call), nil)
-	s.toChild(ctx, cancelled(r.up, "mcpguard-proxy: timed out"))
+	s.mu.Unlock()
+	switch {
+	case r == nil:
+	case gone:
+		if r := s.take(key); r != nil {
+			s.finish(r)
+		}
+	default:
+		s.reply(r, s.g.timedOut(r.tr.context(ctx), r.call), nil)
+		s.toChild(ctx, cancelled(r.up, "mcpguard-proxy: timed out"))
+	}
 }
 
 // cancelled is the notification that cancels the request id, for why.
@@ -253,6 +277,9 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		return
 	}
 	s.finish(r)
+	if r.gone {
+		return // answered already (timed out), or cancelled: the client reads no answer
+	}
 	switch {
 	case r.call != nil:
 		out := s.g.answer(r.tr.context(ctx), r.call, line, &m)
@@ -297,6 +324,9 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 		return
 	}
 	s.finish(r)
+	if r.gone {
+		return
+	}
 	if r.call != nil {
 		s.reply(r, s.g.tooLarge(ctx, r.call), nil)
 		return

@@ -58,6 +58,9 @@ type request struct {
 	call      *call  // tools/call only
 	timer     *time.Timer
 	tr        *traced // its span; nil when nothing records
+	// gone: the client was answered (timed out) or cancelled the call;
+	// the server's answer goes to no one. Guarded by Stdio.mu.
+	gone bool
 }
 
 // child is one run of the server.
@@ -257,6 +260,9 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 	s.mu.Unlock()
 	for _, r := range reqs {
 		s.finish(r)
+		if r.gone {
+			continue
+		}
 		if r.call != nil {
 			s.reply(r, s.g.crashed(r.tr.context(ctx), r.call, why), nil)
 		} else {
@@ -271,7 +277,7 @@ func (s *Stdio) take(key string) *request {
 	defer s.mu.Unlock()
 	r := s.pending[key]
 	delete(s.pending, key)
-	if r != nil {
+	if r != nil && s.byClient[r.clientKey] == key {
 		delete(s.byClient, r.clientKey)
 	}
 	return r

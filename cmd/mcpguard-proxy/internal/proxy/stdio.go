@@ -312,9 +312,9 @@ func (s *Stdio) negotiated(result []byte) {
 	var r struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	if json.Unmarshal(result, &r) == nil && protocolVersion(r.ProtocolVersion) != "" {
+	if json.Unmarshal(result, &r) == nil && r.ProtocolVersion != "" {
 		s.mu.Lock()
-		s.version = r.ProtocolVersion
+		s.version = protocolVersion(r.ProtocolVersion)
 		s.mu.Unlock()
 	}
 }

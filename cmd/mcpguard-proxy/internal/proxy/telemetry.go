@@ -222,17 +222,13 @@ func statusOutcome(status int) coreotel.Outcome {
 	return coreotel.Outcome{ErrorType: strconv.Itoa(status)}
 }
 
-// protocolVersion is v when it has the shape of an MCP protocol version
-// (a date, YYYY-MM-DD), and "" otherwise: mcp.protocol.version is on the
-// metric, so a value a peer invents must not make a new series.
+// protocolVersion is v when it is a protocol version of MCP, "" when v is
+// empty, and _OTHER otherwise: mcp.protocol.version is on the metric, so a
+// value a peer invents must not make a new series.
 func protocolVersion(v string) string {
-	if len(v) != len("2025-06-18") {
-		return ""
+	switch v {
+	case "", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25":
+		return v
 	}
-	for i := range len(v) {
-		if c := v[i]; (i == 4 || i == 7) != (c == '-') || (c != '-' && (c < '0' || c > '9')) {
-			return ""
-		}
-	}
-	return v
+	return coreotel.OtherTool // the conventions' value for a value outside the known set
 }

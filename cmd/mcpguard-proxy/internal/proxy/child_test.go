@@ -139,6 +139,9 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 	case "html": // a failure with an HTML resource that grows when escaped
 		result(m.ID, `{"content":[{"type":"text","text":"render failed"},{"type":"resource","resource":{"uri":"page://x","mimeType":"text/html","text":"`+
 			strings.Repeat("<", 400<<10)+`"}}],"isError":true}`)
+	case "image": // a success with binary content, and a secret in its text
+		result(m.ID, `{"content":[{"type":"text","text":"password=hunter2"},{"type":"image","mimeType":"image/png","data":"`+childBase64+`"},`+
+			`{"type":"resource","resource":{"uri":"f://x","blob":"`+childBase64+`"}}]}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:
@@ -155,3 +158,6 @@ func reencoded(id json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// childBase64 is base64 that the redactor takes for a token.
+const childBase64 = "aGVsbG8gd29ybGQgc2VjcmV0PWh1bnRlcjI="

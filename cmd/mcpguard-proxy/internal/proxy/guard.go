@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/core/redact"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
@@ -230,10 +231,90 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return msg
 	}
 	red := g.r.Redactor().ForCall(c.args)
-	if out, ok := red.JSON(string(m.Result)); ok && out != string(m.Result) {
-		return g.respond(c.id, []byte(out))
+	if out := redactResult(red, m.Result); !bytes.Equal(out, m.Result) {
+		return g.respond(c.id, out)
 	}
 	return msg
+}
+
+// redactResult redacts a tool result but for its binary content, which
+// redaction would corrupt (a base64 run looks like a token).
+func redactResult(red *redact.Redactor, result []byte) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(result, &top) != nil {
+		return result
+	}
+	var content []json.RawMessage
+	_ = json.Unmarshal(top["content"], &content)
+	changed := false
+	for k, v := range top {
+		if k == "content" {
+			continue
+		}
+		if out, ok := red.JSON(string(v)); ok && out != string(v) {
+			top[k], changed = json.RawMessage(out), true
+		}
+	}
+	for i, item := range content {
+		if out := redactItem(red, item); !bytes.Equal(out, item) {
+			content[i], changed = out, true
+		}
+	}
+	if !changed {
+		return result
+	}
+	if content != nil {
+		top["content"], _ = json.Marshal(content)
+	}
+	out, err := json.Marshal(top)
+	if err != nil {
+		return result
+	}
+	return out
+}
+
+// redactItem redacts one content item, leaving alone the base64 members
+// the MCP schema defines: an image's or audio's data, a resource's blob.
+func redactItem(red *redact.Redactor, item []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(item, &m) != nil {
+		out, _ := red.JSON(string(item))
+		return []byte(out)
+	}
+	var kind string
+	_ = json.Unmarshal(m["type"], &kind)
+	switch kind {
+	case "image", "audio":
+		return redactBut(red, m, "data", item)
+	case "resource":
+		var res map[string]json.RawMessage
+		if json.Unmarshal(m["resource"], &res) == nil && res["blob"] != nil {
+			m["resource"] = redactBut(red, res, "blob", m["resource"])
+			return redactBut(red, m, "resource", item)
+		}
+	}
+	out, _ := red.JSON(string(item))
+	return []byte(out)
+}
+
+// redactBut redacts the object m, read from raw, but for its member
+// keep; raw when nothing changes.
+func redactBut(red *redact.Redactor, m map[string]json.RawMessage, keep string, raw []byte) []byte {
+	kept := m[keep]
+	delete(m, keep)
+	b, _ := json.Marshal(m)
+	out, ok := red.JSON(string(b))
+	if !ok || out == string(b) {
+		return raw
+	}
+	var r map[string]json.RawMessage
+	if json.Unmarshal([]byte(out), &r) != nil {
+		all, _ := red.JSON(string(raw))
+		return []byte(all)
+	}
+	r[keep] = kept
+	b, _ = json.Marshal(r)
+	return b
 }
 
 // mayBeError reports whether a result may have isError true: false only
@@ -308,8 +389,7 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 				Type string `json:"type"`
 			}
 			if json.Unmarshal(raw, &item) == nil && item.Type != "text" {
-				r, _ := red.JSON(string(raw))
-				out.Content = append(out.Content, json.RawMessage(r))
+				out.Content = append(out.Content, redactItem(red, raw))
 			}
 		}
 		if meta, _ := envelope.DropFailureMeta(from.Meta); len(meta) > 0 {

@@ -271,3 +271,14 @@ func TestHTTPHungUpCallKeepsItsSlot(t *testing.T) {
 		t.Fatalf("want a concurrency refusal while the upstream runs the call, got %v", env)
 	}
 }
+
+// --redact-successes never redacts inside binary content (an image's or
+// audio's data, a resource's blob): a client would reject the base64.
+func TestRedactSuccessesLeavesBinaryAlone(t *testing.T) {
+	s := start(t, false, proxy.WithSuccessResults())
+	resp := s.call("image", `{}`)
+	b, _ := json.Marshal(resp)
+	if strings.Contains(string(b), "hunter2") || strings.Count(string(b), childBase64) != 2 {
+		t.Fatalf("want the text redacted and both base64 members intact: %s", b)
+	}
+}

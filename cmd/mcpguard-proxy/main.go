@@ -27,6 +27,8 @@
 //	                     (one timeout more over stdio, the timeout over HTTP)
 //	--redact-successes   redact successful results too (error results always are)
 //	--exit-with-child    end when the child exits, rather than restarting it
+//	--raw-child-stderr   pass the child's stderr on as it is (by default each line
+//	                     is redacted as the proxy's own log is)
 //	--tool-failure-meta  also put the envelope under _meta's io.modelcontextprotocol/toolFailure
 //	--hints FILE         per-tool next steps and text-to-code mappings, YAML or JSON
 //	                     (see docs/proxy.md); tool references are checked
@@ -81,7 +83,7 @@ type config struct {
 	timeout                          time.Duration
 	rate                             float64
 	burst, concurrency               int
-	ratePerTool                      bool
+	ratePerTool, rawStderr           bool
 	successes, exitChild             bool
 	failureMeta, noDeclared, version bool
 	otlp, otelStdout, otelStderr     bool
@@ -89,10 +91,22 @@ type config struct {
 	command                          []string
 }
 
+// usage is what -h prints before the flags.
+const usage = `usage: mcpguard-proxy [flags] -- command args…
+       mcpguard-proxy [flags] --upstream http://127.0.0.1:PORT/mcp [--listen ADDR]
+
+The first form starts the MCP server command as a child over stdio; the
+second proxies a streamable HTTP server. Flags:
+`
+
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("mcpguard-proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&c.upstream, "upstream", "", "the streamable HTTP server to proxy (HTTP mode)")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8808", "where to serve clients in HTTP mode")
 	fs.IntVar(&c.maxMessage, "max-message", proxy.DefaultMaxMessage, "bound on one message either way, in bytes")
@@ -104,6 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too")
 	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
+	fs.BoolVar(&c.rawStderr, "raw-child-stderr", false, "pass the child's stderr on as it is, not redacted")
 	fs.BoolVar(&c.noDeclared, "no-declared-schemas", false, "do not check calls' arguments against their tools' declared input schemas")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
 	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
@@ -161,6 +176,9 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	}
 	if c.noDeclared {
 		opts = append(opts, proxy.WithoutDeclaredSchemas())
+	}
+	if c.rawStderr {
+		opts = append(opts, proxy.WithRawChildStderr())
 	}
 	return opts
 }

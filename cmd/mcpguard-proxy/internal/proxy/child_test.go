@@ -78,6 +78,7 @@ func childServer() {
 		switch m.Method {
 		case "initialize":
 			fmt.Fprintf(os.Stderr, "child %d: initialize id=%s\n", os.Getpid(), m.ID)
+			fmt.Fprintf(os.Stderr, "child: connecting to redis://:hunter2@cache.internal:6379\n")
 			result(m.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"child","version":"1"}}`)
 		case "ping":
 			result(m.ID, `{}`)

@@ -30,6 +30,7 @@ type options struct {
 	timeout     time.Duration
 	rate        *limit.Rate
 	ratePerTool bool // WithRatePerTool
+	rawStderr   bool // WithRawChildStderr
 	slots       *limit.Slots
 	envelope    []envelope.Option
 	mappings    []Mapping
@@ -106,6 +107,10 @@ func WithRate(r float64, burst int) Option {
 	b := limit.NewRate(rate.Limit(r), burst, 10000)
 	return func(o *options) { o.rate = b }
 }
+
+// WithRawChildStderr passes the child's stderr on as the child wrote it,
+// rather than redacted line by line.
+func WithRawChildStderr() Option { return func(o *options) { o.rawStderr = true } }
 
 // WithRatePerTool makes [WithRate]'s budget one per client and tool,
 // rather than one per client shared by every tool.

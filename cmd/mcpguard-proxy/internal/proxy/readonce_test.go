@@ -282,3 +282,18 @@ func TestRedactSuccessesLeavesBinaryAlone(t *testing.T) {
 		t.Fatalf("want the text redacted and both base64 members intact: %s", b)
 	}
 }
+
+// The child's stderr goes through the proxy's redaction (a server prints
+// its connection URL there), unless WithRawChildStderr.
+func TestChildStderrIsRedacted(t *testing.T) {
+	s := start(t, false)
+	s.request("ping", `{}`)
+	if logs := s.logs.String(); strings.Contains(logs, "hunter2") || !strings.Contains(logs, "child: connecting to redis://") {
+		t.Fatalf("the child's stderr: %s", logs)
+	}
+	raw := start(t, false, proxy.WithRawChildStderr())
+	raw.request("ping", `{}`)
+	if !strings.Contains(raw.logs.String(), "hunter2") {
+		t.Fatalf("WithRawChildStderr: %s", raw.logs.String())
+	}
+}

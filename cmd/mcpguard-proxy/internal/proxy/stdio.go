@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -160,6 +162,11 @@ func errText(err error) string {
 func (s *Stdio) run(ctx context.Context, first bool) error {
 	cmd := exec.Command(s.command[0], s.command[1:]...)
 	cmd.Stderr = s.stderr
+	if !s.g.o.rawStderr {
+		lines := &redactedLines{w: s.stderr, red: s.g.o.redactor}
+		defer lines.flush()
+		cmd.Stderr = lines
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -342,4 +349,44 @@ func (w *writer) write(msg []byte) error {
 	}
 	_, err := w.w.Write([]byte{'\n'})
 	return err
+}
+
+// redactedLines writes the child's stderr a line at a time, redacted as
+// the proxy redacts what it logs (a server prints its connection URL
+// there): unless [WithRawChildStderr].
+type redactedLines struct {
+	w   io.Writer
+	red *redact.Redactor
+	buf []byte
+}
+
+// maxStderrLine bounds a line kept whole; a longer one is written in
+// pieces of this size.
+const maxStderrLine = 64 << 10
+
+func (l *redactedLines) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 && len(l.buf) < maxStderrLine {
+			return len(p), nil
+		}
+		if i < 0 {
+			i = maxStderrLine - 1
+		}
+		l.line(l.buf[:i])
+		l.buf = l.buf[i+1:]
+	}
+}
+
+func (l *redactedLines) line(b []byte) {
+	_, _ = io.WriteString(l.w, l.red.String(string(b))+"\n")
+}
+
+// flush writes a last line without an end of line.
+func (l *redactedLines) flush() {
+	if len(l.buf) > 0 {
+		l.line(l.buf)
+		l.buf = nil
+	}
 }

@@ -45,7 +45,9 @@ var childTools = `[
  {"name":"sample","inputSchema":{"type":"object"}},
  {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
  {"name":"secret_ok","inputSchema":{"type":"object"}},
- {"name":"own_envelope","inputSchema":{"type":"object"}}
+ {"name":"own_envelope","inputSchema":{"type":"object"}},
+ {"name":"html","inputSchema":{"type":"object"}},
+ {"name":"image","inputSchema":{"type":"object"}}
 ]`
 
 func childServer() {

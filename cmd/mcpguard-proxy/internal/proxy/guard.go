@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,9 +29,13 @@ type Guard struct {
 	r     *envelope.Renderer
 	tools sync.Map // tool name -> tool, from tools/list results
 	known bool     // set once a tools/list result was read; guarded by mu
-	mu    sync.Mutex
-	in    *coreotel.Instrument // nil without WithTelemetry
-	ids   *mintedIDs           // the ids of the requests it sends upstream
+	// complete: a last page of tools/list (no nextCursor) was read, so a
+	// tool not among those learned does not exist. Guarded by mu.
+	complete bool
+	listedCh chan struct{} // closed once a tools/list result was read
+	mu       sync.Mutex
+	in       *coreotel.Instrument // nil without WithTelemetry
+	ids      *mintedIDs           // the ids of the requests it sends upstream
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -43,7 +49,7 @@ type tool struct {
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	return &Guard{o: o, r: o.renderer(), in: o.instrument(), ids: newMintedIDs()}
+	return &Guard{o: o, r: o.renderer(), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
 }
 
 // call is one tools/call in flight.
@@ -71,10 +77,40 @@ func newCall(id, params []byte) *call {
 
 func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c.args} }
 
+// unknownTool is the answer to a call of a tool the server's complete
+// tools/list does not name, nil otherwise: -32602, as the mcp-go and
+// go-sdk fronts answer an unknown tool, naming the tools that exist.
+func (g *Guard) unknownTool(c *call) []byte {
+	g.mu.Lock()
+	complete := g.complete
+	g.mu.Unlock()
+	if !complete || g.listed(c.tool) {
+		return nil
+	}
+	var names []string
+	g.tools.Range(func(k, _ any) bool { names = append(names, k.(string)); return len(names) <= maxNamedTools })
+	slices.Sort(names)
+	list := strings.Join(names, ", ")
+	if len(names) > maxNamedTools {
+		list = strings.Join(names[:maxNamedTools], ", ") + ", …"
+	}
+	if len(names) == 0 {
+		list = "none"
+	}
+	return rpcError(c.id, -32602, "unknown tool "+strconv.Quote(safe.Value(c.tool))+
+		"; this server's tools (tools/list lists them): "+list)
+}
+
+// maxNamedTools bounds the tools an unknown tool's answer names.
+const maxNamedTools = 50
+
 // admit checks a call's arguments against its tool's declared input
 // schema, then applies the rate and concurrency limits, before it is sent
 // upstream. A refused call gets the answer to send instead.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
+	if out := g.unknownTool(c); out != nil {
+		return out
+	}
 	if err := g.checkDeclared(ctx, c); err != nil {
 		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 	}
@@ -124,6 +160,7 @@ func (g *Guard) learn(result []byte) {
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
 		} `json:"tools"`
+		NextCursor *string `json:"nextCursor"`
 	}
 	if json.Unmarshal(result, &r) != nil {
 		return
@@ -143,8 +180,10 @@ func (g *Guard) learn(result []byte) {
 	g.mu.Lock()
 	first := !g.known
 	g.known = true
+	g.complete = g.complete || r.NextCursor == nil || *r.NextCursor == ""
 	g.mu.Unlock()
 	if first {
+		close(g.listedCh)
 		g.checkHints(names)
 	}
 }

@@ -297,3 +297,16 @@ func TestChildStderrIsRedacted(t *testing.T) {
 		t.Fatalf("WithRawChildStderr: %s", raw.logs.String())
 	}
 }
+
+// A call to a tool the server has not listed is answered by the proxy as
+// the mcp-go and go-sdk fronts answer it (-32602), naming the tools that
+// exist, whatever the server would have said; the server never sees it.
+func TestUnknownToolIsAnsweredWithTheTools(t *testing.T) {
+	s := start(t, false)
+	resp := s.call("no_such_tool", `{}`)
+	e, _ := resp["error"].(map[string]any)
+	if e == nil || e["code"] != float64(-32602) || !strings.Contains(fmt.Sprint(e["message"]), `unknown tool "no_such_tool"`) ||
+		!strings.Contains(fmt.Sprint(e["message"]), "echo") {
+		t.Fatalf("want -32602 naming the tools, got %v", resp)
+	}
+}

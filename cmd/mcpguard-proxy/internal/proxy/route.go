@@ -127,6 +127,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.init = bytes.Clone(line)
 		s.mu.Unlock()
 	case "tools/call":
+		s.listTools(ctx)
 		r.call = newCall(m.ID, m.Params)
 		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
 			s.reply(r, refusal, nil)
@@ -277,6 +278,9 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		return
 	}
 	s.finish(r)
+	if r.own && len(m.Result) > 0 {
+		s.g.learn(m.Result) // the proxy's own tools/list
+	}
 	if r.gone {
 		return // answered already (timed out), or cancelled: the client reads no answer
 	}
@@ -333,3 +337,33 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 	}
 	s.reply(r, rpcError(r.clientID, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
 }
+
+// listTools has the proxy ask the server for its tools itself, once,
+// before the first tool call, unless a client's tools/list came first:
+// declared schemas are checked, and unknown tools answered, from the first
+// call. It waits up to listWait for the answer.
+func (s *Stdio) listTools(ctx context.Context) {
+	select {
+	case <-s.g.listedCh:
+		return
+	default:
+	}
+	s.listOnce.Do(func() {
+		up, key := s.g.ids.next()
+		s.mu.Lock()
+		s.pending[key] = &request{method: "tools/list", up: up, own: true, gone: true}
+		s.mu.Unlock()
+		s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
+	})
+	t := time.NewTimer(min(listWait, s.g.o.timeout))
+	defer t.Stop()
+	select {
+	case <-s.g.listedCh:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// listWait bounds how long the first tool call waits for the proxy's own
+// tools/list; past it the call goes on unchecked.
+const listWait = 5 * time.Second

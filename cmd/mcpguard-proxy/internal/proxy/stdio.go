@@ -49,6 +49,7 @@ type Stdio struct {
 	init     []byte        // the client's initialize request, replayed to a restarted child
 	inited   []byte        // the client's notifications/initialized
 	version  string        // the protocol version the child's initialize result names
+	listOnce sync.Once     // the proxy's own tools/list (route.go)
 }
 
 // request is a client request in flight.
@@ -63,6 +64,7 @@ type request struct {
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one. Guarded by Stdio.mu.
 	gone bool
+	own  bool // the proxy's own request (its tools/list), answered to no one
 }
 
 // child is one run of the server.

@@ -47,7 +47,8 @@ var childTools = `[
  {"name":"secret_ok","inputSchema":{"type":"object"}},
  {"name":"own_envelope","inputSchema":{"type":"object"}},
  {"name":"html","inputSchema":{"type":"object"}},
- {"name":"image","inputSchema":{"type":"object"}}
+ {"name":"image","inputSchema":{"type":"object"}},
+ {"name":"own_meta","inputSchema":{"type":"object"}}
 ]`
 
 func childServer() {
@@ -145,6 +146,9 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 	case "image": // a success with binary content, and a secret in its text
 		result(m.ID, `{"content":[{"type":"text","text":"password=hunter2"},{"type":"image","mimeType":"image/png","data":"`+childBase64+`"},`+
 			`{"type":"resource","resource":{"uri":"f://x","blob":"`+childBase64+`"}}]}`)
+	case "own_meta": // a failure with a toolFailure _meta of its own, which says otherwise
+		result(m.ID, `{"content":[{"type":"text","text":"quota exceeded"}],"isError":true,`+
+			`"_meta":{"io.modelcontextprotocol/toolFailure":{"error_type":"not_found","message":"token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"},"trace":"t1"}}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:

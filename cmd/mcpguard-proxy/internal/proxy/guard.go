@@ -27,8 +27,9 @@ import (
 type Guard struct {
 	o     *options
 	r     *envelope.Renderer
-	tools sync.Map // tool name -> tool, from tools/list results
-	known bool     // set once a tools/list result was read; guarded by mu
+	metaR *envelope.Renderer // r's options and the toolFailure _meta, for an upstream that sends one
+	tools sync.Map           // tool name -> tool, from tools/list results
+	known bool               // set once a tools/list result was read; guarded by mu
 	// complete: a last page of tools/list (no nextCursor) was read, so a
 	// tool not among those learned does not exist. Guarded by mu.
 	complete bool
@@ -49,7 +50,7 @@ type tool struct {
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	return &Guard{o: o, r: o.renderer(), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
+	return &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
 }
 
 // call is one tools/call in flight.
@@ -422,6 +423,7 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 	}{"text", string(env.Marshal())})
 	out.Content = append(out.Content, text)
 	red := g.r.Redactor().ForCall(c.args)
+	upstreamFailure := false
 	if from != nil {
 		for _, raw := range from.Content {
 			var item struct {
@@ -431,7 +433,9 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 				out.Content = append(out.Content, redactItem(red, raw))
 			}
 		}
-		if meta, _ := envelope.DropFailureMeta(from.Meta); len(meta) > 0 {
+		meta, had := envelope.DropFailureMeta(from.Meta)
+		upstreamFailure = had
+		if len(meta) > 0 {
 			v, _ := red.Value(meta)
 			out.Meta, _ = v.(map[string]any)
 		}
@@ -439,7 +443,13 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 	if !g.declaresOutput(c.tool) {
 		out.StructuredContent = env
 	}
-	if failure, ok := g.r.FailureMeta(env); ok {
+	failure, ok := g.r.FailureMeta(env)
+	if !ok && upstreamFailure {
+		// The upstream sent a toolFailure of its own, which relays keep:
+		// it is kept as the envelope says, never as the upstream wrote it.
+		failure, ok = g.metaR.FailureMeta(env)
+	}
+	if ok {
 		if out.Meta == nil {
 			out.Meta = map[string]any{}
 		}

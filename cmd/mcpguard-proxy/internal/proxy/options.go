@@ -55,13 +55,14 @@ func evaluate(opts []Option) *options {
 	return o
 }
 
-func (o *options) renderer() *envelope.Renderer {
+func (o *options) renderer(more ...envelope.Option) *envelope.Renderer {
 	// The upstream's own envelopes keep their next steps: a server that
 	// already writes envelopes (one built on mcpguard, say) knows its tools
 	// better than the proxy, and dropping its advice would leave the agent
 	// worse off behind the proxy than without it.
 	opts := append([]envelope.Option{envelope.WithLogger(o.logger), envelope.WithRedactor(o.redactor),
 		envelope.WithTrustedEnvelopes()}, o.envelope...)
+	opts = append(opts, more...)
 	return envelope.NewRenderer(opts...)
 }
 

@@ -310,3 +310,18 @@ func TestUnknownToolIsAnsweredWithTheTools(t *testing.T) {
 		t.Fatalf("want -32602 naming the tools, got %v", resp)
 	}
 }
+
+// An upstream's own _meta["io.modelcontextprotocol/toolFailure"] is kept,
+// as relays keep it, and says what the envelope says.
+func TestUpstreamToolFailureMetaAgreesWithTheEnvelope(t *testing.T) {
+	s := start(t, false)
+	resp := s.call("own_meta", `{}`)
+	env := envelopeOf(t, resp)
+	meta, _ := resp["result"].(map[string]any)["_meta"].(map[string]any)
+	failure, _ := meta["io.modelcontextprotocol/toolFailure"].(map[string]any)
+	b, _ := json.Marshal(resp)
+	if failure == nil || meta["trace"] != "t1" || strings.Contains(string(b), "ghp_") ||
+		fmt.Sprint(failure["code"]) != fmt.Sprint(env["error_type"]) {
+		t.Fatalf("want the toolFailure kept, as the envelope %v says: %v", env, meta)
+	}
+}

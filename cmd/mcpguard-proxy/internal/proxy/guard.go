@@ -181,7 +181,7 @@ func (g *Guard) learn(result []byte) {
 	g.mu.Lock()
 	first := !g.known
 	g.known = true
-	g.complete = g.complete || r.NextCursor == nil || *r.NextCursor == ""
+	g.complete = g.complete || (r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) // a result without tools lists nothing
 	g.mu.Unlock()
 	if first {
 		close(g.listedCh)

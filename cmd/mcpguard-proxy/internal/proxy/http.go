@@ -133,6 +133,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		out = withID(body, &m, x.up)
 		switch m.Method {
 		case "tools/call":
+			h.listTools(r)
 			x.call = newCall(m.ID, m.Params)
 			if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
 				x.tr.answered(refusal, nil)
@@ -575,4 +576,52 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 		return nil
 	}
 	return cancelled(up, "the client cancelled the request")
+}
+
+// listTools has the proxy ask the upstream for its tools itself, in the
+// client's session and with its headers, before the first tool call that
+// comes before any client's tools/list: declared schemas are checked, and
+// unknown tools answered, from the first call. A failure is logged and
+// the call goes on unchecked; the next call asks again.
+func (h *HTTP) listTools(r *http.Request) {
+	select {
+	case <-h.g.listedCh:
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), min(listWait, h.g.o.timeout))
+	defer cancel()
+	up, key := h.g.ids.next()
+	body := append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.upstream.String(), bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	for k, v := range r.Header {
+		if k != "Content-Length" && k != "Accept-Encoding" {
+			req.Header[k] = v
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	t := h.rp.Transport
+	if t == nil {
+		t = http.DefaultTransport
+	}
+	resp, err := t.RoundTrip(req)
+	if err != nil {
+		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: its own tools/list failed", slog.String(logkey.Error, safe.Error(err)))
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
+	for _, msg := range append(bytes.Split(b, []byte("\n")), b) {
+		msg = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(msg), []byte("data:")))
+		if m, err := parse(msg); err == nil && len(m.Result) > 0 {
+			if k, _ := idKey(m.ID); k == key {
+				h.g.learn(m.Result)
+				return
+			}
+		}
+	}
 }

@@ -325,3 +325,14 @@ func TestUpstreamToolFailureMetaAgreesWithTheEnvelope(t *testing.T) {
 		t.Fatalf("want the toolFailure kept, as the envelope %v says: %v", env, meta)
 	}
 }
+
+// Over HTTP too, the proxy lists the tools itself before the first call:
+// a declared schema is checked, and an unknown tool answered, from the
+// first call.
+func TestHTTPListsToolsBeforeTheFirstCall(t *testing.T) {
+	url := proxyFor(t, upstream(t).URL+"/mcp")
+	_, body := post(t, url, callBody(1, "no_such_tool", `{}`), "Mcp-Session-Id", "s-1")
+	if e, _ := lastData(t, body)["error"].(map[string]any); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "echo") {
+		t.Fatalf("want -32602 naming the tools, got %s", body)
+	}
+}

@@ -133,27 +133,11 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		out = withID(body, &m, x.up)
 		switch m.Method {
 		case "tools/call":
-			h.listTools(r)
-			x.call = newCall(m.ID, m.Params)
-			if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
-				x.tr.answered(refusal, nil)
-				writeJSON(w, http.StatusOK, refusal)
-				return
+			var end func()
+			if ctx, end = h.startCall(ctx, w, r, &m, x); end == nil {
+				return // refused, and answered
 			}
-			deadline := time.Now().Add(h.g.o.timeout)
-			defer func() { h.g.release(x.call, x.state.done, deadline) }()
-			if x.call.slot != nil {
-				// Under --concurrency, the upstream's request outlives a client
-				// that hangs up: the server may still be running the call,
-				// which keeps its slot until the server answers or the
-				// timeout passes. The span ends when the client goes.
-				stop := context.AfterFunc(ctx, func() { x.tr.cancelled() })
-				defer stop()
-				ctx = context.WithoutCancel(ctx)
-			}
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithDeadline(ctx, deadline)
-			defer cancel()
+			defer end()
 			out = ownCall(x.up, m.Params) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
 			x.list = true
@@ -168,6 +152,35 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(out))
 	r.ContentLength = int64(len(out))
 	h.rp.ServeHTTP(w, r)
+}
+
+// startCall admits the tool call x, answering it when refused (end is
+// then nil), and returns the context its upstream request runs in and
+// what to do once it was answered.
+func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
+	h.listTools(r)
+	x.call = newCall(m.ID, m.Params)
+	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
+		x.tr.answered(refusal, nil)
+		writeJSON(w, http.StatusOK, refusal)
+		return ctx, nil
+	}
+	deadline := time.Now().Add(h.g.o.timeout)
+	stop := func() bool { return false }
+	if x.call.slot != nil {
+		// Under --concurrency, the upstream's request outlives a client
+		// that hangs up: the server may still be running the call, which
+		// keeps its slot until the server answers or the timeout passes.
+		// The span ends when the client goes.
+		stop = context.AfterFunc(ctx, func() { x.tr.cancelled() })
+		ctx = context.WithoutCancel(ctx)
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	return ctx, func() {
+		cancel()
+		stop()
+		h.g.release(x.call, x.state.done, deadline)
+	}
 }
 
 // rebinding reports a request that reached a loopback listener under a

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -32,8 +33,9 @@ type HTTP struct {
 	g        *Guard
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
-	resume   resumable // resume.go
-	inflight inflight  // the requests in flight, for the client's cancellations
+	resume   resumable    // resume.go
+	inflight inflight     // the requests in flight, for the client's cancellations
+	listed   atomic.Int32 // the proxy's own tools/list requests so far
 }
 
 // NewHTTP returns a proxy in front of the streamable HTTP endpoint at
@@ -153,6 +155,11 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	r.ContentLength = int64(len(out))
 	h.rp.ServeHTTP(w, r)
 }
+
+// maxOwnLists bounds the proxy's own tools/list requests over HTTP: a
+// server that never answers one costs a few calls a request each, not
+// every call.
+const maxOwnLists = 3
 
 // startCall admits the tool call x, answering it when refused (end is
 // then nil), and returns the context its upstream request runs in and
@@ -595,12 +602,16 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 // client's session and with its headers, before the first tool call that
 // comes before any client's tools/list: declared schemas are checked, and
 // unknown tools answered, from the first call. A failure is logged and
-// the call goes on unchecked; the next call asks again.
+// the call goes on unchecked; the next call asks again, up to
+// maxOwnLists times in all.
 func (h *HTTP) listTools(r *http.Request) {
 	select {
 	case <-h.g.listedCh:
 		return
 	default:
+	}
+	if h.listed.Add(1) > maxOwnLists {
+		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), min(listWait, h.g.o.timeout))
 	defer cancel()

@@ -278,8 +278,11 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		return
 	}
 	s.finish(r)
-	if r.own && len(m.Result) > 0 {
-		s.g.learn(m.Result) // the proxy's own tools/list
+	if r.own != nil {
+		if len(m.Result) > 0 {
+			s.g.learn(m.Result) // the proxy's own tools/list
+		}
+		close(r.own)
 	}
 	if r.gone {
 		return // answered already (timed out), or cancelled: the client reads no answer
@@ -341,27 +344,28 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 // listTools has the proxy ask the server for its tools itself, once,
 // before the first tool call, unless a client's tools/list came first:
 // declared schemas are checked, and unknown tools answered, from the first
-// call. It waits up to listWait for the answer.
+// call. The first call waits up to listWait for the answer.
 func (s *Stdio) listTools(ctx context.Context) {
 	select {
 	case <-s.g.listedCh:
 		return
 	default:
 	}
-	s.listOnce.Do(func() {
+	s.listOnce.Do(func() { // once: a server that does not answer delays one call, not every one
 		up, key := s.g.ids.next()
+		answered := make(chan struct{})
 		s.mu.Lock()
-		s.pending[key] = &request{method: "tools/list", up: up, own: true, gone: true}
+		s.pending[key] = &request{method: "tools/list", up: up, own: answered, gone: true}
 		s.mu.Unlock()
 		s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
+		t := time.NewTimer(min(listWait, s.g.o.timeout))
+		defer t.Stop()
+		select {
+		case <-answered:
+		case <-t.C:
+		case <-ctx.Done():
+		}
 	})
-	t := time.NewTimer(min(listWait, s.g.o.timeout))
-	defer t.Stop()
-	select {
-	case <-s.g.listedCh:
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
 
 // listWait bounds how long the first tool call waits for the proxy's own

@@ -64,7 +64,7 @@ type request struct {
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one. Guarded by Stdio.mu.
 	gone bool
-	own  bool // the proxy's own request (its tools/list), answered to no one
+	own  chan struct{} // the proxy's own request (its tools/list), answered to no one: closed at its answer
 }
 
 // child is one run of the server.

@@ -63,16 +63,18 @@ type call struct {
 }
 
 // newCall reads a tools/call request's params, which readClient admitted
-// (so encoding/json reads them as every reader does). It copies what it
-// keeps.
+// (so every reader reads them alike). It copies what it keeps.
 func newCall(id, params []byte) *call {
 	c := &call{id: bytes.Clone(id), start: time.Now()}
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	_ = json.Unmarshal(params, &p)
-	c.tool, c.args = p.Name, p.Arguments
+	_ = walk(params, false, func(name []byte, v span, _ int) error {
+		switch string(name) {
+		case "name":
+			c.tool, _ = unquote(v)
+		case "arguments":
+			c.args = bytes.Clone(v)
+		}
+		return nil
+	})
 	return c
 }
 

@@ -69,9 +69,10 @@ var (
 // reader reads one message; pooled, since jsontext's decoder keeps a
 // buffer and a stack.
 type reader struct {
-	r bytes.Reader
-	d *jsontext.Decoder
-	b []byte
+	r     bytes.Reader
+	d     *jsontext.Decoder
+	b     []byte
+	names [][]byte // the names of the objects being read, innermost last
 }
 
 var readers = sync.Pool{New: func() any {
@@ -158,8 +159,8 @@ func (m *message) set(name []byte, v span, at int, strict bool) error {
 		if len(v) == 0 || v[0] != '"' {
 			return errNotObject
 		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
+		s, ok := unquote(v)
+		if !ok {
 			return errNotObject
 		}
 		m.Method = s
@@ -181,8 +182,9 @@ func (m *message) set(name []byte, v span, at int, strict bool) error {
 // that no two names fold alike. visit, when not nil, sees each member's
 // name and value as they were read, and the value's offset.
 func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span, at int) error) error {
-	var first []byte
-	var seen map[string]bool
+	base := len(rd.names) // this object's names are rd.names[base:]
+	defer func() { rd.names = rd.names[:base] }()
+	var many map[string]bool // past manyNames names: by their fold
 	for rd.d.PeekKind() != '}' {
 		raw, err := rd.d.ReadValue()
 		if err != nil {
@@ -190,21 +192,10 @@ func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span
 		}
 		end := int(rd.d.InputOffset())
 		name := unquoteName(rd.b[end-len(raw) : end]) // in b, which later reads leave alone
-		if strict {
-			f := foldName(name)
-			switch {
-			case first == nil:
-				first = f
-			case seen == nil && !bytes.Equal(first, f):
-				seen = map[string]bool{string(first): true, string(f): true}
-			default:
-				if bytes.Equal(first, f) || seen[string(f)] {
-					return &ambiguity{"an object repeats a member, or writes its name in another case, which servers read differently"}
-				}
-				seen[string(f)] = true
-			}
+		if strict && rd.repeats(base, name, &many) {
+			return &ambiguity{"an object repeats a member, or writes its name in another case, which servers read differently"}
 		}
-		start := int(rd.d.InputOffset())
+		start := end
 		if err := rd.value(strict, depth+1); err != nil {
 			return err
 		}
@@ -219,6 +210,45 @@ func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span
 		return errNotObject
 	}
 	return nil
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// manyNames is how many names of an object are compared pairwise; past
+// it, by a map of their folds.
+const manyNames = 16
+
+// repeats reports whether name folds as a name of the object whose names
+// start at rd.names[base] does, and notes it.
+func (rd *reader) repeats(base int, name []byte, many *map[string]bool) bool {
+	if *many != nil {
+		f := string(foldName(name))
+		if (*many)[f] {
+			return true
+		}
+		(*many)[f] = true
+		return false
+	}
+	for _, n := range rd.names[base:] {
+		if foldsAs(n, name) {
+			return true
+		}
+	}
+	rd.names = append(rd.names, name)
+	if len(rd.names)-base > manyNames {
+		*many = make(map[string]bool, 2*manyNames)
+		for _, n := range rd.names[base:] {
+			(*many)[string(foldName(n))] = true
+		}
+	}
+	return false
 }
 
 // value reads one value, descending into objects and arrays.
@@ -262,6 +292,35 @@ func unquoteName(raw []byte) []byte {
 	return []byte(s)
 }
 
+// unquote decodes a JSON string value (a known method name without
+// allocating); ok is false when raw is not one.
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		for _, m := range methods {
+			if string(inner) == m {
+				return m, true
+			}
+		}
+		return string(inner), true
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
+}
+
+// methods are the method names unquote returns without allocating.
+var methods = []string{
+	"initialize", "ping", "tools/call", "tools/list", "resources/list", "resources/read",
+	"resources/templates/list", "resources/subscribe", "resources/unsubscribe", "prompts/list",
+	"prompts/get", "completion/complete", "logging/setLevel", "notifications/initialized",
+	"notifications/cancelled", "notifications/progress", "notifications/message",
+	"notifications/roots/list_changed",
+}
+
 // foldName is name as encoding/json matches names: each letter in one
 // case (its fold.go: ASCII letters upper-cased, other runes to the upper
 // case of their lower case, which takes the Kelvin sign to K and the long
@@ -298,13 +357,21 @@ func foldName(name []byte) []byte {
 // spelledOtherwise reports whether name folds to one of names without
 // being it.
 func spelledOtherwise(name []byte, names []string) bool {
-	f := foldName(name)
 	for _, n := range names {
-		if string(name) != n && bytes.Equal(f, foldName([]byte(n))) {
+		if string(name) != n && foldsAs(name, []byte(n)) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldsAs reports whether a and b are one name as encoding/json matches
+// names; without allocating unless one is beyond ASCII.
+func foldsAs(a, b []byte) bool {
+	if ascii(a) && ascii(b) {
+		return bytes.EqualFold(a, b)
+	}
+	return bytes.Equal(foldName(a), foldName(b))
 }
 
 // quoteName is the one of names that name folds to, quoted: the proxy's
@@ -322,16 +389,15 @@ func quoteName(name []byte, names []string) string {
 // namesAsSpelled checks that obj's names that fold to one of names are
 // written as it; obj was read strictly already.
 func namesAsSpelled(obj []byte, names []string, in string) error {
-	var m map[string]json.RawMessage
-	if len(obj) == 0 || obj[0] != '{' || json.Unmarshal(obj, &m) != nil {
+	if len(obj) == 0 || obj[0] != '{' {
 		return nil
 	}
-	for k := range m {
-		if spelledOtherwise([]byte(k), names) {
-			return &ambiguity{"the member " + quoteName([]byte(k), names) + " in " + in + " is written in another case than MCP's"}
+	return walk(obj, false, func(name []byte, _ span, _ int) error {
+		if spelledOtherwise(name, names) {
+			return &ambiguity{"the member " + quoteName(name, names) + " in " + in + " is written in another case than MCP's"}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // idKey is the key of a request id: its value, not its spelling ("\u0061"

@@ -71,6 +71,10 @@ const (
 )
 
 func main() {
+	// The proxy writes the child's stderr itself (redacted): a client that
+	// closed the stderr pipe must not kill it with SIGPIPE. Caught rather
+	// than ignored, so that the child's disposition stays the default.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

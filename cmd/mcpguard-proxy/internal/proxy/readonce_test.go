@@ -336,3 +336,51 @@ func TestHTTPListsToolsBeforeTheFirstCall(t *testing.T) {
 		t.Fatalf("want -32602 naming the tools, got %s", body)
 	}
 }
+
+// A client's notifications/cancelled reaches the upstream under the id
+// the proxy minted for the request it names; one that names no request in
+// flight is answered 202 by the proxy and goes nowhere.
+func TestHTTPCancellationNamesTheMintedID(t *testing.T) {
+	seen := make(chan string, 4)
+	var called atomic.Value
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				RequestID json.RawMessage `json:"requestId"`
+			} `json:"params"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		switch m.Method {
+		case "tools/call":
+			called.Store(string(m.ID))
+			seen <- "call"
+			<-r.Context().Done()
+		case "notifications/cancelled":
+			seen <- string(m.Params.RequestID)
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+		}
+	}))
+	t.Cleanup(up.Close)
+	url := proxyFor(t, up.URL+"/mcp", proxy.WithTimeout(2*time.Second))
+	go func() {
+		resp, err := http.Post(url, "application/json", strings.NewReader(callBody(5, "slow", `{}`)))
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if got := <-seen; got != "call" {
+		t.Fatalf("the upstream saw %s first", got)
+	}
+	if code, _ := post(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}`); code != http.StatusAccepted {
+		t.Fatalf("a cancellation of no request in flight: %d", code)
+	}
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	if got := <-seen; got != called.Load() || !strings.Contains(got, "mcpguard-") {
+		t.Fatalf("the upstream's cancellation names %s, the call went as %v", got, called.Load())
+	}
+}

@@ -20,4 +20,7 @@ require (
 
 require golang.org/x/time v0.15.0
 
-require go.yaml.in/yaml/v3 v3.0.5
+require (
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
+	go.yaml.in/yaml/v3 v3.0.5
+)

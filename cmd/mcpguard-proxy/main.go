@@ -18,10 +18,17 @@
 //	--listen ADDR        where to serve clients in HTTP mode (default 127.0.0.1:8808)
 //	--max-message N      bound on one message either way, in bytes (default 16 MiB)
 //	--timeout D          bound on each tool call (default 2m)
-//	--rate R, --burst N  tool calls a second per client, and burst (default: no limit)
-//	--concurrency N      tool calls in flight at once (default: no limit)
+//	--rate R, --burst N  tool calls a second per client, all its tools together, and
+//	                     burst (default: no limit)
+//	--rate-per-tool      give --rate's budget to each tool of a client apart
+//	--concurrency N      tool calls in flight at once (default: no limit); a call
+//	                     holds its slot until the server answers it, even when the
+//	                     client cancelled or hung up, or the proxy stops waiting
+//	                     (one timeout more over stdio, the timeout over HTTP)
 //	--redact-successes   redact successful results too (error results always are)
 //	--exit-with-child    end when the child exits, rather than restarting it
+//	--raw-child-stderr   pass the child's stderr on as it is (by default each line
+//	                     is redacted as the proxy's own log is)
 //	--tool-failure-meta  also put the envelope under _meta's io.modelcontextprotocol/toolFailure
 //	--hints FILE         per-tool next steps and text-to-code mappings, YAML or JSON
 //	                     (see docs/proxy.md); tool references are checked
@@ -64,6 +71,10 @@ const (
 )
 
 func main() {
+	// The proxy writes the child's stderr itself (redacted): a client that
+	// closed the stderr pipe must not kill it with SIGPIPE. Caught rather
+	// than ignored, so that the child's disposition stays the default.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -76,6 +87,7 @@ type config struct {
 	timeout                          time.Duration
 	rate                             float64
 	burst, concurrency               int
+	ratePerTool, rawStderr           bool
 	successes, exitChild             bool
 	failureMeta, noDeclared, version bool
 	otlp, otelStdout, otelStderr     bool
@@ -83,20 +95,34 @@ type config struct {
 	command                          []string
 }
 
+// usage is what -h prints before the flags.
+const usage = `usage: mcpguard-proxy [flags] -- command args…
+       mcpguard-proxy [flags] --upstream http://127.0.0.1:PORT/mcp [--listen ADDR]
+
+The first form starts the MCP server command as a child over stdio; the
+second proxies a streamable HTTP server. Flags:
+`
+
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("mcpguard-proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&c.upstream, "upstream", "", "the streamable HTTP server to proxy (HTTP mode)")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8808", "where to serve clients in HTTP mode")
 	fs.IntVar(&c.maxMessage, "max-message", proxy.DefaultMaxMessage, "bound on one message either way, in bytes")
 	fs.DurationVar(&c.timeout, "timeout", proxy.DefaultTimeout, "bound on each tool call")
-	fs.Float64Var(&c.rate, "rate", 0, "tool calls a second per client (0: no limit)")
+	fs.Float64Var(&c.rate, "rate", 0, "tool calls a second per client, all its tools together (0: no limit)")
+	fs.BoolVar(&c.ratePerTool, "rate-per-tool", false, "give --rate's budget to each tool of a client apart")
 	fs.IntVar(&c.burst, "burst", 10, "burst of --rate")
 	fs.IntVar(&c.concurrency, "concurrency", 0, "tool calls in flight at once (0: no limit)")
 	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too")
 	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
+	fs.BoolVar(&c.rawStderr, "raw-child-stderr", false, "pass the child's stderr on as it is, not redacted")
 	fs.BoolVar(&c.noDeclared, "no-declared-schemas", false, "do not check calls' arguments against their tools' declared input schemas")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
 	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
@@ -142,6 +168,9 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	}
 	if c.rate > 0 {
 		opts = append(opts, proxy.WithRate(c.rate, c.burst))
+		if c.ratePerTool {
+			opts = append(opts, proxy.WithRatePerTool())
+		}
 	}
 	if c.concurrency > 0 {
 		opts = append(opts, proxy.WithConcurrency(c.concurrency, 0))
@@ -151,6 +180,9 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	}
 	if c.noDeclared {
 		opts = append(opts, proxy.WithoutDeclaredSchemas())
+	}
+	if c.rawStderr {
+		opts = append(opts, proxy.WithRawChildStderr())
 	}
 	return opts
 }

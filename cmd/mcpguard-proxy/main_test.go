@@ -37,3 +37,12 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version: exit %d, %q", code, out.String())
 	}
 }
+
+// -h starts with the usage line, then lists the flags.
+func TestHelpStartsWithUsage(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, nil, &bytes.Buffer{}, &stderr); code != exitUsage ||
+		!strings.HasPrefix(stderr.String(), "usage: mcpguard-proxy [flags] -- command args…\n") || !strings.Contains(stderr.String(), "-rate-per-tool") {
+		t.Errorf("-h: exit %d\n%s", code, &stderr)
+	}
+}

@@ -146,12 +146,14 @@ func TestOtelExportsOTLPOnExit(t *testing.T) {
 func TestOtelStdoutInHTTPMode(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		var req struct{ ID json.RawMessage }
+		_ = json.Unmarshal(b, &req) // the proxy's minted id, which the answer carries
 		w.Header().Set("Content-Type", "application/json")
 		if bytes.Contains(b, []byte("tools/list")) {
-			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}`)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}`, req.ID)
 			return
 		}
-		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hi"}]}}`, req.ID)
 	}))
 	defer up.Close()
 	ctx, cancel := context.WithCancel(context.Background())

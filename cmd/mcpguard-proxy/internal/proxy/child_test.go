@@ -45,7 +45,10 @@ var childTools = `[
  {"name":"sample","inputSchema":{"type":"object"}},
  {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
  {"name":"secret_ok","inputSchema":{"type":"object"}},
- {"name":"own_envelope","inputSchema":{"type":"object"}}
+ {"name":"own_envelope","inputSchema":{"type":"object"}},
+ {"name":"html","inputSchema":{"type":"object"}},
+ {"name":"image","inputSchema":{"type":"object"}},
+ {"name":"own_meta","inputSchema":{"type":"object"}}
 ]`
 
 func childServer() {
@@ -72,9 +75,13 @@ func childServer() {
 		if json.Unmarshal(in.Bytes(), &m) != nil {
 			continue
 		}
+		if len(os.Args) > 2 && os.Args[2] == "reencode" {
+			m.ID = reencoded(m.ID) // a server that decodes ids to values: "\u0061" is "a", 7.0 is 7
+		}
 		switch m.Method {
 		case "initialize":
 			fmt.Fprintf(os.Stderr, "child %d: initialize id=%s\n", os.Getpid(), m.ID)
+			fmt.Fprintf(os.Stderr, "child: connecting to redis://:hunter2@cache.internal:6379\n")
 			result(m.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"child","version":"1"}}`)
 		case "ping":
 			result(m.ID, `{}`)
@@ -133,9 +140,31 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 		text(m.ID, "quota exceeded", true)
 	case "own_envelope":
 		text(m.ID, `{"success":false,"error_type":"not_found","tool":"own_envelope","message":"order 42 does not exist","next_steps":["Call shop_orders to list the orders you can see."],"retryable":false}`, true)
+	case "html": // a failure with an HTML resource that grows when escaped
+		result(m.ID, `{"content":[{"type":"text","text":"render failed"},{"type":"resource","resource":{"uri":"page://x","mimeType":"text/html","text":"`+
+			strings.Repeat("<", 400<<10)+`"}}],"isError":true}`)
+	case "image": // a success with binary content, and a secret in its text
+		result(m.ID, `{"content":[{"type":"text","text":"password=hunter2"},{"type":"image","mimeType":"image/png","data":"`+childBase64+`"},`+
+			`{"type":"resource","resource":{"uri":"f://x","blob":"`+childBase64+`"}}]}`)
+	case "own_meta": // a failure with a toolFailure _meta of its own, which says otherwise
+		result(m.ID, `{"content":[{"type":"text","text":"quota exceeded"}],"isError":true,`+
+			`"_meta":{"io.modelcontextprotocol/toolFailure":{"error_type":"not_found","message":"token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"},"trace":"t1"}}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool \"` + m.Params.Name + `\""}}`)
 	}
 }
+
+// reencoded is id as a server that decodes it to a value writes it back.
+func reencoded(id json.RawMessage) json.RawMessage {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return id
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// childBase64 is base64 that the redactor takes for a token.
+const childBase64 = "aGVsbG8gd29ybGQgc2VjcmV0PWh1bnRlcjI="

@@ -32,14 +32,15 @@ func TestDeclaredSchemaIsEnforcedBeforeTheServer(t *testing.T) {
 	}
 }
 
-// Before the proxy has read a tools/list it knows no schema, and a tool
-// whose schema declares nothing to check passes every call unchanged.
-func TestUnlistedOrEmptySchemasPassThrough(t *testing.T) {
+// The proxy lists the tools itself before the first call, so a declared
+// schema is checked from the first call, before any client's tools/list
+// (issue 35); a tool whose schema declares nothing to check passes every
+// call unchanged.
+func TestDeclaredSchemasFromTheFirstCallAndEmptyOnesPassThrough(t *testing.T) {
 	s := start(t, false)
-	if got := textOf(t, s.call("echo", `{"text":42}`)); got != "" {
-		t.Fatalf("unlisted: %q", got)
+	if env := envelopeOf(t, s.call("echo", `{"text":42}`)); env["error_type"] != "validation_error" {
+		t.Fatalf("the first call, before any tools/list: %v", env)
 	}
-	s.request("tools/list", `{}`)
 	if env := envelopeOf(t, s.call("fail_text", `{"anything":[1,2,3]}`)); env["error_type"] == "validation_error" {
 		t.Fatalf("a schema with nothing to check refused a call: %v", env)
 	}

@@ -11,7 +11,9 @@
 //   - a JSON-RPC error becomes an isError result carrying an envelope:
 //     -32602 is validation_error, anything else is classified from its text
 //     by the core's heuristics (execution_failed unless the text says
-//     better). An unknown tool stays a protocol error, as MCP asks;
+//     better). An unknown tool stays a protocol error, as MCP asks; a call
+//     of a tool a complete tools/list does not name is answered by the
+//     proxy (-32602, naming the tools), as the SDK fronts answer it;
 //   - an isError result becomes an envelope the same way, its other content
 //     items and _meta redacted. An envelope the server wrote itself keeps
 //     its next steps;
@@ -20,12 +22,21 @@
 //
 // Everything else (initialize, notifications, progress, logging, the
 // server's sampling and elicitation requests and the client's answers,
-// resources, prompts, completion, ping, cancellation) passes through as the
-// bytes it arrived as. A message is routed on its head (id, method),
-// decoded without copying or re-encoding its body. tools/list results are
-// read on the way to learn which tools declare an output schema (their
-// envelopes then carry no structuredContent, which strict clients would
-// validate against that schema).
+// resources, prompts, completion, ping, cancellation) passes through.
+//
+// # Reading once
+//
+// Every client message is read once, by one strict reader (read.go:
+// jsontext, which refuses invalid UTF-8 and bad escapes, and a check that
+// no object at any depth holds two names equal or equal but for case), and
+// what goes upstream for a request is the proxy's own: an id it minted
+// (answers are matched by it and sent back under the client's id bytes), a
+// tools/call's params in the proxy's encoding. A message the proxy cannot
+// read as every server would is answered by the proxy (refuse.go), on
+// stdio as on HTTP. tools/list results are read on the way (and the proxy
+// lists the tools itself before the first call when no client did) to
+// learn which tools exist, their input schemas, and which declare an
+// output schema (their envelopes then carry no structuredContent).
 //
 // # Bounds and faults
 //
@@ -42,17 +53,20 @@
 //   - a client line that is not a JSON-RPC object is answered with -32700
 //     (a batch with -32600), and the session goes on;
 //   - a client message the server might read otherwise than the proxy
-//     does (a member it reads, such as "method" or a tools/call's "name",
-//     written in another case or repeated) is answered with -32600 and
+//     does is answered with -32600 (-32700 for what is not JSON) and
 //     never reaches the server; over HTTP so is a JSON-RPC batch;
+//   - over HTTP, an upstream's 5xx crash page, or an answer in an encoding
+//     the proxy did not decode, is never relayed: the proxy answers;
 //   - a panic while handling a message is recovered and logged; a tool
 //     call it happened on is answered with internal_error.
 //
 // # Limits
 //
-// [WithRate] and [WithConcurrency] are core/limit's Rate and Slots: a
-// refused call is answered with retry_after_ms and never reaches the
-// server.
+// [WithRate] (one budget per client; [WithRatePerTool] for one per tool)
+// and [WithConcurrency] are core/limit's Rate and Slots: a refused call is
+// answered with retry_after_ms and never reaches the server. A call holds
+// its slot until the server answered it or the proxy stopped waiting for
+// good ([WithConcurrency] says when).
 //
 // # Telemetry
 //

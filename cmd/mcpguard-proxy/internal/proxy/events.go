@@ -89,7 +89,11 @@ func (e *events) event() []byte {
 	}
 	if e.data.Len() > 0 {
 		d := e.data.Bytes()
-		if out := e.h.message(e.ctx, e.x, d); !bytes.Equal(out, d) {
+		out := e.h.message(e.ctx, e.x, d)
+		if out == nil {
+			return nil // dropped
+		}
+		if !bytes.Equal(out, d) {
 			return sse(out)
 		}
 	}
@@ -103,7 +107,7 @@ func (e *events) ended(err error) []byte {
 		e.end = err
 	}
 	x := e.x
-	if x == nil || x.call == nil || x.state.done {
+	if x == nil || x.id == nil || x.state.done {
 		return nil
 	}
 	if e.end == io.EOF && e.ctx.Err() == nil {
@@ -113,6 +117,9 @@ func (e *events) ended(err error) []byte {
 		// the answer is rewritten there instead (resume.go).
 		e.h.awaitResume(e.ctx, x)
 		return nil
+	}
+	if x.call == nil {
+		return nil // the client's transport answers a request other than a call
 	}
 	x.state.done = true
 	e.end = io.EOF

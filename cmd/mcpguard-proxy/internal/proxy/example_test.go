@@ -22,8 +22,10 @@ import (
 // password in it: through the proxy the agent gets an envelope, redacted.
 func ExampleNewHTTP() {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&req)
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db:5432 failed"}}`)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db:5432 failed"}}`, req.ID)
 	}))
 	defer upstream.Close()
 	p := httptest.NewServer(proxy.NewHTTP(upstream.URL, proxy.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
@@ -77,8 +79,10 @@ hints:
 // the metric and the span is named by its method only.)
 func ExampleWithTelemetry() {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ ID json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&req)
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db:5432 failed"}}`)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db:5432 failed"}}`, req.ID)
 	}))
 	defer upstream.Close()
 	spans := tracetest.NewInMemoryExporter()

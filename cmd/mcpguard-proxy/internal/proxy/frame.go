@@ -65,63 +65,6 @@ func (l *lineReader) line() ([]byte, bool, error) {
 	}
 }
 
-// span is a JSON value kept as the bytes it was read from, without a
-// copy: valid only as long as the message it came from.
-type span []byte
-
-// message is the head of a JSON-RPC message: what routing needs, decoded
-// without copying or re-encoding its body.
-type message struct {
-	ID     span
-	Method string
-	Params span
-	Result span
-	Error  span
-
-	keys keySet // the keys that fold to the head's names (ambiguous.go)
-}
-
-func (m *message) isRequest() bool  { return m.Method != "" && hasID(m.ID) }
-func (m *message) isResponse() bool { return m.Method == "" && hasID(m.ID) }
-
-func hasID(id span) bool { return len(id) > 0 && !bytes.Equal(id, []byte("null")) }
-
-// parse decodes the head of b. It fails unless b is one JSON object whose
-// method, if any, is a string.
-func parse(b []byte) (message, error) {
-	var m message
-	if !json.Valid(b) {
-		return m, errNotObject
-	}
-	it, ok := newMembers(b)
-	if !ok {
-		return m, errNotObject
-	}
-	for {
-		k, v, ok := it.next()
-		if !ok {
-			return m, nil
-		}
-		m.keys.add(k, headNames)
-		switch {
-		case keyIs(k, "id"):
-			m.ID = v
-		case keyIs(k, "method"):
-			if m.Method, ok = unquote(v); !ok {
-				return m, errNotObject
-			}
-		case keyIs(k, "params"):
-			m.Params = v
-		case keyIs(k, "result"):
-			m.Result = v
-		case keyIs(k, "error"):
-			m.Error = v
-		}
-	}
-}
-
-var errNotObject = errors.New("not a JSON object")
-
 // peek reads the id and method of a message from its first bytes only, for
 // a message too large to decode: members before the cut are found, the rest
 // is not needed.
@@ -151,7 +94,3 @@ func peek(prefix []byte) (id []byte, method string) {
 	}
 	return id, method
 }
-
-// idKey is the key of a request id in the proxy's table of requests in
-// flight: its JSON text, so that 1 and "1" stay distinct as JSON-RPC says.
-func idKey(id []byte) string { return string(bytes.TrimSpace(id)) }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -24,10 +27,16 @@ import (
 type Guard struct {
 	o     *options
 	r     *envelope.Renderer
-	tools sync.Map // tool name -> tool, from tools/list results
-	known bool     // set once a tools/list result was read; guarded by mu
-	mu    sync.Mutex
-	in    *coreotel.Instrument // nil without WithTelemetry
+	metaR *envelope.Renderer // r's options and the toolFailure _meta, for an upstream that sends one
+	tools sync.Map           // tool name -> tool, from tools/list results
+	known bool               // set once a tools/list result was read; guarded by mu
+	// complete: a last page of tools/list (no nextCursor) was read, so a
+	// tool not among those learned does not exist. Guarded by mu.
+	complete bool
+	listedCh chan struct{} // closed once a tools/list result was read
+	mu       sync.Mutex
+	in       *coreotel.Instrument // nil without WithTelemetry
+	ids      *mintedIDs           // the ids of the requests it sends upstream
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -41,7 +50,7 @@ type tool struct {
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	return &Guard{o: o, r: o.renderer(), in: o.instrument()}
+	return &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
 }
 
 // call is one tools/call in flight.
@@ -53,36 +62,67 @@ type call struct {
 	slot  *limit.Slot
 }
 
-// newCall reads a tools/call request's params. It copies what it keeps.
+// newCall reads a tools/call request's params, which readClient admitted
+// (so every reader reads them alike). It copies what it keeps.
 func newCall(id, params []byte) *call {
 	c := &call{id: bytes.Clone(id), start: time.Now()}
-	it, ok := newMembers(params)
-	for ok {
-		k, v, more := it.next()
-		if !more {
-			break
-		}
-		switch {
-		case keyIs(k, "name"):
+	_ = walk(params, false, func(name []byte, v span, _ int) error {
+		switch string(name) {
+		case "name":
 			c.tool, _ = unquote(v)
-		case keyIs(k, "arguments"):
+		case "arguments":
 			c.args = bytes.Clone(v)
 		}
-	}
+		return nil
+	})
 	return c
 }
 
 func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c.args} }
 
+// unknownTool is the answer to a call of a tool the server's complete
+// tools/list does not name, nil otherwise: -32602, as the mcp-go and
+// go-sdk fronts answer an unknown tool, naming the tools that exist.
+func (g *Guard) unknownTool(c *call) []byte {
+	g.mu.Lock()
+	complete := g.complete
+	g.mu.Unlock()
+	if !complete || g.listed(c.tool) {
+		return nil
+	}
+	var names []string
+	g.tools.Range(func(k, _ any) bool { names = append(names, k.(string)); return len(names) <= maxNamedTools })
+	slices.Sort(names)
+	list := strings.Join(names, ", ")
+	if len(names) > maxNamedTools {
+		list = strings.Join(names[:maxNamedTools], ", ") + ", …"
+	}
+	if len(names) == 0 {
+		list = "none"
+	}
+	return rpcError(c.id, -32602, "unknown tool "+strconv.Quote(safe.Value(c.tool))+
+		"; this server's tools (tools/list lists them): "+list)
+}
+
+// maxNamedTools bounds the tools an unknown tool's answer names.
+const maxNamedTools = 50
+
 // admit checks a call's arguments against its tool's declared input
 // schema, then applies the rate and concurrency limits, before it is sent
 // upstream. A refused call gets the answer to send instead.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
+	if out := g.unknownTool(c); out != nil {
+		return out
+	}
 	if err := g.checkDeclared(ctx, c); err != nil {
 		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 	}
 	if g.o.rate != nil {
-		if err := g.o.rate.Allow(c.tool, key, time.Now()); err != nil {
+		tool := "" // one budget per client, shared by its tools
+		if g.o.ratePerTool {
+			tool = c.tool
+		}
+		if err := g.o.rate.Allow(tool, key, time.Now()); err != nil {
 			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 		}
 	}
@@ -104,6 +144,16 @@ func (g *Guard) done(c *call) {
 	}
 }
 
+// release releases what the call holds once it was answered, or at
+// deadline when the server may still be running it.
+func (g *Guard) release(c *call, answered bool, deadline time.Time) {
+	if answered || c.slot == nil {
+		g.done(c)
+		return
+	}
+	time.AfterFunc(time.Until(deadline), func() { g.done(c) })
+}
+
 // learn reads a tools/list result passing through: which tools exist and
 // which declare an output schema.
 func (g *Guard) learn(result []byte) {
@@ -113,6 +163,7 @@ func (g *Guard) learn(result []byte) {
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
 		} `json:"tools"`
+		NextCursor *string `json:"nextCursor"`
 	}
 	if json.Unmarshal(result, &r) != nil {
 		return
@@ -132,8 +183,10 @@ func (g *Guard) learn(result []byte) {
 	g.mu.Lock()
 	first := !g.known
 	g.known = true
+	g.complete = g.complete || (r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) // a result without tools lists nothing
 	g.mu.Unlock()
 	if first {
+		close(g.listedCh)
 		g.checkHints(names)
 	}
 }
@@ -167,6 +220,11 @@ func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (ou
 	if p := safe.Call(func() { out = g.rewrite(ctx, c, msg, m) }); p != nil {
 		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
 		return g.render(ctx, c, env)
+	}
+	if !same(out, msg) && len(out) > g.o.maxMessage {
+		// The bound holds on what the client receives: a rewrite can grow
+		// a message (an escape is up to six bytes for one).
+		return g.tooLarge(ctx, c)
 	}
 	return out
 }
@@ -215,28 +273,114 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return msg
 	}
 	red := g.r.Redactor().ForCall(c.args)
-	if out, ok := red.JSON(string(m.Result)); ok && out != string(m.Result) {
-		return g.respond(c.id, []byte(out))
+	if out := redactResult(red, m.Result); !bytes.Equal(out, m.Result) {
+		return g.respond(c.id, out)
 	}
 	return msg
 }
 
-// mayBeError reports whether a result may have isError true: false only
-// when it has no isError member, or one that is false, at its top level.
-func mayBeError(result []byte) bool {
-	it, ok := newMembers(result)
-	if !ok {
-		return true // not a result: the full decoding says so
+// redactResult redacts a tool result but for its binary content, which
+// redaction would corrupt (a base64 run looks like a token).
+func redactResult(red *redact.Redactor, result []byte) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(result, &top) != nil {
+		return result
 	}
-	for {
-		k, v, more := it.next()
-		if !more {
-			return false
+	var content []json.RawMessage
+	_ = json.Unmarshal(top["content"], &content)
+	changed := false
+	for k, v := range top {
+		if k == "content" {
+			continue
 		}
-		if keyIs(k, "isError") && !bytes.Equal(v, []byte("false")) {
+		if out, ok := red.JSON(string(v)); ok && out != string(v) {
+			top[k], changed = json.RawMessage(out), true
+		}
+	}
+	for i, item := range content {
+		if out := redactItem(red, item); !bytes.Equal(out, item) {
+			content[i], changed = out, true
+		}
+	}
+	if !changed {
+		return result
+	}
+	if content != nil {
+		top["content"], _ = json.Marshal(content)
+	}
+	out, err := json.Marshal(top)
+	if err != nil {
+		return result
+	}
+	return out
+}
+
+// redactItem redacts one content item, leaving alone the base64 members
+// the MCP schema defines: an image's or audio's data, a resource's blob.
+func redactItem(red *redact.Redactor, item []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(item, &m) != nil {
+		out, _ := red.JSON(string(item))
+		return []byte(out)
+	}
+	var kind string
+	_ = json.Unmarshal(m["type"], &kind)
+	switch kind {
+	case "image", "audio":
+		return redactBut(red, m, "data", item)
+	case "resource":
+		var res map[string]json.RawMessage
+		if json.Unmarshal(m["resource"], &res) == nil && res["blob"] != nil {
+			m["resource"] = redactBut(red, res, "blob", m["resource"])
+			return redactBut(red, m, "resource", item)
+		}
+	}
+	out, _ := red.JSON(string(item))
+	return []byte(out)
+}
+
+// redactBut redacts the object m, read from raw, but for its member
+// keep; raw when nothing changes.
+func redactBut(red *redact.Redactor, m map[string]json.RawMessage, keep string, raw []byte) []byte {
+	kept := m[keep]
+	delete(m, keep)
+	b, _ := json.Marshal(m)
+	out, ok := red.JSON(string(b))
+	if !ok || out == string(b) {
+		return raw
+	}
+	var r map[string]json.RawMessage
+	if json.Unmarshal([]byte(out), &r) != nil {
+		all, _ := red.JSON(string(raw))
+		return []byte(all)
+	}
+	r[keep] = kept
+	b, _ = json.Marshal(r)
+	return b
+}
+
+// mayBeError reports whether a result may have isError true: false only
+// when no member's name can be isError, as encoding/json matches names
+// (in any case, or written with escapes), so that a success is passed on
+// without decoding it.
+func mayBeError(result []byte) bool {
+	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "iserror")
+}
+
+// containsFold reports whether b holds lower, an ASCII lower-case word,
+// in any case. (encoding/json folds only k and s beyond ASCII, which
+// isError has not.)
+func containsFold(b []byte, lower string) bool {
+	for i := 0; i+len(lower) <= len(b); i++ {
+		j := 0
+		for j < len(lower) && b[i+j]|0x20 == lower[j] {
+			j++
+		}
+		if j == len(lower) {
 			return true
 		}
 	}
+	return false
 }
 
 // result is a tools/call result, as far as the proxy reads it.
@@ -281,17 +425,19 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 	}{"text", string(env.Marshal())})
 	out.Content = append(out.Content, text)
 	red := g.r.Redactor().ForCall(c.args)
+	upstreamFailure := false
 	if from != nil {
 		for _, raw := range from.Content {
 			var item struct {
 				Type string `json:"type"`
 			}
 			if json.Unmarshal(raw, &item) == nil && item.Type != "text" {
-				r, _ := red.JSON(string(raw))
-				out.Content = append(out.Content, json.RawMessage(r))
+				out.Content = append(out.Content, redactItem(red, raw))
 			}
 		}
-		if meta, _ := envelope.DropFailureMeta(from.Meta); len(meta) > 0 {
+		meta, had := envelope.DropFailureMeta(from.Meta)
+		upstreamFailure = had
+		if len(meta) > 0 {
 			v, _ := red.Value(meta)
 			out.Meta, _ = v.(map[string]any)
 		}
@@ -299,7 +445,13 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 	if !g.declaresOutput(c.tool) {
 		out.StructuredContent = env
 	}
-	if failure, ok := g.r.FailureMeta(env); ok {
+	failure, ok := g.r.FailureMeta(env)
+	if !ok && upstreamFailure {
+		// The upstream sent a toolFailure of its own, which relays keep:
+		// it is kept as the envelope says, never as the upstream wrote it.
+		failure, ok = g.metaR.FailureMeta(env)
+	}
+	if ok {
 		if out.Meta == nil {
 			out.Meta = map[string]any{}
 		}

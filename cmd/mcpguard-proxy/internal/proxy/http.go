@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
@@ -30,7 +33,9 @@ type HTTP struct {
 	g        *Guard
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
-	resume   resumable // resume.go
+	resume   resumable    // resume.go
+	inflight inflight     // the requests in flight, for the client's cancellations
+	listed   atomic.Int32 // the proxy's own tools/list requests so far
 }
 
 // NewHTTP returns a proxy in front of the streamable HTTP endpoint at
@@ -46,6 +51,10 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.URL.Path, pr.Out.URL.RawPath = u.Scheme, u.Host, u.Path, u.RawPath
 			pr.Out.Host = u.Host
+			// The proxy must read what it rewrites: the client's
+			// Accept-Encoding would get it an answer in gzip or br. Without
+			// one, the transport asks for gzip itself and decodes it.
+			pr.Out.Header.Del("Accept-Encoding")
 		},
 		FlushInterval:  -1, // stream events as they come
 		BufferPool:     buffers{},
@@ -58,7 +67,9 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 
 // exchange is what the proxy knows of one POST while it is answered.
 type exchange struct {
-	id    []byte // the request's id, when it is a request
+	id    []byte // the request's id as the client wrote it, when it is a request
+	up    []byte // the id the proxy minted for it, which the upstream sees
+	upKey string // its key (idKey)
 	call  *call  // tools/call only
 	list  bool   // tools/list: learn from the answer
 	state *answered
@@ -97,39 +108,86 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.requestTooLarge(w, r, body, err)
 		return
 	}
-	m, err := parse(body)
-	if h.refuseHTTP(w, r, body, &m, err) { // ambiguous.go: batches, ambiguous messages
+	m, err := readClient(body) // read.go: read once, as every server reads it
+	if err != nil {
+		h.refuseHTTP(w, r, body, &m, err) // refuse.go
 		return
 	}
 	x = &exchange{state: &answered{}, session: r.Header.Get("Mcp-Session-Id")}
 	ctx := r.Context()
-	if err == nil && m.isRequest() {
+	out := body
+	switch {
+	case m.isRequest():
+		ck, ok := idKey(m.ID)
+		if !ok {
+			x = nil
+			h.refuseHTTP(w, r, body, &m, nil)
+			return
+		}
 		x.id = bytes.Clone(m.ID)
+		x.up, x.upKey = h.g.ids.next()
+		defer h.inflight.add(x.session, ck, x.up)()
 		if h.g.in != nil {
 			if x.tr = h.g.trace(ctx, &m, httpPeer(r)); x.tr != nil {
 				ctx = x.tr.ctx
 			}
 		}
+		out = withID(body, &m, x.up)
 		switch m.Method {
 		case "tools/call":
-			x.call = newCall(m.ID, m.Params)
-			if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
-				x.tr.answered(refusal, nil)
-				writeJSON(w, http.StatusOK, refusal)
-				return
+			var end func()
+			if ctx, end = h.startCall(ctx, w, r, &m, x); end == nil {
+				return // refused, and answered
 			}
-			defer h.g.done(x.call)
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, h.g.o.timeout)
-			defer cancel()
+			defer end()
+			out = ownCall(x.up, m.Params) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
 			x.list = true
 		}
+	case m.Method == "notifications/cancelled":
+		if out = h.inflight.cancelled(x.session, m.Params); out == nil {
+			w.WriteHeader(http.StatusAccepted) // not in flight: nothing to tell the upstream
+			return
+		}
 	}
 	r = r.WithContext(context.WithValue(ctx, exchangeKey{}, x))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
+	r.Body = io.NopCloser(bytes.NewReader(out))
+	r.ContentLength = int64(len(out))
 	h.rp.ServeHTTP(w, r)
+}
+
+// maxOwnLists bounds the proxy's own tools/list requests over HTTP: a
+// server that never answers one costs a few calls a request each, not
+// every call.
+const maxOwnLists = 3
+
+// startCall admits the tool call x, answering it when refused (end is
+// then nil), and returns the context its upstream request runs in and
+// what to do once it was answered.
+func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
+	h.listTools(r)
+	x.call = newCall(m.ID, m.Params)
+	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
+		x.tr.answered(refusal, nil)
+		writeJSON(w, http.StatusOK, refusal)
+		return ctx, nil
+	}
+	deadline := time.Now().Add(h.g.o.timeout)
+	stop := func() bool { return false }
+	if x.call.slot != nil {
+		// Under --concurrency, the upstream's request outlives a client
+		// that hangs up: the server may still be running the call, which
+		// keeps its slot until the server answers or the timeout passes.
+		// The span ends when the client goes.
+		stop = context.AfterFunc(ctx, func() { x.tr.cancelled() })
+		ctx = context.WithoutCancel(ctx)
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	return ctx, func() {
+		cancel()
+		stop()
+		h.g.release(x.call, x.state.done, deadline)
+	}
 }
 
 // rebinding reports a request that reached a loopback listener under a
@@ -239,6 +297,16 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // answer to tools/list, and bounds every message of every answer.
 func (h *HTTP) modify(resp *http.Response) error {
 	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// An encoding the transport did not decode (one the proxy never
+		// asked for): never passed on unread.
+		_ = resp.Body.Close()
+		if x == nil || x.id == nil {
+			return errors.New("the upstream's answer is in an encoding the proxy does not read: " + safe.Value(enc))
+		}
+		h.answerInstead(resp, x, h.unanswered(resp.Request.Context(), x, "the upstream answered in the encoding "+safe.Value(enc)))
+		return nil
+	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "text/event-stream":
@@ -248,13 +316,50 @@ func (h *HTTP) modify(resp *http.Response) error {
 		resp.Header.Del("Content-Length")
 		return nil
 	case "application/json":
-		if x == nil || (x.call == nil && !x.list && x.tr == nil) {
+		if x == nil || x.id == nil {
 			resp.Body = &capped{r: resp.Body, left: int64(h.g.o.maxMessage)}
 			return nil
 		}
 		return h.modifyJSON(resp, x)
 	}
+	if x != nil && x.id != nil && resp.StatusCode >= http.StatusInternalServerError {
+		// A crash page (a stack trace, a DSN) is not an answer to relay.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
+		_ = resp.Body.Close()
+		h.answerInstead(resp, x, h.unanswered(resp.Request.Context(), x, "the upstream answered HTTP "+strconv.Itoa(resp.StatusCode)))
+	}
 	return nil
+}
+
+// answerInstead makes out, the proxy's own JSON-RPC answer to x, the
+// response: HTTP 200 for a tool call (an envelope is a result), 502 for
+// anything else.
+func (h *HTTP) answerInstead(resp *http.Response, x *exchange, out []byte) {
+	resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
+	if x.call == nil {
+		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
+	}
+	resp.Header = http.Header{"Content-Type": {"application/json"}, "Content-Length": {strconv.Itoa(len(out))}}
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+}
+
+// unanswered answers x, which the upstream did not answer with a message
+// the proxy could match to it, for why; nil when x was answered.
+func (h *HTTP) unanswered(ctx context.Context, x *exchange, why string) []byte {
+	if x.state.done {
+		return nil
+	}
+	x.state.done = true
+	var out []byte
+	if x.call != nil {
+		out = h.g.crashed(ctx, x.call, why)
+	} else {
+		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: the upstream did not answer", slog.String(logkey.Error, why))
+		out = rpcError(x.id, -32603, "the upstream server did not answer")
+	}
+	x.tr.answered(out, nil)
+	return out
 }
 
 func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
@@ -270,7 +375,14 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 		out = h.message(resp.Request.Context(), x, b)
 	}
 	if out == nil {
-		return errors.New("the upstream's answer is larger than the proxy's limit")
+		if out = h.unanswered(resp.Request.Context(), x, "the upstream's answer is not a response to the request"); out == nil {
+			return errors.New("the upstream's answer is not a response to the request")
+		}
+		h.answerInstead(resp, x, out)
+		return nil
+	}
+	if x.call != nil && resp.StatusCode >= http.StatusInternalServerError {
+		resp.StatusCode, resp.Status = http.StatusOK, "200 OK" // an envelope is a result
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))
@@ -285,23 +397,30 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	if x != nil && x.resume {
 		return h.resumedAnswer(ctx, x, b)
 	}
-	if x == nil || x.state.done || (x.call == nil && !x.list && x.tr == nil) {
+	if x == nil || x.id == nil {
 		return b
 	}
 	m, err := parse(b)
-	if err != nil || !m.isResponse() || idKey(m.ID) != idKey(x.id) {
-		return b
+	if err == nil && m.Method != "" {
+		return b // the server's requests and notifications, untouched
+	}
+	if k, _ := idKey(m.ID); err != nil || x.state.done || k != x.upKey {
+		// On a request's own stream, only its answer is a response: this
+		// one answers no request of the client's (or its request twice).
+		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message that answers no request in flight",
+			slog.Int(logkey.Bytes, len(b)))
+		return nil
 	}
 	x.state.done = true
 	if x.list && len(m.Result) > 0 {
 		h.g.learn(m.Result)
 	}
-	if x.call == nil {
-		x.tr.answered(b, &m)
-		return b
+	out := b
+	if x.call != nil {
+		out = h.g.answer(ctx, x.call, b, &m)
 	}
-	out := h.g.answer(ctx, x.call, b, &m)
 	if same(out, b) {
+		out = withID(b, &m, x.id) // the client's id, as the client wrote it
 		x.tr.answered(out, &m)
 	} else {
 		x.tr.answered(out, nil)
@@ -318,7 +437,7 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 	if x != nil && x.resume && method == "" {
 		return h.resumedTooLarge(ctx, x, id) // resume.go
 	}
-	if x == nil || x.state.done || !hasID(id) || idKey(id) != idKey(x.id) {
+	if k, ok := idKey(id); x == nil || x.state.done || !ok || k != x.upKey {
 		return nil
 	}
 	x.state.done = true
@@ -326,7 +445,7 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 	if x.call != nil {
 		out = h.g.tooLarge(ctx, x.call)
 	} else {
-		out = rpcError(id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage))
+		out = rpcError(x.id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage))
 	}
 	x.tr.answered(out, nil)
 	return out
@@ -433,3 +552,100 @@ func (c *capped) Read(p []byte) (int, error) {
 }
 
 func (c *capped) Close() error { return c.r.Close() }
+
+// inflight is the HTTP proxy's table of requests in flight, by session
+// and the client's id, for the client's notifications/cancelled, which
+// names the id the client wrote and must reach the upstream with the id
+// the proxy minted.
+type inflight struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// add notes a request in flight; the function it returns forgets it.
+func (f *inflight) add(session, key string, up []byte) func() {
+	k := session + "\x00" + key
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = map[string][]byte{}
+	}
+	f.m[k] = up
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		delete(f.m, k)
+		f.mu.Unlock()
+	}
+}
+
+// cancelled is the proxy's own notifications/cancelled for the client's,
+// whose params name a request of session; nil when none is in flight.
+func (f *inflight) cancelled(session string, params []byte) []byte {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	_ = json.Unmarshal(params, &p)
+	key, ok := idKey(p.RequestID)
+	if !ok {
+		return nil
+	}
+	f.mu.Lock()
+	up, ok := f.m[session+"\x00"+key]
+	f.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return cancelled(up, "the client cancelled the request")
+}
+
+// listTools has the proxy ask the upstream for its tools itself, in the
+// client's session and with its headers, before the first tool call that
+// comes before any client's tools/list: declared schemas are checked, and
+// unknown tools answered, from the first call. A failure is logged and
+// the call goes on unchecked; the next call asks again, up to
+// maxOwnLists times in all.
+func (h *HTTP) listTools(r *http.Request) {
+	select {
+	case <-h.g.listedCh:
+		return
+	default:
+	}
+	if h.listed.Add(1) > maxOwnLists {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), min(listWait, h.g.o.timeout))
+	defer cancel()
+	up, key := h.g.ids.next()
+	body := append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.upstream.String(), bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	for k, v := range r.Header {
+		if k != "Content-Length" && k != "Accept-Encoding" {
+			req.Header[k] = v
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	t := h.rp.Transport
+	if t == nil {
+		t = http.DefaultTransport
+	}
+	resp, err := t.RoundTrip(req)
+	if err != nil {
+		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: its own tools/list failed", slog.String(logkey.Error, safe.Error(err)))
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
+	for _, msg := range append(bytes.Split(b, []byte("\n")), b) {
+		msg = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(msg), []byte("data:")))
+		if m, err := parse(msg); err == nil && len(m.Result) > 0 {
+			if k, _ := idKey(m.ID); k == key {
+				h.g.learn(m.Result)
+				return
+			}
+		}
+	}
+}

@@ -23,20 +23,22 @@ const DefaultTimeout = 2 * time.Minute
 type Option func(*options)
 
 type options struct {
-	logger     *slog.Logger
-	redactor   *redact.Redactor
-	successes  bool
-	maxMessage int
-	timeout    time.Duration
-	rate       *limit.Rate
-	slots      *limit.Slots
-	envelope   []envelope.Option
-	mappings   []Mapping
-	rules      []hints.Rule[envelope.Call, json.RawMessage]
-	hints      *hints.Registry[envelope.Call, json.RawMessage]
-	noDeclared bool // WithoutDeclaredSchemas
-	telemetry  []coreotel.Option
-	traced     bool // WithTelemetry
+	logger      *slog.Logger
+	redactor    *redact.Redactor
+	successes   bool
+	maxMessage  int
+	timeout     time.Duration
+	rate        *limit.Rate
+	ratePerTool bool // WithRatePerTool
+	rawStderr   bool // WithRawChildStderr
+	slots       *limit.Slots
+	envelope    []envelope.Option
+	mappings    []Mapping
+	rules       []hints.Rule[envelope.Call, json.RawMessage]
+	hints       *hints.Registry[envelope.Call, json.RawMessage]
+	noDeclared  bool // WithoutDeclaredSchemas
+	telemetry   []coreotel.Option
+	traced      bool // WithTelemetry
 }
 
 func evaluate(opts []Option) *options {
@@ -53,13 +55,14 @@ func evaluate(opts []Option) *options {
 	return o
 }
 
-func (o *options) renderer() *envelope.Renderer {
+func (o *options) renderer(more ...envelope.Option) *envelope.Renderer {
 	// The upstream's own envelopes keep their next steps: a server that
 	// already writes envelopes (one built on mcpguard, say) knows its tools
 	// better than the proxy, and dropping its advice would leave the agent
 	// worse off behind the proxy than without it.
 	opts := append([]envelope.Option{envelope.WithLogger(o.logger), envelope.WithRedactor(o.redactor),
 		envelope.WithTrustedEnvelopes()}, o.envelope...)
+	opts = append(opts, more...)
 	return envelope.NewRenderer(opts...)
 }
 
@@ -106,9 +109,22 @@ func WithRate(r float64, burst int) Option {
 	return func(o *options) { o.rate = b }
 }
 
+// WithRawChildStderr passes the child's stderr on as the child wrote it,
+// rather than redacted line by line.
+func WithRawChildStderr() Option { return func(o *options) { o.rawStderr = true } }
+
+// WithRatePerTool makes [WithRate]'s budget one per client and tool,
+// rather than one per client shared by every tool.
+func WithRatePerTool() Option { return func(o *options) { o.ratePerTool = true } }
+
 // WithConcurrency admits at most n tool calls in flight at once; a call
 // beyond them waits up to maxWait for one to finish, then is refused with
-// retry_after_ms. It panics unless n >= 1 and maxWait >= 0.
+// retry_after_ms. A call holds its slot until the server has answered it,
+// whether or not the client still waits (a client's cancellation, or an
+// HTTP client hanging up, does not stop the server's work), or until the
+// proxy stops waiting for good: over stdio one more timeout after it
+// answered a call that timed out (and told the server to cancel it), over
+// HTTP the call's timeout. It panics unless n >= 1 and maxWait >= 0.
 func WithConcurrency(n int, maxWait time.Duration) Option {
 	s := limit.NewSlots(n, false, maxWait)
 	return func(o *options) { o.slots = s }

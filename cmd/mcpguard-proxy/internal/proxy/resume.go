@@ -38,7 +38,8 @@ type resumable struct {
 }
 
 type resumed struct {
-	call  *call
+	call  *call  // nil for a request other than tools/call
+	id    []byte // the id as the client wrote it
 	until time.Time
 }
 
@@ -68,11 +69,11 @@ func (h *HTTP) awaitResume(ctx context.Context, x *exchange) {
 	}
 	if calls == nil || len(calls) >= maxResumableCalls {
 		safe.Log(ctx, h.g.o.logger, slog.LevelWarn,
-			"mcpguard-proxy: too many calls await an answer on a resumed stream; this one's will pass through as it is",
-			slog.String(logkey.Tool, x.call.tool), slog.Int(logkey.Limit, maxResumableCalls))
+			"mcpguard-proxy: too many requests await an answer on a resumed stream; this one's will be dropped",
+			slog.Int(logkey.Limit, maxResumableCalls))
 		return
 	}
-	calls[idKey(x.id)] = resumed{call: x.call, until: now.Add(resumableFor)}
+	calls[x.upKey] = resumed{call: x.call, id: x.id, until: now.Add(resumableFor)}
 }
 
 // sweep forgets expired calls, and sessions left with none.
@@ -92,17 +93,21 @@ func expire(calls map[string]resumed, now time.Time) {
 	}
 }
 
-// lookup returns the call of session awaiting the answer id, or nil. The
-// call stays remembered until it expires, so that an answer replayed on
-// a later resumption is rewritten as well.
-func (rs *resumable) lookup(session string, id []byte) *call {
+// lookup returns the request of session awaiting the answer id. It
+// stays remembered until it expires, so that an answer replayed on a
+// later resumption is rewritten as well.
+func (rs *resumable) lookup(session string, id []byte) (resumed, bool) {
+	key, ok := idKey(id)
+	if !ok {
+		return resumed{}, false
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	r, ok := rs.sessions[session][idKey(id)]
+	r, ok := rs.sessions[session][key]
 	if !ok || time.Now().After(r.until) {
-		return nil
+		return resumed{}, false
 	}
-	return r.call
+	return r, true
 }
 
 // resuming marks a GET of an MCP session, whose event stream may carry
@@ -123,23 +128,30 @@ func (h *HTTP) resumedAnswer(ctx context.Context, x *exchange, b []byte) []byte 
 	if err != nil || !m.isResponse() {
 		return b
 	}
-	c := h.resume.lookup(x.session, m.ID)
-	if c == nil {
+	rq, ok := h.resume.lookup(x.session, m.ID)
+	if !ok {
 		return b
 	}
-	return h.g.answer(ctx, c, b, &m)
+	out := b
+	if rq.call != nil {
+		out = h.g.answer(ctx, rq.call, b, &m)
+	}
+	if same(out, b) {
+		out = withID(b, &m, rq.id)
+	}
+	return out
 }
 
 // resumedTooLarge answers a call awaiting resumption whose answer on the
 // GET stream was over the bound, as the POST path does; nil (the message
 // dropped) for anything else.
 func (h *HTTP) resumedTooLarge(ctx context.Context, x *exchange, id []byte) []byte {
-	if !hasID(id) {
+	rq, ok := h.resume.lookup(x.session, id)
+	if !ok {
 		return nil
 	}
-	c := h.resume.lookup(x.session, id)
-	if c == nil {
-		return nil
+	if rq.call == nil {
+		return rpcError(rq.id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(h.g.o.maxMessage))
 	}
-	return h.g.tooLarge(ctx, c)
+	return h.g.tooLarge(ctx, rq.call)
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"time"
@@ -33,12 +34,10 @@ func (s *Stdio) fromClient(ctx context.Context, line []byte, oversize bool) {
 		s.clientTooLarge(ctx, line)
 		return
 	}
-	m, err := parse(line)
+	m, err := readClient(line) // read.go: read once, as every server reads it
 	if err != nil {
-		s.send(invalid(line))
-		return
-	}
-	if s.refuseAmbiguous(ctx, line, &m) { // ambiguous.go
+		logRefused(ctx, s.g.o.logger, line, err)
+		s.send(refusal(line, &m, err))
 		return
 	}
 	switch {
@@ -50,39 +49,45 @@ func (s *Stdio) fromClient(ctx context.Context, line []byte, oversize bool) {
 		s.mu.Unlock()
 		s.toChild(ctx, line)
 	case m.Method == "notifications/cancelled":
-		s.cancelledByClient(m.Params)
-		s.toChild(ctx, line)
+		s.cancelledByClient(ctx, m.Params)
 	default: // notifications, and answers to the server's requests
 		s.toChild(ctx, line)
 	}
 }
 
-// cancelledByClient forgets a request the client cancelled: MCP says the
-// server need not answer it, and the client ignores an answer, so the
-// proxy must not answer it either when the timeout passes.
-func (s *Stdio) cancelledByClient(params []byte) {
-	it, ok := newMembers(params)
-	for ok {
-		k, v, more := it.next()
-		if !more {
-			return
-		}
-		if keyIs(k, "requestId") {
-			if r := s.take(v); r != nil {
-				s.finish(r)
-				r.tr.cancelled() // no answer will come: none is sent
-			}
-			return
-		}
+// cancelledByClient forgets a request the client cancelled, and tells
+// the server under the id the server knows it by: MCP says the server
+// need not answer it, and the client ignores an answer, so the proxy must
+// not answer it either when the timeout passes. A cancellation of a
+// request not in flight is dropped.
+func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
 	}
-}
-
-// invalid answers a client message that is not a JSON-RPC object.
-func invalid(line []byte) []byte {
-	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
-		return rpcError(nil, -32600, "JSON-RPC batches are not supported: send one message a line")
+	_ = json.Unmarshal(params, &p)
+	k, ok := idKey(p.RequestID)
+	if !ok {
+		return
 	}
-	return rpcError(nil, -32700, "parse error: each line must be one JSON-RPC message")
+	s.mu.Lock()
+	key, ok := s.byClient[k]
+	r := s.pending[key]
+	if ok && r != nil && r.call != nil {
+		// The server may still be running the call: it keeps its slot
+		// until the server answers (to no one) or the proxy stops waiting.
+		r.gone = true
+		delete(s.byClient, k)
+	}
+	s.mu.Unlock()
+	if !ok || r == nil {
+		return
+	}
+	if r.call == nil {
+		s.take(key)
+		s.finish(r)
+	}
+	r.tr.cancelled() // no answer will come: none is sent
+	s.toChild(ctx, cancelled(r.up, "the client cancelled the request"))
 }
 
 // clientTooLarge answers a request over the bound by the id its start names.
@@ -93,7 +98,7 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 	if !hasID(id) {
 		return
 	}
-	r := &request{method: method}
+	r := &request{method: method, clientID: id}
 	if s.g.in != nil && method != "" {
 		r.tr = s.g.trace(ctx, &message{ID: id, Method: method}, s.peer())
 	}
@@ -105,7 +110,13 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 }
 
 func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
-	r := &request{method: m.Method}
+	ck, ok := idKey(m.ID)
+	if !ok {
+		logRefused(ctx, s.g.o.logger, line, nil)
+		s.send(refusal(line, m, nil))
+		return
+	}
+	r := &request{method: m.Method, clientID: bytes.Clone(m.ID), clientKey: ck}
 	if s.g.in != nil {
 		r.tr = s.g.trace(ctx, m, s.peer())
 		ctx = r.tr.context(ctx) // the incident log records carry the trace
@@ -116,18 +127,21 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.init = bytes.Clone(line)
 		s.mu.Unlock()
 	case "tools/call":
+		s.listTools(ctx)
 		r.call = newCall(m.ID, m.Params)
 		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
 			s.reply(r, refusal, nil)
 			return
 		}
 	}
-	k := idKey(m.ID)
+	var key string
+	r.up, key = s.g.ids.next()
 	s.mu.Lock()
-	_, dup := s.pending[k]
+	_, dup := s.byClient[ck]
 	full := len(s.pending) >= maxInFlight
 	if !dup && !full {
-		s.pending[k] = r
+		s.pending[key] = r
+		s.byClient[ck] = key
 	}
 	s.mu.Unlock()
 	switch {
@@ -140,12 +154,15 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.refuseFull(ctx, m.ID, r)
 		return
 	}
+	var out []byte
 	if r.call != nil {
-		id := bytes.Clone(m.ID)
-		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, id) })
+		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
+		out = ownCall(r.up, m.Params) // what the proxy checked, as the proxy encodes it
+	} else {
+		out = withID(line, m, r.up)
 	}
-	if !s.toChild(ctx, line) {
-		if r := s.take(m.ID); r != nil {
+	if !s.toChild(ctx, out) {
+		if r := s.take(key); r != nil {
 			s.finish(r)
 			s.unavailable(ctx, m.ID, r)
 		}
@@ -178,20 +195,37 @@ func (s *Stdio) unavailable(ctx context.Context, id []byte, r *request) {
 
 // expire answers a tool call the child has not answered in time, and
 // tells the child to stop working on it.
-func (s *Stdio) expire(ctx context.Context, id []byte) {
-	r := s.take(id)
-	if r == nil {
-		return
+func (s *Stdio) expire(ctx context.Context, key string) {
+	s.mu.Lock()
+	r := s.pending[key]
+	gone := r != nil && r.gone
+	if r != nil && !gone {
+		r.gone = true
+		if s.byClient[r.clientKey] == key {
+			delete(s.byClient, r.clientKey)
+		}
+		// The proxy waits one more timeout for the server to stop, holding
+		// the call's slot, and then for good.
+		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
 	}
-	s.finish(r)
-	s.reply(r, s.g.timedOut(r.tr.context(ctx), r.call), nil)
-	s.toChild(ctx, cancelled(id))
+	s.mu.Unlock()
+	switch {
+	case r == nil:
+	case gone:
+		if r := s.take(key); r != nil {
+			s.finish(r)
+		}
+	default:
+		s.reply(r, s.g.timedOut(r.tr.context(ctx), r.call), nil)
+		s.toChild(ctx, cancelled(r.up, "mcpguard-proxy: timed out"))
+	}
 }
 
-// cancelled is the notification that cancels the request id.
-func cancelled(id []byte) []byte {
+// cancelled is the notification that cancels the request id, for why.
+func cancelled(id []byte, why string) []byte {
 	b := append([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`), id...)
-	return append(b, `,"reason":"mcpguard-proxy: timed out"}}`...)
+	w, _ := json.Marshal(why)
+	return append(append(append(b, `,"reason":`...), w...), "}}"...)
 }
 
 // toChild forwards msg to the current child, waiting for one that is
@@ -232,34 +266,42 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		s.send(line) // the server's requests and notifications, untouched
 		return
 	}
-	if c.reinit != "" && idKey(m.ID) == c.reinit {
+	key, _ := idKey(m.ID)
+	if c.reinit != "" && key == c.reinit {
 		s.reinitialized(ctx, c)
 		return
 	}
-	r := s.take(m.ID)
+	r := s.take(key)
 	if r == nil {
 		safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server response to an id that is not in flight",
 			slog.String(logkey.RequestID, safe.Value(string(m.ID))))
 		return
 	}
 	s.finish(r)
+	if r.own != nil {
+		if len(m.Result) > 0 {
+			s.g.learn(m.Result) // the proxy's own tools/list
+		}
+		close(r.own)
+	}
+	if r.gone {
+		return // answered already (timed out), or cancelled: the client reads no answer
+	}
 	switch {
 	case r.call != nil:
 		out := s.g.answer(r.tr.context(ctx), r.call, line, &m)
 		if same(out, line) {
-			s.reply(r, out, &m)
+			s.reply(r, withID(line, &m, r.clientID), &m)
 		} else {
 			s.reply(r, out, nil)
 		}
+		return
 	case r.method == "tools/list" && len(m.Result) > 0:
 		s.g.learn(m.Result)
-		s.reply(r, line, &m)
 	case r.method == "initialize" && r.tr != nil:
 		s.negotiated(m.Result)
-		s.reply(r, line, &m)
-	default:
-		s.reply(r, line, &m)
 	}
+	s.reply(r, withID(line, &m, r.clientID), &m) // the client's id, as the client wrote it
 }
 
 // reinitialized completes a restarted child's initialization.
@@ -280,17 +322,52 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 	id, method := peek(prefix)
 	safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, s.g.o.maxMessage))
-	if method != "" || !hasID(id) {
+	key, ok := idKey(id)
+	if method != "" || !ok {
 		return
 	}
-	r := s.take(id)
+	r := s.take(key)
 	if r == nil {
 		return
 	}
 	s.finish(r)
+	if r.gone {
+		return
+	}
 	if r.call != nil {
 		s.reply(r, s.g.tooLarge(ctx, r.call), nil)
 		return
 	}
-	s.reply(r, rpcError(id, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
+	s.reply(r, rpcError(r.clientID, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
 }
+
+// listTools has the proxy ask the server for its tools itself, once,
+// before the first tool call, unless a client's tools/list came first:
+// declared schemas are checked, and unknown tools answered, from the first
+// call. The first call waits up to listWait for the answer.
+func (s *Stdio) listTools(ctx context.Context) {
+	select {
+	case <-s.g.listedCh:
+		return
+	default:
+	}
+	s.listOnce.Do(func() { // once: a server that does not answer delays one call, not every one
+		up, key := s.g.ids.next()
+		answered := make(chan struct{})
+		s.mu.Lock()
+		s.pending[key] = &request{method: "tools/list", up: up, own: answered, gone: true}
+		s.mu.Unlock()
+		s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
+		t := time.NewTimer(min(listWait, s.g.o.timeout))
+		defer t.Stop()
+		select {
+		case <-answered:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	})
+}
+
+// listWait bounds how long the first tool call waits for the proxy's own
+// tools/list; past it the call goes on unchecked.
+const listWait = 5 * time.Second

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -38,29 +40,38 @@ type Stdio struct {
 	exitWithChild bool
 	stderr        io.Writer
 
-	out     *writer
-	mu      sync.Mutex
-	pending map[string]*request
-	child   *child
-	ready   chan struct{} // closed when child can take messages
-	init    []byte        // the client's initialize request, replayed to a restarted child
-	inited  []byte        // the client's notifications/initialized
-	version string        // the protocol version the child's initialize result names
+	out      *writer
+	mu       sync.Mutex
+	pending  map[string]*request // by the id the proxy minted (read.go)
+	byClient map[string]string   // the client's id's key -> the minted id's key
+	child    *child
+	ready    chan struct{} // closed when child can take messages
+	init     []byte        // the client's initialize request, replayed to a restarted child
+	inited   []byte        // the client's notifications/initialized
+	version  string        // the protocol version the child's initialize result names
+	listOnce sync.Once     // the proxy's own tools/list (route.go)
 }
 
 // request is a client request in flight.
 type request struct {
-	method string
-	call   *call // tools/call only
-	timer  *time.Timer
-	tr     *traced // its span; nil when nothing records
+	method    string
+	clientID  []byte // the id as the client wrote it, which its answer carries
+	clientKey string // its key (idKey)
+	up        []byte // the id the proxy minted for it, which the server sees
+	call      *call  // tools/call only
+	timer     *time.Timer
+	tr        *traced // its span; nil when nothing records
+	// gone: the client was answered (timed out) or cancelled the call;
+	// the server's answer goes to no one. Guarded by Stdio.mu.
+	gone bool
+	own  chan struct{} // the proxy's own request (its tools/list), answered to no one: closed at its answer
 }
 
 // child is one run of the server.
 type child struct {
 	cmd    *exec.Cmd
 	w      writer // on its stdin
-	reinit string // id of the replayed initialize, answered to no one
+	reinit string // key of the replayed initialize's id, answered to no one
 }
 
 // NewStdio returns a proxy that runs command (the program and its
@@ -73,7 +84,7 @@ func NewStdio(command []string, exitWithChild bool, stderr io.Writer, opts ...Op
 		stderr = os.Stderr
 	}
 	return &Stdio{g: newGuard(opts...), command: command, exitWithChild: exitWithChild, stderr: stderr,
-		pending: map[string]*request{}, ready: make(chan struct{})}
+		pending: map[string]*request{}, byClient: map[string]string{}, ready: make(chan struct{})}
 }
 
 // Serve proxies in to the child and the child's answers to out until in
@@ -153,6 +164,11 @@ func errText(err error) string {
 func (s *Stdio) run(ctx context.Context, first bool) error {
 	cmd := exec.Command(s.command[0], s.command[1:]...)
 	cmd.Stderr = s.stderr
+	if !s.g.o.rawStderr {
+		lines := &redactedLines{w: s.stderr, red: s.g.o.redactor}
+		defer lines.flush()
+		cmd.Stderr = lines
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -178,12 +194,13 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 	if !first {
 		replay = s.init
 	}
+	var up []byte
 	if replay != nil {
-		c.reinit = `"mcpguard-proxy-reinit"`
+		up, c.reinit = s.g.ids.next()
 	}
 	s.mu.Unlock()
 	if replay != nil {
-		s.replay(c, replay)
+		s.replay(c, replay, up)
 	} else {
 		s.setReady(true)
 	}
@@ -199,8 +216,9 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 
 // replay initializes a restarted child as the client did the first one;
 // its answer goes to no one (the client has it from the first child).
-func (s *Stdio) replay(c *child, init []byte) {
-	_ = c.write(withID(init, []byte(c.reinit)))
+func (s *Stdio) replay(c *child, init, id []byte) {
+	m, _ := parse(init)
+	_ = c.write(withID(init, &m, id))
 }
 
 func (s *Stdio) setReady(ready bool) {
@@ -247,24 +265,30 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 	s.mu.Lock()
 	reqs := s.pending
 	s.pending = map[string]*request{}
+	s.byClient = map[string]string{}
 	s.mu.Unlock()
-	for id, r := range reqs {
+	for _, r := range reqs {
 		s.finish(r)
+		if r.gone {
+			continue
+		}
 		if r.call != nil {
 			s.reply(r, s.g.crashed(r.tr.context(ctx), r.call, why), nil)
 		} else {
-			s.reply(r, rpcError([]byte(id), -32603, "the server exited before it answered"), nil)
+			s.reply(r, rpcError(r.clientID, -32603, "the server exited before it answered"), nil)
 		}
 	}
 }
 
-// take removes the request in flight under id.
-func (s *Stdio) take(id []byte) *request {
-	k := idKey(id)
+// take removes the request in flight under the minted id's key.
+func (s *Stdio) take(key string) *request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.pending[k]
-	delete(s.pending, k)
+	r := s.pending[key]
+	delete(s.pending, key)
+	if r != nil && s.byClient[r.clientKey] == key {
+		delete(s.byClient, r.clientKey)
+	}
 	return r
 }
 
@@ -297,9 +321,9 @@ func (s *Stdio) negotiated(result []byte) {
 	var r struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	if json.Unmarshal(result, &r) == nil && protocolVersion(r.ProtocolVersion) != "" {
+	if json.Unmarshal(result, &r) == nil && r.ProtocolVersion != "" {
 		s.mu.Lock()
-		s.version = r.ProtocolVersion
+		s.version = protocolVersion(r.ProtocolVersion)
 		s.mu.Unlock()
 	}
 }
@@ -329,15 +353,42 @@ func (w *writer) write(msg []byte) error {
 	return err
 }
 
-// withID returns msg with its id replaced by id.
-func withID(msg, id []byte) []byte {
-	m, err := parse(msg)
-	if err != nil || len(m.ID) == 0 {
-		return msg
+// redactedLines writes the child's stderr a line at a time, redacted as
+// the proxy redacts what it logs (a server prints its connection URL
+// there): unless [WithRawChildStderr].
+type redactedLines struct {
+	w   io.Writer
+	red *redact.Redactor
+	buf []byte
+}
+
+// maxStderrLine bounds a line kept whole; a longer one is written in
+// pieces of this size.
+const maxStderrLine = 64 << 10
+
+func (l *redactedLines) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 && len(l.buf) < maxStderrLine {
+			return len(p), nil
+		}
+		if i < 0 {
+			i = maxStderrLine - 1
+		}
+		l.line(l.buf[:i])
+		l.buf = l.buf[i+1:]
 	}
-	i := cap(msg) - cap(m.ID) // m.ID is a slice of msg: its offset
-	out := make([]byte, 0, len(msg)+len(id))
-	out = append(out, msg[:i]...)
-	out = append(out, id...)
-	return append(out, msg[i+len(m.ID):]...)
+}
+
+func (l *redactedLines) line(b []byte) {
+	_, _ = io.WriteString(l.w, l.red.String(string(b))+"\n")
+}
+
+// flush writes a last line without an end of line.
+func (l *redactedLines) flush() {
+	if len(l.buf) > 0 {
+		l.line(l.buf)
+		l.buf = nil
+	}
 }

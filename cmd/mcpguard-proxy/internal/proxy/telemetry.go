@@ -82,31 +82,34 @@ var specMethods = map[string]bool{
 // readParams reads what the span says of a request's params: the tool,
 // prompt or resource it names, and the trace context in its _meta.
 func (g *Guard) readParams(c *coreotel.Call, params []byte) {
-	it, ok := newMembers(params)
-	for ok {
-		k, v, more := it.next()
-		if !more {
-			return
-		}
-		switch {
-		case keyIs(k, "name") && c.Method == coreotel.MethodCallTool:
-			c.Tool, _ = unquote(v)
-		case keyIs(k, "name") && c.Method == coreotel.MethodGetPrompt:
-			c.Prompt, _ = unquote(v)
-		case keyIs(k, "uri") && c.Method == coreotel.MethodReadResource:
-			c.URI, _ = unquote(v)
-		case keyIs(k, "_meta"):
-			_ = json.Unmarshal(v, &c.Meta)
-		case keyIs(k, "arguments") && c.Method == coreotel.MethodCallTool && g.in.RecordsArguments():
-			args := string(v)
+	var p struct {
+		Name      string          `json:"name"`
+		URI       string          `json:"uri"`
+		Meta      map[string]any  `json:"_meta"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	_ = json.Unmarshal(params, &p)
+	switch c.Method {
+	case coreotel.MethodCallTool:
+		c.Tool = p.Name
+		if g.in.RecordsArguments() && p.Arguments != nil {
+			args := string(p.Arguments)
 			c.Arguments = func() string { return args }
 		}
+	case coreotel.MethodGetPrompt:
+		c.Prompt = p.Name
+	case coreotel.MethodReadResource:
+		c.URI = p.URI
+	}
+	if p.Meta != nil {
+		c.Meta = p.Meta
 	}
 }
 
 // requestID is jsonrpc.request.id: a string id's text, or a number's.
 func requestID(id []byte) string {
-	if s, ok := unquote(id); ok {
+	var s string
+	if json.Unmarshal(id, &s) == nil {
 		return s
 	}
 	return string(id)
@@ -219,17 +222,13 @@ func statusOutcome(status int) coreotel.Outcome {
 	return coreotel.Outcome{ErrorType: strconv.Itoa(status)}
 }
 
-// protocolVersion is v when it has the shape of an MCP protocol version
-// (a date, YYYY-MM-DD), and "" otherwise: mcp.protocol.version is on the
-// metric, so a value a peer invents must not make a new series.
+// protocolVersion is v when it is a protocol version of MCP, "" when v is
+// empty, and _OTHER otherwise: mcp.protocol.version is on the metric, so a
+// value a peer invents must not make a new series.
 func protocolVersion(v string) string {
-	if len(v) != len("2025-06-18") {
-		return ""
+	switch v {
+	case "", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25":
+		return v
 	}
-	for i := range len(v) {
-		if c := v[i]; (i == 4 || i == 7) != (c == '-') || (c != '-' && (c < '0' || c > '9')) {
-			return ""
-		}
-	}
-	return v
+	return coreotel.OtherTool // the conventions' value for a value outside the known set
 }

@@ -48,12 +48,13 @@ func TestTelemetryOffAllocs(t *testing.T) {
 	}
 }
 
-// A protocol version is on the metric: only one shaped like a date is
-// recorded, so a client cannot mint series with its header.
+// A protocol version is on the metric: only one MCP defines is recorded
+// as it is, anything else as _OTHER, so a client cannot mint series with
+// its header, not even with dates (25 dates were 25 series).
 func TestProtocolVersionShape(t *testing.T) {
 	for v, want := range map[string]string{
-		"2025-06-18": "2025-06-18", "2024-11-05": "2024-11-05", "": "", "2025-6-18": "", "2025-06-18x": "",
-		"abcd-ef-gh": "", "2025/06/18": "", "hunter2-0f": "",
+		"2025-06-18": "2025-06-18", "2024-11-05": "2024-11-05", "2025-11-25": "2025-11-25", "": "",
+		"2025-6-18": "_OTHER", "2031-01-01": "_OTHER", "2025-06-19": "_OTHER", "hunter2-0f": "_OTHER",
 	} {
 		if got := protocolVersion(v); got != want {
 			t.Errorf("protocolVersion(%q) = %q, want %q", v, got, want)

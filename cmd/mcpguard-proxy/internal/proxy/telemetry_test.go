@@ -161,14 +161,15 @@ func TestTelemetryUnknownToolIsOtherOnTheMetric(t *testing.T) {
 		t.Errorf("gen_ai.tool.name on the metric is %q, want %s", tool.AsString(), coreotel.OtherTool)
 	}
 
-	// Before any tools/list, no name is known: every tool is _OTHER.
+	// Before a client's tools/list, the proxy listed the tools itself: a
+	// listed tool is named from the first call.
 	r2 := newRig()
 	s2 := start(t, false, r2.option())
 	t.Cleanup(func() { r2.balanced(t) })
 	s2.call("echo", `{"text":"hi"}`)
 	point = r2.PointOf(t, "tools/call", false)
-	if tool, _ := point.Attributes.Value(oteltest.ToolName); tool.AsString() != coreotel.OtherTool {
-		t.Errorf("before tools/list, gen_ai.tool.name on the metric is %q, want %s", tool.AsString(), coreotel.OtherTool)
+	if tool, _ := point.Attributes.Value(oteltest.ToolName); tool.AsString() != "echo" {
+		t.Errorf("before a client's tools/list, gen_ai.tool.name on the metric is %q, want echo", tool.AsString())
 	}
 }
 
@@ -357,7 +358,7 @@ func TestTelemetryHTTPCancelledAndStatus(t *testing.T) {
 		t.Errorf("error.type %q, status %v: want 404, Error", attrs[oteltest.ErrorType], span.Status())
 	}
 	point := r.PointOf(t, "ping", true)
-	if _, on := point.Attributes.Value(oteltest.ProtocolVersion); on || attrs[oteltest.ProtocolVersion] != "" {
+	if v, _ := point.Attributes.Value(oteltest.ProtocolVersion); v.AsString() != "_OTHER" || attrs[oteltest.ProtocolVersion] != "_OTHER" {
 		t.Errorf("an invented protocol version was recorded: %v", attrs)
 	}
 	oteltest.NoLeak(t, span, point)

@@ -1,0 +1,474 @@
+package proxy
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// This file reads every message once, with one strict reader: the
+// proxy's design rule is that what a server receives for a request the
+// proxy guards is what the proxy checked. A client message is admitted
+// only if every JSON reader reads it alike: one valid JSON object, in
+// UTF-8, whose escapes decode to valid Unicode, with no object, at any
+// depth (arguments included), holding two names that are equal or differ
+// only in case (encoding/json, which mcp-go's servers read with, matches
+// names case-insensitively; RapidJSON, gjson or jsonparser keep the first
+// of duplicates; encoding/json the last). The head's names and a
+// tools/call's params' names must be written as MCP spells them. The
+// reader is jsontext's (go-json-experiment/json, what encoding/json/v2
+// is built from), which refuses invalid UTF-8 and bad escapes; the names
+// are compared here.
+
+// span is a JSON value kept as the bytes it was read from, without a
+// copy: valid only as long as the message it came from.
+type span []byte
+
+// message is a JSON-RPC message as the proxy read it: the members routing
+// needs, as the bytes they were read from.
+type message struct {
+	ID     span
+	Method string
+	Params span
+	Result span
+	Error  span
+	idAt   int // the offset of ID in the message, for [withID]
+}
+
+func (m *message) isRequest() bool  { return m.Method != "" && hasID(m.ID) }
+func (m *message) isResponse() bool { return m.Method == "" && hasID(m.ID) }
+
+func hasID(id span) bool { return len(id) > 0 && !bytes.Equal(id, []byte("null")) }
+
+// errNotObject is the error of a message that is not one JSON object, in
+// UTF-8, with a string method if any.
+var errNotObject = errors.New("not a JSON object")
+
+// ambiguity is the error of a client message that readers may read
+// differently: what makes it so, in the proxy's own words (never the
+// client's text).
+type ambiguity struct{ what string }
+
+func (a *ambiguity) Error() string { return a.what }
+
+// headNames are the members of a message the proxy reads, and callNames
+// those of a tools/call's params: a client must write them as MCP does.
+var (
+	headNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	callNames = []string{"name", "arguments", "_meta"}
+)
+
+// reader reads one message; pooled, since jsontext's decoder keeps a
+// buffer and a stack.
+type reader struct {
+	r     bytes.Reader
+	d     *jsontext.Decoder
+	b     []byte
+	names [][]byte // the names of the objects being read, innermost last
+}
+
+var readers = sync.Pool{New: func() any {
+	rd := &reader{}
+	rd.d = jsontext.NewDecoder(&rd.r)
+	return rd
+}}
+
+// lenient reads the server's messages: the client reads those, and the
+// proxy only routes them.
+var (
+	strictOpts  = []jsontext.Options{jsontext.AllowDuplicateNames(true)} // duplicates are found below, as ambiguities
+	lenientOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+)
+
+// readClient reads a message from the client: one every reader reads
+// alike, or an error (errNotObject, or an *ambiguity).
+func readClient(b []byte) (message, error) { return read(b, true) }
+
+// parse reads a message from the server, or one the proxy wrote: any
+// valid JSON object, the last of duplicate members winning.
+func parse(b []byte) (message, error) { return read(b, false) }
+
+func read(b []byte, strict bool) (m message, err error) {
+	err = walk(b, strict, func(name []byte, v span, at int) error { return m.set(name, v, at, strict) })
+	if err == nil && strict && m.Method == "tools/call" {
+		err = namesAsSpelled(m.Params, callNames, "params")
+	}
+	return m, err
+}
+
+// walk reads b, one JSON object, calling visit for each top-level member.
+func walk(b []byte, strict bool, visit func(name []byte, v span, at int) error) error {
+	rd := readers.Get().(*reader)
+	defer func() { rd.b = nil; rd.r.Reset(nil); readers.Put(rd) }()
+	rd.b = b
+	rd.r.Reset(b)
+	if strict {
+		rd.d.Reset(&rd.r, strictOpts...)
+	} else {
+		rd.d.Reset(&rd.r, lenientOpts...)
+	}
+	if rd.d.PeekKind() != '{' {
+		return errNotObject
+	}
+	if _, err := rd.d.ReadToken(); err != nil {
+		return errNotObject
+	}
+	if err := rd.members(strict, 0, visit); err != nil {
+		return err
+	}
+	if _, err := rd.d.ReadToken(); !errors.Is(err, io.EOF) {
+		return errNotObject // a second value after the object
+	}
+	return nil
+}
+
+// soleID is the id of a message the proxy refused, when it has one
+// member that folds to "id", written so; nil otherwise.
+func soleID(b []byte) []byte {
+	var id []byte
+	n := 0
+	_ = walk(b, false, func(name []byte, v span, _ int) error {
+		if bytes.Equal(foldName(name), []byte("ID")) {
+			n++
+			if string(name) == "id" {
+				id = v
+			}
+		}
+		return nil
+	})
+	if n != 1 {
+		return nil
+	}
+	return id
+}
+
+// set notes a top-level member.
+func (m *message) set(name []byte, v span, at int, strict bool) error {
+	switch string(name) {
+	case "id":
+		m.ID, m.idAt = v, at
+	case "method":
+		if len(v) == 0 || v[0] != '"' {
+			return errNotObject
+		}
+		s, ok := unquote(v)
+		if !ok {
+			return errNotObject
+		}
+		m.Method = s
+	case "params":
+		m.Params = v
+	case "result":
+		m.Result = v
+	case "error":
+		m.Error = v
+	default:
+		if strict && spelledOtherwise(name, headNames) {
+			return &ambiguity{"the member " + quoteName(name, headNames) + " is written in another case than MCP's"}
+		}
+	}
+	return nil
+}
+
+// members reads an object's members after its '{' and its '}', checking
+// that no two names fold alike. visit, when not nil, sees each member's
+// name and value as they were read, and the value's offset.
+func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span, at int) error) error {
+	base := len(rd.names) // this object's names are rd.names[base:]
+	defer func() { rd.names = rd.names[:base] }()
+	var many map[string]bool // past manyNames names: by their fold
+	for rd.d.PeekKind() != '}' {
+		raw, err := rd.d.ReadValue()
+		if err != nil {
+			return errNotObject
+		}
+		end := int(rd.d.InputOffset())
+		name := unquoteName(rd.b[end-len(raw) : end]) // in b, which later reads leave alone
+		if strict && rd.repeats(base, name, &many) {
+			return &ambiguity{"an object repeats a member, or writes its name in another case, which servers read differently"}
+		}
+		start := end
+		if err := rd.value(strict, depth+1); err != nil {
+			return err
+		}
+		if visit != nil {
+			at := start + bytes.IndexFunc(rd.b[start:], func(r rune) bool { return r != ':' && r != ' ' && r != '\t' && r != '\n' && r != '\r' })
+			if err := visit(name, rd.b[at:rd.d.InputOffset()], at); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := rd.d.ReadToken(); err != nil {
+		return errNotObject
+	}
+	return nil
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// manyNames is how many names of an object are compared pairwise; past
+// it, by a map of their folds.
+const manyNames = 16
+
+// repeats reports whether name folds as a name of the object whose names
+// start at rd.names[base] does, and notes it.
+func (rd *reader) repeats(base int, name []byte, many *map[string]bool) bool {
+	if *many != nil {
+		f := string(foldName(name))
+		if (*many)[f] {
+			return true
+		}
+		(*many)[f] = true
+		return false
+	}
+	for _, n := range rd.names[base:] {
+		if foldsAs(n, name) {
+			return true
+		}
+	}
+	rd.names = append(rd.names, name)
+	if len(rd.names)-base > manyNames {
+		*many = make(map[string]bool, 2*manyNames)
+		for _, n := range rd.names[base:] {
+			(*many)[string(foldName(n))] = true
+		}
+	}
+	return false
+}
+
+// value reads one value, descending into objects and arrays.
+func (rd *reader) value(strict bool, depth int) error {
+	switch rd.d.PeekKind() {
+	case '{':
+		if _, err := rd.d.ReadToken(); err != nil {
+			return errNotObject
+		}
+		return rd.members(strict, depth, nil)
+	case '[':
+		if _, err := rd.d.ReadToken(); err != nil {
+			return errNotObject
+		}
+		for rd.d.PeekKind() != ']' {
+			if err := rd.value(strict, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := rd.d.ReadToken(); err != nil {
+			return errNotObject
+		}
+		return nil
+	}
+	if _, err := rd.d.ReadValue(); err != nil {
+		return errNotObject
+	}
+	return nil
+}
+
+// unquoteName is a name read as a raw JSON string, unescaped.
+func unquoteName(raw []byte) []byte {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return inner
+	}
+	return []byte(s)
+}
+
+// unquote decodes a JSON string value (a known method name without
+// allocating); ok is false when raw is not one.
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		for _, m := range methods {
+			if string(inner) == m {
+				return m, true
+			}
+		}
+		return string(inner), true
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
+}
+
+// methods are the method names unquote returns without allocating.
+var methods = []string{
+	"initialize", "ping", "tools/call", "tools/list", "resources/list", "resources/read",
+	"resources/templates/list", "resources/subscribe", "resources/unsubscribe", "prompts/list",
+	"prompts/get", "completion/complete", "logging/setLevel", "notifications/initialized",
+	"notifications/cancelled", "notifications/progress", "notifications/message",
+	"notifications/roots/list_changed",
+}
+
+// foldName is name as encoding/json matches names: each letter in one
+// case (its fold.go: ASCII letters upper-cased, other runes to the upper
+// case of their lower case, which takes the Kelvin sign to K and the long
+// s to S).
+func foldName(name []byte) []byte {
+	ascii := true
+	for _, c := range name {
+		if c >= utf8.RuneSelf || ('a' <= c && c <= 'z') {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return name
+	}
+	out := make([]byte, 0, len(name))
+	for i := 0; i < len(name); {
+		c := name[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(name[i:])
+		out = utf8.AppendRune(out, unicode.ToUpper(unicode.ToLower(r)))
+		i += n
+	}
+	return out
+}
+
+// spelledOtherwise reports whether name folds to one of names without
+// being it.
+func spelledOtherwise(name []byte, names []string) bool {
+	for _, n := range names {
+		if string(name) != n && foldsAs(name, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldsAs reports whether a and b are one name as encoding/json matches
+// names; without allocating unless one is beyond ASCII.
+func foldsAs(a, b []byte) bool {
+	if ascii(a) && ascii(b) {
+		return bytes.EqualFold(a, b)
+	}
+	return bytes.Equal(foldName(a), foldName(b))
+}
+
+// quoteName is the one of names that name folds to, quoted: the proxy's
+// words, never the client's.
+func quoteName(name []byte, names []string) string {
+	f := foldName(name)
+	for _, n := range names {
+		if bytes.Equal(f, foldName([]byte(n))) {
+			return `"` + n + `"`
+		}
+	}
+	return "?"
+}
+
+// namesAsSpelled checks that obj's names that fold to one of names are
+// written as it; obj was read strictly already.
+func namesAsSpelled(obj []byte, names []string, in string) error {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil
+	}
+	return walk(obj, false, func(name []byte, _ span, _ int) error {
+		if spelledOtherwise(name, names) {
+			return &ambiguity{"the member " + quoteName(name, names) + " in " + in + " is written in another case than MCP's"}
+		}
+		return nil
+	})
+}
+
+// idKey is the key of a request id: its value, not its spelling ("\u0061"
+// and "a" are one id, 7 and "7" two), and false when the id is neither a
+// string nor an integer written without fraction or exponent: JSON-RPC
+// ids that every reader reads as the same value.
+func idKey(id []byte) (string, bool) {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return "", false
+	}
+	if id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	if len(id) > 20 || bytes.ContainsAny(id, ".eE") || (id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		return "", false
+	}
+	return "n" + string(id), true
+}
+
+// withID returns msg, whose id is at m.idAt, with its id replaced by id.
+func withID(msg []byte, m *message, id []byte) []byte {
+	if len(m.ID) == 0 {
+		return msg
+	}
+	out := make([]byte, 0, len(msg)-len(m.ID)+len(id))
+	out = append(out, msg[:m.idAt]...)
+	out = append(out, id...)
+	return append(out, msg[m.idAt+len(m.ID):]...)
+}
+
+// ownCall is the proxy's own encoding of a tools/call request with the
+// id id: params formatted by jsontext (no whitespace, each string in its
+// shortest form), the head written by the proxy.
+func ownCall(id []byte, params span) []byte {
+	p := jsontext.Value(bytes.Clone(params))
+	if len(p) == 0 {
+		p = jsontext.Value("{}")
+	} else if p.Format() != nil {
+		p = jsontext.Value(bytes.Clone(params))
+	}
+	b := make([]byte, 0, len(p)+len(id)+64)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"method":"tools/call","params":`...)
+	b = append(b, p...)
+	return append(b, '}')
+}
+
+// mintedIDs are the ids the proxy gives the requests it sends upstream:
+// a prefix no client writes by chance, and a counter.
+type mintedIDs struct {
+	prefix string
+	mu     sync.Mutex
+	n      uint64
+}
+
+func newMintedIDs() *mintedIDs {
+	return &mintedIDs{prefix: "mcpguard-" + strings.ToLower(rand.Text()[:10]) + "-"}
+}
+
+// next returns a new id: its JSON text and its key.
+func (ids *mintedIDs) next() (raw []byte, key string) {
+	ids.mu.Lock()
+	ids.n++
+	n := ids.n
+	ids.mu.Unlock()
+	s := ids.prefix + itoa(int(n))
+	return []byte(`"` + s + `"`), "s" + s
+}

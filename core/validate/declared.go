@@ -426,10 +426,17 @@ func (d *Declared) validate(doc any) *jsonschema.ValidationError {
 	if in == nil {
 		return broken
 	}
-	in.b.left, in.b.over = patternBudget, false
+	// Only a schema with patterns has instances of its own, taken by one
+	// check at a time; the one shared instance of a schema without them
+	// has a budget no check spends, and must not be written by every
+	// concurrent check.
+	exclusive := d.src != nil
+	if exclusive {
+		in.b.left, in.b.over = patternBudget, false
+	}
 	var err error
 	p := safe.Call(func() { err = in.sch.Validate(doc) })
-	over := in.b.over
+	over := exclusive && in.b.over
 	d.put(in)
 	if p != nil {
 		return broken

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -211,5 +213,41 @@ func TestBinderChecksCompareTheSchemaItself(t *testing.T) {
 	b, _ = json.Marshal(r)
 	if req.Checks(b) {
 		t.Errorf("a schema that drops the binder's required members counts as the binder's: %s", b)
+	}
+}
+
+// Concurrent checks of one tool share its compiled schema: with and
+// without patterns (a schema with patterns gives each check a copy with a
+// budget of its own), the checks agree and, under -race, do not race on
+// the shared copy's budget (the README's test command found one).
+func TestDeclaredConcurrentChecksDoNotShareABudget(t *testing.T) {
+	t.Parallel()
+	for name, schema := range map[string]string{
+		"no pattern": `{"type":"object","properties":{"q":{"type":"string","maxLength":8},"n":{"type":"integer","maximum":5}},"anyOf":[{"required":["q"]},{"required":["n"]}]}`,
+		"pattern":    `{"type":"object","properties":{"q":{"type":"string","pattern":"^[a-z]+$"},"n":{"type":"integer","maximum":5}},"anyOf":[{"required":["q"]},{"required":["n"]}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := validate.NewDeclared("t", []byte(schema))
+			var wg sync.WaitGroup
+			var wrong atomic.Int64
+			for g := range 8 {
+				wg.Go(func() {
+					for i := range 50 {
+						ok := (g+i)%2 == 0
+						raw := []byte(`{"q":"abc","n":3}`)
+						if !ok {
+							raw = []byte(`{"q":"abc","n":9}`)
+						}
+						if _, err := d.Check(context.Background(), raw, nil, nil); (err == nil) != ok {
+							wrong.Add(1)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if n := wrong.Load(); n != 0 {
+				t.Errorf("%d of 400 concurrent checks answered wrongly", n)
+			}
+		})
 	}
 }

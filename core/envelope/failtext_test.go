@@ -343,6 +343,8 @@ func TestClassifyTextReadsTheHeadOnly(t *testing.T) {
 	quoted := "Error: Git show failed: Exit Code: 128\nStderr: fatal: Not a valid object name x\n"
 	c, _ = classify(quoted)
 	assert.Equal(t, nf, c)
+	c, _ = classify("\nStderr: Forbidden")
+	assert.Equal(t, denied, c, "a quote that starts the text is read as a quote (the rule is anchored)")
 	c, _ = classify("stderr follows\nstderr: fatal: Not a valid object name x")
 	assert.Equal(t, failed, c, "the head is a server's, spelled as it spells it")
 	c, _ = classify("Error: Git show failed\nStderr: \nfatal: Not a valid object name x")

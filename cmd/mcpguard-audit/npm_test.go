@@ -62,6 +62,7 @@ func TestRealNPMServers(t *testing.T) {
 		{bin: "context7-mcp", tool: "resolve-library-id", minTools: 2},
 	} {
 		t.Run(tc.bin, func(t *testing.T) {
+			t.Parallel() // each server is a process of its own; the filesystem server alone reads allowed
 			before := tree(t, allowed)
 			server := append([]string{"--", npmBin(t, tc.bin)}, tc.args...)
 			res := runBin(t, tc.env, append([]string{"--probe", "--json"}, server...)...)

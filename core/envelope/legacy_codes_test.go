@@ -27,5 +27,10 @@ func TestHandBuiltCodesAreFoldedLetterByLetter(t *testing.T) {
 	} {
 		env, raw := text(t, r, `{"error":"`+code+`","message":"m"}`)
 		assert.Equal(t, want, env.ErrorType, "%q: %s", code, raw)
+		if want != envelope.ExecutionFailed {
+			// The code was read, so the message is the object's own, not
+			// the whole text the classifier would have read instead.
+			assert.Equal(t, "m", env.Message, "%q: %s", code, raw)
+		}
 	}
 }

@@ -47,8 +47,10 @@ type latencyTarget struct {
 //
 //	MCPGUARD_PROXY_LATENCY=1 go test -count=1 -run '^TestProxyLatencyAgainstARelay$' -v ./e2e
 //
-// (MCPGUARD_PROXY_LATENCY_CALLS sets the timed calls per target, 2000 by
-// default).
+// MCPGUARD_PROXY_LATENCY_CALLS sets the timed calls per target (2000 by
+// default); MCPGUARD_PROXY_LATENCY_BEFORE, the path of another
+// mcpguard-proxy build (an older commit's), adds it as two more targets,
+// "stdio proxy before" and "HTTP proxy before", in the same rotation.
 func TestProxyLatencyAgainstARelay(t *testing.T) {
 	if os.Getenv("MCPGUARD_PROXY_LATENCY") == "" {
 		t.Skip("set MCPGUARD_PROXY_LATENCY=1 to measure the proxy's latency against a do-nothing relay")
@@ -79,6 +81,11 @@ func TestProxyLatencyAgainstARelay(t *testing.T) {
 		{Name: "HTTP direct", URL: upstream},
 		{Name: "HTTP relay", URL: relay.URL + "/mcp"},
 		{Name: "HTTP proxy", URL: startProxy(t, proxy, upstream)},
+	}
+	if before := os.Getenv("MCPGUARD_PROXY_LATENCY_BEFORE"); before != "" {
+		targets = append(targets,
+			latencyTarget{Name: "stdio proxy before", Command: before, Args: []string{"--exit-with-child", "--", everything, "stdio"}},
+			latencyTarget{Name: "HTTP proxy before", URL: startProxy(t, before, upstream)})
 	}
 	micros := runLatencyClient(t, targets, calls)
 	t.Logf("%d timed echo calls per target, interleaved; microseconds per call\n%s", calls, latencyTable(targets, micros))
@@ -189,8 +196,9 @@ func runLatencyClient(t *testing.T, targets []latencyTarget, calls int) map[stri
 	return micros
 }
 
-// latencyTable renders p50 and p99 per target, then per transport what the
-// relay and the proxy add over the direct call and the proxy's ratio.
+// latencyTable renders p50 and p99 per target, then what each relayed
+// target adds over its transport's direct call, and that as a multiple of
+// what the do-nothing relay adds.
 func latencyTable(targets []latencyTarget, micros map[string][]float64) string {
 	var b strings.Builder
 	p := map[string][2]float64{}
@@ -203,11 +211,15 @@ func latencyTable(targets []latencyTarget, micros map[string][]float64) string {
 		p[tg.Name] = [2]float64{microseconds(percentile(ds, 0.50)), microseconds(percentile(ds, 0.99))}
 		fmt.Fprintf(&b, "| %s | %.0f | %.0f |\n", tg.Name, p[tg.Name][0], p[tg.Name][1])
 	}
-	b.WriteString("\n| transport | relay adds p50 / p99 | proxy adds p50 / p99 | proxy ÷ relay p50 / p99 |\n|---|---|---|---|\n")
-	for _, tr := range []string{"stdio", "HTTP"} {
-		d, r, x := p[tr+" direct"], p[tr+" relay"], p[tr+" proxy"]
-		fmt.Fprintf(&b, "| %s | %.0f / %.0f | %.0f / %.0f | %.2f / %.2f |\n", tr,
-			r[0]-d[0], r[1]-d[1], x[0]-d[0], x[1]-d[1], (x[0]-d[0])/(r[0]-d[0]), (x[1]-d[1])/(r[1]-d[1]))
+	b.WriteString("\n| added over direct | p50 | p99 | ÷ the relay's, p50 / p99 |\n|---|---|---|---|\n")
+	for _, tg := range targets {
+		tr, _, _ := strings.Cut(tg.Name, " ")
+		if tg.Name == tr+" direct" {
+			continue
+		}
+		d, r, x := p[tr+" direct"], p[tr+" relay"], p[tg.Name]
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2f / %.2f |\n", tg.Name,
+			x[0]-d[0], x[1]-d[1], (x[0]-d[0])/(r[0]-d[0]), (x[1]-d[1])/(r[1]-d[1]))
 	}
 	return b.String()
 }

@@ -40,11 +40,17 @@ async function echo(c) {
   return micros;
 }
 
-// One round calls every target once; the order rotates each round, so no
-// target always follows the same one.
+// One round calls every target once, in a fresh random order, so that no
+// target always comes first, or always after the same one (what a call
+// leaves behind, such as its server's garbage collection, falls on the
+// next call).
 for (let round = 0; round < config.warmup + config.calls; round++) {
-  for (let i = 0; i < clients.length; i++) {
-    const c = clients[(round + i) % clients.length];
+  const order = clients.slice();
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  for (const c of order) {
     const micros = await echo(c);
     if (round >= config.warmup) c.micros.push(micros);
   }

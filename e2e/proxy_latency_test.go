@@ -40,8 +40,8 @@ type latencyTarget struct {
 // a tools/call end to end, next to what a relay that does nothing adds: the
 // official TypeScript SDK client calls server-everything's echo directly,
 // through io.Copy both ways (stdio) or httputil.ReverseProxy (streamable
-// HTTP), and through the proxy, the six targets interleaved call by call in
-// one client. It prints p50 and p99 per target and the proxy's added
+// HTTP), and through the proxy, from one client that calls each of the six
+// targets once a round, in a fresh random order. It prints p50 and p99 per target and the proxy's added
 // latency over the relay's; it asserts only that every call was answered
 // with its own echo, never a time. Run it with
 //
@@ -50,7 +50,7 @@ type latencyTarget struct {
 // MCPGUARD_PROXY_LATENCY_CALLS sets the timed calls per target (2000 by
 // default); MCPGUARD_PROXY_LATENCY_BEFORE, the path of another
 // mcpguard-proxy build (an older commit's), adds it as two more targets,
-// "stdio proxy before" and "HTTP proxy before", in the same rotation.
+// "stdio proxy before" and "HTTP proxy before", in the same rounds.
 func TestProxyLatencyAgainstARelay(t *testing.T) {
 	if os.Getenv("MCPGUARD_PROXY_LATENCY") == "" {
 		t.Skip("set MCPGUARD_PROXY_LATENCY=1 to measure the proxy's latency against a do-nothing relay")
@@ -88,7 +88,7 @@ func TestProxyLatencyAgainstARelay(t *testing.T) {
 			latencyTarget{Name: "HTTP proxy before", URL: startProxy(t, before, upstream)})
 	}
 	micros := runLatencyClient(t, targets, calls)
-	t.Logf("%d timed echo calls per target, interleaved; microseconds per call\n%s", calls, latencyTable(targets, micros))
+	t.Logf("%d timed echo calls per target, in random order each round; microseconds per call\n%s", calls, latencyTable(targets, micros))
 }
 
 // TestProxyLatencyRelayChild is not a test: re-executed by

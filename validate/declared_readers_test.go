@@ -37,7 +37,7 @@ func typedServer(t testing.TB, ran *atomic.Int64) *server.MCPServer {
 	s.AddTool(mcp.NewTool("files_open",
 		mcp.WithString("path", mcp.Required(), mcp.Pattern(`^[a-z]+\.txt$`)),
 		mcp.WithString("mode", mcp.Enum("read", "stat")),
-		mcp.WithNumber("limit", mcp.Max(9007199254740992))),
+		mcp.WithNumber("limit", mcp.Max(int64(9007199254740992)))),
 		mcp.NewTypedToolHandler(func(_ context.Context, _ mcp.CallToolRequest, a fileArgsTyped) (*mcp.CallToolResult, error) {
 			ran.Add(1)
 			return mcp.NewToolResultText(fmt.Sprintf("%s|%s|%d", a.Path, a.Mode, a.Limit)), nil

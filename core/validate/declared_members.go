@@ -267,13 +267,7 @@ type propertyNames struct {
 
 func declaredNames(s *jsonschema.Schema) *propertyNames {
 	n := &propertyNames{exact: map[string]bool{}, folded: map[string]string{}}
-	seen := map[*jsonschema.Schema]bool{}
-	var walk func(s *jsonschema.Schema)
-	walk = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
+	eachSchema(s, func(s *jsonschema.Schema) {
 		for name := range s.Properties {
 			n.exact[name] = true
 			f := foldName(name)
@@ -281,12 +275,26 @@ func declaredNames(s *jsonschema.Schema) *propertyNames {
 				n.folded[f] = name
 			}
 		}
+	})
+	return n
+}
+
+// eachSchema calls visit once for each schema reachable from root, a
+// schema before those under it.
+func eachSchema(root *jsonschema.Schema, visit func(*jsonschema.Schema)) {
+	seen := map[*jsonschema.Schema]bool{}
+	var walk func(s *jsonschema.Schema)
+	walk = func(s *jsonschema.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		visit(s)
 		for _, sub := range subschemas(s) {
 			walk(sub)
 		}
 	}
-	walk(s)
-	return n
+	walk(root)
 }
 
 // decodeName is a member name as encoding/json decodes it: escapes

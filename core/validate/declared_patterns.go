@@ -119,13 +119,7 @@ type disabledKeyword struct {
 // them.
 func preparePatterns(root *jsonschema.Schema) []disabledKeyword {
 	var off []disabledKeyword
-	seen := map[*jsonschema.Schema]bool{}
-	var walk func(s *jsonschema.Schema)
-	walk = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
+	eachSchema(root, func(s *jsonschema.Schema) {
 		if p, ok := s.Pattern.(*pattern); ok {
 			if p.err != nil {
 				off = append(off, disabledKeyword{pointer(s.Location), "pattern", p.err})
@@ -140,11 +134,7 @@ func preparePatterns(root *jsonschema.Schema) []disabledKeyword {
 				delete(s.PatternProperties, k)
 			}
 		}
-		for _, sub := range subschemas(s) {
-			walk(sub)
-		}
-	}
-	walk(root)
+	})
 	slices.SortFunc(off, func(a, b disabledKeyword) int { return strings.Compare(a.location, b.location) })
 	return off
 }

@@ -24,7 +24,7 @@ import (
 
 // notFound is a tool call that fails as an agent's repeated call does:
 // not_found, not retryable, with a step of its own.
-var notFound = envelope.WithNextSteps(envelope.New(envelope.NotFound, "no product SKU-404"), "List the SKUs with shop_search first.")
+var notFound = envelope.AddNextSteps(envelope.New(envelope.NotFound, "no product SKU-404"), "List the SKUs with shop_search first.")
 
 // TestRepeatsThreeReplicasShareTheCountThroughRedis: a scripted agent
 // sends the same failing call 90 times, round-robin over three replicas

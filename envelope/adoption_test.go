@@ -344,8 +344,8 @@ func TestToolFailureMetaRetryNotBefore(t *testing.T) {
 		require.NoError(t, json.Unmarshal(r.Raw, &wire))
 		return wire.Result.Meta[envelope.ToolFailureMetaKey]
 	}
-	refused := envelope.WithRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true)
-	waited := meta(envelope.WithRetryAfter(refused, 90*time.Second))
+	refused := envelope.SetRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true)
+	waited := meta(envelope.SetRetryAfter(refused, 90*time.Second))
 	at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(waited["retryNotBefore"]))
 	require.NoError(t, err, "retryNotBefore is a timestamp: %v", waited)
 	assert.True(t, at.After(time.Now().Add(30*time.Second)), "about 90 s from now: %v", at)

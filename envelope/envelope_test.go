@@ -302,8 +302,8 @@ func TestDecorations(t *testing.T) {
 	base := fmt.Errorf("session expired: %w", envelope.ErrAuthenticationFailed)
 	t.Run("next steps come first and are de-duplicated", func(t *testing.T) {
 		t.Parallel()
-		err := envelope.WithNextSteps(
-			envelope.WithNextSteps(base, "Call shop_authenticate with your API key, then retry.", envelope.DefaultNextSteps(envelope.AuthenticationFailed)[0]),
+		err := envelope.AddNextSteps(
+			envelope.AddNextSteps(base, "Call shop_authenticate with your API key, then retry.", envelope.DefaultNextSteps(envelope.AuthenticationFailed)[0]),
 			"Outer step first.")
 		env := expect(t, serve(t, failing(err)).Call(nil), envelope.AuthenticationFailed)
 		assert.Equal(t, []string{
@@ -320,7 +320,7 @@ func TestDecorations(t *testing.T) {
 	})
 	t.Run("fields and retryable", func(t *testing.T) {
 		t.Parallel()
-		err := envelope.WithRetryable(envelope.WithFields(envelope.New(envelope.ValidationError, "1 argument is invalid"),
+		err := envelope.SetRetryable(envelope.AddFields(envelope.New(envelope.ValidationError, "1 argument is invalid"),
 			envelope.FieldError{Field: "limit", Rule: "max", Param: "50", Message: "limit must be at most 50"}), true)
 		env := expect(t, serve(t, failing(err)).Call(nil), envelope.ValidationError)
 		require.Len(t, env.Fields, 1)
@@ -330,16 +330,16 @@ func TestDecorations(t *testing.T) {
 	})
 	t.Run("joined errors", func(t *testing.T) {
 		t.Parallel()
-		err := errors.Join(envelope.WithNextSteps(envelope.ErrNotFound, "Call shop_search first."), errors.New("second"))
+		err := errors.Join(envelope.AddNextSteps(envelope.ErrNotFound, "Call shop_search first."), errors.New("second"))
 		env := expect(t, serve(t, failing(err)).Call(nil), envelope.NotFound)
 		assert.Equal(t, "Call shop_search first.", env.NextSteps[0])
 	})
 	t.Run("nil", func(t *testing.T) {
 		t.Parallel()
-		assert.NoError(t, envelope.WithNextSteps(nil, "x"))
+		assert.NoError(t, envelope.AddNextSteps(nil, "x"))
 		assert.NoError(t, envelope.ReplaceNextSteps(nil, "x"))
-		assert.NoError(t, envelope.WithFields(nil))
-		assert.NoError(t, envelope.WithRetryable(nil, true))
+		assert.NoError(t, envelope.AddFields(nil))
+		assert.NoError(t, envelope.SetRetryable(nil, true))
 	})
 }
 

@@ -44,8 +44,8 @@ func ExampleWithMapping() {
 }
 
 // Next steps that name the tool to call come before the code's defaults.
-func ExampleWithNextSteps() {
-	err := envelope.WithNextSteps(
+func ExampleAddNextSteps() {
+	err := envelope.AddNextSteps(
 		fmt.Errorf("session expired: %w", envelope.ErrAuthenticationFailed),
 		"Call shop_authenticate with your API key, then retry this call.")
 	res := envelope.ErrorResult(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_orders"}}, err)

@@ -13,7 +13,7 @@ import (
 
 func TestRetryAfterReachesTheWireInWholeMilliseconds(t *testing.T) {
 	t.Parallel()
-	refused := envelope.WithRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true)
+	refused := envelope.SetRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true)
 	for _, tc := range []struct {
 		name string
 		d    time.Duration
@@ -25,7 +25,7 @@ func TestRetryAfterReachesTheWireInWholeMilliseconds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := expect(t, serve(t, failing(envelope.WithRetryAfter(refused, tc.d))).Call(nil), envelope.ExecutionFailed)
+			env := expect(t, serve(t, failing(envelope.SetRetryAfter(refused, tc.d))).Call(nil), envelope.ExecutionFailed)
 			assert.Equal(t, tc.want, env.RetryAfterMS)
 			assert.True(t, env.Retryable)
 			assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
@@ -35,15 +35,15 @@ func TestRetryAfterReachesTheWireInWholeMilliseconds(t *testing.T) {
 		t.Parallel()
 		res := serve(t, failing(refused)).Call(nil)
 		assert.NotContains(t, string(res.Raw), "retry_after_ms")
-		assert.NoError(t, envelope.WithRetryAfter(nil, time.Second))
+		assert.NoError(t, envelope.SetRetryAfter(nil, time.Second))
 		plain := errors.New("x")
-		assert.Same(t, plain, envelope.WithRetryAfter(plain, 0))
+		assert.Same(t, plain, envelope.SetRetryAfter(plain, 0))
 	})
 	t.Run("survives normalization by an outer envelope layer", func(t *testing.T) {
 		t.Parallel()
 		var req mcp.CallToolRequest
 		req.Params.Name = "shop_tool"
-		inner := envelope.ErrorResult(t.Context(), req, envelope.WithRetryAfter(refused, time.Second))
+		inner := envelope.ErrorResult(t.Context(), req, envelope.SetRetryAfter(refused, time.Second))
 		env := expect(t, serve(t, returning(inner)).Call(nil), envelope.ExecutionFailed)
 		assert.Equal(t, int64(1000), env.RetryAfterMS)
 		assert.Contains(t, env.Message, "rate limit")

@@ -19,25 +19,25 @@ func TestStepsFuncRunsWithTheClassifiedCode(t *testing.T) {
 		got = code
 		return []string{"Call shop_search first."}, false
 	}
-	env := expect(t, serve(t, failing(envelope.WithStepsFunc(envelope.ErrNotFound, fn))).Call(nil), envelope.NotFound)
+	env := expect(t, serve(t, failing(envelope.AddStepsFunc(envelope.ErrNotFound, fn))).Call(nil), envelope.NotFound)
 	assert.Equal(t, envelope.NotFound, got)
 	assert.Equal(t, append([]string{"Call shop_search first."}, envelope.DefaultNextSteps(envelope.NotFound)...), env.NextSteps)
 
 	replace := func(context.Context, mcp.CallToolRequest, envelope.Code, error) ([]string, bool) {
 		return []string{"Only this."}, true
 	}
-	env = expect(t, serve(t, failing(envelope.WithStepsFunc(envelope.ErrNotFound, replace))).Call(nil), envelope.NotFound)
+	env = expect(t, serve(t, failing(envelope.AddStepsFunc(envelope.ErrNotFound, replace))).Call(nil), envelope.NotFound)
 	assert.Equal(t, []string{"Only this."}, env.NextSteps)
 
 	// A panicking function is logged and the envelope goes out without it.
 	logs := middlewaretest.NewLog(t)
 	boom := func(context.Context, mcp.CallToolRequest, envelope.Code, error) ([]string, bool) { panic("steps bug") }
-	env = expect(t, serve(t, failing(envelope.WithStepsFunc(envelope.ErrNotFound, boom)), envelope.WithLogger(logs.Logger())).Call(nil), envelope.NotFound)
+	env = expect(t, serve(t, failing(envelope.AddStepsFunc(envelope.ErrNotFound, boom)), envelope.WithLogger(logs.Logger())).Call(nil), envelope.NotFound)
 	assert.Equal(t, envelope.DefaultNextSteps(envelope.NotFound), env.NextSteps)
 	assert.NotNil(t, logs.Find("panic", "steps bug"))
 
-	assert.NoError(t, envelope.WithStepsFunc(nil, fn))
-	assert.Same(t, envelope.ErrNotFound, envelope.WithStepsFunc(envelope.ErrNotFound, nil))
+	assert.NoError(t, envelope.AddStepsFunc(nil, fn))
+	assert.Same(t, envelope.ErrNotFound, envelope.AddStepsFunc(envelope.ErrNotFound, nil))
 }
 
 func TestContextStepsFunc(t *testing.T) {
@@ -52,7 +52,7 @@ func TestContextStepsFunc(t *testing.T) {
 			}), req)
 		}
 	}
-	own := envelope.WithStepsFunc(envelope.ErrNotFound, func(context.Context, mcp.CallToolRequest, envelope.Code, error) ([]string, bool) {
+	own := envelope.AddStepsFunc(envelope.ErrNotFound, func(context.Context, mcp.CallToolRequest, envelope.Code, error) ([]string, bool) {
 		return []string{"From the error."}, false
 	})
 	logs := middlewaretest.NewLog(t)
@@ -64,7 +64,7 @@ func TestContextStepsFunc(t *testing.T) {
 
 func TestSecretsInNextStepsAreRedacted(t *testing.T) {
 	t.Parallel()
-	err := envelope.WithNextSteps(envelope.ErrNotFound, "Retry with the key sk-live0123456789abcdefghij.", "Call shop_search.")
+	err := envelope.AddNextSteps(envelope.ErrNotFound, "Retry with the key sk-live0123456789abcdefghij.", "Call shop_search.")
 	r := serve(t, failing(err)).Call(nil)
 	env := expect(t, r, envelope.NotFound)
 	r.NoLeak("sk-live0123456789abcdefghij")

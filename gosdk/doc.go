@@ -171,8 +171,8 @@
 //	middleware.ExceptTools         -                                 the same
 //	middleware.Logging             -                                 the log record is WithLogger's, inside the Middleware
 //	middleware.WithRecoverOptions  -                                 recovery options are the Middleware's own (WithOnPanic, WithoutStack)
-//	middleware.WithRedactOptions   -                                 redaction options are the Middleware's own (WithRedactor, WithRedactedSuccesses)
-//	redact.WithSuccessResults      WithRedactedSuccesses             one package here
+//	middleware.WithRedactOptions   -                                 redaction options are the Middleware's own (WithRedactor, WithRedactSuccesses)
+//	redact.WithRedactSuccesses    WithRedactSuccesses               the same name, also here
 //	redact.Redactor                -                                 the Redactor is core/redact's; import github.com/mcpguard/mcpguard/core/redact
 //	redact.Default                 -                                 core/redact.Default
 //	redact.New                     -                                 core/redact.New

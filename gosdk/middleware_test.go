@@ -47,7 +47,7 @@ func getProduct(_ context.Context, _ *mcp.CallToolRequest, in getArgs) (*mcp.Cal
 	case "p-2":
 		return nil, product{}, fmt.Errorf("query: dial %s: connection refused", dsn)
 	case "p-3":
-		return nil, product{}, gosdk.WithNextSteps(fmt.Errorf("product %q is discontinued: %w", in.ID, gosdk.ErrExecutionFailed), "Call shop_search for a replacement.")
+		return nil, product{}, gosdk.AddNextSteps(fmt.Errorf("product %q is discontinued: %w", in.ID, gosdk.ErrExecutionFailed), "Call shop_search for a replacement.")
 	}
 	return nil, product{}, fmt.Errorf("product %q: %w", in.ID, gosdk.ErrNotFound)
 }

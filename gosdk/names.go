@@ -81,22 +81,22 @@ func Wrap(code Code, err error) error { return core.Wrap(code, err) }
 // directory wraps fs.ErrNotExist too, but is no not_found of the agent's).
 func Internal(err error) error { return core.Internal(err) }
 
-// WithNextSteps adds tool-specific next steps, listed before the code's
+// AddNextSteps adds tool-specific next steps, listed before the code's
 // defaults.
-func WithNextSteps(err error, steps ...string) error { return core.WithNextSteps(err, steps...) }
+func AddNextSteps(err error, steps ...string) error { return core.AddNextSteps(err, steps...) }
 
 // ReplaceNextSteps sets the next steps, dropping the code's defaults.
 func ReplaceNextSteps(err error, steps ...string) error { return core.ReplaceNextSteps(err, steps...) }
 
-// WithFields attaches invalid-argument details to a validation error.
-func WithFields(err error, fields ...FieldError) error { return core.WithFields(err, fields...) }
+// AddFields attaches invalid-argument details to a validation error.
+func AddFields(err error, fields ...FieldError) error { return core.AddFields(err, fields...) }
 
-// WithRetryable overrides the code's retryable default.
-func WithRetryable(err error, retryable bool) error { return core.WithRetryable(err, retryable) }
+// SetRetryable overrides the code's retryable default.
+func SetRetryable(err error, retryable bool) error { return core.SetRetryable(err, retryable) }
 
-// WithRetryAfter says how long the agent should wait before repeating the
+// SetRetryAfter says how long the agent should wait before repeating the
 // call (retry_after_ms).
-func WithRetryAfter(err error, d time.Duration) error { return core.WithRetryAfter(err, d) }
+func SetRetryAfter(err error, d time.Duration) error { return core.SetRetryAfter(err, d) }
 
 // Is is errors.Is over a bounded walk of err's chain.
 func Is(err, target error) bool { return core.Is(err, target) }

@@ -104,11 +104,11 @@ func WithoutNormalization() Option { return WithEnvelopeOptions(core.WithoutNorm
 //	gosdk.WithRedactor(redact.Default().With(myRule))
 func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
 
-// WithRedactedSuccesses redacts successful results too. By default only
+// WithRedactSuccesses redacts successful results too. By default only
 // error results are: a successful result is the tool's intended output,
 // which may legitimately hold a path or a key, and leaving it alone keeps
 // the success path free.
-func WithRedactedSuccesses() Option { return func(o *options) { o.successes = true } }
+func WithRedactSuccesses() Option { return func(o *options) { o.successes = true } }
 
 // WithLogger writes one record per tool call to l (see [LogOption]) and
 // sends the chain's incident records (panics, internal errors) there too.

@@ -13,7 +13,7 @@ import (
 
 // The names below are those the mcp-go front exports for the same
 // concepts (envelope.MaxMessageBytes, envelope.DefaultNextSteps,
-// envelope.WithStepsFunc, middleware.LogKeyTool, …), so that code and
+// envelope.AddStepsFunc, middleware.LogKeyTool, …), so that code and
 // documentation read the same on both fronts. The table in this package's
 // documentation maps the names a Go package boundary keeps apart.
 
@@ -52,13 +52,13 @@ type StepsFunc func(ctx context.Context, req *mcp.CallToolRequest, code Code, er
 // as an error result's text rather than as a Go error.
 type ResultText = core.ResultText
 
-// WithStepsFunc attaches fn to err: its steps are computed when err is
+// AddStepsFunc attaches fn to err: its steps are computed when err is
 // rendered.
-func WithStepsFunc(err error, fn StepsFunc) error {
+func AddStepsFunc(err error, fn StepsFunc) error {
 	if fn == nil {
 		return err
 	}
-	return core.WithStepsFunc(err, fn.core())
+	return core.AddStepsFunc(err, fn.core())
 }
 
 // ContextWithStepsFunc returns ctx carrying fn: every error rendered with

@@ -15,7 +15,7 @@ import (
 
 // A StepsFunc attached to an error, or carried by the call's context,
 // computes the envelope's next steps from the request and the code, as the
-// mcp-go front's envelope.WithStepsFunc does; replace drops the defaults.
+// mcp-go front's envelope.AddStepsFunc does; replace drops the defaults.
 func TestStepsFuncsComputeNextStepsFromTheRequest(t *testing.T) {
 	t.Parallel()
 	s := newGuardedServer()
@@ -24,7 +24,7 @@ func TestStepsFuncsComputeNextStepsFromTheRequest(t *testing.T) {
 	}
 	for _, name := range []string{"shop_get", "shop_replace"} {
 		lowLevel(s, name, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return nil, gosdk.WithStepsFunc(gosdk.ErrNotFound, byName)
+			return nil, gosdk.AddStepsFunc(gosdk.ErrNotFound, byName)
 		})
 	}
 	var seen error

@@ -24,7 +24,7 @@
 // # What it guarantees
 //
 //   - On a failure, the tool's hints come first in next_steps, then the
-//     error's own steps ([envelope.WithNextSteps]), then the code's
+//     error's own steps ([envelope.AddNextSteps]), then the code's
 //     defaults, de-duplicated. [ReplaceDefaults] drops the defaults where a
 //     hint applies. [OnErrorIs] (a sentinel, through errors.Is) is more
 //     specific than [OnError] (a code): when one matches, the code's hints

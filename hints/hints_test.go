@@ -67,7 +67,7 @@ func shopOrder(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult,
 	case "notfound":
 		return nil, envelope.New(envelope.NotFound, "no such order")
 	case "own":
-		return nil, envelope.WithNextSteps(envelope.New(envelope.NotFound, "no such order"), "Order IDs start with ord_.")
+		return nil, envelope.AddNextSteps(envelope.New(envelope.NotFound, "no such order"), "Order IDs start with ord_.")
 	case "result":
 		return mcp.NewToolResultError("upstream exploded"), nil
 	case "resultjson":

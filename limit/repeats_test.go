@@ -27,11 +27,11 @@ func shopGet(runs *atomic.Int64) server.ToolHandlerFunc {
 		runs.Add(1)
 		switch sku := req.GetString("sku", ""); sku {
 		case "busy":
-			return nil, envelope.WithRetryable(envelope.New(envelope.NotFound, "the index is being rebuilt"), true)
+			return nil, envelope.SetRetryable(envelope.New(envelope.NotFound, "the index is being rebuilt"), true)
 		case "SKU-1":
 			return mcp.NewToolResultText("found"), nil
 		default:
-			return nil, envelope.WithNextSteps(envelope.New(envelope.NotFound, "no product "+sku), "List the SKUs with shop_search first.")
+			return nil, envelope.AddNextSteps(envelope.New(envelope.NotFound, "no product "+sku), "List the SKUs with shop_search first.")
 		}
 	}
 }

@@ -90,7 +90,7 @@ func fuzzSetup() func(t *testing.T, args []byte, m string, md uint8) {
 		case 6:
 			return mcp.NewToolResultText("ok " + fmt.Sprint(req.GetArguments())), nil
 		default:
-			return nil, envelope.WithNextSteps(envelope.Wrap(envelope.ValidationError, errors.New(full)), full)
+			return nil, envelope.AddNextSteps(envelope.Wrap(envelope.ValidationError, errors.New(full)), full)
 		}
 	}
 	s.AddTool(mcp.NewTool("fuzz_tool"), handler)

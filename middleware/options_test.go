@@ -51,7 +51,7 @@ func TestDefaultOptionsReachTheirLayers(t *testing.T) {
 		h := answer(mcp.NewToolResultText("connected to postgres://app:hunter2@db/shop"), nil)
 		plain := middlewaretest.New(t, tool, h, middleware.Default()...).Call(nil).ExpectSuccess()
 		assert.Contains(t, string(plain.Raw), "hunter2", "successes are not redacted unless asked")
-		middlewaretest.New(t, tool, h, middleware.Default(middleware.WithRedactOptions(redact.WithSuccessResults()))...).Call(nil).
+		middlewaretest.New(t, tool, h, middleware.Default(middleware.WithRedactOptions(redact.WithRedactSuccesses()))...).Call(nil).
 			ExpectSuccess().NoLeak("hunter2")
 	})
 }

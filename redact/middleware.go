@@ -11,7 +11,7 @@ import (
 
 // Middleware redacts what a client sees of the results of the layers inside
 // it, in every position a result carries text (see [Result]), for
-// error results (and every result with [WithSuccessResults]). JSON text is
+// error results (and every result with [WithRedactSuccesses]). JSON text is
 // redacted string by string, so an envelope stays a valid envelope. The
 // redactor is narrowed to the call with [Redactor.ForCall], so a path the
 // agent itself sent survives.
@@ -24,7 +24,7 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := next(ctx, req)
-			if res == nil || (!res.IsError && !o.SuccessResults) {
+			if res == nil || (!res.IsError && !o.RedactSuccesses) {
 				return res, err
 			}
 			return Result(o.Redactor.ForCall(req.GetRawArguments()), res), err

@@ -45,7 +45,7 @@ func TestMiddlewareStructuredContentAndResources(t *testing.T) {
 	assert.Contains(t, string(orig), "hunter2", "the original is untouched")
 }
 
-func TestSuccessResultsAreLeftAloneByDefault(t *testing.T) {
+func TestSuccessesAreLeftAloneByDefault(t *testing.T) {
 	ok := mcp.NewToolResultText("your new key: sk-proj-AbCdEf0123456789GhIjKlMn")
 	next := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return ok, nil }
 	h := redact.Middleware()(next)
@@ -53,7 +53,7 @@ func TestSuccessResultsAreLeftAloneByDefault(t *testing.T) {
 	assert.Same(t, ok, got)
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = h(context.Background(), mcp.CallToolRequest{}) }))
 
-	got, _ = redact.Middleware(redact.WithSuccessResults())(next)(context.Background(), mcp.CallToolRequest{})
+	got, _ = redact.Middleware(redact.WithRedactSuccesses())(next)(context.Background(), mcp.CallToolRequest{})
 	assert.NotContains(t, got.Content[0].(mcp.TextContent).Text, "AbCdEf0123456789")
 
 	wantErr := errors.New("x")

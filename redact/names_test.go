@@ -29,9 +29,9 @@ func TestNamesAreTheCoresValues(t *testing.T) {
 	assert.Equal(t, core.IsSecretKey("dbPassword"), redact.IsSecretKey("dbPassword"))
 	assert.True(t, redact.IsSecretKey("dbPassword"))
 
-	c := core.Configure(redact.WithRedactor(redact.New(emp)), redact.WithRules(redact.NewRule("x", "x", "y", "x")), redact.WithSuccessResults())
+	c := core.Configure(redact.WithRedactor(redact.New(emp)), redact.WithRules(redact.NewRule("x", "x", "y", "x")), redact.WithRedactSuccesses())
 	assert.Equal(t, "EMP-[REDACTED] y", c.Redactor.String("EMP-123456 x"))
-	assert.True(t, c.SuccessResults)
+	assert.True(t, c.RedactSuccesses)
 
 	var buf bytes.Buffer
 	slog.New(redact.Handler(slog.NewJSONHandler(&buf, nil), redact.WithRules(emp))).Info("EMP-123456", "dsn", "postgres://u:hunter2@h/db")

@@ -59,6 +59,6 @@ func WithRules(rules ...Rule) Option { return core.WithRules(rules...) }
 // WithoutRules drops rules by name or by category ("paths", "secrets/jwt").
 func WithoutRules(names ...string) Option { return core.WithoutRules(names...) }
 
-// WithSuccessResults makes [Middleware] redact successful results too, not
+// WithRedactSuccesses makes [Middleware] redact successful results too, not
 // only failures.
-func WithSuccessResults() Option { return core.WithSuccessResults() }
+func WithRedactSuccesses() Option { return core.WithRedactSuccesses() }

@@ -164,7 +164,7 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 		opts = append(opts, proxy.WithConfig(hints))
 	}
 	if c.successes {
-		opts = append(opts, proxy.WithSuccessResults())
+		opts = append(opts, proxy.WithRedactSuccesses())
 	}
 	if c.rate > 0 {
 		opts = append(opts, proxy.WithRate(c.rate, c.burst))

@@ -89,7 +89,7 @@ func TestTimeoutStepComesFirstUnlessStepsAreReplaced(t *testing.T) {
 	t.Parallel()
 	r := envelope.NewRenderer()
 	cause := fmt.Errorf("query: %w", context.DeadlineExceeded)
-	env, _ := expect(t, r, envelope.WithNextSteps(cause, "Narrow the date range."), envelope.ExecutionFailed)
+	env, _ := expect(t, r, envelope.AddNextSteps(cause, "Narrow the date range."), envelope.ExecutionFailed)
 	require.Len(t, env.NextSteps, 3)
 	assert.Contains(t, env.NextSteps[0], "timed out")
 	assert.Equal(t, "Narrow the date range.", env.NextSteps[1])
@@ -119,7 +119,7 @@ func TestMCPGoArgumentErrors(t *testing.T) {
 		`item 1 in argument "ids" is not an int`:                  {"ids", "type"},
 		`item 12 in argument "xs" cannot be converted to float64`: {"xs", "type"},
 	} {
-		err := fmt.Errorf("get issue: %w", envelope.WithNextSteps(errors.New(text), "Send an id."))
+		err := fmt.Errorf("get issue: %w", envelope.AddNextSteps(errors.New(text), "Send an id."))
 		env, raw := expect(t, r, err, envelope.ValidationError)
 		assert.False(t, env.Retryable, "an argument mistake is not worth retrying as is")
 		assert.Equal(t, "get issue: "+text, env.Message)
@@ -136,7 +136,7 @@ func TestMCPGoArgumentErrors(t *testing.T) {
 	}
 	// An explicit field list wins over the one read from the text.
 	own := envelope.FieldError{Field: "id", Rule: "min", Param: "1", Message: "id must be at least 1"}
-	env, _ := expect(t, r, envelope.WithFields(errors.New(`argument "id" is not an int`), own), envelope.ValidationError)
+	env, _ := expect(t, r, envelope.AddFields(errors.New(`argument "id" is not an int`), own), envelope.ValidationError)
 	assert.Equal(t, []envelope.FieldError{own}, env.Fields)
 	// A coded validation error whose text names an argument gets its field.
 	env, _ = expect(t, r, envelope.Wrap(envelope.ValidationError, errors.New(`required argument "q" not found`)), envelope.ValidationError)

@@ -80,7 +80,7 @@ func (c *Code) UnmarshalText(b []byte) error {
 // member: whether the identical call may succeed if made again. Only
 // internal errors are retryable by default; a timeout is made retryable by
 // the middleware, and any error can override the default with
-// [WithRetryable].
+// [SetRetryable].
 func (c Code) Retryable() bool { return c == InternalError }
 
 // DefaultNextSteps returns the generic next step for a code, naming what the

@@ -122,10 +122,10 @@ type detail struct {
 func (d *detail) Error() string { return d.err.Error() }
 func (d *detail) Unwrap() error { return d.err }
 
-// WithNextSteps attaches next steps to err. They come before the code's
+// AddNextSteps attaches next steps to err. They come before the code's
 // defaults in the envelope; decorations further out come first. The error's
 // message and chain are unchanged. It returns nil when err is nil.
-func WithNextSteps(err error, steps ...string) error {
+func AddNextSteps(err error, steps ...string) error {
 	if err == nil {
 		return nil
 	}
@@ -141,29 +141,29 @@ func ReplaceNextSteps(err error, steps ...string) error {
 	return &detail{err: err, nextSteps: slices.Clone(steps), replaceSteps: true}
 }
 
-// WithFields attaches field-level validation details to err. They appear in
+// AddFields attaches field-level validation details to err. They appear in
 // the envelope's "fields" member.
-func WithFields(err error, fields ...FieldError) error {
+func AddFields(err error, fields ...FieldError) error {
 	if err == nil {
 		return nil
 	}
 	return &detail{err: err, fields: slices.Clone(fields)}
 }
 
-// WithRetryable overrides the envelope's "retryable" member for err.
-func WithRetryable(err error, retryable bool) error {
+// SetRetryable overrides the envelope's "retryable" member for err.
+func SetRetryable(err error, retryable bool) error {
 	if err == nil {
 		return nil
 	}
 	return &detail{err: err, retryable: &retryable}
 }
 
-// WithRetryAfter tells the agent to wait d before repeating the call: the
+// SetRetryAfter tells the agent to wait d before repeating the call: the
 // envelope's "retry_after_ms" member, rounded up to a whole millisecond. It
 // does not make the error retryable by itself; combine it with
-// [WithRetryable] or a retryable code. It returns nil when err is nil and
+// [SetRetryable] or a retryable code. It returns nil when err is nil and
 // err itself when d is not positive.
-func WithRetryAfter(err error, d time.Duration) error {
+func SetRetryAfter(err error, d time.Duration) error {
 	if err == nil || d <= 0 {
 		return err
 	}

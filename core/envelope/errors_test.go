@@ -176,21 +176,21 @@ func TestIsAndAsAreBoundedAndContained(t *testing.T) {
 
 func TestDecorationsOfNilAndNothing(t *testing.T) {
 	t.Parallel()
-	assert.NoError(t, envelope.WithNextSteps(nil, "x"))
+	assert.NoError(t, envelope.AddNextSteps(nil, "x"))
 	assert.NoError(t, envelope.ReplaceNextSteps(nil, "x"))
-	assert.NoError(t, envelope.WithFields(nil))
-	assert.NoError(t, envelope.WithRetryable(nil, true))
-	assert.NoError(t, envelope.WithRetryAfter(nil, time.Second))
+	assert.NoError(t, envelope.AddFields(nil))
+	assert.NoError(t, envelope.SetRetryable(nil, true))
+	assert.NoError(t, envelope.SetRetryAfter(nil, time.Second))
 	plain := errors.New("x")
-	assert.Same(t, plain, envelope.WithRetryAfter(plain, 0))
-	assert.Same(t, plain, envelope.WithRetryAfter(plain, -time.Second))
-	assert.NotSame(t, plain, envelope.WithRetryAfter(plain, time.Nanosecond))
+	assert.Same(t, plain, envelope.SetRetryAfter(plain, 0))
+	assert.Same(t, plain, envelope.SetRetryAfter(plain, -time.Second))
+	assert.NotSame(t, plain, envelope.SetRetryAfter(plain, time.Nanosecond))
 
 	// Decorations are invisible to the message and the chain.
 	for _, d := range []error{
-		envelope.WithNextSteps(plain, "s"), envelope.ReplaceNextSteps(plain, "s"),
-		envelope.WithFields(plain, envelope.FieldError{Field: "f"}), envelope.WithRetryable(plain, true),
-		envelope.WithRetryAfter(plain, time.Second),
+		envelope.AddNextSteps(plain, "s"), envelope.ReplaceNextSteps(plain, "s"),
+		envelope.AddFields(plain, envelope.FieldError{Field: "f"}), envelope.SetRetryable(plain, true),
+		envelope.SetRetryAfter(plain, time.Second),
 	} {
 		assert.Equal(t, "x", d.Error())
 		assert.Same(t, plain, errors.Unwrap(d))

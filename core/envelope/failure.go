@@ -67,7 +67,7 @@ func (o *options) fromText(ctx context.Context, call Call, text string) *Envelop
 		}
 	}
 	if fs := bindFields(msg); code == ValidationError && fs != nil {
-		err = WithFields(err, fs...)
+		err = AddFields(err, fs...)
 	}
 	if code == InternalError {
 		err = errors.New(msg) // logged in full under an incident ID
@@ -79,12 +79,12 @@ func (o *options) fromText(ctx context.Context, call Call, text string) *Envelop
 // and retryable, and its next step in place of the code's built-in default
 // (an operator's [WithDefaultNextSteps] still follow it).
 func (o *options) classifiedText(c TextClass, msg string) error {
-	err := WithRetryable(New(c.Code, msg), c.Retryable)
+	err := SetRetryable(New(c.Code, msg), c.Retryable)
 	if c.NextStep == "" {
 		return err
 	}
 	if _, custom := o.steps[c.Code]; custom {
-		return WithNextSteps(err, c.NextStep)
+		return AddNextSteps(err, c.NextStep)
 	}
 	return ReplaceNextSteps(err, c.NextStep)
 }
@@ -102,10 +102,10 @@ func (o *options) untrusted(ctx context.Context, call Call, env *Envelope) *Enve
 	}
 	var err error = New(env.ErrorType, env.Message)
 	if o.trustSteps {
-		err = WithRetryable(WithNextSteps(err, env.NextSteps...), env.Retryable)
+		err = SetRetryable(AddNextSteps(err, env.NextSteps...), env.Retryable)
 	}
 	if len(env.Fields) > 0 {
-		err = WithFields(err, boundFields(o.redactor.ForCall(call.Args), env.Fields)...)
+		err = AddFields(err, boundFields(o.redactor.ForCall(call.Args), env.Fields)...)
 	}
 	out := o.render(ctx, call, err, ResultText(env.Message))
 	if env.Tool != "" && out.Tool == "" {

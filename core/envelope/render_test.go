@@ -24,7 +24,7 @@ func TestUnknownErrorIsAnIncidentWithNothingLeaked(t *testing.T) {
 	var l logs
 	secret := "postgres://app:hunter2@db.internal:5432/shop"
 	r := envelope.NewRenderer(envelope.WithLogger(l.logger()))
-	err := envelope.WithNextSteps(fmt.Errorf("connect %s: refused", secret), "Check the order id.")
+	err := envelope.AddNextSteps(fmt.Errorf("connect %s: refused", secret), "Check the order id.")
 	env, raw := expect(t, r, err, envelope.InternalError)
 	assert.True(t, env.Retryable)
 	assert.Regexp(t, `^inc_[0-9a-f]{16}$`, env.IncidentID)
@@ -136,7 +136,7 @@ func TestRedactionKeepsWhatTheAgentSent(t *testing.T) {
 	// and fields.
 	dsn := "postgres://app:hunter2@db/shop"
 	c = envelope.Call{Tool: "t", Args: map[string]any{"dsn": dsn}}
-	err = envelope.WithFields(envelope.WithNextSteps(envelope.New(envelope.ValidationError, "bad dsn "+dsn), "Do not send "+dsn),
+	err = envelope.AddFields(envelope.AddNextSteps(envelope.New(envelope.ValidationError, "bad dsn "+dsn), "Do not send "+dsn),
 		envelope.FieldError{Field: "dsn", Rule: "format", Param: dsn, Suggestion: dsn, Allowed: []string{"x", dsn}, Message: "bad " + dsn})
 	_, raw = wire(t, r.Error(context.Background(), c, err))
 	noLeak(t, raw, "hunter2")
@@ -152,7 +152,7 @@ func TestFieldsAreRedactedAndCleanOnesKept(t *testing.T) {
 	clean := envelope.FieldError{Field: "limit", Rule: "max", Param: "50", Allowed: []string{"1", "50"}, Suggestion: "50", Message: "limit must be at most 50"}
 	secret := "sk-live0123456789abcdefghij"
 	dirty := envelope.FieldError{Field: "key", Rule: "oneof", Allowed: []string{"public", secret, "other"}, Message: "key must be one of the allowed"}
-	err := envelope.WithFields(envelope.ErrValidation, clean, dirty)
+	err := envelope.AddFields(envelope.ErrValidation, clean, dirty)
 	env, raw := expect(t, envelope.NewRenderer(), err, envelope.ValidationError)
 	noLeak(t, raw, secret)
 	require.Len(t, env.Fields, 2)
@@ -167,7 +167,7 @@ func TestFieldsAreRedactedAndCleanOnesKept(t *testing.T) {
 	// and the clean values around it are kept.
 	for _, allowed := range [][]string{{secret, "public"}, {"public", secret}, {secret}, {"a", "b", secret}} {
 		f := envelope.FieldError{Field: "key", Rule: "oneof", Allowed: allowed, Message: "m"}
-		env, raw := expect(t, envelope.NewRenderer(), envelope.WithFields(envelope.ErrValidation, f), envelope.ValidationError)
+		env, raw := expect(t, envelope.NewRenderer(), envelope.AddFields(envelope.ErrValidation, f), envelope.ValidationError)
 		noLeak(t, raw, secret)
 		require.Len(t, env.Fields[0].Allowed, len(allowed))
 		for i, v := range allowed {
@@ -180,7 +180,7 @@ func TestFieldsAreRedactedAndCleanOnesKept(t *testing.T) {
 
 func TestSecretsInNextStepsAreRedacted(t *testing.T) {
 	t.Parallel()
-	err := envelope.WithNextSteps(envelope.ErrNotFound, "Retry with the key sk-live0123456789abcdefghij.", "Call shop_search.")
+	err := envelope.AddNextSteps(envelope.ErrNotFound, "Retry with the key sk-live0123456789abcdefghij.", "Call shop_search.")
 	env, raw := expect(t, envelope.NewRenderer(), err, envelope.NotFound)
 	noLeak(t, raw, "sk-live0123456789abcdefghij")
 	assert.Equal(t, "Call shop_search.", env.NextSteps[1], "a clean step is kept as it is")
@@ -254,8 +254,8 @@ func TestDecorations(t *testing.T) {
 	def := envelope.DefaultNextSteps(envelope.AuthenticationFailed)[0]
 	t.Run("next steps come first and are de-duplicated", func(t *testing.T) {
 		t.Parallel()
-		err := envelope.WithNextSteps(
-			envelope.WithNextSteps(base, "Call shop_authenticate with your API key, then retry.", "  "+def, "", "   "),
+		err := envelope.AddNextSteps(
+			envelope.AddNextSteps(base, "Call shop_authenticate with your API key, then retry.", "  "+def, "", "   "),
 			"Outer step first.", "Outer step first. ")
 		env, _ := expect(t, r, err, envelope.AuthenticationFailed)
 		assert.Equal(t, []string{"Outer step first.", "Call shop_authenticate with your API key, then retry.", def}, env.NextSteps)
@@ -263,7 +263,7 @@ func TestDecorations(t *testing.T) {
 	})
 	t.Run("replace", func(t *testing.T) {
 		t.Parallel()
-		env, _ := expect(t, r, envelope.WithNextSteps(envelope.ReplaceNextSteps(base, "Only this."), "And this."), envelope.AuthenticationFailed)
+		env, _ := expect(t, r, envelope.AddNextSteps(envelope.ReplaceNextSteps(base, "Only this."), "And this."), envelope.AuthenticationFailed)
 		assert.Equal(t, []string{"And this.", "Only this."}, env.NextSteps)
 		env, raw := expect(t, r, envelope.ReplaceNextSteps(base), envelope.AuthenticationFailed)
 		assert.Empty(t, env.NextSteps, raw)
@@ -273,7 +273,7 @@ func TestDecorations(t *testing.T) {
 		t.Parallel()
 		f := envelope.FieldError{Field: "limit", Rule: "max", Param: "50", Message: "limit must be at most 50"}
 		g := envelope.FieldError{Field: "q", Rule: "required", Message: "q is required"}
-		err := envelope.WithRetryable(envelope.WithFields(envelope.WithFields(envelope.New(envelope.ValidationError, "2 arguments are invalid"), g), f), true)
+		err := envelope.SetRetryable(envelope.AddFields(envelope.AddFields(envelope.New(envelope.ValidationError, "2 arguments are invalid"), g), f), true)
 		env, raw := expect(t, r, err, envelope.ValidationError)
 		assert.Equal(t, []envelope.FieldError{f, g}, env.Fields, "outermost first")
 		assert.True(t, env.Retryable)
@@ -281,16 +281,16 @@ func TestDecorations(t *testing.T) {
 	})
 	t.Run("outermost retryable wins", func(t *testing.T) {
 		t.Parallel()
-		env, _ := expect(t, r, envelope.WithRetryable(envelope.WithRetryable(base, true), false), envelope.AuthenticationFailed)
+		env, _ := expect(t, r, envelope.SetRetryable(envelope.SetRetryable(base, true), false), envelope.AuthenticationFailed)
 		assert.False(t, env.Retryable)
-		env, _ = expect(t, r, envelope.WithRetryable(envelope.WithRetryable(base, false), true), envelope.AuthenticationFailed)
+		env, _ = expect(t, r, envelope.SetRetryable(envelope.SetRetryable(base, false), true), envelope.AuthenticationFailed)
 		assert.True(t, env.Retryable)
-		env, _ = expect(t, r, envelope.WithNextSteps(envelope.WithRetryable(base, true), "x"), envelope.AuthenticationFailed)
+		env, _ = expect(t, r, envelope.AddNextSteps(envelope.SetRetryable(base, true), "x"), envelope.AuthenticationFailed)
 		assert.True(t, env.Retryable, "a decoration without retryable does not reset it")
 	})
 	t.Run("joined errors", func(t *testing.T) {
 		t.Parallel()
-		err := errors.Join(envelope.WithNextSteps(envelope.ErrNotFound, "Call shop_search first."), errors.New("second"))
+		err := errors.Join(envelope.AddNextSteps(envelope.ErrNotFound, "Call shop_search first."), errors.New("second"))
 		env, _ := expect(t, r, err, envelope.NotFound)
 		assert.Equal(t, "Call shop_search first.", env.NextSteps[0])
 	})
@@ -300,7 +300,7 @@ func TestDecorations(t *testing.T) {
 			envelope.WithDefaultNextSteps(envelope.AccessDenied))
 		env, _ := expect(t, over, envelope.ErrNotFound, envelope.NotFound)
 		assert.Equal(t, []string{"Call shop_search to find valid product IDs."}, env.NextSteps)
-		env, _ = expect(t, over, envelope.WithNextSteps(envelope.ErrAccessDenied, "Ask the owner."), envelope.AccessDenied)
+		env, _ = expect(t, over, envelope.AddNextSteps(envelope.ErrAccessDenied, "Ask the owner."), envelope.AccessDenied)
 		assert.Equal(t, []string{"Ask the owner."}, env.NextSteps, "no steps configured means none")
 		env, _ = expect(t, over, envelope.ErrValidation, envelope.ValidationError)
 		assert.Equal(t, envelope.DefaultNextSteps(envelope.ValidationError), env.NextSteps, "other codes keep theirs")
@@ -310,22 +310,22 @@ func TestDecorations(t *testing.T) {
 func TestRetryAfterInWholeMilliseconds(t *testing.T) {
 	t.Parallel()
 	r := envelope.NewRenderer()
-	refused := envelope.WithRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true)
+	refused := envelope.SetRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true)
 	for d, want := range map[time.Duration]int64{
 		1500 * time.Microsecond: 2,
 		250 * time.Millisecond:  250,
 		time.Millisecond:        1,
 		time.Nanosecond:         1,
 	} {
-		env, raw := expect(t, r, envelope.WithRetryAfter(refused, d), envelope.ExecutionFailed)
+		env, raw := expect(t, r, envelope.SetRetryAfter(refused, d), envelope.ExecutionFailed)
 		assert.Equal(t, want, env.RetryAfterMS, "%v: %s", d, raw)
 		assert.True(t, env.Retryable)
 	}
 	_, raw := expect(t, r, refused, envelope.ExecutionFailed)
 	assert.NotContains(t, raw, "retry_after_ms")
-	env, _ := expect(t, r, envelope.WithRetryAfter(envelope.WithRetryAfter(refused, 2*time.Second), time.Second), envelope.ExecutionFailed)
+	env, _ := expect(t, r, envelope.SetRetryAfter(envelope.SetRetryAfter(refused, 2*time.Second), time.Second), envelope.ExecutionFailed)
 	assert.Equal(t, int64(1000), env.RetryAfterMS, "the outermost delay wins")
-	env, _ = expect(t, r, envelope.WithNextSteps(envelope.WithRetryAfter(refused, time.Second), "x"), envelope.ExecutionFailed)
+	env, _ = expect(t, r, envelope.AddNextSteps(envelope.SetRetryAfter(refused, time.Second), "x"), envelope.ExecutionFailed)
 	assert.Equal(t, int64(1000), env.RetryAfterMS, "a decoration without a delay keeps the inner one")
 }
 

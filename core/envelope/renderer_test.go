@@ -183,7 +183,7 @@ func TestFailureMeta(t *testing.T) {
 		}
 	}
 
-	refused := envelope.WithRetryAfter(envelope.WithRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true), 90*time.Second)
+	refused := envelope.SetRetryAfter(envelope.SetRetryable(envelope.New(envelope.ExecutionFailed, "rate limit reached"), true), 90*time.Second)
 	meta, ok := r.FailureMeta(r.Error(context.Background(), call, refused))
 	require.True(t, ok)
 	at, err := time.Parse(time.RFC3339Nano, meta["retryNotBefore"].(string))

@@ -29,12 +29,12 @@ type ResultText string
 // Error returns the text.
 func (t ResultText) Error() string { return string(t) }
 
-// WithStepsFunc attaches fn to err: the envelope layer that renders err
+// AddStepsFunc attaches fn to err: the envelope layer that renders err
 // calls fn with the code it classified err as, and puts the steps fn
-// returns where [WithNextSteps] would. A layer inside the envelope layer
+// returns where [AddNextSteps] would. A layer inside the envelope layer
 // uses it when its steps depend on the code. It returns nil when err is nil
 // and err itself when fn is nil.
-func WithStepsFunc(err error, fn StepsFunc) error {
+func AddStepsFunc(err error, fn StepsFunc) error {
 	if err == nil || fn == nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (o *options) resolveSteps(ctx context.Context, call Call, code Code, err, s
 }
 
 // withoutStepsFunc returns err without the decorations on top of it
-// (WithStepsFunc, WithNextSteps and the like), so that logs name the
+// (AddStepsFunc, AddNextSteps and the like), so that logs name the
 // handler's error type.
 func withoutStepsFunc(err error) error {
 	for {

@@ -37,7 +37,7 @@ func TestStepsFuncRunsWithTheClassifiedCode(t *testing.T) {
 	bare := errors.New("no rows")
 	r := envelope.NewRenderer(envelope.WithMapping(bare, envelope.NotFound))
 	c := envelope.Call{Tool: "shop_get", Args: map[string]any{"id": 7}, Request: "the SDK's request"}
-	err := envelope.WithStepsFunc(fmt.Errorf("get: %w", bare), steps(&got, "Call shop_search first."))
+	err := envelope.AddStepsFunc(fmt.Errorf("get: %w", bare), steps(&got, "Call shop_search first."))
 	env, _ := wire(t, r.Error(context.Background(), c, err))
 	assert.Equal(t, envelope.NotFound, got.code)
 	assert.Equal(t, c, got.call)
@@ -48,25 +48,25 @@ func TestStepsFuncRunsWithTheClassifiedCode(t *testing.T) {
 	replace := func(context.Context, envelope.Call, envelope.Code, error) ([]string, bool) {
 		return []string{"Only this."}, true
 	}
-	env, _ = expect(t, r, envelope.WithStepsFunc(envelope.ErrNotFound, replace), envelope.NotFound)
+	env, _ = expect(t, r, envelope.AddStepsFunc(envelope.ErrNotFound, replace), envelope.NotFound)
 	assert.Equal(t, []string{"Only this."}, env.NextSteps)
 	replaceAll := func(context.Context, envelope.Call, envelope.Code, error) ([]string, bool) { return nil, true }
-	env, _ = expect(t, r, envelope.WithStepsFunc(envelope.ErrNotFound, replaceAll), envelope.NotFound)
+	env, _ = expect(t, r, envelope.AddStepsFunc(envelope.ErrNotFound, replaceAll), envelope.NotFound)
 	assert.Empty(t, env.NextSteps, "replacing with nothing leaves nothing")
-	env, _ = expect(t, r, envelope.WithStepsFunc(envelope.ErrNotFound, steps(nil)), envelope.NotFound)
+	env, _ = expect(t, r, envelope.AddStepsFunc(envelope.ErrNotFound, steps(nil)), envelope.NotFound)
 	assert.Equal(t, envelope.DefaultNextSteps(envelope.NotFound), env.NextSteps, "no steps, no change")
 
 	// Also for an internal error, whose log names the handler's error type.
 	var l logs
 	got = seen{}
-	env, _ = expect(t, envelope.NewRenderer(envelope.WithLogger(l.logger())), envelope.WithStepsFunc(errors.New("boom"), steps(&got, "Check the id.")), envelope.InternalError)
+	env, _ = expect(t, envelope.NewRenderer(envelope.WithLogger(l.logger())), envelope.AddStepsFunc(errors.New("boom"), steps(&got, "Check the id.")), envelope.InternalError)
 	assert.Equal(t, envelope.InternalError, got.code)
 	assert.Equal(t, "Check the id.", env.NextSteps[0])
 	assert.Equal(t, "*errors.errorString", l.incident(t, env.IncidentID)["error_go_type"])
 
-	assert.NoError(t, envelope.WithStepsFunc(nil, steps(nil)))
-	assert.Same(t, envelope.ErrNotFound, envelope.WithStepsFunc(envelope.ErrNotFound, nil))
-	wrapped := envelope.WithStepsFunc(envelope.ErrNotFound, steps(nil))
+	assert.NoError(t, envelope.AddStepsFunc(nil, steps(nil)))
+	assert.Same(t, envelope.ErrNotFound, envelope.AddStepsFunc(envelope.ErrNotFound, nil))
+	wrapped := envelope.AddStepsFunc(envelope.ErrNotFound, steps(nil))
 	assert.Equal(t, envelope.ErrNotFound.Error(), wrapped.Error())
 	assert.Same(t, envelope.ErrNotFound, errors.Unwrap(wrapped))
 }
@@ -76,7 +76,7 @@ func TestPanickingStepsFuncIsLoggedAndSkipped(t *testing.T) {
 	var l logs
 	boom := func(context.Context, envelope.Call, envelope.Code, error) ([]string, bool) { panic("steps bug") }
 	r := envelope.NewRenderer(envelope.WithLogger(l.logger()))
-	err := envelope.WithStepsFunc(envelope.WithStepsFunc(envelope.ErrNotFound, steps(nil, "Inner.")), boom)
+	err := envelope.AddStepsFunc(envelope.AddStepsFunc(envelope.ErrNotFound, steps(nil, "Inner.")), boom)
 	env, _ := expect(t, r, err, envelope.NotFound)
 	assert.Equal(t, append([]string{"Inner."}, envelope.DefaultNextSteps(envelope.NotFound)...), env.NextSteps,
 		"the other functions' steps stay")
@@ -98,7 +98,7 @@ func TestContextStepsFunc(t *testing.T) {
 	var got seen
 	ctx = envelope.ContextWithStepsFunc(ctx, steps(nil, "From the outer context."))
 	ctx = envelope.ContextWithStepsFunc(ctx, steps(&got, "From the inner context."))
-	own := envelope.WithStepsFunc(envelope.WithStepsFunc(envelope.ErrNotFound, steps(nil, "From the inner error.")), steps(nil, "From the error."))
+	own := envelope.AddStepsFunc(envelope.AddStepsFunc(envelope.ErrNotFound, steps(nil, "From the inner error.")), steps(nil, "From the error."))
 	var l logs
 	r := envelope.NewRenderer(envelope.WithLogger(l.logger()))
 	env, _ := wire(t, r.Error(ctx, call, own))

@@ -35,7 +35,7 @@ func TestErrorStepsOfGoErrors(t *testing.T) {
 		{"mapped", "shop_order", fmt.Errorf("order ord_42: %w", errNoRows),
 			envelope.NotFound, with([]string{stepSearch}, defaults(envelope.NotFound)...)},
 		// The error's own steps come after the tool's, before the defaults.
-		{"own steps", "shop_order", envelope.WithNextSteps(envelope.New(envelope.NotFound, "no such order"), "Order IDs start with ord_."),
+		{"own steps", "shop_order", envelope.AddNextSteps(envelope.New(envelope.NotFound, "no such order"), "Order IDs start with ord_."),
 			envelope.NotFound, with([]string{stepSearch, "Order IDs start with ord_."}, defaults(envelope.NotFound)...)},
 		// No hint for the code: the defaults alone.
 		{"no hint", "shop_order", envelope.New(envelope.ValidationError, "id is required"),

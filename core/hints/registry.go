@@ -116,7 +116,7 @@ func (w *Watch[Req, Res]) steps(ctx context.Context, call envelope.Call, code en
 // it passes on ([Watch.Attach]) or to an error result it renders.
 func (w *Watch[Req, Res]) Pending() bool { return w != nil && !w.used.Load() }
 
-// Attach returns err carrying the tool's steps ([envelope.WithStepsFunc])
+// Attach returns err carrying the tool's steps ([envelope.AddStepsFunc])
 // for an envelope layer further out, which computes them once it has
 // classified err; hint functions get the context Watch was given. It
 // returns err as it is when nothing is pending.
@@ -124,7 +124,7 @@ func (w *Watch[Req, Res]) Attach(err error) error {
 	if !w.Pending() {
 		return err
 	}
-	return envelope.WithStepsFunc(err, func(_ context.Context, call envelope.Call, code envelope.Code, err error) ([]string, bool) {
+	return envelope.AddStepsFunc(err, func(_ context.Context, call envelope.Call, code envelope.Code, err error) ([]string, bool) {
 		return w.t.envelopeSteps(w.outer, w.t.requestOf(call), code, err)
 	})
 }

@@ -16,7 +16,7 @@ func Refusal(why string, after time.Duration) error {
 	ms := (after + time.Millisecond - 1) / time.Millisecond
 	step := fmt.Sprintf("Wait %d ms (retry_after_ms), then repeat this call unchanged; calling sooner will be refused again.", ms)
 	err := envelope.New(envelope.ExecutionFailed, why)
-	return envelope.WithRetryAfter(envelope.WithRetryable(envelope.ReplaceNextSteps(err, step), true), after)
+	return envelope.SetRetryAfter(envelope.SetRetryable(envelope.ReplaceNextSteps(err, step), true), after)
 }
 
 // TimedOut is the error a call that passed its deadline is answered with:
@@ -24,6 +24,6 @@ func Refusal(why string, after time.Duration) error {
 // next step that says how to make the call cheaper.
 func TimedOut(tool string, limit time.Duration) error {
 	err := fmt.Errorf("%s did not finish within %s: %w", tool, limit, context.DeadlineExceeded)
-	return envelope.ReplaceNextSteps(envelope.WithRetryable(envelope.Wrap(envelope.ExecutionFailed, err), true),
+	return envelope.ReplaceNextSteps(envelope.SetRetryable(envelope.Wrap(envelope.ExecutionFailed, err), true),
 		"Make the call cheaper before you repeat it: narrow the query, ask for a smaller page or a shorter range, or split it into several calls.")
 }

@@ -206,7 +206,7 @@ func repeatRefusal(tool string, n int, window time.Duration, last Failure) error
 		code = envelope.ValidationError
 	}
 	steps := append([]string{"Do not repeat this call unchanged: change what the earlier failure's next steps below name, or ask the user."}, last.Steps...)
-	return envelope.WithRetryable(envelope.ReplaceNextSteps(envelope.New(code, msg), steps...), false)
+	return envelope.SetRetryable(envelope.ReplaceNextSteps(envelope.New(code, msg), steps...), false)
 }
 
 // repeatMemory is the in-process store of a guard.

@@ -122,7 +122,7 @@
 //
 // An SDK front's middleware sits outside the envelope layer, so that it sees every error
 // result on its way out, including ones a handler built itself. It leaves
-// successful results alone unless [WithSuccessResults] is given: they are
+// successful results alone unless [WithRedactSuccesses] is given: they are
 // the tool's intended output. The envelope layer also redacts its own
 // messages, so each layer is safe alone.
 //

@@ -13,15 +13,15 @@ type options struct {
 type Config struct {
 	// Redactor is the redactor to apply; never nil.
 	Redactor *Redactor
-	// SuccessResults reports whether successful results are redacted too
-	// (WithSuccessResults), not only failures.
-	SuccessResults bool
+	// RedactSuccesses reports whether successful results are redacted too
+	// (WithRedactSuccesses), not only failures.
+	RedactSuccesses bool
 }
 
 // Configure evaluates opts, as a middleware built with them would.
 func Configure(opts ...Option) Config {
 	o := evaluate(opts)
-	return Config{Redactor: o.redactor, SuccessResults: o.successes}
+	return Config{Redactor: o.redactor, RedactSuccesses: o.successes}
 }
 
 func evaluate(opts []Option) options {
@@ -53,8 +53,8 @@ func WithoutRules(names ...string) Option {
 	return func(o *options) { o.redactor = o.redactor.Without(names...) }
 }
 
-// WithSuccessResults redacts successful results too. By default only error
+// WithRedactSuccesses redacts successful results too. By default only error
 // results are redacted: a successful result is the tool's intended output,
 // which may legitimately hold paths (a file tool) or even a key (a tool that
 // issues them), and leaving it alone keeps the success path free.
-func WithSuccessResults() Option { return func(o *options) { o.successes = true } }
+func WithRedactSuccesses() Option { return func(o *options) { o.successes = true } }

@@ -14,11 +14,11 @@ func TestConfigure(t *testing.T) {
 	t.Parallel()
 	c := redact.Configure()
 	assert.Same(t, redact.Default(), c.Redactor)
-	assert.False(t, c.SuccessResults)
+	assert.False(t, c.RedactSuccesses)
 
-	c = redact.Configure(nil, redact.WithSuccessResults())
+	c = redact.Configure(nil, redact.WithRedactSuccesses())
 	assert.Same(t, redact.Default(), c.Redactor)
-	assert.True(t, c.SuccessResults)
+	assert.True(t, c.RedactSuccesses)
 
 	assert.Same(t, redact.Default(), redact.Configure(redact.WithRedactor(nil)).Redactor)
 	custom := redact.New(redact.NewRule("x", `x`, "y", "x"))

@@ -134,7 +134,7 @@ func (b *Binder[T]) fail(fields []envelope.FieldError, more int) error {
 	if more > 0 {
 		fields = append(fields, envelope.MoreFields(more))
 	}
-	return envelope.WithFields(envelope.New(envelope.ValidationError, msg), fields...)
+	return envelope.AddFields(envelope.New(envelope.ValidationError, msg), fields...)
 }
 
 // Bounds on one field error's text, in runes.

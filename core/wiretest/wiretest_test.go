@@ -175,7 +175,7 @@ func TestSuccessAndProtocolErrorAssertions(t *testing.T) {
 }
 
 func TestFieldErrors(t *testing.T) {
-	err := core.WithFields(core.New(core.ValidationError, "invalid arguments"),
+	err := core.AddFields(core.New(core.ValidationError, "invalid arguments"),
 		core.FieldError{Field: "limit", Rule: "max", Param: "50", Message: "limit must be at most 50"})
 	r, rec := decode(t, result(true, "", envelope("shop_get", err)), nil)
 	r.ExpectError(core.ValidationError)

@@ -26,11 +26,11 @@ func shopGet(runs *atomic.Int64) mcp.ToolHandler {
 		_ = json.Unmarshal(req.Params.Arguments, &args)
 		switch args.SKU {
 		case "busy":
-			return nil, gosdk.WithRetryable(gosdk.New(gosdk.NotFound, "the index is being rebuilt"), true)
+			return nil, gosdk.SetRetryable(gosdk.New(gosdk.NotFound, "the index is being rebuilt"), true)
 		case "SKU-1":
 			return ok(context.Background(), req)
 		}
-		return nil, gosdk.WithNextSteps(gosdk.New(gosdk.NotFound, "no product "+args.SKU), "List the SKUs with shop_search first.")
+		return nil, gosdk.AddNextSteps(gosdk.New(gosdk.NotFound, "no product "+args.SKU), "List the SKUs with shop_search first.")
 	}
 }
 

@@ -102,7 +102,7 @@ func TestNoLeakMasksTheSecretItReports(t *testing.T) {
 func TestExpectFieldFailureListsTheFields(t *testing.T) {
 	t.Parallel()
 	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return nil, envelope.WithFields(envelope.New(envelope.ValidationError, "bad"), envelope.FieldError{Field: "limit", Rule: "max"})
+		return nil, envelope.AddFields(envelope.New(envelope.ValidationError, "bad"), envelope.FieldError{Field: "limit", Rule: "max"})
 	}
 	rec := &recorder{TB: t}
 	middlewaretest.New(rec, tool, h, middleware.Default()...).Call(nil).ExpectField("category", "")

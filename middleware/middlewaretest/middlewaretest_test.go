@@ -152,7 +152,7 @@ func TestLeaksIsQuietOnCleanEnvelopes(t *testing.T) {
 
 func TestFieldsAndStructuredContent(t *testing.T) {
 	t.Parallel()
-	h := failing(envelope.WithFields(envelope.New(envelope.ValidationError, "bad limit"),
+	h := failing(envelope.AddFields(envelope.New(envelope.ValidationError, "bad limit"),
 		envelope.FieldError{Field: "limit", Rule: "max", Param: "50", Message: "limit must be at most 50"}))
 	res := middlewaretest.New(t, tool, h, middleware.Default()...).Call(map[string]any{"limit": 9999})
 	res.ExpectError(envelope.ValidationError).ExpectField("limit", "max")

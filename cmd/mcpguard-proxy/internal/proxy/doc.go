@@ -18,7 +18,7 @@
 //     items and _meta redacted. An envelope the server wrote itself keeps
 //     its next steps;
 //   - a success passes through byte for byte, or redacted with
-//     [WithSuccessResults].
+//     [WithRedactSuccesses].
 //
 // Everything else (initialize, notifications, progress, logging, the
 // server's sampling and elicitation requests and the client's answers,

@@ -509,7 +509,7 @@ func (g *Guard) requestTooLarge(ctx context.Context, c *call) []byte {
 
 // unavailable answers c when no upstream can take it (restarting, gone).
 func (g *Guard) unavailable(ctx context.Context, c *call) []byte {
-	err := envelope.WithRetryable(envelope.New(envelope.ExecutionFailed,
+	err := envelope.SetRetryable(envelope.New(envelope.ExecutionFailed,
 		"the server is restarting and cannot take calls for the moment"), true)
 	return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 }

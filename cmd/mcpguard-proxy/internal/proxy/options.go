@@ -73,9 +73,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // WithRedactor replaces the default redactor.
 func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
 
-// WithSuccessResults redacts successful tool results too (error results
+// WithRedactSuccesses redacts successful tool results too (error results
 // always are).
-func WithSuccessResults() Option { return func(o *options) { o.successes = true } }
+func WithRedactSuccesses() Option { return func(o *options) { o.successes = true } }
 
 // WithMaxMessage bounds one message, in bytes, both ways. It panics
 // unless n is at least 1 KiB.

@@ -275,7 +275,7 @@ func TestHTTPHungUpCallKeepsItsSlot(t *testing.T) {
 // --redact-successes never redacts inside binary content (an image's or
 // audio's data, a resource's blob): a client would reject the base64.
 func TestRedactSuccessesLeavesBinaryAlone(t *testing.T) {
-	s := start(t, false, proxy.WithSuccessResults())
+	s := start(t, false, proxy.WithRedactSuccesses())
 	resp := s.call("image", `{}`)
 	b, _ := json.Marshal(resp)
 	if strings.Contains(string(b), "hunter2") || strings.Count(string(b), childBase64) != 2 {

@@ -79,7 +79,7 @@ func TestSuccessesRedactedOnlyWithTheOption(t *testing.T) {
 	if got := textOf(t, s.call("secret_ok", `{}`)); !strings.Contains(got, "hunter2") {
 		t.Errorf("without the option a success is untouched, got %q", got)
 	}
-	s = start(t, false, proxy.WithSuccessResults())
+	s = start(t, false, proxy.WithRedactSuccesses())
 	if got := textOf(t, s.call("secret_ok", `{}`)); strings.Contains(got, "hunter2") || strings.Contains(got, "/srv/app") {
 		t.Errorf("with the option the success is redacted, got %q", got)
 	}

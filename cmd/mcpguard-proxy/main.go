@@ -166,6 +166,9 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	if c.successes {
 		opts = append(opts, proxy.WithRedactSuccesses())
 	}
+	if c.exitChild {
+		opts = append(opts, proxy.WithExitWithChild())
+	}
 	if c.rate > 0 {
 		opts = append(opts, proxy.WithRate(c.rate, c.burst))
 		if c.ratePerTool {
@@ -222,7 +225,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if c.upstream != "" {
 		err = serveHTTP(ctx, c, logger, opts, stderr)
 	} else {
-		err = proxy.NewStdio(c.command, c.exitChild, stderr, opts...).Serve(ctx, stdin, stdout)
+		err = proxy.NewStdio(c.command, stderr, opts...).Serve(ctx, stdin, stdout)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "mcpguard-proxy:", err)

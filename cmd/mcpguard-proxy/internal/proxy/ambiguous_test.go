@@ -99,7 +99,7 @@ func checkRefusal(t *testing.T, resp map[string]any, id int, nullID bool) {
 // and mcp-go would read differently is refused with -32600 and never
 // reaches the server, which would have answered it.
 func TestStdioRefusesAmbiguousMessages(t *testing.T) {
-	s := startCmd(t, []string{shopServer(t), "-plain"}, false)
+	s := startCmd(t, []string{shopServer(t), "-plain"})
 	if got := textOf(t, s.call("shop_store_hours", `{"day":"monday"}`)); !strings.Contains(got, "09:00") {
 		t.Fatalf("an ordinary call: %q", got)
 	}

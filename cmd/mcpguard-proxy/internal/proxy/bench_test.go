@@ -67,7 +67,7 @@ func BenchmarkToolCall(b *testing.B) {
 func benchStdio(b *testing.B, opts ...proxy.Option) {
 	cin, pin := io.Pipe()
 	pout, cout := io.Pipe()
-	p := proxy.NewStdio([]string{os.Args[0], "proxy-child"}, false, io.Discard, opts...)
+	p := proxy.NewStdio([]string{os.Args[0], "proxy-child"}, io.Discard, opts...)
 	done := make(chan struct{})
 	go func() { _ = p.Serve(context.Background(), cin, cout); cout.Close(); close(done) }()
 	defer func() { pin.Close(); <-done }()

@@ -34,7 +34,7 @@ func TestHintsFileAddsStepsAndMappings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := start(t, false, proxy.WithConfig(c))
+	s := start(t, proxy.WithConfig(c))
 	s.request("tools/list", `{}`)
 	if env := envelopeOf(t, s.call("fail_text", `{}`)); env["error_type"] != "access_denied" {
 		t.Errorf("the mapping did not apply: %v", env)

@@ -11,7 +11,7 @@ import (
 // the child's echo would otherwise answer success, having read "" for a
 // number it cannot use. WithoutDeclaredSchemas lets it through as before.
 func TestDeclaredSchemaIsEnforcedBeforeTheServer(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	s.request("tools/list", `{}`)
 	env := envelopeOf(t, s.call("echo", `{"text":42}`))
 	if env["error_type"] != "validation_error" {
@@ -25,7 +25,7 @@ func TestDeclaredSchemaIsEnforcedBeforeTheServer(t *testing.T) {
 		t.Fatalf("a valid call: %q", got)
 	}
 
-	off := start(t, false, proxy.WithoutDeclaredSchemas())
+	off := start(t, proxy.WithoutDeclaredSchemas())
 	off.request("tools/list", `{}`)
 	if got := textOf(t, off.call("echo", `{"text":42}`)); got != "" {
 		t.Fatalf("without the check the child answers, got %q", got)
@@ -37,7 +37,7 @@ func TestDeclaredSchemaIsEnforcedBeforeTheServer(t *testing.T) {
 // (issue 35); a tool whose schema declares nothing to check passes every
 // call unchanged.
 func TestDeclaredSchemasFromTheFirstCallAndEmptyOnesPassThrough(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	if env := envelopeOf(t, s.call("echo", `{"text":42}`)); env["error_type"] != "validation_error" {
 		t.Fatalf("the first call, before any tools/list: %v", env)
 	}
@@ -51,7 +51,7 @@ func TestDeclaredSchemasFromTheFirstCallAndEmptyOnesPassThrough(t *testing.T) {
 // mcpguard's validate read it, though the schema's minimum is 1; a value
 // that is set and out of bounds is refused with its field.
 func TestUnsetOptionalMembersAreNotRefused(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	s.request("tools/list", `{}`)
 	for _, args := range []string{`{"text":"a","times":0}`, `{"text":"a","times":null}`, `{"text":"a","times":0.0}`} {
 		if got := textOf(t, s.call("echo", args)); got != "a" {

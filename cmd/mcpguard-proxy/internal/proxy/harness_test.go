@@ -47,18 +47,18 @@ func (s *syncBuffer) String() string {
 }
 
 // start runs a proxy in front of the child server and initializes it.
-func start(t *testing.T, exitWithChild bool, opts ...proxy.Option) *session {
+func start(t *testing.T, opts ...proxy.Option) *session {
 	t.Helper()
-	return startCmd(t, []string{os.Args[0], "proxy-child"}, exitWithChild, opts...)
+	return startCmd(t, []string{os.Args[0], "proxy-child"}, opts...)
 }
 
 // startCmd runs a proxy in front of the server argv and initializes it.
-func startCmd(t *testing.T, argv []string, exitWithChild bool, opts ...proxy.Option) *session {
+func startCmd(t *testing.T, argv []string, opts ...proxy.Option) *session {
 	t.Helper()
 	before := runtime.NumGoroutine()
 	s := &session{t: t, lines: make(chan []byte, 64), done: make(chan error, 1), logs: &syncBuffer{}}
 	opts = append([]proxy.Option{proxy.WithLogger(slog.New(slog.NewTextHandler(s.logs, nil)))}, opts...)
-	p := proxy.NewStdio(argv, exitWithChild, s.logs, opts...)
+	p := proxy.NewStdio(argv, s.logs, opts...)
 	cin, pin := io.Pipe()
 	pout, cout := io.Pipe()
 	s.in = pin

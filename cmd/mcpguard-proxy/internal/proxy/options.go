@@ -23,22 +23,23 @@ const DefaultTimeout = 2 * time.Minute
 type Option func(*options)
 
 type options struct {
-	logger      *slog.Logger
-	redactor    *redact.Redactor
-	successes   bool
-	maxMessage  int
-	timeout     time.Duration
-	rate        *limit.Rate
-	ratePerTool bool // WithRatePerTool
-	rawStderr   bool // WithRawChildStderr
-	slots       *limit.Slots
-	envelope    []envelope.Option
-	mappings    []Mapping
-	rules       []hints.Rule[envelope.Call, json.RawMessage]
-	hints       *hints.Registry[envelope.Call, json.RawMessage]
-	noDeclared  bool // WithoutDeclaredSchemas
-	telemetry   []coreotel.Option
-	traced      bool // WithTelemetry
+	logger        *slog.Logger
+	redactor      *redact.Redactor
+	successes     bool
+	maxMessage    int
+	timeout       time.Duration
+	rate          *limit.Rate
+	ratePerTool   bool // WithRatePerTool
+	rawStderr     bool // WithRawChildStderr
+	exitWithChild bool // WithExitWithChild
+	slots         *limit.Slots
+	envelope      []envelope.Option
+	mappings      []Mapping
+	rules         []hints.Rule[envelope.Call, json.RawMessage]
+	hints         *hints.Registry[envelope.Call, json.RawMessage]
+	noDeclared    bool // WithoutDeclaredSchemas
+	telemetry     []coreotel.Option
+	traced        bool // WithTelemetry
 }
 
 func evaluate(opts []Option) *options {
@@ -108,6 +109,11 @@ func WithRate(r float64, burst int) Option {
 	b := limit.NewRate(rate.Limit(r), burst, 10000)
 	return func(o *options) { o.rate = b }
 }
+
+// WithExitWithChild ends a [Stdio] proxy's Serve when its child exits
+// ([ExitedWithChild] reports that error) rather than restarting the child;
+// the default restarts it. Other proxies ignore it.
+func WithExitWithChild() Option { return func(o *options) { o.exitWithChild = true } }
 
 // WithRawChildStderr passes the child's stderr on as the child wrote it,
 // rather than redacted line by line.

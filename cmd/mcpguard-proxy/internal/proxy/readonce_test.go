@@ -28,7 +28,7 @@ import (
 // envelope, under the id as the client wrote it; and a ping with id "a"
 // sent while it is in flight is the duplicate it is.
 func TestStdioIDsSpelledOtherwiseStillGetEnvelopes(t *testing.T) {
-	s := startCmd(t, []string{os.Args[0], "proxy-child", "reencode"}, false, proxy.WithTimeout(5*time.Second))
+	s := startCmd(t, []string{os.Args[0], "proxy-child", "reencode"}, proxy.WithTimeout(5*time.Second))
 	s.send(`{"jsonrpc":"2.0","id":"\u0061","method":"tools/call","params":{"name":"fail_rpc","arguments":{}}}`)
 	resp := s.await("a")
 	if env := envelopeOf(t, resp); env["error_type"] != "execution_failed" || strings.Contains(fmt.Sprint(env), "hunter2") ||
@@ -45,7 +45,7 @@ func TestStdioIDsSpelledOtherwiseStillGetEnvelopes(t *testing.T) {
 // Ids that readers read as different values (7.0 and 7, 8E0 and 8) are
 // refused with -32600 by the proxy itself; the server never sees them.
 func TestStdioIDsOnlyStringsOrIntegers(t *testing.T) {
-	s := startCmd(t, []string{os.Args[0], "proxy-child", "reencode"}, false, proxy.WithTimeout(5*time.Second))
+	s := startCmd(t, []string{os.Args[0], "proxy-child", "reencode"}, proxy.WithTimeout(5*time.Second))
 	for _, id := range []string{"7.0", "8E0", "true", `{"a":1}`, "[1]"} {
 		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"fail_rpc","arguments":{}}}`)
 		var resp map[string]any
@@ -63,7 +63,7 @@ func TestStdioIDsOnlyStringsOrIntegers(t *testing.T) {
 // (arguments included), is refused: a server that keeps the first of
 // duplicates would act on a value the proxy never checked.
 func TestStdioDuplicateMembersAnywhereAreRefused(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	s.request("tools/list", `{}`)
 	for i, args := range []string{
 		`{"text":"a","text":"b"}`,
@@ -145,7 +145,7 @@ func TestHTTPReadsEachMessageOnce(t *testing.T) {
 // HTML, which escaping grows past 2 MiB, is not relayed over a 1 MiB
 // bound but answered with the too-large envelope.
 func TestBoundHoldsAfterEscaping(t *testing.T) {
-	s := start(t, false, proxy.WithMaxMessage(1<<20))
+	s := start(t, proxy.WithMaxMessage(1<<20))
 	s.send(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"html","arguments":{}}}`)
 	line := s.read()
 	if len(line) > 1<<20 {
@@ -227,14 +227,14 @@ func TestHTTPUpstreamCrashPagesAndEncodings(t *testing.T) {
 // one, a second call to another tool is refused. WithRatePerTool gives
 // each tool its own.
 func TestRateIsOneBudgetPerClient(t *testing.T) {
-	s := start(t, false, proxy.WithRate(0.001, 1))
+	s := start(t, proxy.WithRate(0.001, 1))
 	if got := textOf(t, s.call("echo", `{"text":"a"}`)); got != "a" {
 		t.Fatalf("first call: %q", got)
 	}
 	if env := envelopeOf(t, s.call("secret_ok", `{}`)); env["retry_after_ms"] == nil {
 		t.Fatalf("want a rate refusal of another tool, got %v", env)
 	}
-	per := start(t, false, proxy.WithRate(0.001, 1), proxy.WithRatePerTool())
+	per := start(t, proxy.WithRate(0.001, 1), proxy.WithRatePerTool())
 	per.call("echo", `{"text":"a"}`)
 	if got := textOf(t, per.call("secret_ok", `{}`)); !strings.Contains(got, "connected") {
 		t.Fatalf("per tool, another tool's call: %q", got)
@@ -244,7 +244,7 @@ func TestRateIsOneBudgetPerClient(t *testing.T) {
 // A call the client cancelled keeps its slot while the server still runs
 // it: with --concurrency 1, the next call is refused.
 func TestStdioCancelledCallKeepsItsSlot(t *testing.T) {
-	s := start(t, false, proxy.WithConcurrency(1, 0), proxy.WithTimeout(30*time.Second))
+	s := start(t, proxy.WithConcurrency(1, 0), proxy.WithTimeout(30*time.Second))
 	s.send(`{"jsonrpc":"2.0","id":"h","method":"tools/call","params":{"name":"hang","arguments":{}}}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`)
 	if env := envelopeOf(t, s.call("echo", `{"text":"a"}`)); env["retry_after_ms"] == nil {
@@ -275,7 +275,7 @@ func TestHTTPHungUpCallKeepsItsSlot(t *testing.T) {
 // --redact-successes never redacts inside binary content (an image's or
 // audio's data, a resource's blob): a client would reject the base64.
 func TestRedactSuccessesLeavesBinaryAlone(t *testing.T) {
-	s := start(t, false, proxy.WithRedactSuccesses())
+	s := start(t, proxy.WithRedactSuccesses())
 	resp := s.call("image", `{}`)
 	b, _ := json.Marshal(resp)
 	if strings.Contains(string(b), "hunter2") || strings.Count(string(b), childBase64) != 2 {
@@ -286,12 +286,12 @@ func TestRedactSuccessesLeavesBinaryAlone(t *testing.T) {
 // The child's stderr goes through the proxy's redaction (a server prints
 // its connection URL there), unless WithRawChildStderr.
 func TestChildStderrIsRedacted(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	s.request("ping", `{}`)
 	if logs := s.logs.String(); strings.Contains(logs, "hunter2") || !strings.Contains(logs, "child: connecting to redis://") {
 		t.Fatalf("the child's stderr: %s", logs)
 	}
-	raw := start(t, false, proxy.WithRawChildStderr())
+	raw := start(t, proxy.WithRawChildStderr())
 	raw.request("ping", `{}`)
 	if !strings.Contains(raw.logs.String(), "hunter2") {
 		t.Fatalf("WithRawChildStderr: %s", raw.logs.String())
@@ -302,7 +302,7 @@ func TestChildStderrIsRedacted(t *testing.T) {
 // the mcp-go and go-sdk fronts answer it (-32602), naming the tools that
 // exist, whatever the server would have said; the server never sees it.
 func TestUnknownToolIsAnsweredWithTheTools(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	resp := s.call("no_such_tool", `{}`)
 	e, _ := resp["error"].(map[string]any)
 	if e == nil || e["code"] != float64(-32602) || !strings.Contains(fmt.Sprint(e["message"]), `unknown tool "no_such_tool"`) ||
@@ -314,7 +314,7 @@ func TestUnknownToolIsAnsweredWithTheTools(t *testing.T) {
 // An upstream's own _meta["io.modelcontextprotocol/toolFailure"] is kept,
 // as relays keep it, and says what the envelope says.
 func TestUpstreamToolFailureMetaAgreesWithTheEnvelope(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	resp := s.call("own_meta", `{}`)
 	env := envelopeOf(t, resp)
 	meta, _ := resp["result"].(map[string]any)["_meta"].(map[string]any)

@@ -36,9 +36,7 @@ const (
 type Stdio struct {
 	g       *Guard
 	command []string
-	// ExitWithChild ends Serve when the child exits rather than restarting it.
-	exitWithChild bool
-	stderr        io.Writer
+	stderr  io.Writer
 
 	out      *writer
 	mu       sync.Mutex
@@ -75,20 +73,22 @@ type child struct {
 }
 
 // NewStdio returns a proxy that runs command (the program and its
-// arguments) as the server. It panics if command is empty.
-func NewStdio(command []string, exitWithChild bool, stderr io.Writer, opts ...Option) *Stdio {
+// arguments) as the server, restarting it when it exits unless
+// [WithExitWithChild]; the child's stderr goes to stderr (os.Stderr when
+// nil). It panics if command is empty.
+func NewStdio(command []string, stderr io.Writer, opts ...Option) *Stdio {
 	if len(command) == 0 {
 		panic("proxy: NewStdio needs the server's command")
 	}
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	return &Stdio{g: newGuard(opts...), command: command, exitWithChild: exitWithChild, stderr: stderr,
+	return &Stdio{g: newGuard(opts...), command: command, stderr: stderr,
 		pending: map[string]*request{}, byClient: map[string]string{}, ready: make(chan struct{})}
 }
 
 // Serve proxies in to the child and the child's answers to out until in
-// ends, ctx is done or, with exitWithChild, the child exits. It returns
+// ends, ctx is done or, with [WithExitWithChild], the child exits. It returns
 // nil at the end of in.
 func (s *Stdio) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -126,7 +126,7 @@ func (s *Stdio) supervise(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if s.exitWithChild {
+		if s.g.o.exitWithChild {
 			return errChildExited{err}
 		}
 		if time.Since(started) > stableRun {
@@ -148,7 +148,7 @@ type errChildExited struct{ err error }
 func (e errChildExited) Error() string { return "the server exited: " + errText(e.err) }
 
 // ExitedWithChild reports whether err says Serve ended because the child
-// exited, as it does with exitWithChild.
+// exited, as it does with [WithExitWithChild].
 func ExitedWithChild(err error) bool { return errors.As(err, new(errChildExited)) }
 
 func errText(err error) string {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestSuccessPassesThroughByteForByte(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	s.next++
 	s.send(`{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
 	got := string(s.read())
@@ -26,7 +26,7 @@ func TestSuccessPassesThroughByteForByte(t *testing.T) {
 }
 
 func TestErrorTextBecomesARedactedEnvelope(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	env := envelopeOf(t, s.call("fail_text", `{}`))
 	if env["error_type"] != "access_denied" && env["error_type"] != "execution_failed" {
 		t.Errorf("error_type %v", env["error_type"])
@@ -44,7 +44,7 @@ func TestErrorTextBecomesARedactedEnvelope(t *testing.T) {
 }
 
 func TestJSONRPCErrorsBecomeEnvelopes(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	env := envelopeOf(t, s.call("fail_rpc", `{}`))
 	if env["error_type"] != "execution_failed" || strings.Contains(env["message"].(string), "hunter2") {
 		t.Errorf("fail_rpc: %v", env)
@@ -61,7 +61,7 @@ func TestJSONRPCErrorsBecomeEnvelopes(t *testing.T) {
 }
 
 func TestStructuredContentOnlyWithoutAnOutputSchema(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	s.request("tools/list", `{}`)
 	resp := s.call("typed", `{}`)
 	envelopeOf(t, resp)
@@ -75,18 +75,18 @@ func TestStructuredContentOnlyWithoutAnOutputSchema(t *testing.T) {
 }
 
 func TestSuccessesRedactedOnlyWithTheOption(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	if got := textOf(t, s.call("secret_ok", `{}`)); !strings.Contains(got, "hunter2") {
 		t.Errorf("without the option a success is untouched, got %q", got)
 	}
-	s = start(t, false, proxy.WithRedactSuccesses())
+	s = start(t, proxy.WithRedactSuccesses())
 	if got := textOf(t, s.call("secret_ok", `{}`)); strings.Contains(got, "hunter2") || strings.Contains(got, "/srv/app") {
 		t.Errorf("with the option the success is redacted, got %q", got)
 	}
 }
 
 func TestNotificationsAndServerRequestsPassThrough(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	resp := s.call("progress", `{}`)
 	if textOf(t, resp) != "done" {
 		t.Fatalf("progress: %v", resp)
@@ -113,7 +113,7 @@ func TestNotificationsAndServerRequestsPassThrough(t *testing.T) {
 }
 
 func TestChildKilledMidCallIsAnsweredAndRestarted(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	env := envelopeOf(t, s.call("crash", `{}`))
 	if env["error_type"] != "internal_error" || env["incident_id"] == "" || env["retryable"] != true {
 		t.Fatalf("crash: %v", env)
@@ -128,7 +128,7 @@ func TestChildKilledMidCallIsAnsweredAndRestarted(t *testing.T) {
 }
 
 func TestExitWithChildEndsTheProxy(t *testing.T) {
-	s := start(t, true)
+	s := start(t, proxy.WithExitWithChild())
 	envelopeOf(t, s.call("crash", `{}`))
 	select {
 	case err := <-s.done:
@@ -142,7 +142,7 @@ func TestExitWithChildEndsTheProxy(t *testing.T) {
 }
 
 func TestHugeLineFromTheChildIsBounded(t *testing.T) {
-	s := start(t, false, proxy.WithMaxMessage(1<<20))
+	s := start(t, proxy.WithMaxMessage(1<<20))
 	env := envelopeOf(t, s.call("big", `{}`))
 	if env["error_type"] != "execution_failed" || !strings.Contains(env["message"].(string), "1 MiB") {
 		t.Fatalf("big: %v", env)
@@ -153,7 +153,7 @@ func TestHugeLineFromTheChildIsBounded(t *testing.T) {
 }
 
 func TestChildThatNeverAnswersIsTimedOut(t *testing.T) {
-	s := start(t, false, proxy.WithTimeout(300*time.Millisecond))
+	s := start(t, proxy.WithTimeout(300*time.Millisecond))
 	env := envelopeOf(t, s.call("hang", `{}`))
 	if env["error_type"] != "execution_failed" || env["retryable"] != true {
 		t.Fatalf("hang: %v", env)
@@ -164,7 +164,7 @@ func TestChildThatNeverAnswersIsTimedOut(t *testing.T) {
 }
 
 func TestResponseToAnUnknownIDIsDropped(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	if got := textOf(t, s.call("stray", `{}`)); got != "after the stray" {
 		t.Fatalf("stray: %q", got)
 	}
@@ -179,7 +179,7 @@ func TestResponseToAnUnknownIDIsDropped(t *testing.T) {
 }
 
 func TestClientGarbageIsAnsweredAndTheSessionGoesOn(t *testing.T) {
-	s := start(t, false, proxy.WithMaxMessage(4<<10))
+	s := start(t, proxy.WithMaxMessage(4<<10))
 	cases := []struct{ line, code string }{
 		{`this is not json`, "-32700"},
 		{`{"jsonrpc":"2.0","id":1,"method":`, "-32700"},
@@ -211,7 +211,7 @@ func TestClientGarbageIsAnsweredAndTheSessionGoesOn(t *testing.T) {
 }
 
 func TestRateLimitRefusesBeforeTheServer(t *testing.T) {
-	s := start(t, false, proxy.WithRate(0.001, 1))
+	s := start(t, proxy.WithRate(0.001, 1))
 	if got := textOf(t, s.call("echo", `{"text":"1"}`)); got != "1" {
 		t.Fatalf("first: %q", got)
 	}
@@ -225,7 +225,7 @@ func TestRateLimitRefusesBeforeTheServer(t *testing.T) {
 // next steps behind the proxy: dropping them would leave the agent worse
 // off than without the proxy.
 func TestServersOwnEnvelopeKeepsItsSteps(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	env := envelopeOf(t, s.call("own_envelope", `{}`))
 	steps, _ := env["next_steps"].([]any)
 	if env["error_type"] != "not_found" || len(steps) == 0 || steps[0] != "Call shop_orders to list the orders you can see." {
@@ -237,7 +237,7 @@ func TestServersOwnEnvelopeKeepsItsSteps(t *testing.T) {
 // proxy remember requests without bound: past the bound each is refused at
 // once, and the session goes on.
 func TestRequestsInFlightAreBounded(t *testing.T) {
-	s := start(t, false)
+	s := start(t)
 	for i := range 4096 {
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"h%d","method":"tools/call","params":{"name":"hang","arguments":{}}}`, i))
 	}
@@ -249,7 +249,7 @@ func TestRequestsInFlightAreBounded(t *testing.T) {
 }
 
 func TestConcurrencyLimitRefusesBeforeTheServer(t *testing.T) {
-	s := start(t, false, proxy.WithConcurrency(1, 0), proxy.WithTimeout(time.Second))
+	s := start(t, proxy.WithConcurrency(1, 0), proxy.WithTimeout(time.Second))
 	s.send(`{"jsonrpc":"2.0","id":"busy","method":"tools/call","params":{"name":"hang","arguments":{}}}`)
 	env := envelopeOf(t, s.call("echo", `{"text":"second"}`))
 	if env["retry_after_ms"] == nil || env["retryable"] != true {
@@ -271,7 +271,7 @@ func TestConcurrencyLimitRefusesBeforeTheServer(t *testing.T) {
 // A call the client cancelled is forgotten: the proxy does not answer it
 // when its timeout passes, and the cancellation reaches the server.
 func TestCancelledCallIsNotAnswered(t *testing.T) {
-	s := start(t, false, proxy.WithTimeout(200*time.Millisecond))
+	s := start(t, proxy.WithTimeout(200*time.Millisecond))
 	s.send(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"hang","arguments":{}}}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user"}}`)
 	time.Sleep(400 * time.Millisecond) // past the timeout

@@ -61,7 +61,7 @@ func (r *rig) balanced(t *testing.T) {
 func traced(t *testing.T, opts ...proxy.Option) (*session, *rig) {
 	t.Helper()
 	r := newRig()
-	s := start(t, false, append([]proxy.Option{r.option()}, opts...)...)
+	s := start(t, append([]proxy.Option{r.option()}, opts...)...)
 	s.request("tools/list", `{}`)
 	t.Cleanup(func() { r.balanced(t) }) // after the session closed (cleanups run last first)
 	r.Spans.Reset()
@@ -164,7 +164,7 @@ func TestTelemetryUnknownToolIsOtherOnTheMetric(t *testing.T) {
 	// Before a client's tools/list, the proxy listed the tools itself: a
 	// listed tool is named from the first call.
 	r2 := newRig()
-	s2 := start(t, false, r2.option())
+	s2 := start(t, r2.option())
 	t.Cleanup(func() { r2.balanced(t) })
 	s2.call("echo", `{"text":"hi"}`)
 	point = r2.PointOf(t, "tools/call", false)

@@ -206,7 +206,6 @@
 //	middleware.Wrap                -                                 WrapTool here
 //	limit.HTTPContext              -                                 go-sdk's HTTP handler has no context hook: limit.HTTPHandler wraps it
 //	-                              limit.HTTPHandler                 the same
-//	limit.WithEnvelopeOptions      -                                 refusals render with the Middleware's configuration
 //	middlewaretest.Server          gosdktest.Session                 a go-sdk client holds a session over a transport
 //	middlewaretest.FromServer      gosdktest.Connect                 connects a real go-sdk client over the in-memory transport
 //	middlewaretest.New             -                                 mcp-go's one-tool shortcut; on go-sdk add the tool to a server and Connect

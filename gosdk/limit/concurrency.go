@@ -26,10 +26,10 @@ import (
 // load, and does not allocate. Concurrency panics unless n >= 1.
 func Concurrency(n int, opts ...Option) mcp.Middleware {
 	o := evaluate(opts)
-	slots := o.Slots(n)
+	slots, envOpts := o.Slots(n), o.EnvelopeOptions()
 	run := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 		call := func() (mcp.Result, error) { return next(ctx, methodCallTool, req) }
-		refuse := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err) }
+		refuse := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err, envOpts...) }
 		return core.Hold(ctx, slots, tool, call, refuse)
 	}
 	if o.PerTool() {

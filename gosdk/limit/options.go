@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/gosdk"
 )
 
 // The options, their defaults and their checks are the SDK-neutral core's
@@ -79,6 +80,17 @@ func WithMaxKeys(n int) Option { return core.WithMaxKeys[*mcp.CallToolRequest](n
 // before refusing it; zero refuses at once. The default is
 // [DefaultMaxWait]. It panics on a negative duration.
 func WithMaxWait(d time.Duration) Option { return core.WithMaxWait[*mcp.CallToolRequest](d) }
+
+// WithEnvelopeOptions adds envelope options to those the refusals of
+// [Rate] and [Concurrency] and the answers of [Timeout] are rendered with.
+// Inside gosdk.Middleware they render with its configuration already (its
+// logger, redactor, mappings and default next steps); these add to it, a
+// setting they give replacing the Middleware's, as gosdk.ErrorResult's
+// options do. Outside one, they render with these options only. [Repeats]
+// ignores them: its refusals are the Middleware's own.
+func WithEnvelopeOptions(opts ...gosdk.EnvelopeOption) Option {
+	return core.WithEnvelopeOptions[*mcp.CallToolRequest](opts...)
+}
 
 // WithLogger sets where [Rate] logs a call decided without its
 // [WithStore] store, and where [Timeout] logs a handler that panicked after its

@@ -34,13 +34,13 @@ import (
 // Rate panics unless r > 0 and burst >= 1; rate.Inf turns it off.
 func Rate(r rate.Limit, burst int, opts ...Option) mcp.Middleware {
 	o := evaluate(opts)
-	decide := o.Rate(r, burst)
+	decide, envOpts := o.Rate(r, burst), o.EnvelopeOptions()
 	if decide == nil {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
 	allow := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 		if err := decide(ctx, tool, req); err != nil {
-			return gosdk.ErrorResult(ctx, req, err), nil
+			return gosdk.ErrorResult(ctx, req, err, envOpts...), nil
 		}
 		return next(ctx, methodCallTool, req)
 	}

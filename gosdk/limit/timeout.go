@@ -35,7 +35,7 @@ import (
 // only the tools named with WithToolTimeout. Timeout panics on a negative d.
 func Timeout(d time.Duration, opts ...Option) mcp.Middleware {
 	o := evaluate(opts)
-	limitOf, logger := o.Timeouts(d), o.Logger()
+	limitOf, logger, envOpts := o.Timeouts(d), o.Logger(), o.EnvelopeOptions()
 	return onToolCalls(func(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 		name := toolName(req)
 		limit := limitOf(name)
@@ -43,7 +43,7 @@ func Timeout(d time.Duration, opts ...Option) mcp.Middleware {
 			return next(ctx, methodCallTool, req)
 		}
 		call := func(ctx context.Context) (mcp.Result, error) { return next(ctx, methodCallTool, req) }
-		answer := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err) }
+		answer := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err, envOpts...) }
 		return core.Within(ctx, name, limit, logger, call, answer)
 	})
 }

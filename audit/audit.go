@@ -10,10 +10,11 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // Caller is what the audit needs from a connected MCP client. A started and
@@ -162,15 +163,7 @@ func (s *listSize) add(l Limits, page []mcp.Tool) error {
 
 // clip cuts s to at most n bytes, for quoting server text in an error,
 // never in the middle of a character.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func clip(s string, n int) string { return str.Clip(s, n, "…") }
 
 // inProcess calls an *server.MCPServer through HandleMessage, so that a
 // JSON-RPC error's message reaches the probe unchanged (mcp-go's client

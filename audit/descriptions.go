@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // triggerWords mark a description that says when to call the tool: a
@@ -201,7 +203,9 @@ type nameIndex struct {
 	// lengths[n] is set when some name is n bytes long: a query looks up
 	// only the lengths that exist.
 	lengths []bool
-	rows    []int // scratch: two rows of the edit distance
+	// dist computes the Levenshtein distance (a transposition is two
+	// edits, as the pieces above assume), reusing its scratch.
+	dist str.Distances
 	// verified counts edit distances computed, for the test that holds
 	// the search to its bound.
 	verified int
@@ -219,7 +223,7 @@ func pieceAt(n, i int) (start, length int) {
 }
 
 func newNameIndex(names map[string]int) *nameIndex {
-	x := &nameIndex{pieces: map[pieceKey][]int32{}, memo: map[string]string{}}
+	x := &nameIndex{pieces: map[pieceKey][]int32{}, memo: map[string]string{}, dist: str.Distances{Levenshtein: true}}
 	for name := range names {
 		if len(name) >= minNearName {
 			x.names = append(x.names, name)
@@ -277,7 +281,7 @@ func (x *nameIndex) nearest(w string) string {
 			verified++
 			name := x.names[id]
 			// Only a distance up to bestD can change the answer.
-			if d := x.editDistance(w, name, min(bestD+1, 3)); d < bestD || (d == bestD && d < 3 && name < best) {
+			if d := x.dist.Between(w, name, min(bestD+1, 3)); d < bestD || (d == bestD && d < 3 && name < best) {
 				best, bestD = name, d
 			}
 		}
@@ -290,44 +294,4 @@ func (x *nameIndex) nearest(w string) string {
 		x.memo[w] = best
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, or limit once it
-// reaches limit. Only the band of cells within limit-1 of the diagonal is
-// computed: a path that leaves it costs limit or more. Its rows reuse the
-// index's scratch.
-func (x *nameIndex) editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	n := len(b)
-	if cap(x.rows) < 2*(n+2) {
-		x.rows = make([]int, 2*(n+2))
-	}
-	prev, cur := x.rows[:n+2], x.rows[n+2:2*(n+2)]
-	for j := range prev {
-		prev[j] = min(j, limit)
-	}
-	for i := 1; i <= len(a); i++ {
-		lo, hi := max(1, i-limit+1), min(n, i+limit-1)
-		cur[lo-1] = min(i, limit) // column 0, or the band's left edge
-		if lo > 1 {
-			cur[lo-1] = limit
-		}
-		rowMin := cur[lo-1]
-		for j := lo; j <= hi; j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		cur[hi+1] = limit // the band's right edge, read by the next row
-		if rowMin >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[n], limit)
 }

@@ -33,45 +33,6 @@ func TestIdentifiersMatchTheExpression(t *testing.T) {
 	}
 }
 
-// The banded edit distance agrees with the full one on every limit.
-func TestEditDistanceBand(t *testing.T) {
-	full := func(a, b string) int {
-		prev := make([]int, len(b)+1)
-		for j := range prev {
-			prev[j] = j
-		}
-		for i := 1; i <= len(a); i++ {
-			cur := make([]int, len(b)+1)
-			cur[0] = i
-			for j := 1; j <= len(b); j++ {
-				cost := 1
-				if a[i-1] == b[j-1] {
-					cost = 0
-				}
-				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			}
-			prev = cur
-		}
-		return prev[len(b)]
-	}
-	x := &nameIndex{}
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 20_000 {
-		a, b := make([]byte, r.IntN(12)), make([]byte, r.IntN(12))
-		for i := range a {
-			a[i] = "abc"[r.IntN(3)]
-		}
-		for i := range b {
-			b[i] = "abc"[r.IntN(3)]
-		}
-		for limit := 1; limit <= 4; limit++ {
-			if !assert.Equal(t, min(full(string(a), string(b)), limit), x.editDistance(string(a), string(b), limit), "%q %q limit %d", a, b, limit) {
-				return
-			}
-		}
-	}
-}
-
 // findPhrase is each phrase's own scan, phrase by phrase: the oracle of
 // findInstruction's single pass.
 func findPhrase(p phrase, s string, l *wordList) string {

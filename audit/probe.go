@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/internal/leak"
+	"github.com/mcpguard/mcpguard/internal/str"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -249,10 +250,7 @@ func leaked(text string) []string {
 // in a CI log, so it never repeats what it flags.
 func snippet(text string) string {
 	s := strings.Join(strings.Fields(redact.String(text)), " ")
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:100]) + "…"
-	}
-	return s
+	return str.Clip(s, 100, "…")
 }
 
 // probe calls every probeable tool (rule D).

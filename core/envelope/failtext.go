@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // TextClass is what [ClassifyText] reads in the text of a failure.
@@ -77,15 +79,15 @@ const stderrHead = "\nStderr: "
 // a quoted standard error that starts within the first maxTextHead bytes.
 func textHeads(text string) []string {
 	first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
-	first = strings.TrimSpace(cut(first, maxTextHead))
+	first = strings.TrimSpace(str.Prefix(first, maxTextHead))
 	heads := []string{first}
 	if strings.HasPrefix(first, tracebackHead) {
 		tail := strings.TrimRight(text[len(text)-min(len(text), maxTextHead):], " \t\r\n")
 		heads = append(heads, strings.TrimSpace(tail[strings.LastIndexByte(tail, '\n')+1:]))
 	}
-	if i := strings.Index(cut(text, maxTextHead), stderrHead); i >= 0 {
+	if i := strings.Index(str.Prefix(text, maxTextHead), stderrHead); i >= 0 {
 		quoted, _, _ := strings.Cut(text[i+len(stderrHead):], "\n")
-		heads = append(heads, strings.TrimSpace(cut(quoted, maxTextHead)))
+		heads = append(heads, strings.TrimSpace(str.Prefix(quoted, maxTextHead)))
 	}
 	return heads
 }

@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // guard renders a failure, containing a panic in code the layer does not
@@ -182,22 +182,9 @@ const MaxMessageBytes = 2048
 func message(red *redact.Redactor, s string) string { return bounded(red, s, MaxMessageBytes) }
 
 // bounded redacts s and bounds it to n bytes, marking a cut: redaction
-// first, so that no secret is ever half-shown.
+// first, so that no secret is ever half-shown. Bytes that are not UTF-8
+// are counted as the U+FFFD that JSON encoding turns each of them into,
+// so that the bound holds on the wire.
 func bounded(red *redact.Redactor, s string, n int) string {
-	s = red.String(s)
-	if len(s) <= n {
-		return s
-	}
-	return cut(s, n) + " …(truncated)"
-}
-
-// cut returns at most n bytes of s, never splitting a UTF-8 sequence.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return str.Clip(str.ValidUTF8(red.String(s)), n, " …(truncated)")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // MetaKey is the _meta key under which a successful result carries its
@@ -352,9 +353,7 @@ func dedupe(steps []string) []string {
 			break
 		}
 		s = strings.TrimSpace(s)
-		if len(s) > maxStepLen {
-			s = strings.ToValidUTF8(s[:maxStepLen], "") + "…"
-		}
+		s = str.Clip(s, maxStepLen, "…")
 		if s == "" || slices.Contains(out, s) {
 			continue
 		}

@@ -127,8 +127,8 @@ func (b *Binder[T]) fail(fields []envelope.FieldError, more int) error {
 	for i := range fields {
 		// Paths repeat the agent's keys, up to 64 characters a level:
 		// deep ones are cut, so that each entry stays small.
-		fields[i].Field = clip(fields[i].Field, maxPathRunes)
-		fields[i].Message = clip(fields[i].Message, maxMessageRunes)
+		fields[i].Field = clip(fields[i].Field, maxPathBytes)
+		fields[i].Message = clip(fields[i].Message, maxMessageBytes)
 	}
 	msg := summary(fields, len(fields)+more)
 	if more > 0 {
@@ -139,8 +139,8 @@ func (b *Binder[T]) fail(fields []envelope.FieldError, more int) error {
 
 // Bounds on one field error's text, in runes.
 const (
-	maxPathRunes    = 160
-	maxMessageRunes = 400
+	maxPathBytes    = 160
+	maxMessageBytes = 400
 )
 
 // summary is the envelope's message: the first few field messages, of

@@ -50,7 +50,7 @@ func (r *describer) leaves(e *jsonschema.ValidationError) {
 // (properties are a map), so the fields are sorted by path and capped at
 // MaxFieldErrors once all are in (sorted).
 func (r *describer) add(fe envelope.FieldError) {
-	fe.Param = clip(fe.Param, maxMessageRunes)
+	fe.Param = clip(fe.Param, maxMessageBytes)
 	r.fields = append(r.fields, fe)
 }
 

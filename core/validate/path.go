@@ -4,9 +4,10 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 func validationErrors(err error) validator.ValidationErrors {
@@ -189,22 +190,9 @@ func isIdent(s string) bool {
 	return true
 }
 
-// clip shortens s to at most n runes, marking the cut with "…".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i < len(s) && count < n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		count++
-	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + "…"
-}
+// clip shortens s to at most n bytes, never splitting a character,
+// marking the cut with "…".
+func clip(s string, n int) string { return str.Clip(s, n, "…") }
 
 // firstField returns the top-level field of ti that a namespace is under.
 func firstField(ti *typeInfo, ns string) *fieldInfo {

@@ -31,22 +31,6 @@ func TestWriteKey(t *testing.T) {
 	}
 }
 
-func TestClip(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"", 0, ""}, {"abc", 3, "abc"}, {"abcd", 3, "abc…"}, {"abc", 4, "abc"}, {"日本", 3, "日本"}, {"日本語", 3, "日本語"},
-		{"日本語x", 3, "日本語…"}, {"日本語", 2, "日本…"}, {"a日", 1, "a…"},
-	} {
-		if got := clip(c.s, c.n); got != c.want {
-			t.Errorf("clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
-		}
-	}
-}
-
 // resolve maps validator/v10 namespaces to JSON paths, whatever the
 // namespace holds.
 func TestResolve(t *testing.T) {

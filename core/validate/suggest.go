@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // suggest returns the allowed value an agent most likely meant by got, or
@@ -32,7 +34,7 @@ func suggest(got string, allowed []string) string {
 		if len(fa) > 96 {
 			continue
 		}
-		d := distance(g, fa)
+		d := str.Distance(g, fa, bestD+1)
 		switch {
 		case d < bestD:
 			best, bestD, tie = a, d, false
@@ -56,32 +58,4 @@ func fold(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// distance is the optimal-string-alignment edit distance between a and b,
-// in runes: insertions, deletions, substitutions and transpositions of
-// neighbours ("qeury" is one edit from "query") each cost one.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	pp := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], pp[j-2]+1)
-			}
-		}
-		pp, prev, cur = prev, cur, pp
-	}
-	return prev[len(rb)]
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpguard/mcpguard/internal/leak"
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // maxDecodeDepth bounds how many layers of JSON inside JSON strings Leaks
@@ -106,12 +107,7 @@ func containsSecret(raw string, texts []string, secret string) bool {
 }
 
 // clip shortens a match for a failure message.
-func clip(s string) string {
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:80]) + "…"
-	}
-	return s
-}
+func clip(s string) string { return str.Clip(s, 80, "…") }
 
 // mask names a secret in a failure message without repeating it.
 func mask(s string) string {

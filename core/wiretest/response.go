@@ -9,6 +9,7 @@ import (
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/internal/leak"
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // Response is one tools/call response as a client received it.
@@ -100,11 +101,7 @@ func (r *Response) StructuredContent() json.RawMessage {
 // Describe returns the response for a failure message, clipped.
 func (r *Response) Describe() string {
 	const max = 2000
-	s := string(r.Raw)
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
+	return str.Clip(string(r.Raw), max, "…")
 }
 
 // ExpectSuccess checks that the call succeeded: a result without isError.

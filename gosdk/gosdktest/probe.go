@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // ConnectOption configures [Connect].
@@ -101,5 +102,5 @@ func boundedName(name string) string {
 	if len(name) <= max {
 		return name
 	}
-	return fmt.Sprintf("%s… (%d bytes)", name[:max], len(name))
+	return fmt.Sprintf("%s… (%d bytes)", str.Prefix(name, max), len(name))
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // maxLen bounds what is logged of one value, so a runaway error message
@@ -42,12 +44,8 @@ func Value(v any) (s string) {
 	return truncate(fmt.Sprintf("%v", v))
 }
 
-func truncate(s string) string {
-	if len(s) > maxLen {
-		return s[:maxLen] + "…(truncated)"
-	}
-	return s
-}
+// truncate bounds s to maxLen bytes, never splitting a character.
+func truncate(s string) string { return str.Clip(s, maxLen, "…(truncated)") }
 
 // Log writes one record and survives a handler that panics: logging must
 // never turn a handled failure into a new one.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package str_test
+
+const raceEnabled = false

@@ -1,0 +1,28 @@
+package safe_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// A runaway error message or panic value is cut to its bound without
+// splitting a character: byte 64 KiB falls inside a two-byte é here.
+func TestLongValuesAreCutBetweenCharacters(t *testing.T) {
+	t.Parallel()
+	long := "x" + strings.Repeat("é", 64<<10)
+	for name, got := range map[string]string{
+		"Error": safe.Error(errors.New(long)),
+		"Value": safe.Value(long),
+	} {
+		if !utf8.ValidString(got) {
+			t.Errorf("%s: the cut split a character: …%q", name, got[len(got)-20:])
+		}
+		if !strings.HasSuffix(got, "…(truncated)") || len(got) > 64<<10+len("…(truncated)") {
+			t.Errorf("%s: %d bytes, not bounded and marked", name, len(got))
+		}
+	}
+}

@@ -33,8 +33,11 @@ type Renderer struct {
 }
 
 // NewRenderer returns a Renderer configured by opts. It panics on invalid
-// options, at construction, never at call time.
-func NewRenderer(opts ...Option) *Renderer { return wrap(core.NewRenderer(opts...), false) }
+// options, at construction, never at call time. It recognises the errors
+// of mcp-go's Require* helpers as validation errors naming their field.
+func NewRenderer(opts ...Option) *Renderer {
+	return wrap(core.NewRenderer(append([]Option{mcpGoArgumentErrors}, opts...)...), false)
+}
 
 // wrap returns the front's Renderer of c, a handoff one when handoff.
 func wrap(c *core.Renderer, handoff bool) *Renderer {

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
-	"regexp"
 
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -13,8 +12,9 @@ import (
 // classify finds the code of err, reporting retryable when a timeout or
 // cancellation makes the identical call worth repeating. The order is the
 // one the package doc gives: the error's own code, mappers, mappings,
-// standard library errors, timeouts, mcp-go's argument errors, then the
-// [WithUnclassified] code or internal_error.
+// standard library errors, timeouts, an SDK's argument errors
+// ([WithArgumentErrors]), then the [WithUnclassified] code or
+// internal_error.
 func (o *options) classify(err error, shown bool) (code Code, retryable bool, mapperPanic any) {
 	if e, ok := asError(err); ok {
 		return e.code, e.code.Retryable(), nil
@@ -44,7 +44,7 @@ func (o *options) classify(err error, shown bool) (code Code, retryable bool, ma
 	case isTimeout(err):
 		return ExecutionFailed, true, nil
 	}
-	if _, ok := argumentError(err); ok {
+	if _, ok := o.argumentError(err); ok {
 		return ValidationError, false, nil
 	}
 	if o.unclassified != "" {
@@ -114,14 +114,13 @@ func isError(err, target error) bool {
 	return found
 }
 
-// mcp-go v1.2.1's CallToolRequest.Require* helpers return these texts
-// (mcp/tools.go); TestMCPGoArgumentErrors calls the real functions, so an
-// mcp-go upgrade that changes them fails loudly.
-var argumentErrorText = regexp.MustCompile(`^(?:required argument "([^"]+)" not found|(?:item \d+ in )?argument "([^"]+)" (?:is not an? [a-z0-9 ]+|cannot be converted to [a-z0-9]+))$`)
-
-// argumentError recognises an mcp-go argument error in err's chain and
-// returns the field it names.
-func argumentError(err error) (FieldError, bool) {
+// argumentError reads err's chain with the [WithArgumentErrors] function:
+// the first error whose own text it recognises gives the field. The
+// decorations of this package repeat the text they wrap and are skipped.
+func (o *options) argumentError(err error) (FieldError, bool) {
+	if o.argErrors == nil {
+		return FieldError{}, false
+	}
 	var f FieldError
 	found := false
 	walkChain(err, func(e error) bool {
@@ -131,16 +130,8 @@ func argumentError(err error) (FieldError, bool) {
 		if _, ok := e.(*lazySteps); ok {
 			return true
 		}
-		m := argumentErrorText.FindStringSubmatch(safe.Error(e))
-		if m == nil {
-			return true
-		}
-		found = true
-		f = FieldError{Field: m[1] + m[2], Rule: "type", Message: m[0]}
-		if m[1] != "" {
-			f.Rule = "required"
-		}
-		return false
+		_ = safe.Call(func() { f, found = o.argErrors(safe.Error(e)) })
+		return !found
 	})
 	return f, found
 }

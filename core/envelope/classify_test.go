@@ -104,45 +104,41 @@ func TestTimeoutStepComesFirstUnlessStepsAreReplaced(t *testing.T) {
 	assert.Contains(t, env.NextSteps[0], "timed out")
 }
 
-// The texts of mcp-go v1.2.1's CallToolRequest.Require* helpers
-// (mcp/tools.go); the root envelope package's TestMCPGoArgumentErrors calls
-// the real functions.
-func TestMCPGoArgumentErrors(t *testing.T) {
+// WithArgumentErrors is the hook through which a front recognises its
+// SDK's argument errors (the mcp-go front: Require*'s texts). Without it,
+// core recognises none: the go-sdk front and the proxy run no matcher.
+func TestArgumentErrorsHook(t *testing.T) {
 	t.Parallel()
-	r := envelope.NewRenderer()
-	for text, want := range map[string][2]string{
-		`required argument "id" not found`:                        {"id", "required"},
-		`argument "id" is not an int`:                             {"id", "type"},
-		`argument "path" is not a string`:                         {"path", "type"},
-		`argument "ok" cannot be converted to bool`:               {"ok", "type"},
-		`argument "ids" is not an int slice`:                      {"ids", "type"},
-		`item 1 in argument "ids" is not an int`:                  {"ids", "type"},
-		`item 12 in argument "xs" cannot be converted to float64`: {"xs", "type"},
-	} {
-		err := fmt.Errorf("get issue: %w", envelope.AddNextSteps(errors.New(text), "Send an id."))
-		env, raw := expect(t, r, err, envelope.ValidationError)
-		assert.False(t, env.Retryable, "an argument mistake is not worth retrying as is")
-		assert.Equal(t, "get issue: "+text, env.Message)
-		require.Len(t, env.Fields, 1, raw)
-		assert.Equal(t, envelope.FieldError{Field: want[0], Rule: want[1], Message: text}, env.Fields[0], raw)
-		assert.Equal(t, []string{"Send an id.", envelope.DefaultNextSteps(envelope.ValidationError)[0]}, env.NextSteps)
+	named := func(text string) (envelope.FieldError, bool) {
+		f, ok := strings.CutPrefix(text, "missing argument ")
+		return envelope.FieldError{Field: f, Rule: "required", Message: text}, ok
 	}
-	// Near misses are not argument errors.
-	for _, text := range []string{
-		`argument "id" is not an int!`, `Required argument "id" not found`, `the argument "id" is not an int`,
-		`argument "id" cannot be converted to Int`,
-	} {
+	r := envelope.NewRenderer(envelope.WithArgumentErrors(named))
+	err := fmt.Errorf("get issue: %w", envelope.AddNextSteps(errors.New("missing argument id"), "Send an id."))
+	env, raw := expect(t, r, err, envelope.ValidationError)
+	assert.False(t, env.Retryable, "an argument mistake is not worth retrying as is")
+	assert.Equal(t, "get issue: missing argument id", env.Message)
+	assert.Equal(t, []envelope.FieldError{{Field: "id", Rule: "required", Message: "missing argument id"}}, env.Fields, raw)
+	assert.Equal(t, []string{"Send an id.", envelope.DefaultNextSteps(envelope.ValidationError)[0]}, env.NextSteps)
+
+	// Without the hook, neither this text nor mcp-go's is recognised.
+	for _, text := range []string{"missing argument id", `required argument "id" not found`} {
 		expect(t, envelope.NewRenderer(envelope.WithLogger(discard())), errors.New(text), envelope.InternalError)
 	}
+	// nil turns it off; a panicking hook is no match.
+	expect(t, envelope.NewRenderer(envelope.WithLogger(discard()), envelope.WithArgumentErrors(named), envelope.WithArgumentErrors(nil)),
+		errors.New("missing argument id"), envelope.InternalError)
+	boom := envelope.WithArgumentErrors(func(string) (envelope.FieldError, bool) { panic("boom") })
+	expect(t, envelope.NewRenderer(envelope.WithLogger(discard()), boom), errors.New("missing argument id"), envelope.InternalError)
 	// An explicit field list wins over the one read from the text.
 	own := envelope.FieldError{Field: "id", Rule: "min", Param: "1", Message: "id must be at least 1"}
-	env, _ := expect(t, r, envelope.AddFields(errors.New(`argument "id" is not an int`), own), envelope.ValidationError)
+	env, _ = expect(t, r, envelope.AddFields(errors.New("missing argument id"), own), envelope.ValidationError)
 	assert.Equal(t, []envelope.FieldError{own}, env.Fields)
 	// A coded validation error whose text names an argument gets its field.
-	env, _ = expect(t, r, envelope.Wrap(envelope.ValidationError, errors.New(`required argument "q" not found`)), envelope.ValidationError)
+	env, _ = expect(t, r, envelope.Wrap(envelope.ValidationError, errors.New("missing argument q")), envelope.ValidationError)
 	assert.Equal(t, "q", env.Fields[0].Field)
 	// Only validation errors get one.
-	env, raw := expect(t, r, envelope.Wrap(envelope.NotFound, errors.New(`required argument "q" not found`)), envelope.NotFound)
+	env, raw = expect(t, r, envelope.Wrap(envelope.NotFound, errors.New("missing argument q")), envelope.NotFound)
 	assert.Empty(t, env.Fields, raw)
 }
 
@@ -225,7 +221,9 @@ func TestWithUnclassified(t *testing.T) {
 
 	// The other classifications still come first.
 	expect(t, opted, fs.ErrPermission, envelope.AccessDenied)
-	expect(t, opted, errors.New(`required argument "id" not found`), envelope.ValidationError)
+	expect(t, opted.With(envelope.WithArgumentErrors(func(text string) (envelope.FieldError, bool) {
+		return envelope.FieldError{Field: "id", Rule: "required"}, text == "no id"
+	})), errors.New("no id"), envelope.ValidationError)
 
 	// Internal is the default again.
 	back := envelope.NewRenderer(envelope.WithLogger(discard()), envelope.WithUnclassified(envelope.ExecutionFailed), envelope.WithUnclassified(envelope.InternalError))

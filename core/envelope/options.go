@@ -25,6 +25,7 @@ type options struct {
 	unclassified Code
 	failureMeta  bool
 	trustSteps   bool
+	argErrors    func(text string) (FieldError, bool)
 }
 
 func evaluate(opts []Option) *options {
@@ -90,6 +91,18 @@ func WithDefaultNextSteps(code Code, steps ...string) Option {
 		}
 		o.steps[code] = append([]string(nil), steps...)
 	}
+}
+
+// WithArgumentErrors recognises the errors an SDK's own argument helpers
+// return, by their text: an error in a chain whose text fn recognises is a
+// validation_error (after the mappings, the standard library's errors and
+// timeouts, before [WithUnclassified]), and the field fn returns is the
+// envelope's, unless the chain carries fields of its own ([AddFields]).
+// fn sees each error of the chain once, its own text only; a panic in fn
+// is no match. The mcp-go front sets it for mcp-go's Require* helpers; a
+// later WithArgumentErrors replaces an earlier one, nil turns it off.
+func WithArgumentErrors(fn func(text string) (FieldError, bool)) Option {
+	return func(o *options) { o.argErrors = fn }
 }
 
 // WithLogger sets where internal errors are logged, with their full detail

@@ -67,7 +67,7 @@ func (o *options) render(ctx context.Context, call Call, err, seen error) *Envel
 	}
 	fields := d.fields
 	if len(fields) == 0 && code == ValidationError {
-		if f, ok := argumentError(err); ok {
+		if f, ok := o.argumentError(err); ok {
 			fields = []FieldError{f}
 		}
 	}

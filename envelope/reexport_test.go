@@ -1,0 +1,22 @@
+package envelope_test
+
+import (
+	"testing"
+
+	"github.com/mcpguard/mcpguard/internal/reexport"
+)
+
+// This front re-exports core/envelope's vocabulary (its constants, codes,
+// sentinels and error decorators) and adds none: gosdk's test holds the
+// go-sdk front to the same core, so the two fronts cannot drift apart.
+func TestReexportsCoresVocabulary(t *testing.T) {
+	t.Parallel()
+	const core, front = "github.com/mcpguard/mcpguard/core/envelope", "github.com/mcpguard/mcpguard/envelope"
+	pkgs, err := reexport.Load(core, front)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range reexport.Compare(pkgs[core], pkgs[front], nil) {
+		t.Error(d)
+	}
+}

@@ -43,7 +43,7 @@ func TestWithEnvelopeOptionsShapesTheLayersOwnAnswers(t *testing.T) {
 				held := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					started <- struct{}{}
 					<-release
-					return ok(nil, nil)
+					return ok(context.Background(), nil)
 				}
 				srv := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "0"}, nil)
 				srv.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLimits(c.layer(opts...))))

@@ -352,15 +352,11 @@ func (h *HTTP) errorPage(resp *http.Response, x *exchange) {
 		return
 	}
 	var id []byte
-	if x != nil && x.id != nil && !x.state.done {
+	if x != nil {
 		id = x.id
-		x.state.done = true
 	}
-	out := rpcError(id, -32603, why)
-	if id != nil {
-		x.tr.answered(out, nil)
-	}
-	replaceBody(resp, out)
+	// The exchange's span records the status, as for any HTTP error.
+	replaceBody(resp, rpcError(id, -32603, why))
 }
 
 // redactedError passes an upstream's HTTP error in JSON that answers no

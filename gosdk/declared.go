@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	validate "github.com/mcpguard/mcpguard/core/validate"
+	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 )
 
 // WithoutDeclaredSchemas turns off the enforcement of the input schemas
@@ -25,7 +25,7 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // declared enforces, inside the Middleware, the input schema each tool
 // declares, for go-sdk's low-level Server.AddTool tools (which go-sdk does
 // not validate) and for mcp.AddTool tools (whose own validation would
-// answer in text): the call is checked first with core/validate.Declared
+// answer in text): the call is checked first with core/declared
 // and a violation answered with the validation_error envelope gosdk.AddTool
 // gives. Each call finds its tool's definition with a tools/list of the
 // Middleware's own, served by the handlers inside it, so that a tool
@@ -36,7 +36,7 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // definition (each *Tool go-sdk lists: a tool added again is a new one) is
 // compiled once.
 type declared struct {
-	opts   []validate.Option
+	opts   []coredeclared.Option
 	except map[string]bool
 }
 
@@ -50,7 +50,7 @@ type declaredTools struct {
 type declaredTool struct {
 	def  *mcp.Tool
 	once sync.Once
-	d    *validate.Declared
+	d    *coredeclared.Checker
 }
 
 func newDeclared(o *options) *declared {
@@ -62,7 +62,7 @@ func newDeclared(o *options) *declared {
 		d.except[n] = true
 	}
 	if o.logger != nil {
-		d.opts = append(d.opts, validate.WithLogger(o.logger))
+		d.opts = append(d.opts, coredeclared.WithLogger(o.logger))
 	}
 	return d
 }
@@ -127,7 +127,7 @@ func withArguments(req *mcp.CallToolRequest, args json.RawMessage) *mcp.CallTool
 // with from its first call. A name go-sdk does not know is left to go-sdk,
 // which answers that the tool is unknown. Without a session to list with,
 // the last definition a tools/list showed is used.
-func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *validate.Declared {
+func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *coredeclared.Checker {
 	name := r.Params.Name
 	def, listed := l.current(ctx, r.Session, next, name)
 	v, ok := l.tools.Load(name)
@@ -169,7 +169,7 @@ func (l *declaredTools) current(ctx context.Context, ss *mcp.ServerSession, next
 	return def, listed
 }
 
-func compileTool(t *mcp.Tool, opts []validate.Option) *validate.Declared {
+func compileTool(t *mcp.Tool, opts []coredeclared.Option) *coredeclared.Checker {
 	var schema []byte
 	switch s := t.InputSchema.(type) {
 	case json.RawMessage:
@@ -183,5 +183,5 @@ func compileTool(t *mcp.Tool, opts []validate.Option) *validate.Declared {
 		}
 		schema = b
 	}
-	return validate.NewDeclared(t.Name, schema, opts...)
+	return coredeclared.New(t.Name, schema, opts...)
 }

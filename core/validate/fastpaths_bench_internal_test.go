@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"context"
 	"encoding/json"
 	"math/big"
 	"reflect"
@@ -12,9 +11,6 @@ import (
 // BenchmarkFastPaths measures, in one run, each code path that exists
 // for speed alone against the path it shortcuts, on the call it serves:
 //
-//   - declared_fast.go (flatSchema): a valid call of a four-property
-//     declared schema, fast path against the JSON Schema library;
-//
 //   - fastdecode.go (decodeFlat): binding a flat struct, against
 //     json.Unmarshal after the same pre-scan;
 //
@@ -24,29 +20,11 @@ import (
 //   - numbers.go's decimal: an integer bound check on a 400-digit and a
 //     10,000-digit number, against math/big.
 //
-//     go test -run '^$' -bench FastPaths -benchmem ./validate
+// (core/declared's BenchmarkFastPath measures its fast path.)
+//
+//	go test -run '^$' -bench FastPaths -benchmem ./core/validate
 func BenchmarkFastPaths(b *testing.B) {
-	schema := `{"type":"object","properties":{
-		"path":{"type":"string","pattern":"^[a-z/]+\\.txt$","maxLength":200},
-		"mode":{"type":"string","enum":["read","stat"]},
-		"limit":{"type":"integer","minimum":1,"maximum":50},
-		"all":{"type":"boolean"}},"required":["path"]}`
 	raw := []byte(`{"path":"docs/notes.txt","mode":"read","limit":20,"all":true}`)
-	ctx := context.Background()
-	for _, flat := range []bool{true, false} {
-		b.Run("declared/flat="+map[bool]string{true: "fast", false: "library"}[flat], func(b *testing.B) {
-			d := NewDeclared("t", []byte(schema))
-			if !flat {
-				d.flat = nil
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := d.Check(ctx, raw, nil, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
 	type args struct {
 		Path  string `json:"path" validate:"required,max=200"`
 		Mode  string `json:"mode,omitempty" validate:"omitempty,oneof=read stat"`

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/mcpguard/mcpguard/core/validate"
+	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 )
 
 // declared is the check of a tool's declared input schema, compiled once
@@ -14,21 +14,21 @@ import (
 type declared struct {
 	schema   json.RawMessage
 	once     sync.Once
-	d        *validate.Declared
+	d        *coredeclared.Checker
 	required map[string]bool // the schema's top-level required members
 }
 
 // checker returns the compiled check, or nil when there is nothing to
-// enforce: no schema, or one core/validate does not enforce (it does not
+// enforce: no schema, or one core/declared does not enforce (it does not
 // compile, uses what the library cannot check, or declares nothing), which
 // it logs once at the first call: the server's own bad schema never fails
 // a call.
-func (t *tool) checker(ctx context.Context, o *options) *validate.Declared {
+func (t *tool) checker(ctx context.Context, o *options) *coredeclared.Checker {
 	if t.declared == nil {
 		return nil
 	}
 	t.declared.once.Do(func() {
-		t.declared.d = validate.NewDeclared(t.name, t.declared.schema, validate.WithLogger(o.logger))
+		t.declared.d = coredeclared.New(t.name, t.declared.schema, coredeclared.WithLogger(o.logger))
 		var top struct {
 			Required []string `json:"required"`
 		}

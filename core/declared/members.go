@@ -1,4 +1,4 @@
-package validate
+package declared
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/internal/fields"
 )
 
 // memberCheck finds, in the arguments' JSON text, the members that
@@ -27,7 +28,7 @@ import (
 //   - a member whose name differs only in letter case, as encoding/json
 //     folds it, from a property the schema declares anywhere ("PATH" for
 //     "path"): rule unknown, with the declared name as the suggestion, as
-//     [Binder.Bind] answers a case variant of a field;
+//     core/validate's Binder.Bind answers a case variant of a field;
 //   - two members of one object whose names differ only in letter case.
 //
 // The text was scanned before (nesting bounded, strings and literals
@@ -79,7 +80,7 @@ func (l *loc) String() string {
 	if l.elem {
 		return fmt.Sprintf("%s[%d]", l.parent, l.index)
 	}
-	return pathKey(l.parent.String(), l.key)
+	return fields.PathKey(l.parent.String(), l.key)
 }
 
 func (m *memberCheck) value(at *loc) {
@@ -222,23 +223,23 @@ func (m *memberCheck) name(at *loc, name string, seen *names) {
 		return
 	}
 	if d, ok := m.names.folded[f]; ok && !m.names.exact[name] {
-		p := pathKey(at.String(), name)
-		msg := unknownMessage(at.String(), p) + fmt.Sprintf("; did you mean %q? (a reader that ignores letter case would read it as %s)", d, d)
+		p := fields.PathKey(at.String(), name)
+		msg := fields.UnknownMessage(at.String(), p) + fmt.Sprintf("; did you mean %q? (a reader that ignores letter case would read it as %s)", d, d)
 		m.add(envelope.FieldError{Field: p, Rule: "unknown", Suggestion: d, Message: msg})
 		return
 	}
 	switch {
 	case same:
-		p := pathKey(at.String(), name)
+		p := fields.PathKey(at.String(), name)
 		m.add(envelope.FieldError{Field: p, Rule: "duplicate",
 			Message: p + " is sent more than once, and readers differ on which one they keep: send it once"})
 	case variant != "":
 		if _, ok := m.names.folded[f]; ok {
 			return // the case variant is reported
 		}
-		p := pathKey(at.String(), name)
+		p := fields.PathKey(at.String(), name)
 		m.add(envelope.FieldError{Field: p, Rule: "duplicate",
-			Message: fmt.Sprintf("%s and %s differ only in letter case, and a reader that ignores case takes one for the other: send one", p, pathKey(at.String(), variant))})
+			Message: fmt.Sprintf("%s and %s differ only in letter case, and a reader that ignores case takes one for the other: send one", p, fields.PathKey(at.String(), variant))})
 	}
 }
 

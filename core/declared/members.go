@@ -3,6 +3,7 @@ package declared
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -347,4 +348,30 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
+}
+
+// noNames declares nothing: the member check without a schema.
+var noNames = &propertyNames{}
+
+// Members refuses arguments, JSON text, whose members readers would read
+// differently, for a front that has no enforced schema to check them
+// against (a tool without one, or whose check is off): a member sent more
+// than once, or two members of one object that differ only in letter
+// case, at any depth, each named in a validation_error, as
+// [Checker.Check] names them. Text nested deeper than [DefaultMaxDepth]
+// or not JSON is refused too. It returns nil for arguments every reader
+// reads alike.
+func Members(raw []byte) error {
+	s := scanner{b: raw, maxDepth: DefaultMaxDepth}
+	if !s.value(0) {
+		if s.tooDeep {
+			return failFields(fatal("", "depth", strconv.Itoa(DefaultMaxDepth),
+				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", DefaultMaxDepth)), 0)
+		}
+		return failFields(fatal("", "json", "", "the arguments are not valid JSON"), 0)
+	}
+	if fe, more := ambiguousMembers(raw, noNames); len(fe) > 0 {
+		return failFields(fe, more)
+	}
+	return nil
 }

@@ -323,12 +323,6 @@ func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
 		}
 	}
 	if !s.malformed && !s.slow {
-		if p.flat != nil {
-			if decodeFlat(raw, reflect.ValueOf(dst).UnsafePointer(), p.flat) {
-				return bindResult{}
-			}
-			reflect.ValueOf(dst).Elem().SetZero()
-		}
 		if json.Unmarshal(raw, dst) == nil {
 			return bindResult{}
 		}

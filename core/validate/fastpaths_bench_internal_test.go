@@ -11,9 +11,6 @@ import (
 // BenchmarkFastPaths measures, in one run, each code path that exists
 // for speed alone against the path it shortcuts, on the call it serves:
 //
-//   - fastdecode.go (decodeFlat): binding a flat struct, against
-//     json.Unmarshal after the same pre-scan;
-//
 //   - bind.go's pre-scan: binding a valid call, scan then decode, against
 //     the path that explains (slowBind) taken for every call;
 //
@@ -37,12 +34,7 @@ func BenchmarkFastPaths(b *testing.B) {
 		name string
 		bind func() bindResult
 	}{
-		{"bind/decodeFlat", func() bindResult { return p.bind(raw, new(args), &o) }},
-		{"bind/scan+Unmarshal", func() bindResult {
-			q := *p
-			q.flat = nil
-			return q.bind(raw, new(args), &o)
-		}},
+		{"bind/scan+Unmarshal", func() bindResult { return p.bind(raw, new(args), &o) }},
 		{"bind/slowBind", func() bindResult { return p.slowBind(raw, new(args), &o) }},
 	} {
 		b.Run(v.name, func(b *testing.B) {

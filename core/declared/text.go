@@ -26,15 +26,6 @@ func (s *scanner) ws() {
 	}
 }
 
-// whole reports text that is one value and nothing after it.
-func (s *scanner) whole() bool {
-	if !s.value(0) {
-		return false
-	}
-	s.ws()
-	return s.i == len(s.b)
-}
-
 func (s *scanner) value(depth int) bool {
 	s.ws()
 	if s.i >= len(s.b) {

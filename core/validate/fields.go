@@ -9,11 +9,6 @@ import (
 // core/declared shares, so that the binder and the declared-schema check
 // answer a bad call alike.
 
-const (
-	maxPathRunes    = fields.MaxPathRunes
-	maxMessageRunes = fields.MaxMessageRunes
-)
-
 var fieldsFail = fields.Fail
 
 func clip(s string, n int) string                 { return fields.Clip(s, n) }

@@ -26,7 +26,9 @@ import (
 // tools/call's params' names must be written as MCP spells them. The
 // reader is jsontext's (go-json-experiment/json, what encoding/json/v2
 // is built from), which refuses invalid UTF-8 and bad escapes; the names
-// are compared here.
+// are compared here. A tools/call whose only such names are in its arguments is
+// admitted, and refused by the guard as a validation_error naming them
+// (declared.go), as both SDK fronts refuse it.
 
 // span is a JSON value kept as the bytes it was read from, without a
 // copy: valid only as long as the message it came from.

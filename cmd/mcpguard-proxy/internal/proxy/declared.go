@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
@@ -145,8 +144,7 @@ func WithoutDeclaredSchemas() Option { return func(o *options) { o.noDeclared = 
 // name core/declared does not see as ambiguous (a fold the two spell
 // differently) is refused all the same, unnamed.
 func ambiguousArguments(args json.RawMessage) error {
-	var a *ambiguity
-	if !errors.As(walk(args, true, nil), &a) {
+	if err := walk(args, true, nil); err == nil || !isAmbiguity(err) {
 		return nil
 	}
 	if err := coredeclared.Members(args); err != nil {

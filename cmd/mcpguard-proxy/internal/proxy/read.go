@@ -61,6 +61,13 @@ type ambiguity struct{ what string }
 
 func (a *ambiguity) Error() string { return a.what }
 
+// isAmbiguity reports an *ambiguity; a function of its own, so that only a
+// refused message pays for the target errors.As needs.
+func isAmbiguity(err error) bool {
+	var a *ambiguity
+	return errors.As(err, &a)
+}
+
 // headNames are the members of a message the proxy reads, and callNames
 // those of a tools/call's params: a client must write them as MCP does.
 var (
@@ -104,8 +111,7 @@ func parse(b []byte) (message, error) { return read(b, false) }
 
 func read(b []byte, strict bool) (m message, err error) {
 	err = walk(b, strict, func(name []byte, v span, at int) error { return m.set(name, v, at, strict) })
-	var a *ambiguity
-	if strict && errors.As(err, &a) {
+	if strict && err != nil && isAmbiguity(err) {
 		// A tools/call whose only ambiguity is in its arguments is
 		// admitted: the guard refuses it as a validation_error naming the
 		// members (declared.go), as both SDK fronts do, before the

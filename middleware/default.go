@@ -5,6 +5,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/recover"
@@ -185,9 +186,9 @@ func declared(o *defaultOptions) server.ToolHandlerMiddleware {
 	if o.declaredOff {
 		return nil
 	}
-	var opts []validate.Option
+	var opts []coredeclared.Option
 	if o.loggerOn {
-		opts = append(opts, validate.WithLogger(o.logger))
+		opts = append(opts, coredeclared.WithLogger(o.logger))
 	}
 	d := validate.DeclaredSchemas(opts...)
 	if len(o.declaredExcept) > 0 {

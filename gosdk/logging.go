@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpguard/mcpguard/core/calllog"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	core "github.com/mcpguard/mcpguard/core/envelope"
 )
 
@@ -61,9 +62,8 @@ func logCall(req *mcp.CallToolRequest, res mcp.Result, err error, d time.Duratio
 	if err != nil || r == nil {
 		return c // calllog.ProtocolError
 	}
-	c.Outcome = calllog.Success
-	if r.IsError {
-		c.Outcome = calllog.ToolError
+	c.Outcome = pipeline.Decide(pipeline.Answer{IsError: r.IsError, InputRequired: r.InputRequests != nil}).Policy().Log
+	if c.Outcome == calllog.ToolError {
 		c.Envelope = envelopeOf(r)
 	}
 	return c

@@ -8,8 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpguard/mcpguard/core/calllog"
-	"github.com/mcpguard/mcpguard/core/pipeline"
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // LogMessage is the message of the record [WithLogger] writes per tool

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -82,16 +83,25 @@ func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r.register(ctx)
 			res, err := next(ctx, req)
-			if err == nil {
-				if res != nil && !res.IsError {
-					return withoutForgedFailure(res), nil
-				}
+			var pass error
+			protocol := false
+			if err != nil {
+				pass, protocol = protocolError(ctx, err)
+			}
+			// What becomes of the outcome is core/pipeline's decision.
+			o := pipeline.Decide(pipeline.Answer{Err: err != nil, Protocol: protocol, Nil: res == nil, IsError: res != nil && res.IsError})
+			switch o {
+			case pipeline.ProtocolError:
+				return res, pass
+			case pipeline.GoError:
+				return r.Error(ctx, req, err), nil
+			case pipeline.Missing, pipeline.ErrorResult:
 				return r.Normalize(ctx, req, res), nil
 			}
-			if pass, ok := protocolError(ctx, err); ok {
-				return res, pass
+			if o.Policy().DropForgedFailure {
+				res = withoutForgedFailure(res)
 			}
-			return r.Error(ctx, req, err), nil
+			return res, nil
 		}
 	}
 }

@@ -268,6 +268,9 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		if !o.Policy().Envelope {
 			return msg
 		}
+		if upstreamPanic(e.Code, e.Message) {
+			return g.panicked(ctx, c, e.Message) // pipeline.Panic
+		}
 		var env *envelope.Envelope
 		if code, ok := g.o.mapped(c.tool, e.Message); ok {
 			env = g.r.Error(ctx, c.core(), envelope.New(code, e.Message))
@@ -534,6 +537,27 @@ func (g *Guard) crashed(ctx context.Context, c *call, why string) []byte {
 	id := incident.New()
 	safe.Log(ctx, g.r.Logger(), slog.LevelError, "mcpguard-proxy: the upstream went away during a tool call",
 		slog.String(logkey.Tool, c.tool), slog.String(logkey.IncidentID, id), slog.String(logkey.Error, why))
+	return g.render(ctx, c, g.r.Internal(c.tool, id))
+}
+
+// mcpgoPanic starts the JSON-RPC error message of mcp-go's WithRecovery
+// for a panic in a tool handler (server.go: "panic recovered in %s tool
+// handler: %v").
+const mcpgoPanic = "panic recovered in "
+
+// upstreamPanic reports whether an upstream's JSON-RPC error answers a
+// panic it recovered.
+func upstreamPanic(code int, msg string) bool {
+	return code == -32603 && strings.HasPrefix(msg, mcpgoPanic) && strings.Contains(msg, " tool handler: ")
+}
+
+// panicked answers c after the upstream recovered a panic in its handler,
+// as the fronts answer one: an internal error under an incident that the
+// log records with the upstream's text, which the client never reads.
+func (g *Guard) panicked(ctx context.Context, c *call, msg string) []byte {
+	id := incident.New()
+	safe.Log(ctx, g.r.Logger(), slog.LevelError, "mcpguard-proxy: the upstream recovered a panic in a tool call",
+		slog.String(logkey.Tool, c.tool), slog.String(logkey.IncidentID, id), slog.String(logkey.Error, msg))
 	return g.render(ctx, c, g.r.Internal(c.tool, id))
 }
 

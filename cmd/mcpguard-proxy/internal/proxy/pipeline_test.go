@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -38,5 +39,20 @@ func TestLimitsComeBeforeTheDeclaredCheck(t *testing.T) {
 	env := envelopeOf(t, s.call("echo", `{"text":43}`))
 	if env["retryable"] != true || env["retry_after_ms"] == nil || strings.Contains(textOf(t, s.call("echo", `{"text":44}`)), "validation_error") {
 		t.Fatalf("the second invalid call must be refused by the rate limit first: %v", env)
+	}
+}
+
+// An upstream's recovered panic (mcp-go's WithRecovery answer) is a panic
+// to the pipeline: internal_error under an incident the proxy logs, its
+// text never sent, as both fronts answer a panic.
+func TestUpstreamPanicIsAnInternalError(t *testing.T) {
+	s := start(t, false)
+	env := envelopeOf(t, s.call("panics", `{}`))
+	id, _ := env["incident_id"].(string)
+	if env["error_type"] != "internal_error" || id == "" || strings.Contains(fmt.Sprint(env), "index out of range") {
+		t.Fatalf("want internal_error with an incident and no panic text: %v", env)
+	}
+	if logs := s.logs.String(); !strings.Contains(logs, id) || !strings.Contains(logs, "index out of range") {
+		t.Fatalf("want the panic logged under %s:\n%s", id, logs)
 	}
 }

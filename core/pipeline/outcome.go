@@ -126,9 +126,10 @@ type Answer struct {
 }
 
 // Decide returns the outcome of a: a protocol error stays one, any other
-// error is a GoError, no result is Missing, a result asking for input or
-// naming a task is that (whatever its isError says: neither carries
-// content to render), a result with isError is an ErrorResult, and the
+// error is a GoError, no result is Missing, a result with isError is an
+// ErrorResult whatever else it claims (so that a relayed result cannot
+// escape the envelope and the redaction of failures by also asking for
+// input), a result asking for input or naming a task is that, and the
 // rest is a Success. Panic and Refused are the outcomes of the layers
 // that catch a panic or refuse a call; Decide never returns them.
 func Decide(a Answer) Outcome {
@@ -139,12 +140,12 @@ func Decide(a Answer) Outcome {
 		return GoError
 	case a.Nil:
 		return Missing
+	case a.IsError:
+		return ErrorResult
 	case a.InputRequired:
 		return InputRequired
 	case a.Task:
 		return Task
-	case a.IsError:
-		return ErrorResult
 	}
 	return Success
 }

@@ -31,7 +31,8 @@ func TestDecide(t *testing.T) {
 		{pipeline.Answer{Err: true}, pipeline.GoError},
 		{pipeline.Answer{Err: true, Protocol: true}, pipeline.ProtocolError},
 		{pipeline.Answer{InputRequired: true}, pipeline.InputRequired},
-		{pipeline.Answer{InputRequired: true, IsError: true}, pipeline.InputRequired},
+		{pipeline.Answer{InputRequired: true, IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{Task: true, IsError: true}, pipeline.ErrorResult},
 		{pipeline.Answer{Task: true}, pipeline.Task},
 	} {
 		assert.Equal(t, tc.want, pipeline.Decide(tc.a), "%+v", tc.a)

@@ -56,3 +56,19 @@ func TestUpstreamPanicIsAnInternalError(t *testing.T) {
 		t.Fatalf("want the panic logged under %s:\n%s", id, logs)
 	}
 }
+
+// A multi round-trip result is not a failure: it passes as it is, but for
+// the upstream's toolFailure _meta; one that also says isError is an
+// error result, enveloped and redacted like any failure.
+func TestInputRequiredPassesAndCannotHideAFailure(t *testing.T) {
+	s := start(t, false)
+	res := s.call("asks", `{}`)["result"].(map[string]any)
+	meta, _ := res["_meta"].(map[string]any)
+	if _, forged := meta["io.modelcontextprotocol/toolFailure"]; forged || res["resultType"] != "input_required" || res["inputRequests"] == nil || meta["trace"] != "t1" {
+		t.Fatalf("want the input_required result without its toolFailure: %v", res)
+	}
+	resp := s.call("asks_error", `{}`)
+	if env := envelopeOf(t, resp); strings.Contains(fmt.Sprint(resp), "hunter2") {
+		t.Fatalf("want a redacted envelope: %v (%v)", resp, env)
+	}
+}

@@ -35,4 +35,5 @@ const (
 	OutcomeSuccess       = "success"
 	OutcomeToolError     = "tool_error"
 	OutcomeProtocolError = "protocol_error"
+	OutcomeInputRequired = "input_required"
 )

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/redact"
 )
 
@@ -85,18 +86,49 @@ func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r.register(ctx)
 			res, err := next(ctx, req)
-			if err == nil {
-				if res != nil && !res.IsError {
-					return withoutForgedFailure(res), nil
+			if pipeline.Decide(pipeline.Answer{Err: err != nil, Nil: res == nil, IsError: res != nil && res.IsError}) == pipeline.Success {
+				if successDropsForged {
+					res = withoutForgedFailure(res)
 				}
-				return r.Normalize(ctx, req, res), nil
+				return res, nil // the pass-through path, without a call
 			}
-			if pass, ok := protocolError(ctx, err); ok {
-				return res, pass
-			}
-			return r.Error(ctx, req, err), nil
+			return r.finish(ctx, &req, res, err)
 		}
 	}
+}
+
+// successDropsForged is core/pipeline's policy for a success, read once:
+// the pass-through path stays a few nanoseconds.
+var successDropsForged = pipeline.Success.Policy().DropForgedFailure
+
+// finish answers what the layers inside returned as core/pipeline decides
+// the outcome: a protocol error stays one, a Go error, a nil result and a
+// handler's own error result become envelopes, a success passes without a
+// toolFailure _meta of its own.
+func (r *Renderer) finish(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	var pass error
+	protocol := false
+	if err != nil {
+		pass, protocol = protocolError(ctx, err)
+	}
+	o := pipeline.Decide(pipeline.Answer{Err: err != nil, Protocol: protocol, Nil: res == nil, IsError: res != nil && res.IsError})
+	switch o {
+	case pipeline.Success:
+		if successDropsForged {
+			res = withoutForgedFailure(res)
+		}
+		return res, nil
+	case pipeline.ProtocolError:
+		return res, pass
+	case pipeline.GoError:
+		return r.Error(ctx, *req, err), nil
+	case pipeline.Missing, pipeline.ErrorResult:
+		return r.Normalize(ctx, *req, res), nil
+	}
+	if o.Policy().DropForgedFailure {
+		res = withoutForgedFailure(res)
+	}
+	return res, nil
 }
 
 // Error renders err as an envelope result: classified (the error's own

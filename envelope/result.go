@@ -2,15 +2,16 @@ package envelope
 
 import (
 	"context"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
-// result renders env as an mcp-go result with isError: true. The envelope
+// result renders env as an mcp-go result with isError: true, in the shape
+// core/pipeline's BuildError gives. The envelope
 // is the text of the first content item and, unless the tool declares an
 // output schema, also the structured content. (Strict clients validate
 // structured content against the output schema even on errors.) A result
@@ -20,20 +21,27 @@ import (
 // result carries the *Envelope in structuredContent for the envelope layer
 // outside to finish.
 func (r *Renderer) result(ctx context.Context, env *Envelope, from *mcp.CallToolResult) *mcp.CallToolResult {
+	in := pipeline.ErrorInput{Envelope: env, Renderer: r.c, DeclaresOutput: !r.handoff && hasOutputSchema(ctx, env.Tool)}
+	if from != nil && from.Meta != nil {
+		in.Meta = from.Meta.AdditionalFields
+	}
+	shape := pipeline.BuildError(in)
 	res := &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: string(env.Marshal())}},
+		Content: []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: shape.Text}},
 		IsError: true,
 	}
 	if from != nil {
 		_, rest := splitText(from.Content)
 		res.Content = append(res.Content, rest...)
-		res.Meta = withoutForgedFailure(from).Meta
 	}
-	if r.handoff || !hasOutputSchema(ctx, env.Tool) {
-		res.StructuredContent = env
+	if shape.Structured != nil {
+		res.StructuredContent = shape.Structured
 	}
-	if failure, ok := r.c.FailureMeta(env); ok {
-		res.Meta = withFailureMeta(res.Meta, failure)
+	switch {
+	case from != nil && from.Meta != nil:
+		res.Meta = &mcp.Meta{ProgressToken: from.Meta.ProgressToken, AdditionalFields: shape.Meta}
+	case shape.Meta != nil:
+		res.Meta = &mcp.Meta{AdditionalFields: shape.Meta}
 	}
 	return res
 }
@@ -118,18 +126,16 @@ func withFailureMeta(meta *mcp.Meta, failure map[string]any) *mcp.Meta {
 	return out
 }
 
-// splitText joins the text items of content and returns the rest.
+// splitText joins the text items of content, with core/pipeline's
+// joiner, and returns the rest.
 func splitText(content []mcp.Content) (string, []mcp.Content) {
-	var texts []string
 	var rest []mcp.Content
 	for _, c := range content {
-		if t, ok := textOf(c); ok {
-			texts = append(texts, t)
-		} else {
+		if _, ok := textOf(c); !ok {
 			rest = append(rest, c)
 		}
 	}
-	return strings.Join(texts, "\n"), rest
+	return pipeline.JoinText(content, textOf), rest
 }
 
 // textOf returns the text of a text content item, by value or pointer.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	validate "github.com/mcpguard/mcpguard/core/validate"
+	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 )
 
 // WithoutDeclaredSchemas turns off the enforcement of the input schemas
@@ -25,15 +25,18 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // declared enforces, inside the Middleware, the input schema each tool
 // declares, for go-sdk's low-level Server.AddTool tools (which go-sdk does
 // not validate) and for mcp.AddTool tools (whose own validation would
-// answer in text): the call is checked first with core/validate.Declared
+// answer in text): the call is checked first with core/declared
 // and a violation answered with the validation_error envelope gosdk.AddTool
-// gives. The definitions come from the tools/list results that pass
-// through the Middleware; a tool the Middleware does not know yet (called
-// before any listing, or added since) is looked up with a tools/list of
-// its own. Each definition (each *Tool
-// go-sdk lists: a tool added again is a new one) is compiled once.
+// gives. Each call finds its tool's definition with a tools/list of the
+// Middleware's own, served by the handlers inside it, so that a tool
+// added at run time, or removed and added again under its name with
+// another schema, is checked against the schema go-sdk calls it with from
+// its first call; the tools/list results that pass through the Middleware
+// are the fallback when a call has no session to list with. Each
+// definition (each *Tool go-sdk lists: a tool added again is a new one) is
+// compiled once.
 type declared struct {
-	opts   []validate.Option
+	opts   []coredeclared.Option
 	except map[string]bool
 }
 
@@ -47,7 +50,7 @@ type declaredTools struct {
 type declaredTool struct {
 	def  *mcp.Tool
 	once sync.Once
-	d    *validate.Declared
+	d    *coredeclared.Checker
 }
 
 func newDeclared(o *options) *declared {
@@ -59,7 +62,7 @@ func newDeclared(o *options) *declared {
 		d.except[n] = true
 	}
 	if o.logger != nil {
-		d.opts = append(d.opts, validate.WithLogger(o.logger))
+		d.opts = append(d.opts, coredeclared.WithLogger(o.logger))
 	}
 	return d
 }
@@ -117,19 +120,25 @@ func withArguments(req *mcp.CallToolRequest, args json.RawMessage) *mcp.CallTool
 }
 
 // lookup returns the checker of the called tool's definition, or nil when
-// there is nothing to check.
-func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *validate.Declared {
+// there is nothing to check. The definition is the one go-sdk holds now,
+// found with a tools/list of the Middleware's own served inside it: a
+// tool added at run time, or removed and added again under a known name
+// with another schema, is checked against the schema go-sdk will call it
+// with from its first call. A name go-sdk does not know is left to go-sdk,
+// which answers that the tool is unknown. Without a session to list with,
+// the last definition a tools/list showed is used.
+func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *coredeclared.Checker {
 	name := r.Params.Name
+	def, listed := l.current(ctx, r.Session, next, name)
 	v, ok := l.tools.Load(name)
-	if !ok {
-		// A tool added at run time is checked from its first call: the
-		// tools are listed whenever a call names one the table does not
-		// know. A made-up name costs that listing, served inside the
-		// Middleware, and go-sdk then answers that the tool is unknown.
-		l.list(ctx, r.Session, next)
-		if v, ok = l.tools.Load(name); !ok {
-			return nil // unknown to go-sdk too: it answers
-		}
+	switch {
+	case listed && def == nil:
+		return nil // unknown to go-sdk: it answers
+	case listed && (!ok || v.(*declaredTool).def != def):
+		v = &declaredTool{def: def}
+		l.tools.Store(name, v)
+	case !ok:
+		return nil
 	}
 	t := v.(*declaredTool)
 	t.once.Do(func() {
@@ -146,13 +155,21 @@ func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next
 	return t.d
 }
 
-// list learns the server's tools with tools/list requests of its own,
-// served by the handlers inside the Middleware.
-func (l *declaredTools) list(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler) {
-	listPages(ctx, ss, next, l.learn)
+// current is the definition of the tool named name that go-sdk holds now
+// (nil: none), and whether the tools could be listed to find it.
+func (l *declaredTools) current(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler, name string) (*mcp.Tool, bool) {
+	var def *mcp.Tool
+	listed := listPages(ctx, ss, next, func(res *mcp.ListToolsResult) {
+		for _, t := range res.Tools {
+			if def == nil && t != nil && t.Name == name {
+				def = t
+			}
+		}
+	})
+	return def, listed
 }
 
-func compileTool(t *mcp.Tool, opts []validate.Option) *validate.Declared {
+func compileTool(t *mcp.Tool, opts []coredeclared.Option) *coredeclared.Checker {
 	var schema []byte
 	switch s := t.InputSchema.(type) {
 	case json.RawMessage:
@@ -166,5 +183,5 @@ func compileTool(t *mcp.Tool, opts []validate.Option) *validate.Declared {
 		}
 		schema = b
 	}
-	return validate.NewDeclared(t.Name, schema, opts...)
+	return coredeclared.New(t.Name, schema, opts...)
 }

@@ -195,3 +195,34 @@ func TestDeclaredSchemasHostileArgumentsOnGoSDK(t *testing.T) {
 		t.Errorf("the handler ran %d times", n)
 	}
 }
+
+// TestDeclaredSchemasFollowAToolReAddedUnderItsName: a tool removed and
+// added again under a name the Middleware knows, with another schema, is
+// checked against its new schema from its first call, with no tools/list
+// in between (issue 35): the old schema allowed max_count 40, the new one
+// refuses it, and the new handler, which binds with encoding/json, never
+// runs on it.
+func TestDeclaredSchemasFollowAToolReAddedUnderItsName(t *testing.T) {
+	t.Parallel()
+	var ran, ranV2 atomic.Int64
+	srv := plainGoSDKServer(&ran, gosdk.Middleware())
+	s := gosdktest.Connect(t, srv)
+	s.Call("git_log", map[string]any{"repo_path": "/r", "max_count": 40}).ExpectSuccess()
+	srv.RemoveTools("git_log")
+	srv.AddTool(&mcp.Tool{Name: "git_log", InputSchema: json.RawMessage(`{"type":"object","properties":{"repo_path":{"type":"string"},"max_count":{"type":"integer","maximum":10}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct {
+				MaxCount int `json:"max_count"`
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			ranV2.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint("v2 ", a.MaxCount)}}}, nil
+		})
+	s.Call("git_log", map[string]any{"repo_path": "/r", "max_count": 40}).ExpectError(gosdk.ValidationError).ExpectField("max_count", "max")
+	if n := ranV2.Load(); n != 0 {
+		t.Errorf("the re-added handler ran %d times on arguments its schema refuses", n)
+	}
+	if got := s.Call("git_log", map[string]any{"repo_path": "/r", "max_count": 5}).ExpectSuccess().Text(); got != "v2 5" {
+		t.Errorf("the re-added tool answered %q, want %q", got, "v2 5")
+	}
+}

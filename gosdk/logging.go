@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/calllog"
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // LogMessage is the message of the record [WithLogger] writes per tool
@@ -61,9 +62,8 @@ func logCall(req *mcp.CallToolRequest, res mcp.Result, err error, d time.Duratio
 	if err != nil || r == nil {
 		return c // calllog.ProtocolError
 	}
-	c.Outcome = calllog.Success
-	if r.IsError {
-		c.Outcome = calllog.ToolError
+	c.Outcome = pipeline.Decide(pipeline.Answer{IsError: r.IsError, InputRequired: r.InputRequests != nil}).Policy().Log
+	if c.Outcome == calllog.ToolError {
 		c.Envelope = envelopeOf(r)
 	}
 	return c

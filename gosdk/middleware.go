@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -46,8 +47,16 @@ const (
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		checked, tools := c.declared.wrap(next)
-		next = inside(c.limits, checked)
+		var tools *declaredTools
+		layers := pipeline.Layers[mcp.Middleware]{Limits: c.limits}
+		if c.declared != nil {
+			layers.Declared = []mcp.Middleware{func(n mcp.MethodHandler) mcp.MethodHandler {
+				var checked mcp.MethodHandler
+				checked, tools = c.declared.wrap(n)
+				return checked
+			}}
+		}
+		next = inside(layers.Ordered(), next) // core/pipeline's admission order
 		if c.hints != nil {
 			next = c.hints(next)
 		}
@@ -177,33 +186,42 @@ func fallback() *mcp.CallToolResult {
 }
 
 // finish turns what the layers inside returned into what the client
-// receives: a protocol error stays one (redacted); any other error, a
-// handler's own error result and a nil result become envelopes; error
-// results are redacted; a successful result passes as it is.
+// receives, as core/pipeline decides the outcome: a protocol error stays
+// one (redacted); any other error, a handler's own error result and a nil
+// result become envelopes; error results are redacted; a successful or
+// input_required result passes as it is, without a toolFailure _meta of
+// its own, redacted only WithRedactSuccesses.
 func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error) (mcp.Result, error) {
+	var pe *jsonrpc.Error
 	if err != nil {
-		if pe, ok := core.As[*jsonrpc.Error](err); ok && pe != nil {
-			return res, c.protocol(ctx, req, err, pe)
-		}
-		return renderError(ctx, req, err, false), nil
+		pe, _ = core.As[*jsonrpc.Error](err)
 	}
 	// A (nil, err) of a low-level handler arrives as a typed-nil
 	// *CallToolResult, whose GetError would panic.
 	r, ok := res.(*mcp.CallToolResult)
-	switch {
-	case !ok && res != nil:
+	if err == nil && !ok && res != nil {
 		return res, nil // a result type only a layer inside knows
-	case r == nil:
+	}
+	o := pipeline.Decide(pipeline.Answer{Err: err != nil, Protocol: pe != nil, Nil: r == nil,
+		IsError: r != nil && r.IsError, InputRequired: r != nil && r.InputRequests != nil})
+	switch o {
+	case pipeline.ProtocolError:
+		return res, c.protocol(ctx, req, err, pe)
+	case pipeline.GoError:
+		return renderError(ctx, req, err, false), nil
+	case pipeline.Missing:
 		call := callFrom(ctx, req)
 		return c.front.result(req, c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
-	case !r.IsError:
-		r = withoutForgedFailure(r)
-		if !c.successes {
-			return r, nil
-		}
-		return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), r), nil
+	case pipeline.ErrorResult:
+		return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), c.normalize(ctx, req, r)), nil
 	}
-	return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), c.normalize(ctx, req, r)), nil
+	if o.Policy().DropForgedFailure {
+		r = withoutForgedFailure(r)
+	}
+	if !c.successes {
+		return r, nil
+	}
+	return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), r), nil
 }
 
 // normalize renders a result with isError: true as an envelope result,

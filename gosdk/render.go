@@ -3,12 +3,12 @@ package gosdk
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // This file is the go-sdk front's one renderer of envelope results: every
@@ -23,7 +23,7 @@ type front struct {
 	// schema, as the tools/list results passing through the Middleware say.
 	// A client can only validate structured content against a schema that
 	// tools/list sent it, and tools/list passes through this layer.
-	outputs sync.Map // string -> bool
+	outputs pipeline.Outputs
 }
 
 // defaultFront serves layers used without Middleware.
@@ -98,10 +98,7 @@ func rendererFrom(ctx context.Context) *core.Renderer { return frontFrom(ctx).r 
 
 // declaresOutput reports whether the named tool is known to declare an
 // output schema.
-func (f *front) declaresOutput(tool string) bool {
-	v, ok := f.outputs.Load(tool)
-	return ok && v.(bool)
-}
+func (f *front) declaresOutput(tool string) bool { return f.outputs.Declares(tool) }
 
 // learn records which tools declare an output schema from a tools/list
 // result.
@@ -111,7 +108,7 @@ func (f *front) learn(res *mcp.ListToolsResult) {
 	}
 	for _, t := range res.Tools {
 		if t != nil {
-			f.outputs.Store(t.Name, t.OutputSchema != nil)
+			f.outputs.Learn(t.Name, t.OutputSchema != nil)
 		}
 	}
 }
@@ -170,11 +167,12 @@ func renderErrorOver(ctx context.Context, req *mcp.CallToolRequest, err error, d
 	return f.resultBy(r, req, env, err, nil, declaresOutput || f.declaresOutput(env.Tool))
 }
 
-// result renders env as a go-sdk result with isError: true: the envelope's
-// JSON is the first text item, and the structured content unless the tool
-// declares an output schema. A result normalized from the handler's own
-// keeps that result's _meta, but for a toolFailure _meta (only ever this
-// front's), and non-text content after the envelope. It carries go-sdk's
+// result renders env as a go-sdk result with isError: true, in the shape
+// core/pipeline's BuildError gives: the envelope's JSON is the first text
+// item, and the structured content unless the tool declares an output
+// schema. A result normalized from the handler's own keeps that result's
+// _meta, but for a toolFailure _meta (only ever this front's), and
+// non-text content after the envelope. It carries go-sdk's
 // resultType as a tool's result would (see [baseResult]). err (may be nil)
 // stays reachable through GetError.
 func (f *front) result(req *mcp.CallToolRequest, env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
@@ -185,36 +183,31 @@ func (f *front) result(req *mcp.CallToolRequest, env *core.Envelope, err error, 
 // failure _meta.
 func (f *front) resultBy(r *core.Renderer, req *mcp.CallToolRequest, env *core.Envelope, err error, from *mcp.CallToolResult, declaresOutput bool) *mcp.CallToolResult {
 	res := baseResult(req, from)
-	res.Content = []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}}
+	in := pipeline.ErrorInput{Envelope: env, Renderer: r, DeclaresOutput: declaresOutput}
+	if from != nil {
+		in.Meta = from.Meta
+	}
+	shape := pipeline.BuildError(in)
+	res.Content = []mcp.Content{&mcp.TextContent{Text: shape.Text}}
 	if from != nil {
 		res.Content = append(res.Content, nonText(from.Content)...)
-		res.Meta, _ = core.DropFailureMeta(from.Meta)
 	}
-	if !declaresOutput {
-		res.StructuredContent = env
+	if shape.Structured != nil {
+		res.StructuredContent = shape.Structured
 	}
-	if failure, ok := r.FailureMeta(env); ok {
-		meta := make(mcp.Meta, len(res.Meta)+1)
-		maps.Copy(meta, res.Meta)
-		meta[core.ToolFailureMetaKey] = failure
-		res.Meta = meta
-	}
+	res.Meta = shape.Meta
 	res.SetError(&rendered{err: err, env: env})
 	return res
 }
 
 // textOf joins the text items of content.
-func textOf(content []mcp.Content) string {
-	var out string
-	for i, c := range content {
-		if t, ok := c.(*mcp.TextContent); ok && t != nil {
-			if i > 0 && out != "" {
-				out += "\n"
-			}
-			out += t.Text
-		}
+func textOf(content []mcp.Content) string { return pipeline.JoinText(content, contentText) }
+
+func contentText(c mcp.Content) (string, bool) {
+	if t, ok := c.(*mcp.TextContent); ok && t != nil {
+		return t.Text, true
 	}
-	return out
+	return "", false
 }
 
 // nonText returns the content items that are not text.

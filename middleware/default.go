@@ -5,6 +5,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	coredeclared "github.com/mcpguard/mcpguard/core/declared"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/recover"
@@ -159,15 +161,18 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		chain = append(chain, r)
 	}
 	chain = append(chain, renderer.Middleware())
+	// The limits and the declared check, in core/pipeline's admission
+	// order (repeats, which reads envelopes, sits outside the renderer).
+	var admission pipeline.Layers[server.ToolHandlerMiddleware]
 	for _, l := range o.limits {
 		if l != nil {
-			chain = append(chain, l)
+			admission.Limits = append(admission.Limits, l)
 		}
 	}
 	if d := declared(&o); d != nil {
-		chain = append(chain, d)
+		admission.Declared = []server.ToolHandlerMiddleware{d}
 	}
-	return chain
+	return append(chain, admission.Ordered()...)
 }
 
 // repeats is the chain's repeated-failure guard, or nil when it is off.
@@ -185,9 +190,9 @@ func declared(o *defaultOptions) server.ToolHandlerMiddleware {
 	if o.declaredOff {
 		return nil
 	}
-	var opts []validate.Option
+	var opts []coredeclared.Option
 	if o.loggerOn {
-		opts = append(opts, validate.WithLogger(o.logger))
+		opts = append(opts, coredeclared.WithLogger(o.logger))
 	}
 	d := validate.DeclaredSchemas(opts...)
 	if len(o.declaredExcept) > 0 {

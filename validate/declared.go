@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	core "github.com/mcpguard/mcpguard/core/validate"
+	"github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -46,9 +46,9 @@ import (
 // validate.Args[T]()) with Args outermost). A plain handler declared with
 // InputSchema is checked like any other.
 //
-// opts are validate's options: WithMaxDepth, WithMaxBytes and WithLogger
-// apply, as for Args.
-func DeclaredSchemas(opts ...Option) server.ToolHandlerMiddleware {
+// opts are core/declared's options (declared.WithMaxDepth,
+// declared.WithMaxBytes, declared.WithLogger), the check's own package.
+func DeclaredSchemas(opts ...declared.Option) server.ToolHandlerMiddleware {
 	l := &declaredLayer{opts: opts}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -82,7 +82,7 @@ func withArguments(req mcp.CallToolRequest, converted []byte) mcp.CallToolReques
 
 // declaredLayer caches one compiled schema per server and tool.
 type declaredLayer struct {
-	opts  []Option
+	opts  []declared.Option
 	cache sync.Map // declaredKey -> *declaredEntry
 }
 
@@ -98,7 +98,7 @@ type declaredEntry struct {
 	def     mcp.Tool
 	handler server.ToolHandlerFunc
 	id      definition
-	d       *core.Declared // nil: nothing to check, or the handler checks it
+	d       *declared.Checker // nil: nothing to check, or the handler checks it
 	once    sync.Once
 }
 
@@ -143,7 +143,7 @@ func comparableOrNil(v any) any {
 
 // declared returns the checker of the called tool's current definition,
 // or nil when there is nothing to check.
-func (l *declaredLayer) declared(ctx context.Context, name string) *core.Declared {
+func (l *declaredLayer) declared(ctx context.Context, name string) *declared.Checker {
 	srv := server.ServerFromContext(ctx)
 	if srv == nil {
 		return nil
@@ -176,7 +176,7 @@ func (l *declaredLayer) declared(ctx context.Context, name string) *core.Declare
 // [StructuredHandler], a handler [Args] wraps): it is not checked twice,
 // and the binder's conventions hold (an optional member sent as its zero
 // is absent).
-func (l *declaredLayer) compile(t *mcp.Tool, h server.ToolHandlerFunc) *core.Declared {
+func (l *declaredLayer) compile(t *mcp.Tool, h server.ToolHandlerFunc) *declared.Checker {
 	schema := []byte(t.RawInputSchema)
 	if len(schema) == 0 {
 		b, err := json.Marshal(t.InputSchema)
@@ -188,7 +188,7 @@ func (l *declaredLayer) compile(t *mcp.Tool, h server.ToolHandlerFunc) *core.Dec
 	if c := checkerOf(h); c != nil && c.Checks(schema) {
 		return nil
 	}
-	return core.NewDeclared(t.Name, schema, l.opts...)
+	return declared.New(t.Name, schema, l.opts...)
 }
 
 // sessionTool is the session's own definition of the tool, which mcp-go

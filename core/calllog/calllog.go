@@ -41,16 +41,22 @@ const (
 	Success
 	// ToolError: a result with isError, an envelope or not.
 	ToolError
+	// InputRequired: a multi round-trip result asking the client for input
+	// before the call completes. Not a failure: it is logged at the level
+	// of successes.
+	InputRequired
 )
 
 // String returns the value of the outcome attribute: "protocol_error",
-// "success" or "tool_error".
+// "success", "tool_error" or "input_required".
 func (o Outcome) String() string {
 	switch o {
 	case Success:
 		return logkey.OutcomeSuccess
 	case ToolError:
 		return logkey.OutcomeToolError
+	case InputRequired:
+		return logkey.OutcomeInputRequired
 	}
 	return logkey.OutcomeProtocolError
 }
@@ -152,7 +158,7 @@ func (lg *Logger) Record(ctx context.Context, c Call) {
 // expression to no coverage block, so its mutants would count as not
 // covered.)
 func (lg *Logger) classify(c *Call) (slog.Level, *envelope.Envelope) {
-	if c.Outcome == Success {
+	if c.Outcome == Success || c.Outcome == InputRequired {
 		return lg.success, nil
 	}
 	if c.Outcome != ToolError {

@@ -53,6 +53,8 @@ func TestRecordOfEachOutcome(t *testing.T) {
 			map[string]any{"level": "INFO", "tool": "shop_get", "outcome": "success"}},
 		{"success ignores an envelope", calllog.Call{Tool: "shop_get", Outcome: calllog.Success, Envelope: notFound},
 			map[string]any{"level": "INFO", "tool": "shop_get", "outcome": "success"}},
+		{"input required is not a failure", calllog.Call{Tool: "shop_get", Outcome: calllog.InputRequired, Envelope: notFound},
+			map[string]any{"level": "INFO", "tool": "shop_get", "outcome": "input_required"}},
 		{"tool error with an envelope", calllog.Call{Tool: "shop_get", Outcome: calllog.ToolError, Envelope: notFound},
 			map[string]any{"level": "WARN", "tool": "shop_get", "outcome": "tool_error", "error_type": "not_found"}},
 		{"internal error", calllog.Call{Tool: "shop_get", Outcome: calllog.ToolError, Envelope: internal},

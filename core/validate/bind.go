@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -324,12 +323,6 @@ func (p *plan) bind(raw []byte, dst any, o *options) bindResult {
 		}
 	}
 	if !s.malformed && !s.slow {
-		if p.flat != nil {
-			if decodeFlat(raw, reflect.ValueOf(dst).UnsafePointer(), p.flat) {
-				return bindResult{}
-			}
-			reflect.ValueOf(dst).Elem().SetZero()
-		}
 		if json.Unmarshal(raw, dst) == nil {
 			return bindResult{}
 		}
@@ -663,29 +656,6 @@ func (w *walker) typeError(path string, ti *typeInfo, v any) {
 	}
 	want := expected(ti)
 	w.fail(path, "type", jsonTypeName(ti), fmt.Sprintf("%s must be %s, not %s", orArgs(path), want, kindOf(v)))
-}
-
-// unknownMessage says that the member name, under the object at path, is
-// not one the tool takes: an argument at the top, a member further down.
-func unknownMessage(path, name string) string {
-	if path == "" {
-		return name + " is not an argument of this tool"
-	}
-	return name + " is not a member of " + path
-}
-
-func orArgs(path string) string {
-	if path == "" {
-		return "the arguments"
-	}
-	return path
-}
-
-func pathKey(path, key string) string {
-	var b strings.Builder
-	b.WriteString(path)
-	writeKey(&b, redact.String(clip(key, 64)))
-	return b.String()
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -124,45 +124,5 @@ func (b *Binder[T]) logCoerced(ctx context.Context, tool string, paths []string)
 // fail is a validation_error listing fields, and one more entry counting
 // the more violations left out.
 func (b *Binder[T]) fail(fields []envelope.FieldError, more int) error {
-	for i := range fields {
-		// Paths repeat the agent's keys, up to 64 characters a level:
-		// deep ones are cut, so that each entry stays small.
-		fields[i].Field = clip(fields[i].Field, maxPathBytes)
-		fields[i].Message = clip(fields[i].Message, maxMessageBytes)
-	}
-	msg := summary(fields, len(fields)+more)
-	if more > 0 {
-		fields = append(fields, envelope.MoreFields(more))
-	}
-	return envelope.AddFields(envelope.New(envelope.ValidationError, msg), fields...)
-}
-
-// Bounds on one field error's text, in runes.
-const (
-	maxPathBytes    = 160
-	maxMessageBytes = 400
-)
-
-// summary is the envelope's message: the first few field messages, of
-// total violations.
-func summary(fields []envelope.FieldError, total int) string {
-	const shown = 3
-	var b strings.Builder
-	if total == 1 {
-		b.WriteString("Invalid argument: ")
-	} else {
-		fmt.Fprintf(&b, "%d invalid arguments: ", total)
-	}
-	for i, f := range fields {
-		if i == shown {
-			fmt.Fprintf(&b, "; and %d more (see fields)", total-shown)
-			break
-		}
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(f.Message)
-	}
-	b.WriteByte('.')
-	return b.String()
+	return fieldsFail(fields, more)
 }

@@ -41,18 +41,13 @@
 //
 // # Declared schemas
 //
-// [Declared] checks a call against the input schema a tool declares
-// itself, for tools written without a bound struct (mcp-go's
-// mcp.WithString and the like, go-sdk's low-level Server.AddTool, the
-// proxy's upstream tools), with santhosh-tekuri/jsonschema/v6. It reads
-// the arguments' JSON text, the exact numbers a handler binding with
-// encoding/json reads, and refuses what such a reader would read
-// otherwise than the check: a case variant of a declared property, a
-// member sent twice. Patterns run after the cheap keywords of their
-// schema and within a per-call budget; one RE2 cannot compile is off
-// alone. Which tools need no such check, because their handler is a
-// [Binder] that checks exactly the declared schema ([Binder.Checks]), is
-// each front's to know.
+// The check of the input schema a tool declares itself, for tools
+// written without a bound struct, is core/declared's. The two share how a
+// failure is worded and bounded (core/internal/fields), so that a bad
+// call gets the same validation_error from either. [Binder.Checks]
+// reports a schema that is exactly the binder's, for a front that knows
+// a tool's handler is that binder and need not check its declared schema
+// again.
 //
 // # Why
 //

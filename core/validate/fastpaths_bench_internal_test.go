@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"context"
 	"encoding/json"
 	"math/big"
 	"reflect"
@@ -12,41 +11,17 @@ import (
 // BenchmarkFastPaths measures, in one run, each code path that exists
 // for speed alone against the path it shortcuts, on the call it serves:
 //
-//   - declared_fast.go (flatSchema): a valid call of a four-property
-//     declared schema, fast path against the JSON Schema library;
-//
-//   - fastdecode.go (decodeFlat): binding a flat struct, against
-//     json.Unmarshal after the same pre-scan;
-//
 //   - bind.go's pre-scan: binding a valid call, scan then decode, against
 //     the path that explains (slowBind) taken for every call;
 //
 //   - numbers.go's decimal: an integer bound check on a 400-digit and a
 //     10,000-digit number, against math/big.
 //
-//     go test -run '^$' -bench FastPaths -benchmem ./validate
+// (core/declared's BenchmarkFastPath measures its fast path.)
+//
+//	go test -run '^$' -bench FastPaths -benchmem ./core/validate
 func BenchmarkFastPaths(b *testing.B) {
-	schema := `{"type":"object","properties":{
-		"path":{"type":"string","pattern":"^[a-z/]+\\.txt$","maxLength":200},
-		"mode":{"type":"string","enum":["read","stat"]},
-		"limit":{"type":"integer","minimum":1,"maximum":50},
-		"all":{"type":"boolean"}},"required":["path"]}`
 	raw := []byte(`{"path":"docs/notes.txt","mode":"read","limit":20,"all":true}`)
-	ctx := context.Background()
-	for _, flat := range []bool{true, false} {
-		b.Run("declared/flat="+map[bool]string{true: "fast", false: "library"}[flat], func(b *testing.B) {
-			d := NewDeclared("t", []byte(schema))
-			if !flat {
-				d.flat = nil
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := d.Check(ctx, raw, nil, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
 	type args struct {
 		Path  string `json:"path" validate:"required,max=200"`
 		Mode  string `json:"mode,omitempty" validate:"omitempty,oneof=read stat"`
@@ -59,12 +34,7 @@ func BenchmarkFastPaths(b *testing.B) {
 		name string
 		bind func() bindResult
 	}{
-		{"bind/decodeFlat", func() bindResult { return p.bind(raw, new(args), &o) }},
-		{"bind/scan+Unmarshal", func() bindResult {
-			q := *p
-			q.flat = nil
-			return q.bind(raw, new(args), &o)
-		}},
+		{"bind/scan+Unmarshal", func() bindResult { return p.bind(raw, new(args), &o) }},
 		{"bind/slowBind", func() bindResult { return p.slowBind(raw, new(args), &o) }},
 	} {
 		b.Run(v.name, func(b *testing.B) {

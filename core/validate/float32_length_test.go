@@ -9,9 +9,10 @@ import (
 )
 
 // A float32 written in 38 characters or fewer, without an exponent, is
-// at most 10^38, inside float32's range: the fast decoder binds it, at
-// the cost of a short one. Longer ones go to the slow path, which checks
-// float32's bound exactly.
+// at most 10^38, inside float32's range: the scan lets encoding/json bind
+// it, at the cost of a short one (plus the copy encoding/json makes of a
+// number over 32 bytes to parse it), not the slow path's (about 60).
+// Longer ones go to the slow path, which checks float32's bound exactly.
 func TestFloat32UpTo38CharactersStaysOnTheFastPathAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes what escapes")
@@ -31,8 +32,8 @@ func TestFloat32UpTo38CharactersStaysOnTheFastPathAllocations(t *testing.T) {
 		if err := bind(args); err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
-		if got := testing.AllocsPerRun(100, func() { _ = bind(args) }); got != want {
-			t.Errorf("ratio %s: %v allocations, want %v as for 0.5", n, got, want)
+		if got := testing.AllocsPerRun(100, func() { _ = bind(args) }); got > want+1 {
+			t.Errorf("ratio %s: %v allocations, want at most %v, one more than for 0.5", n, got, want+1)
 		}
 	}
 }

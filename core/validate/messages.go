@@ -167,28 +167,3 @@ func counted(unit, param string) string {
 	}
 	return strings.TrimSuffix(unit, "s")
 }
-
-func verb(unit string) string {
-	if unit == "characters" {
-		return "be"
-	}
-	return "have"
-}
-
-// preview renders a short, redacted form of a scalar value: enough for
-// the agent to recognise what it sent, never a way to read back a long or
-// secret input. Strings are redacted whole before they are cut, so a cut
-// cannot split a secret into a prefix the redactor no longer recognises.
-// red is the chain's redactor for this call: its rules, what it keeps of
-// the agent's own arguments.
-func preview(v any, red *redact.Redactor) string {
-	switch x := v.(type) {
-	case string:
-		return strconv.Quote(clip(red.String(x), 32))
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, bool:
-		return fmt.Sprint(x)
-	case float32, float64:
-		return clip(fmt.Sprint(x), 32)
-	}
-	return ""
-}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 
-	"github.com/mcpguard/mcpguard/internal/str"
+	"github.com/mcpguard/mcpguard/core/internal/fields"
 )
 
 func validationErrors(err error) validator.ValidationErrors {
@@ -116,7 +116,7 @@ func (w *pathWalk) subscripts(cur *typeInfo, ns string) (*typeInfo, string) {
 			// ends at the last "]" that is followed by '.', '[' or
 			// the end.
 			j := keyEnd(ns)
-			writeKey(&w.b, ns[1:j])
+			fields.WriteKey(&w.b, ns[1:j])
 			w.member(ns[1:j])
 			ns = ns[j+1:]
 		}
@@ -161,38 +161,6 @@ func keyEnd(ns string) int {
 	}
 	return len(ns) - 1
 }
-
-// writeKey appends a map key to a JSON path: .key when it is a plain
-// identifier, ["key"] otherwise. A long key is shortened: paths are for
-// pointing, not for echoing input.
-func writeKey(b *strings.Builder, key string) {
-	if isIdent(key) && len(key) <= 64 {
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(key)
-		return
-	}
-	b.WriteByte('[')
-	b.WriteString(strconv.Quote(clip(key, 64)))
-	b.WriteByte(']')
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range []byte(s) {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' || i > 0 && c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// clip shortens s to at most n bytes, never splitting a character,
-// marking the cut with "…".
-func clip(s string, n int) string { return str.Clip(s, n, "…") }
 
 // firstField returns the top-level field of ti that a namespace is under.
 func firstField(ti *typeInfo, ns string) *fieldInfo {

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpguard/mcpguard/core/internal/fields"
 )
 
 // Map keys in paths: identifiers plain, anything else quoted, long ones
@@ -19,13 +21,13 @@ func TestWriteKey(t *testing.T) {
 	} {
 		var b strings.Builder
 		b.WriteString("x")
-		writeKey(&b, key)
+		fields.WriteKey(&b, key)
 		if b.String() != want {
-			t.Errorf("writeKey(%q) = %s, want %s", key, b.String(), want)
+			t.Errorf("WriteKey(%q) = %s, want %s", key, b.String(), want)
 		}
 	}
 	var b strings.Builder
-	writeKey(&b, "top")
+	fields.WriteKey(&b, "top")
 	if b.String() != "top" {
 		t.Errorf("a first key has no dot: %s", b.String())
 	}

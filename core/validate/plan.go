@@ -14,7 +14,6 @@ type plan struct {
 	v      *Validator
 	gen    uint64
 	root   *typeInfo
-	flat   map[string]flatField // the fast decoder's fields, or nil
 	schema json.RawMessage
 	notes  []string
 }
@@ -61,9 +60,6 @@ func derive(t reflect.Type, v *Validator, output bool) *plan {
 		panic(fmt.Sprintf("validate: deriving the schema of %s: %v", t, err))
 	}
 	p := &plan{v: v, gen: key.gen, root: root, schema: raw, notes: sortedNotes(g.notes)}
-	if !output {
-		p.flat = flatPlan(root)
-	}
 	actual, _ := plans.LoadOrStore(key, p)
 	return actual.(*plan)
 }

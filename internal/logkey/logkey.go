@@ -19,10 +19,11 @@ const (
 	Property = "property"
 	Keyword  = "keyword"
 	// Keys of mcpguard-proxy's records of what it dropped or bounded.
-	Method    = "method"
-	RequestID = "request_id"
-	Bytes     = "bytes"
-	Limit     = "limit"
+	Method     = "method"
+	RequestID  = "request_id"
+	Bytes      = "bytes"
+	Limit      = "limit"
+	HTTPStatus = "http_status"
 )
 
 // Message is the message of the one record per tool call that each front's
@@ -34,4 +35,5 @@ const (
 	OutcomeSuccess       = "success"
 	OutcomeToolError     = "tool_error"
 	OutcomeProtocolError = "protocol_error"
+	OutcomeInputRequired = "input_required"
 )

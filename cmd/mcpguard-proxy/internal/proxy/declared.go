@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/mcpguard/mcpguard/core/validate"
+	coredeclared "github.com/mcpguard/mcpguard/core/declared"
+	"github.com/mcpguard/mcpguard/core/envelope"
 )
 
 // declared is the check of a tool's declared input schema, compiled once
@@ -14,21 +15,21 @@ import (
 type declared struct {
 	schema   json.RawMessage
 	once     sync.Once
-	d        *validate.Declared
+	d        *coredeclared.Checker
 	required map[string]bool // the schema's top-level required members
 }
 
 // checker returns the compiled check, or nil when there is nothing to
-// enforce: no schema, or one core/validate does not enforce (it does not
+// enforce: no schema, or one core/declared does not enforce (it does not
 // compile, uses what the library cannot check, or declares nothing), which
 // it logs once at the first call: the server's own bad schema never fails
 // a call.
-func (t *tool) checker(ctx context.Context, o *options) *validate.Declared {
+func (t *tool) checker(ctx context.Context, o *options) *coredeclared.Checker {
 	if t.declared == nil {
 		return nil
 	}
 	t.declared.once.Do(func() {
-		t.declared.d = validate.NewDeclared(t.name, t.declared.schema, validate.WithLogger(o.logger))
+		t.declared.d = coredeclared.New(t.name, t.declared.schema, coredeclared.WithLogger(o.logger))
 		var top struct {
 			Required []string `json:"required"`
 		}
@@ -56,23 +57,25 @@ func (t *tool) checker(ctx context.Context, o *options) *validate.Declared {
 // through, and so does one whose only difference from the schema is a
 // lossless string spelling of a number, integer or boolean ("5"). Either
 // way it goes as the client sent it: the proxy does not rewrite requests.
+//
+// Whatever the tool and its check, arguments that readers would read
+// differently (a member sent twice, two names that differ only in case,
+// at any depth), which readClient admits in a tools/call's arguments
+// only, never pass: the declared check names them (a case variant of a
+// declared property as unknown, with the property as the suggestion),
+// and ambiguousArguments refuses them where no check runs.
 func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
-	if g.o.noDeclared {
-		return nil
-	}
-	v, ok := g.tools.Load(c.tool)
-	if !ok {
-		return nil // not listed yet, or unknown: the upstream answers
-	}
-	t := v.(*tool)
-	d := t.checker(ctx, g.o)
+	t, d := g.declaredFor(ctx, c.tool)
 	if d == nil {
-		return nil
+		return ambiguousArguments(c.args)
 	}
 	red := g.o.redactor.ForCall(c.args)
 	_, err := d.Check(ctx, c.args, nil, red)
 	if err == nil {
-		return nil
+		return ambiguousArguments(c.args) // a fold the check spells otherwise
+	}
+	if ambiguousArguments(c.args) != nil {
+		return err // it names the members; arguments read two ways are not read as a map below
 	}
 	set, changed := withoutUnsetOptionals(c.args, t.declared.required)
 	if !changed {
@@ -80,6 +83,21 @@ func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
 	}
 	_, err = d.Check(ctx, set, nil, red)
 	return err
+}
+
+// declaredFor is the called tool and its declared check, or a nil check
+// when there is none to run: the check is off, the tool is not listed
+// (yet, or unknown: the upstream answers), or its schema is not enforced.
+func (g *Guard) declaredFor(ctx context.Context, name string) (*tool, *coredeclared.Checker) {
+	if g.o.noDeclared {
+		return nil, nil
+	}
+	v, ok := g.tools.Load(name)
+	if !ok {
+		return nil, nil
+	}
+	t := v.(*tool)
+	return t, t.checker(ctx, g.o)
 }
 
 // withoutUnsetOptionals returns args without the top-level members that
@@ -119,3 +137,18 @@ func unset(v json.RawMessage) bool {
 // WithoutDeclaredSchemas turns off the check of each call's arguments
 // against the input schema its tool declares in tools/list.
 func WithoutDeclaredSchemas() Option { return func(o *options) { o.noDeclared = true } }
+
+// ambiguousArguments is the validation_error of arguments whose members
+// readers would read differently, named by core/declared, or nil. The
+// strict reader decides, as it decides for the rest of the message; a
+// name core/declared does not see as ambiguous (a fold the two spell
+// differently) is refused all the same, unnamed.
+func ambiguousArguments(args json.RawMessage) error {
+	if err := walk(args, true, nil); err == nil || !isAmbiguity(err) {
+		return nil
+	}
+	if err := coredeclared.Members(args); err != nil {
+		return err
+	}
+	return envelope.New(envelope.ValidationError, "the arguments repeat a member, or write its name in another case, which servers read differently: send each member once")
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
@@ -29,7 +30,12 @@ type Guard struct {
 	r     *envelope.Renderer
 	metaR *envelope.Renderer // r's options and the toolFailure _meta, for an upstream that sends one
 	tools sync.Map           // tool name -> tool, from tools/list results
-	known bool               // set once a tools/list result was read; guarded by mu
+	// outputs: which tools declare an output schema, from tools/list.
+	outputs pipeline.Outputs
+	// stages are the checks a call passes before it is sent upstream, in
+	// core/pipeline's admission order.
+	stages []stage
+	known  bool // set once a tools/list result was read; guarded by mu
 	// complete: a last page of tools/list (no nextCursor) was read, so a
 	// tool not among those learned does not exist. Guarded by mu.
 	complete bool
@@ -42,15 +48,30 @@ type Guard struct {
 // tool is what the proxy learned of one tool from tools/list.
 type tool struct {
 	name     string
-	output   bool      // declares an outputSchema
 	declared *declared // its inputSchema's check; nil without one
 }
+
+// stage is one check of a call's admission; a non-nil error refuses the
+// call with that error's envelope.
+type stage func(ctx context.Context, c *call, key string) error
 
 // NewGuard returns a Guard configured by opts. It panics on bad
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	return &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
+	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
+	var layers pipeline.Layers[stage]
+	if o.rate != nil {
+		layers.Limits = append(layers.Limits, g.allowRate)
+	}
+	if o.slots != nil {
+		layers.Limits = append(layers.Limits, g.acquireSlot)
+	}
+	if !o.noDeclared {
+		layers.Declared = append(layers.Declared, func(ctx context.Context, c *call, _ string) error { return g.checkDeclared(ctx, c) })
+	}
+	g.stages = layers.Ordered()
+	return g
 }
 
 // call is one tools/call in flight.
@@ -107,32 +128,41 @@ func (g *Guard) unknownTool(c *call) []byte {
 // maxNamedTools bounds the tools an unknown tool's answer names.
 const maxNamedTools = 50
 
-// admit checks a call's arguments against its tool's declared input
-// schema, then applies the rate and concurrency limits, before it is sent
-// upstream. A refused call gets the answer to send instead.
+// admit answers a call of an unknown tool, then passes the call through
+// the stages of its admission in core/pipeline's order (the rate and
+// concurrency limits, then the declared input schema), before it is sent
+// upstream. A refused call gets the answer to send instead, and holds no
+// slot.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 	if out := g.unknownTool(c); out != nil {
 		return out
 	}
-	if err := g.checkDeclared(ctx, c); err != nil {
-		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
-	}
-	if g.o.rate != nil {
-		tool := "" // one budget per client, shared by its tools
-		if g.o.ratePerTool {
-			tool = c.tool
-		}
-		if err := g.o.rate.Allow(tool, key, time.Now()); err != nil {
+	for _, s := range g.stages {
+		if err := s(ctx, c, key); err != nil {
+			g.done(c)
 			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 		}
 	}
-	if g.o.slots != nil {
-		s, err := g.o.slots.Acquire(ctx, c.tool)
-		if err != nil {
-			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
-		}
-		c.slot = &s
+	return nil
+}
+
+// allowRate takes a token of the client's rate budget.
+func (g *Guard) allowRate(_ context.Context, c *call, key string) error {
+	tool := "" // one budget per client, shared by its tools
+	if g.o.ratePerTool {
+		tool = c.tool
 	}
+	return g.o.rate.Allow(tool, key, time.Now())
+}
+
+// acquireSlot takes one of the concurrency slots, which the call holds
+// until it is answered.
+func (g *Guard) acquireSlot(ctx context.Context, c *call, _ string) error {
+	s, err := g.o.slots.Acquire(ctx, c.tool)
+	if err != nil {
+		return err
+	}
+	c.slot = &s
 	return nil
 }
 
@@ -170,7 +200,8 @@ func (g *Guard) learn(result []byte) {
 	}
 	names := make([]string, 0, len(r.Tools))
 	for _, t := range r.Tools {
-		entry := &tool{name: t.Name, output: len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"}
+		entry := &tool{name: t.Name}
+		g.outputs.Learn(t.Name, len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null")
 		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
 			entry.declared = &declared{schema: t.InputSchema}
 			if old, ok := g.tools.Load(t.Name); ok && old.(*tool).declared != nil && bytes.Equal(old.(*tool).declared.schema, t.InputSchema) {
@@ -191,10 +222,7 @@ func (g *Guard) learn(result []byte) {
 	}
 }
 
-func (g *Guard) declaresOutput(name string) bool {
-	t, ok := g.tools.Load(name)
-	return ok && t.(*tool).output
-}
+func (g *Guard) declaresOutput(name string) bool { return g.outputs.Declares(name) }
 
 // isUnknownTool reports whether a JSON-RPC error answers a call of a tool
 // the server does not have: that error stays a protocol error, as the MCP
@@ -236,8 +264,12 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(m.Error, &e)
-		if g.isUnknownTool(c, e.Code, e.Message) {
+		o := pipeline.Decide(pipeline.Answer{Err: true, Protocol: g.isUnknownTool(c, e.Code, e.Message)})
+		if !o.Policy().Envelope {
 			return msg
+		}
+		if upstreamPanic(e.Code, e.Message) {
+			return g.panicked(ctx, c, e.Message) // pipeline.Panic
 		}
 		var env *envelope.Envelope
 		if code, ok := g.o.mapped(c.tool, e.Message); ok {
@@ -250,7 +282,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
 	}
-	if !g.o.successes && !mayBeError(m.Result) {
+	if !g.o.successes && !mayBeError(m.Result) && !mayHaveFailureMeta(m.Result) {
 		return msg // the success path: no decoding of the result
 	}
 	var res result
@@ -258,7 +290,8 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return g.render(ctx, c, g.r.Error(ctx, c.core(),
 			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
 	}
-	if res.IsError {
+	p := pipeline.Decide(pipeline.Answer{IsError: res.IsError, InputRequired: res.ResultType == resultTypeInputRequired}).Policy()
+	if p.Envelope {
 		text := res.text()
 		var env *envelope.Envelope
 		if code, ok := g.o.mapped(c.tool, text); ok {
@@ -269,14 +302,42 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		g.hint(ctx, c, env)
 		return g.respond(c.id, g.errorResult(c, env, &res))
 	}
-	if !g.o.successes {
+	out := m.Result
+	if p.DropForgedFailure && res.Meta[envelope.ToolFailureMetaKey] != nil {
+		out = withoutFailureMeta(out)
+	}
+	if g.o.successes {
+		out = redactResult(g.r.Redactor().ForCall(c.args), out)
+	}
+	if bytes.Equal(out, m.Result) {
 		return msg
 	}
-	red := g.r.Redactor().ForCall(c.args)
-	if out := redactResult(red, m.Result); !bytes.Equal(out, m.Result) {
-		return g.respond(c.id, out)
+	return g.respond(c.id, out)
+}
+
+// resultTypeInputRequired is the resultType of a multi round-trip result
+// asking the client for input.
+const resultTypeInputRequired = "input_required"
+
+// withoutFailureMeta returns a result without the toolFailure member of
+// its _meta: only the proxy's envelope writes one (core/pipeline's
+// policy for every outcome that is not rendered as an envelope).
+func withoutFailureMeta(result []byte) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(result, &top) != nil {
+		return result
 	}
-	return msg
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(top["_meta"], &meta) != nil {
+		return result
+	}
+	delete(meta, envelope.ToolFailureMetaKey)
+	top["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(top)
+	if err != nil {
+		return result
+	}
+	return out
 }
 
 // redactResult redacts a tool result but for its binary content, which
@@ -367,6 +428,12 @@ func mayBeError(result []byte) bool {
 	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "iserror")
 }
 
+// mayHaveFailureMeta reports whether a result may hold a toolFailure
+// _meta, as mayBeError does for isError.
+func mayHaveFailureMeta(result []byte) bool {
+	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "toolfailure")
+}
+
 // containsFold reports whether b holds lower, an ASCII lower-case word,
 // in any case. (encoding/json folds only k and s beyond ASCII, which
 // isError has not.)
@@ -385,33 +452,33 @@ func containsFold(b []byte, lower string) bool {
 
 // result is a tools/call result, as far as the proxy reads it.
 type result struct {
-	IsError bool              `json:"isError"`
-	Content []json.RawMessage `json:"content"`
-	Meta    map[string]any    `json:"_meta"`
+	IsError    bool              `json:"isError"`
+	ResultType string            `json:"resultType"`
+	Content    []json.RawMessage `json:"content"`
+	Meta       map[string]any    `json:"_meta"`
 }
 
 // text joins the text items of the result's content.
-func (r *result) text() string {
-	var b strings.Builder
-	for _, raw := range r.Content {
-		var item struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(raw, &item) == nil && item.Type == "text" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(item.Text)
-		}
+func (r *result) text() string { return pipeline.JoinText(r.Content, itemText) }
+
+// itemText returns the text of a text content item.
+func itemText(raw json.RawMessage) (string, bool) {
+	var item struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
 	}
-	return b.String()
+	if json.Unmarshal(raw, &item) != nil || item.Type != "text" {
+		return "", false
+	}
+	return item.Text, true
 }
 
-// errorResult is the result an envelope is sent as: the envelope's JSON as
-// the first text item, then the upstream's other items, redacted; the
-// envelope as structured content unless the tool declares an output
-// schema; the upstream's _meta, redacted, without a toolFailure of its own.
+// errorResult is the result an envelope is sent as, in core/pipeline's
+// shape: the envelope's JSON as the first text item, then the upstream's
+// other items, redacted; the envelope as structured content unless the
+// tool declares an output schema; the upstream's _meta, redacted, with a
+// toolFailure only as the envelope says (kept where the upstream sent
+// one: relays keep it).
 func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byte {
 	out := struct {
 		Content           []json.RawMessage  `json:"content"`
@@ -419,13 +486,18 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 		StructuredContent *envelope.Envelope `json:"structuredContent,omitempty"`
 		Meta              map[string]any     `json:"_meta,omitempty"`
 	}{IsError: true}
+	red := g.r.Redactor().ForCall(c.args)
+	in := pipeline.ErrorInput{Envelope: env, Renderer: g.r, Relay: g.metaR, DeclaresOutput: g.declaresOutput(c.tool)}
+	if from != nil && len(from.Meta) > 0 {
+		v, _ := red.Value(from.Meta)
+		in.Meta, _ = v.(map[string]any) // redacted values, the same keys
+	}
+	shape := pipeline.BuildError(in)
 	text, _ := json.Marshal(struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
-	}{"text", string(env.Marshal())})
+	}{"text", shape.Text})
 	out.Content = append(out.Content, text)
-	red := g.r.Redactor().ForCall(c.args)
-	upstreamFailure := false
 	if from != nil {
 		for _, raw := range from.Content {
 			var item struct {
@@ -435,28 +507,8 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 				out.Content = append(out.Content, redactItem(red, raw))
 			}
 		}
-		meta, had := envelope.DropFailureMeta(from.Meta)
-		upstreamFailure = had
-		if len(meta) > 0 {
-			v, _ := red.Value(meta)
-			out.Meta, _ = v.(map[string]any)
-		}
 	}
-	if !g.declaresOutput(c.tool) {
-		out.StructuredContent = env
-	}
-	failure, ok := g.r.FailureMeta(env)
-	if !ok && upstreamFailure {
-		// The upstream sent a toolFailure of its own, which relays keep:
-		// it is kept as the envelope says, never as the upstream wrote it.
-		failure, ok = g.metaR.FailureMeta(env)
-	}
-	if ok {
-		if out.Meta == nil {
-			out.Meta = map[string]any{}
-		}
-		out.Meta[envelope.ToolFailureMetaKey] = failure
-	}
+	out.StructuredContent, out.Meta = shape.Structured, shape.Meta
 	b, err := json.Marshal(out)
 	if err != nil {
 		b, _ = json.Marshal(map[string]any{"content": out.Content[:1], "isError": true})
@@ -485,6 +537,27 @@ func (g *Guard) crashed(ctx context.Context, c *call, why string) []byte {
 	id := incident.New()
 	safe.Log(ctx, g.r.Logger(), slog.LevelError, "mcpguard-proxy: the upstream went away during a tool call",
 		slog.String(logkey.Tool, c.tool), slog.String(logkey.IncidentID, id), slog.String(logkey.Error, why))
+	return g.render(ctx, c, g.r.Internal(c.tool, id))
+}
+
+// mcpgoPanic starts the JSON-RPC error message of mcp-go's WithRecovery
+// for a panic in a tool handler (server.go: "panic recovered in %s tool
+// handler: %v").
+const mcpgoPanic = "panic recovered in "
+
+// upstreamPanic reports whether an upstream's JSON-RPC error answers a
+// panic it recovered.
+func upstreamPanic(code int, msg string) bool {
+	return code == -32603 && strings.HasPrefix(msg, mcpgoPanic) && strings.Contains(msg, " tool handler: ")
+}
+
+// panicked answers c after the upstream recovered a panic in its handler,
+// as the fronts answer one: an internal error under an incident that the
+// log records with the upstream's text, which the client never reads.
+func (g *Guard) panicked(ctx context.Context, c *call, msg string) []byte {
+	id := incident.New()
+	safe.Log(ctx, g.r.Logger(), slog.LevelError, "mcpguard-proxy: the upstream recovered a panic in a tool call",
+		slog.String(logkey.Tool, c.tool), slog.String(logkey.IncidentID, id), slog.String(logkey.Error, msg))
 	return g.render(ctx, c, g.r.Internal(c.tool, id))
 }
 

@@ -317,18 +317,77 @@ func (h *HTTP) modify(resp *http.Response) error {
 		return nil
 	case "application/json":
 		if x == nil || x.id == nil {
+			if resp.StatusCode >= http.StatusBadRequest {
+				return h.redactedError(resp)
+			}
 			resp.Body = &capped{r: resp.Body, left: int64(h.g.o.maxMessage)}
 			return nil
 		}
 		return h.modifyJSON(resp, x)
 	}
-	if x != nil && x.id != nil && resp.StatusCode >= http.StatusInternalServerError {
-		// A crash page (a stack trace, a DSN) is not an answer to relay.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
-		_ = resp.Body.Close()
-		h.answerInstead(resp, x, h.unanswered(resp.Request.Context(), x, "the upstream answered HTTP "+strconv.Itoa(resp.StatusCode)))
+	if resp.StatusCode >= http.StatusBadRequest {
+		h.errorPage(resp, x)
 	}
 	return nil
+}
+
+// errorPage answers for an upstream's HTTP error that is not JSON-RPC (a
+// crash page, a proxy's or framework's error page: a stack trace, a DSN,
+// a token), which is never relayed. A tool call's 5xx becomes an
+// envelope (an HTTP 200: an envelope is a result), another request's a
+// 502 with the proxy's JSON-RPC error; a 4xx keeps its status and headers
+// (401 asks the client to authenticate, 404 to start a new session) with
+// the proxy's own JSON-RPC error as the body. What the upstream wrote is
+// logged, redacted.
+func (h *HTTP) errorPage(resp *http.Response, x *exchange) {
+	ctx := resp.Request.Context()
+	page, _ := io.ReadAll(io.LimitReader(resp.Body, peekBytes))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
+	_ = resp.Body.Close()
+	why := "the upstream answered HTTP " + strconv.Itoa(resp.StatusCode)
+	safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: the upstream answered with an HTTP error page",
+		slog.Int(logkey.HTTPStatus, resp.StatusCode), slog.String(logkey.Error, h.g.o.redactor.Text(string(page))))
+	if x != nil && x.id != nil && resp.StatusCode >= http.StatusInternalServerError {
+		h.answerInstead(resp, x, h.unanswered(ctx, x, why))
+		return
+	}
+	var id []byte
+	if x != nil {
+		id = x.id
+	}
+	// The exchange's span records the status, as for any HTTP error.
+	replaceBody(resp, rpcError(id, -32603, why))
+}
+
+// redactedError passes an upstream's HTTP error in JSON that answers no
+// request the proxy routes (a notification's, a response's) redacted, or
+// the proxy's own error when it is over the bound.
+func (h *HTTP) redactedError(resp *http.Response) error {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)+1))
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	out := rpcError(nil, -32603, "the upstream answered HTTP "+strconv.Itoa(resp.StatusCode))
+	if len(b) <= h.g.o.maxMessage {
+		if red, ok := h.g.o.redactor.JSON(string(b)); ok && len(red) <= h.g.o.maxMessage {
+			out = []byte(red)
+		}
+	}
+	replaceBody(resp, out)
+	return nil
+}
+
+// replaceBody makes out, JSON the proxy wrote or redacted, the response's
+// body, keeping its status and the headers that are not the body's.
+func replaceBody(resp *http.Response, out []byte) {
+	for _, k := range []string{"Content-Encoding", "Content-Length", "Content-Type", "Transfer-Encoding"} {
+		resp.Header.Del(k)
+	}
+	resp.Header.Set("Content-Type", "application/json")
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
 }
 
 // answerInstead makes out, the proxy's own JSON-RPC answer to x, the
@@ -383,6 +442,13 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 	}
 	if x.call != nil && resp.StatusCode >= http.StatusInternalServerError {
 		resp.StatusCode, resp.Status = http.StatusOK, "200 OK" // an envelope is a result
+	}
+	if x.call == nil && resp.StatusCode >= http.StatusBadRequest {
+		// An error another request got in an HTTP error: what it says
+		// passes (the client needs it), its secrets do not.
+		if red, ok := h.g.o.redactor.JSON(string(out)); ok && len(red) <= h.g.o.maxMessage {
+			out = []byte(red)
+		}
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))

@@ -26,7 +26,9 @@ import (
 // tools/call's params' names must be written as MCP spells them. The
 // reader is jsontext's (go-json-experiment/json, what encoding/json/v2
 // is built from), which refuses invalid UTF-8 and bad escapes; the names
-// are compared here.
+// are compared here. A tools/call whose only such names are in its arguments is
+// admitted, and refused by the guard as a validation_error naming them
+// (declared.go), as both SDK fronts refuse it.
 
 // span is a JSON value kept as the bytes it was read from, without a
 // copy: valid only as long as the message it came from.
@@ -59,6 +61,13 @@ type ambiguity struct{ what string }
 
 func (a *ambiguity) Error() string { return a.what }
 
+// isAmbiguity reports an *ambiguity; a function of its own, so that only a
+// refused message pays for the target errors.As needs.
+func isAmbiguity(err error) bool {
+	var a *ambiguity
+	return errors.As(err, &a)
+}
+
 // headNames are the members of a message the proxy reads, and callNames
 // those of a tools/call's params: a client must write them as MCP does.
 var (
@@ -73,6 +82,10 @@ type reader struct {
 	d     *jsontext.Decoder
 	b     []byte
 	names [][]byte // the names of the objects being read, innermost last
+	// looseArgs reads params.arguments without the check that no two
+	// names fold alike (see read); top is the top-level member being read.
+	looseArgs bool
+	top       []byte
 }
 
 var readers = sync.Pool{New: func() any {
@@ -98,6 +111,16 @@ func parse(b []byte) (message, error) { return read(b, false) }
 
 func read(b []byte, strict bool) (m message, err error) {
 	err = walk(b, strict, func(name []byte, v span, at int) error { return m.set(name, v, at, strict) })
+	if strict && err != nil && isAmbiguity(err) {
+		// A tools/call whose only ambiguity is in its arguments is
+		// admitted: the guard refuses it as a validation_error naming the
+		// members (declared.go), as both SDK fronts do, before the
+		// upstream sees it.
+		var call message
+		if walkWith(b, strict, true, func(name []byte, v span, at int) error { return call.set(name, v, at, strict) }) == nil && call.Method == "tools/call" {
+			m, err = call, nil
+		}
+	}
 	if err == nil && strict && m.Method == "tools/call" {
 		err = namesAsSpelled(m.Params, callNames, "params")
 	}
@@ -106,9 +129,15 @@ func read(b []byte, strict bool) (m message, err error) {
 
 // walk reads b, one JSON object, calling visit for each top-level member.
 func walk(b []byte, strict bool, visit func(name []byte, v span, at int) error) error {
+	return walkWith(b, strict, false, visit)
+}
+
+// walkWith is walk; with looseArgs, params.arguments may hold names that
+// fold alike.
+func walkWith(b []byte, strict, looseArgs bool, visit func(name []byte, v span, at int) error) error {
 	rd := readers.Get().(*reader)
-	defer func() { rd.b = nil; rd.r.Reset(nil); readers.Put(rd) }()
-	rd.b = b
+	defer func() { rd.b, rd.top, rd.looseArgs = nil, nil, false; rd.r.Reset(nil); readers.Put(rd) }()
+	rd.b, rd.looseArgs = b, looseArgs
 	rd.r.Reset(b)
 	if strict {
 		rd.d.Reset(&rd.r, strictOpts...)
@@ -196,7 +225,11 @@ func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span
 			return &ambiguity{"an object repeats a member, or writes its name in another case, which servers read differently"}
 		}
 		start := end
-		if err := rd.value(strict, depth+1); err != nil {
+		if depth == 0 {
+			rd.top = name
+		}
+		loose := rd.looseArgs && depth == 1 && string(rd.top) == "params" && string(name) == "arguments"
+		if err := rd.value(strict && !loose, depth+1); err != nil {
 			return err
 		}
 		if visit != nil {

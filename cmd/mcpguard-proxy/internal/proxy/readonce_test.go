@@ -59,25 +59,28 @@ func TestStdioIDsOnlyStringsOrIntegers(t *testing.T) {
 	}
 }
 
-// A member sent twice, or twice in two cases, anywhere in a message
-// (arguments included), is refused: a server that keeps the first of
-// duplicates would act on a value the proxy never checked.
+// A member sent twice, or twice in two cases, anywhere in a tool call's
+// arguments, is refused before the child sees it: a server that keeps the
+// first of duplicates, or reads names whatever their case, would act on a
+// value the proxy never checked. As on both SDK fronts, the refusal is a
+// validation_error naming the member (issue 35); the child's echo would
+// have answered the text it read.
 func TestStdioDuplicateMembersAnywhereAreRefused(t *testing.T) {
 	s := start(t)
 	s.request("tools/list", `{}`)
-	for i, args := range []string{
-		`{"text":"a","text":"b"}`,
-		`{"text":"a","Text":"b"}`,
-		`{"text":"a","opts":[{"mode":"safe","MODE":"drop"}]}`,
-		`{"text":"a","\u0074ext":"b"}`,
-		`{"text":"a","\u212aey":1,"key":2}`, // the Kelvin sign folds to k in encoding/json
+	for i, c := range []struct{ args, field string }{
+		{`{"text":"a","text":"b"}`, "text"},
+		{`{"text":"a","Text":"b"}`, "Text"},
+		{`{"text":"a","opts":[{"mode":"safe","MODE":"drop"}]}`, "opts[0].MODE"},
+		{`{"text":"a","\u0074ext":"b"}`, "text"},
+		{`{"text":"a","\u212aey":1,"key":2}`, "key"}, // the Kelvin sign folds to k in encoding/json
 	} {
 		id := fmt.Sprint(900 + i)
-		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":` + args + `}}`)
-		resp := s.await(id)
-		e, _ := resp["error"].(map[string]any)
-		if e == nil || e["code"] != float64(-32600) {
-			t.Fatalf("%s: want -32600, got %v", args, resp)
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":` + c.args + `}}`)
+		env := envelopeOf(t, s.await(id))
+		fields, _ := env["fields"].([]any)
+		if env["error_type"] != "validation_error" || len(fields) == 0 || fields[0].(map[string]any)["field"] != c.field {
+			t.Fatalf("%s: want a validation_error naming %s, got %v", c.args, c.field, env)
 		}
 	}
 	if got := textOf(t, s.call("echo", `{"text":"a","Text2":"b"}`)); got != "a" {
@@ -128,13 +131,18 @@ func TestHTTPReadsEachMessageOnce(t *testing.T) {
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"q","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"q","arguments":{"n":NaN}}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q","arguments":{"n":1,"n":2}}}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"q\",\"arguments\":{\"n\":\"\xff\"}}}",
 	} {
 		code, body := post(t, url, msg)
 		if code != http.StatusBadRequest || strings.Contains(body, "hunter2") || lastData(t, body)["error"] == nil {
 			t.Fatalf("%s: want 400 with the proxy's error, got %d %s", msg, code, body)
 		}
+	}
+	// A member sent twice in a tool call's arguments is answered by the
+	// proxy too, as the fronts answer it: a validation_error naming it.
+	code, body = post(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"q","arguments":{"n":1,"n":2}}}`)
+	if env := envelopeOf(t, lastData(t, body)); code != http.StatusOK || env["error_type"] != "validation_error" || strings.Contains(body, "hunter2") {
+		t.Fatalf("a member sent twice: want the validation_error, got %d %s", code, body)
 	}
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("the upstream received %d tool calls, want the one the proxy read", n)

@@ -339,17 +339,27 @@ func (c *child) write(msg []byte) error { return c.w.write(msg) }
 
 // writer writes whole messages, one a line, from any goroutine.
 type writer struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte // a message and its end of line, reused
 }
 
+// maxKeptLine is the largest line buffer a writer keeps between messages.
+const maxKeptLine = 64 << 10
+
+// write sends msg and its end of line in one Write. Written apart, they
+// reach the reader at the other end of the pipe (the client's SDK, or the
+// server) as two reads, and it wakes up twice for one message, waiting
+// for the end of line: that was most of what the proxy added over a
+// relay's io.Copy (docs/proxy.md, "Latency end to end").
 func (w *writer) write(msg []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.w.Write(msg); err != nil {
-		return err
+	w.buf = append(append(w.buf[:0], msg...), '\n')
+	_, err := w.w.Write(w.buf)
+	if cap(w.buf) > maxKeptLine {
+		w.buf = nil
 	}
-	_, err := w.w.Write([]byte{'\n'})
 	return err
 }
 

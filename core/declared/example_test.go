@@ -1,17 +1,17 @@
-package validate_test
+package declared_test
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/core/envelope"
-	"github.com/mcpguard/mcpguard/core/validate"
 )
 
 // A front compiles a tool's declared schema once and checks each call;
 // a failure renders as the validation_error Binder.Bind gives.
-func ExampleNewDeclared() {
-	d := validate.NewDeclared("git_log", []byte(`{"type":"object","properties":{
+func ExampleNew() {
+	d := declared.New("git_log", []byte(`{"type":"object","properties":{
 		"repo_path":{"type":"string"},"max_count":{"type":"integer","minimum":1,"maximum":50}},"required":["repo_path"]}`))
 	ctx := context.Background()
 

@@ -1,4 +1,4 @@
-package validate
+package fields
 
 import (
 	"slices"
@@ -9,13 +9,13 @@ import (
 	"github.com/mcpguard/mcpguard/internal/str"
 )
 
-// suggest returns the allowed value an agent most likely meant by got, or
+// Suggest returns the allowed value an agent most likely meant by got, or
 // "" when none is clearly closest. Values equal after folding case and
 // dropping punctuation and spaces win ("ai/ml", "ai-ml" and "AI ML" all
 // mean "AI/ML"); otherwise a small edit distance on the folded forms
 // does ("Seurity" means "Security"). Long inputs get no suggestion: the
 // edit distance is quadratic, and a long value is no typo.
-func suggest(got string, allowed []string) string {
+func Suggest(got string, allowed []string) string {
 	if got == "" || len(got) > 64 || len(allowed) == 0 {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package validate_test
+package declared_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpguard/mcpguard/core/validate"
+	"github.com/mcpguard/mcpguard/core/declared"
 )
 
 // The arguments' problems and their conversions are bounded like the
@@ -42,8 +42,8 @@ func argsOf(n int, value string) string {
 
 func TestDeclaredConvertsAtMostMaxFieldErrorsStrings(t *testing.T) {
 	t.Parallel()
-	n := validate.MaxFieldErrors
-	d := validate.NewDeclared("many", []byte(schemaOf(n+1, "integer", false)))
+	n := declared.MaxFieldErrors
+	d := declared.New("many", []byte(schemaOf(n+1, "integer", false)))
 	// Exactly MaxFieldErrors strings: all converted.
 	converted, env := check(t, d, argsOf(n, `"1"`))
 	if env != nil || converted != argsOf(n, "1") {
@@ -65,9 +65,9 @@ func TestDeclaredConvertsAtMostMaxFieldErrorsStrings(t *testing.T) {
 
 func TestDeclaredListsMaxFieldErrorsAndCountsTheRest(t *testing.T) {
 	t.Parallel()
-	n := validate.MaxFieldErrors
+	n := declared.MaxFieldErrors
 	for _, extra := range []int{0, 1, 5} {
-		d := validate.NewDeclared("many", []byte(schemaOf(n+extra, "string", true)))
+		d := declared.New("many", []byte(schemaOf(n+extra, "string", true)))
 		_, env := check(t, d, `{}`)
 		listed := env.Fields
 		if extra > 0 {
@@ -96,7 +96,7 @@ func TestDeclaredListsMaxFieldErrorsAndCountsTheRest(t *testing.T) {
 // first element as well as the last.
 func TestDeclaredConvertsAndLocatesArrayElements(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("ids", []byte(`{"type":"object","properties":{
+	d := declared.New("ids", []byte(`{"type":"object","properties":{
 		"ids":{"type":"array","items":{"type":"integer","minimum":5}}}}`))
 	if converted, env := check(t, d, `{"ids":["5","6"]}`); env != nil || converted != `{"ids":[5,6]}` {
 		t.Fatalf(`["5","6"]: converted %q, error %+v`, converted, env)
@@ -123,7 +123,7 @@ func TestDeclaredConvertsAndLocatesArrayElements(t *testing.T) {
 // allowed list or suggestion to offer.
 func TestDeclaredUnknownMemberWithNoProperties(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("none", []byte(`{"type":"object","additionalProperties":false}`))
+	d := declared.New("none", []byte(`{"type":"object","additionalProperties":false}`))
 	_, env := check(t, d, `{"x":1}`)
 	f := field(t, env, "x")
 	if f.Rule != "unknown" || f.Message != "x is not an argument of this tool" || f.Allowed != nil || f.Suggestion != "" {
@@ -134,7 +134,7 @@ func TestDeclaredUnknownMemberWithNoProperties(t *testing.T) {
 // A bound that is no integer is written in full, as the schema has it.
 func TestDeclaredFractionalBoundsInFull(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("price", []byte(`{"type":"object","properties":{"p":{"type":"number","minimum":2.75}}}`))
+	d := declared.New("price", []byte(`{"type":"object","properties":{"p":{"type":"number","minimum":2.75}}}`))
 	_, env := check(t, d, `{"p":1}`)
 	if f := field(t, env, "p"); f.Rule != "min" || f.Param != "2.75" || f.Message != "p must be at least 2.75 (got 1)" {
 		t.Fatalf("got %+v", f)

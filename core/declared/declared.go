@@ -1,9 +1,8 @@
-package validate
+package declared
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/internal/fields"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -24,10 +24,10 @@ import (
 
 // Bounds on a declared schema and on the work one check may do.
 const (
-	// MaxDeclaredSchemaBytes bounds the JSON text of a schema a tool
+	// MaxSchemaBytes bounds the JSON text of a schema a tool
 	// declares: a larger one is not enforced, so that a hostile or
 	// generated tool definition cannot make compilation unbounded.
-	MaxDeclaredSchemaBytes = 256 << 10
+	MaxSchemaBytes = 256 << 10
 	// maxDeclaredSchemaDepth bounds the schema's nesting, for the same reason.
 	maxDeclaredSchemaDepth = 64
 	// enumBudget bounds the argument bytes times the largest enum of the
@@ -36,19 +36,18 @@ const (
 	enumBudget = 1 << 24
 )
 
-// Declared checks a call's arguments against the input schema a tool
-// itself declares, the one clients see in tools/list, for tools written
-// without a bound struct (mcp-go's mcp.WithString and the like, go-sdk's
-// low-level Server.AddTool, a hand-written schema). It compiles the schema
-// once, with santhosh-tekuri/jsonschema/v6, and answers a violation with
-// the same validation_error envelope and field errors [Binder.Bind] gives.
+// Checker checks a call's arguments against the input schema one tool
+// itself declares, the one clients see in tools/list. [New] compiles the
+// schema once, with santhosh-tekuri/jsonschema/v6, and [Checker.Check]
+// answers a violation with the same validation_error envelope and field
+// errors core/validate's binder gives.
 //
 // It never makes a call fail because of the server's own schema: a schema
 // that does not compile, is too large, refers to anything outside itself
 // or uses a dialect the library cannot check turns enforcement off for the
 // tool, with one warning in the log at the first call. It is safe for
 // concurrent use.
-type Declared struct {
+type Checker struct {
 	tool string
 	o    options
 	sch  *jsonschema.Schema
@@ -75,13 +74,12 @@ type instance struct {
 	b   *budget
 }
 
-// NewDeclared compiles schema, the JSON text of tool's declared input
-// schema. It never fails: see [Declared.Enforced]. opts are the binder's
-// options; WithMaxDepth, WithMaxBytes and WithLogger apply.
-func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
-	d := &Declared{tool: tool, o: evaluate(opts)}
-	if len(schema) > MaxDeclaredSchemaBytes {
-		d.off = fmt.Errorf("the schema is %d bytes, more than the %d enforced", len(schema), MaxDeclaredSchemaBytes)
+// New compiles schema, the JSON text of tool's declared input schema. It
+// never fails: see [Checker.Enforced].
+func New(tool string, schema []byte, opts ...Option) *Checker {
+	d := &Checker{tool: tool, o: evaluate(opts)}
+	if len(schema) > MaxSchemaBytes {
+		d.off = fmt.Errorf("the schema is %d bytes, more than the %d enforced", len(schema), MaxSchemaBytes)
 		return d
 	}
 	if trivialSchema(schema) {
@@ -108,13 +106,13 @@ func NewDeclared(tool string, schema []byte, opts ...Option) *Declared {
 }
 
 // Enforced reports whether calls are checked: false for a schema that is
-// not enforced (see [Declared.Off]), and for one that declares nothing to
+// not enforced (see [Checker.Off]), and for one that declares nothing to
 // check but an object ({"type": "object"}, with no properties), whose
 // calls pass unchanged.
-func (d *Declared) Enforced() bool { return d.sch != nil && !d.stopped.Load() }
+func (d *Checker) Enforced() bool { return d.sch != nil && !d.stopped.Load() }
 
 // Off returns why the schema is not enforced, or nil.
-func (d *Declared) Off() error {
+func (d *Checker) Off() error {
 	if d.off == nil && d.stopped.Load() {
 		return errUncheckable
 	}
@@ -171,7 +169,7 @@ func compileInstance(schema []byte) (*instance, []disabledKeyword, error) {
 }
 
 // take returns an instance no other check holds.
-func (d *Declared) take() *instance {
+func (d *Checker) take() *instance {
 	if d.src == nil {
 		return d.instances[0]
 	}
@@ -187,7 +185,7 @@ func (d *Declared) take() *instance {
 	return in
 }
 
-func (d *Declared) put(in *instance) {
+func (d *Checker) put(in *instance) {
 	if d.src == nil {
 		return
 	}
@@ -214,11 +212,11 @@ func hasPatterns(root *jsonschema.Schema) bool {
 	return walk(root)
 }
 
-// compileDeclared compiles a schema of at most MaxDeclaredSchemaBytes,
+// compileDeclared compiles a schema of at most MaxSchemaBytes,
 // its patterns charged to b.
 func compileDeclared(schema []byte, b *budget) (*jsonschema.Schema, error) {
 	s := scanner{b: schema, maxDepth: maxDeclaredSchemaDepth}
-	if !s.value(nil, 0) || s.tooDeep {
+	if !s.value(0) || s.tooDeep {
 		return nil, fmt.Errorf("the schema is not JSON nested at most %d levels deep", maxDeclaredSchemaDepth)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
@@ -290,7 +288,7 @@ func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 // text; on a violation, a validation_error
 // envelope error with the field errors. red redacts value previews
 // (nil: redact.Default()).
-func (d *Declared) Check(ctx context.Context, raw []byte, decoded any, red *redact.Redactor) (converted []byte, err error) {
+func (d *Checker) Check(ctx context.Context, raw []byte, decoded any, red *redact.Redactor) (converted []byte, err error) {
 	if !d.Enforced() {
 		d.warnOnce(ctx)
 		return nil, nil
@@ -360,15 +358,15 @@ func argumentText(raw []byte, decoded any) ([]byte, any) {
 // tooLarge refuses arguments of n bytes of JSON that are more than the
 // server accepts, or more than the schema's enums can check within
 // enumBudget (n is at most maxBytes there, so the product cannot overflow).
-func (d *Declared) tooLarge(n int) []envelope.FieldError {
+func (d *Checker) tooLarge(n int) []envelope.FieldError {
 	if n > d.o.maxBytes {
 		return fatal("", "size", strconv.Itoa(d.o.maxBytes),
-			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this server accepts", n, d.o.maxBytes)).fields
+			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this server accepts", n, d.o.maxBytes))
 	}
 	if n*d.maxEnum > enumBudget {
 		limit := enumBudget / d.maxEnum
 		return fatal("", "size", strconv.Itoa(limit),
-			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this tool's schema can check", n, limit)).fields
+			fmt.Sprintf("the arguments are %d bytes of JSON, more than the %d this tool's schema can check", n, limit))
 	}
 	return nil
 }
@@ -376,7 +374,7 @@ func (d *Declared) tooLarge(n int) []envelope.FieldError {
 // document decodes the arguments, as the binder does: nesting is checked
 // in linear time before anything is decoded, and the size was checked by
 // Check, or is here for arguments the SDK handed over decoded only.
-func (d *Declared) document(raw []byte, decoded any) (doc any, fields []envelope.FieldError, more int) {
+func (d *Checker) document(raw []byte, decoded any) (doc any, fe []envelope.FieldError, more int) {
 	onlyDecoded := raw == nil && decoded != nil
 	if onlyDecoded {
 		raw, _ = json.Marshal(decoded)
@@ -389,12 +387,12 @@ func (d *Declared) document(raw []byte, decoded any) (doc any, fields []envelope
 	if s.i == len(raw) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return map[string]any{}, nil, 0
 	}
-	if !s.value(nil, 0) || s.tooDeep {
+	if !s.value(0) || s.tooDeep {
 		if s.tooDeep {
 			return nil, fatal("", "depth", strconv.Itoa(d.o.maxDepth),
-				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", d.o.maxDepth)).fields, 0
+				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", d.o.maxDepth)), 0
 		}
-		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields, 0
+		return nil, fatal("", "json", "", "the arguments are not valid JSON"), 0
 	}
 	if fe, more := ambiguousMembers(raw, d.members); len(fe) > 0 {
 		return nil, fe, more
@@ -404,7 +402,7 @@ func (d *Declared) document(raw []byte, decoded any) (doc any, fields []envelope
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fatal("", "json", "", "the arguments are not valid JSON").fields, 0
+		return nil, fatal("", "json", "", "the arguments are not valid JSON"), 0
 	}
 	return doc, nil, 0
 }
@@ -417,11 +415,11 @@ var broken = &jsonschema.ValidationError{ErrorKind: &jskind.RefCycle{}}
 // patternBudget.
 var overBudget = &jsonschema.ValidationError{ErrorKind: &jskind.Pattern{}}
 
-func (d *Declared) overBudget() []envelope.FieldError {
-	return fatal("", "size", "", "the arguments' strings are too long to check against this tool's patterns; send shorter values").fields
+func (d *Checker) overBudget() []envelope.FieldError {
+	return fatal("", "size", "", "the arguments' strings are too long to check against this tool's patterns; send shorter values")
 }
 
-func (d *Declared) validate(doc any) *jsonschema.ValidationError {
+func (d *Checker) validate(doc any) *jsonschema.ValidationError {
 	in := d.take()
 	if in == nil {
 		return broken
@@ -469,7 +467,7 @@ func unusable(verr *jsonschema.ValidationError) bool {
 	return false
 }
 
-func (d *Declared) warnOnce(ctx context.Context) {
+func (d *Checker) warnOnce(ctx context.Context) {
 	off := d.Off()
 	if off == nil || d.warned.Swap(true) {
 		return
@@ -481,7 +479,7 @@ func (d *Declared) warnOnce(ctx context.Context) {
 
 // warnDisabled says, once, which keywords of the schema are not enforced
 // because Go's RE2 cannot compile them: the rest of the schema is.
-func (d *Declared) warnDisabled(off []disabledKeyword) {
+func (d *Checker) warnDisabled(off []disabledKeyword) {
 	for _, k := range off {
 		safe.Log(context.Background(), d.o.logger, slog.LevelWarn, "mcpguard: a keyword of the tool's declared input schema is not enforced",
 			slog.String(logkey.Tool, d.tool),
@@ -491,63 +489,16 @@ func (d *Declared) warnDisabled(off []disabledKeyword) {
 	}
 }
 
-func (d *Declared) logConverted(ctx context.Context, paths []string) {
+func (d *Checker) logConverted(ctx context.Context, paths []string) {
 	safe.Log(ctx, d.o.logger, slog.LevelDebug, "mcpguard: converted string arguments to their declared types, or left out null optional ones",
 		slog.String(logkey.Tool, d.tool),
 		slog.Any(logkey.Coerced, paths))
 }
 
-// failFields is the validation_error of fields, as Binder.fail renders it.
-func failFields(fields []envelope.FieldError, more int) error {
-	return (*Binder[struct{}])(nil).fail(fields, more)
-}
+// failFields is the validation_error of fields, as the binder renders it.
+func failFields(fe []envelope.FieldError, more int) error { return fields.Fail(fe, more) }
 
-// Checks reports whether schema is the one the binder derives (the same
-// JSON, whatever the order of its members, with or without an empty
-// "required"): a tool that declares it and whose handler is this binder
-// is checked by the binder, and a front need not check it against its
-// declared schema too. Whether the handler is the binder is the front's
-// to know: an equal schema alone says nothing about who reads the call.
-func (b *Binder[T]) Checks(schema []byte) bool {
-	mine, ok := digest(b.Schema())
-	if !ok {
-		return false
-	}
-	theirs, ok := digest(schema)
-	return ok && mine == theirs
-}
-
-// digest is the SHA-256 of a schema's canonical JSON (members sorted, no
-// spaces), so that the same schema written by another encoder matches.
-func digest(schema []byte) ([32]byte, bool) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return [32]byte{}, false
-	}
-	dropEmptyRequired(v)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return [32]byte{}, false
-	}
-	return sha256.Sum256(b), true
-}
-
-// dropEmptyRequired removes "required": [], which says nothing, and which
-// one encoder writes where another leaves it out (mcp-go writes it for
-// every mcp.NewTool). The recursion is as deep as the schema, which
-// encoding/json refuses past 10,000 levels, and a schema is at most
-// MaxDeclaredSchemaBytes.
-func dropEmptyRequired(v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return
-	}
-	if r, ok := m["required"].([]any); ok && len(r) == 0 {
-		delete(m, "required")
-	}
-	for _, c := range m {
-		dropEmptyRequired(c)
-	}
+// fatal is the one field error that stops a check.
+func fatal(field, rule, param, msg string) []envelope.FieldError {
+	return []envelope.FieldError{{Field: field, Rule: rule, Param: param, Message: msg}}
 }

@@ -1,4 +1,4 @@
-package validate_test
+package declared_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/core/envelope"
-	"github.com/mcpguard/mcpguard/core/validate"
 )
 
 // fileSchema is what public servers declare with mcp.WithString,
@@ -24,7 +24,7 @@ const fileSchema = `{"type":"object","properties":{
 	"required":["path"]}`
 
 // check runs one declared check and renders a failure as the fronts do.
-func check(t testing.TB, d *validate.Declared, args string) (converted string, env *envelope.Envelope) {
+func check(t testing.TB, d *declared.Checker, args string) (converted string, env *envelope.Envelope) {
 	t.Helper()
 	var raw []byte
 	if args != "" {
@@ -52,7 +52,7 @@ func check(t testing.TB, d *validate.Declared, args string) (converted string, e
 
 func TestDeclaredFieldsAsBindGivesThem(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	if !d.Enforced() {
 		t.Fatalf("a plain schema is not enforced: %v", d.Off())
 	}
@@ -88,14 +88,14 @@ func TestDeclaredFieldsAsBindGivesThem(t *testing.T) {
 
 func TestDeclaredMissingAndNullArgumentsAreAnEmptyObject(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	for _, args := range []string{"", "null", " null "} {
 		_, env := check(t, d, args)
 		if env == nil || rules(env) != "path:required" {
 			t.Errorf("%q: %+v, want path:required", args, env)
 		}
 	}
-	free := validate.NewDeclared("ping", []byte(`{"type":"object"}`))
+	free := declared.New("ping", []byte(`{"type":"object"}`))
 	for _, args := range []string{"", "null", "{}"} {
 		if _, env := check(t, free, args); env != nil {
 			t.Errorf("%q refused by a schema without properties: %+v", args, env.Fields)
@@ -105,7 +105,7 @@ func TestDeclaredMissingAndNullArgumentsAreAnEmptyObject(t *testing.T) {
 
 func TestDeclaredUnknownMembersWithAdditionalPropertiesFalse(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("greet", []byte(`{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":false}`))
+	d := declared.New("greet", []byte(`{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":false}`))
 	_, env := check(t, d, `{"nam":"x"}`)
 	if env == nil {
 		t.Fatal("unknown member accepted")
@@ -119,7 +119,7 @@ func TestDeclaredUnknownMembersWithAdditionalPropertiesFalse(t *testing.T) {
 func TestDeclaredConvertsLosslessSpellingsOnly(t *testing.T) {
 	t.Parallel()
 	l := &logs{}
-	d := validate.NewDeclared("read_file", []byte(fileSchema), validate.WithLogger(slogDebug(l)))
+	d := declared.New("read_file", []byte(fileSchema), declared.WithLogger(slogDebug(l)))
 	got, env := check(t, d, `{"path":"a","limit":"5","follow":"true"}`)
 	if env != nil {
 		t.Fatalf("lossless spellings refused: %+v", env.Fields)
@@ -149,7 +149,7 @@ func TestDeclaredConvertsLosslessSpellingsOnly(t *testing.T) {
 
 func TestDeclaredUnusableSchemasAreNotEnforced(t *testing.T) {
 	t.Parallel()
-	huge := `{"type":"object","description":"` + strings.Repeat("x", validate.MaxDeclaredSchemaBytes) + `"}`
+	huge := `{"type":"object","description":"` + strings.Repeat("x", declared.MaxSchemaBytes) + `"}`
 	deep := `{"type":"object","properties":{"a":` + strings.Repeat(`{"items":`, 100) + `{}` + strings.Repeat(`}`, 100) + `}}`
 	for name, schema := range map[string]string{
 		"not JSON":          `{"type":`,
@@ -161,7 +161,7 @@ func TestDeclaredUnusableSchemasAreNotEnforced(t *testing.T) {
 		"too deep":          deep,
 	} {
 		l := &logs{}
-		d := validate.NewDeclared("t", []byte(schema), validate.WithLogger(l.logger()))
+		d := declared.New("t", []byte(schema), declared.WithLogger(l.logger()))
 		if d.Enforced() || d.Off() == nil {
 			t.Errorf("%s: enforced", name)
 			continue
@@ -182,11 +182,11 @@ func TestDeclaredRefCycleNeverLoops(t *testing.T) {
 	// A cycle through properties makes progress along the arguments and
 	// is bounded by their depth; one without progress is the schema's
 	// fault and turns enforcement off.
-	tree := validate.NewDeclared("t", []byte(`{"type":"object","$defs":{"n":{"type":"object","properties":{"next":{"$ref":"#/$defs/n"}}}},"properties":{"root":{"$ref":"#/$defs/n"}}}`))
+	tree := declared.New("t", []byte(`{"type":"object","$defs":{"n":{"type":"object","properties":{"next":{"$ref":"#/$defs/n"}}}},"properties":{"root":{"$ref":"#/$defs/n"}}}`))
 	if _, env := check(t, tree, `{"root":{"next":{"next":{"next":1}}}}`); env == nil || rules(env) != "root.next.next.next:type" {
 		t.Errorf("recursive schema: %+v", env)
 	}
-	loop := validate.NewDeclared("t", []byte(`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`))
+	loop := declared.New("t", []byte(`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`))
 	if _, env := check(t, loop, `{"x":1}`); env != nil {
 		t.Errorf("a ref cycle failed the call: %+v", env.Fields)
 	}
@@ -194,7 +194,7 @@ func TestDeclaredRefCycleNeverLoops(t *testing.T) {
 
 func TestDeclaredBoundsHostileArguments(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	deep := `{"path":"a","x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`
 	if _, env := check(t, d, deep); env == nil || env.Fields[0].Rule != "depth" {
 		t.Errorf("10,000 levels: %+v", env)
@@ -203,10 +203,10 @@ func TestDeclaredBoundsHostileArguments(t *testing.T) {
 	if _, env := check(t, d, big); env == nil || env.Fields[0].Rule != "size" {
 		t.Errorf("a 1 MiB array: %+v", env)
 	}
-	many := validate.NewDeclared("t", []byte(`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`))
+	many := declared.New("t", []byte(`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`))
 	args := `{"ids":[` + strings.Repeat(`"x",`, 5000) + `"x"]}`
 	_, env := check(t, many, args)
-	if env == nil || len(env.Fields) != validate.MaxFieldErrors+1 || env.Fields[validate.MaxFieldErrors].Rule != "more" {
+	if env == nil || len(env.Fields) != declared.MaxFieldErrors+1 || env.Fields[declared.MaxFieldErrors].Rule != "more" {
 		t.Fatalf("5,001 violations: %+v", env)
 	}
 	if b, _ := json.Marshal(env); len(b) > maxFailureBytes {
@@ -221,7 +221,7 @@ func TestDeclaredHugeEnumIsBounded(t *testing.T) {
 		values[i] = `"v` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + `"`
 	}
 	schema := `{"type":"object","properties":{"tags":{"type":"array","items":{"enum":[` + strings.Join(values, ",") + `]}}}}`
-	d := validate.NewDeclared("t", []byte(schema))
+	d := declared.New("t", []byte(schema))
 	if !d.Enforced() {
 		t.Fatalf("not enforced: %v", d.Off())
 	}
@@ -247,7 +247,7 @@ func TestDeclaredHugeEnumIsBounded(t *testing.T) {
 // backtracking to time.
 func TestDeclaredPatternsAreLinear(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("t", []byte(`{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$"}}}`))
+	d := declared.New("t", []byte(`{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$"}}}`))
 	_, env := check(t, d, `{"s":"`+strings.Repeat("a", 100000)+`!"}`)
 	if env == nil || rules(env) != "s:pattern" {
 		t.Fatalf("catastrophic pattern: %+v", env)
@@ -257,35 +257,9 @@ func TestDeclaredPatternsAreLinear(t *testing.T) {
 	}
 }
 
-// TestBinderChecksItsOwnSchema: Binder.Checks recognizes the binder's
-// schema written by another encoder, and nothing else; a Declared knows
-// nothing of binders (which tool's handler is a binder is the front's to
-// know), so it checks a binder's schema like any other.
-func TestBinderChecksItsOwnSchema(t *testing.T) {
-	t.Parallel()
-	type claimedArgs struct {
-		Query string `json:"query" validate:"required,min=3"`
-	}
-	b := validate.NewBinder[claimedArgs]()
-	if b.Checks([]byte(`{"type":"object","properties":{"query":{"type":"string","minLength":4}}}`)) {
-		t.Error("another schema is the binder's")
-	}
-	var v any
-	if err := json.Unmarshal(b.Schema(), &v); err != nil {
-		t.Fatal(err)
-	}
-	again, _ := json.MarshalIndent(v, "", "  ")
-	if !b.Checks(again) {
-		t.Errorf("the binder's schema, indented, is not its own")
-	}
-	if d := validate.NewDeclared("q", again); !d.Enforced() {
-		t.Errorf("a binder's schema is not checked by a Declared")
-	}
-}
-
 func TestDeclaredDoesNotModifyTheDecodedArguments(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	decoded := map[string]any{"path": "a", "limit": "5"}
 	out, err := d.Check(context.Background(), []byte(`{"path":"a","limit":"5"}`), decoded, nil)
 	if err != nil || !strings.Contains(string(out), `"limit":5`) {
@@ -303,17 +277,17 @@ func slogDebug(l *logs) *slog.Logger {
 func TestDeclaredTrivialSchemasAreNotChecked(t *testing.T) {
 	t.Parallel()
 	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{}}`, `{"type":"object","description":"none","properties":null}`} {
-		if d := validate.NewDeclared("t", []byte(schema)); d.Enforced() || d.Off() != nil {
+		if d := declared.New("t", []byte(schema)); d.Enforced() || d.Off() != nil {
 			t.Errorf("%s: enforced %v, off %v", schema, d.Enforced(), d.Off())
 		}
 	}
-	if d := validate.NewDeclared("t", []byte(`{"type":"object","additionalProperties":false}`)); !d.Enforced() {
+	if d := declared.New("t", []byte(`{"type":"object","additionalProperties":false}`)); !d.Enforced() {
 		t.Error("additionalProperties: false is something to check")
 	}
 }
 
 func BenchmarkDeclaredCheck(b *testing.B) {
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	raw := []byte(`{"path":"docs/README.md","mode":"text","limit":50,"follow":false}`)
 	doc := map[string]any{"path": "docs/README.md", "mode": "text", "limit": float64(50), "follow": false}
 	ctx := context.Background()
@@ -328,7 +302,7 @@ func BenchmarkDeclaredCheck(b *testing.B) {
 // BenchmarkDeclaredCheckRaw is the go-sdk front's case: the arguments
 // arrive as JSON text only.
 func BenchmarkDeclaredCheckRaw(b *testing.B) {
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	raw := []byte(`{"path":"docs/README.md","mode":"text","limit":50,"follow":false}`)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -346,7 +320,7 @@ func TestDeclaredSuccessAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes what escapes")
 	}
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	raw := []byte(`{"path":"docs/README.md","mode":"text","limit":50,"follow":false}`)
 	doc := map[string]any{"path": "docs/README.md", "mode": "text", "limit": float64(50), "follow": false}
 	ctx := context.Background()
@@ -374,7 +348,7 @@ func TestDeclaredNeverFetches(t *testing.T) {
 		`{"type":"object","properties":{"a":{"$ref":"` + srv.URL + `/a.json"}}}`,
 		`{"$schema":"` + srv.URL + `/meta.json","type":"object","properties":{"a":{"type":"string"}}}`,
 	} {
-		d := validate.NewDeclared("t", []byte(schema))
+		d := declared.New("t", []byte(schema))
 		if d.Enforced() {
 			t.Errorf("%s: enforced", schema)
 		}
@@ -390,7 +364,7 @@ func TestDeclaredNeverFetches(t *testing.T) {
 // still refused.
 func TestDeclaredNullOptionalMembersAreAbsent(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	got, env := check(t, d, `{"path":"a","mode":null,"limit":null}`)
 	if env != nil || got != `{"path":"a"}` {
 		t.Errorf("null optional members: %s, %+v", got, env)

@@ -1,4 +1,4 @@
-package validate_test
+package declared_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/redact"
-	"github.com/mcpguard/mcpguard/core/validate"
 )
 
 // padTo returns the JSON object text prefix + `"pad":"xxx…"}` of exactly n
@@ -28,7 +28,7 @@ func padTo(t *testing.T, prefix string, n int) string {
 }
 
 // checkErr runs Check and renders its failure, if any, as a client reads it.
-func checkErr(t *testing.T, d *validate.Declared, raw []byte, decoded any) *envelope.Envelope {
+func checkErr(t *testing.T, d *declared.Checker, raw []byte, decoded any) *envelope.Envelope {
 	t.Helper()
 	_, err := d.Check(context.Background(), raw, decoded, nil)
 	if err == nil {
@@ -51,7 +51,7 @@ func checkErr(t *testing.T, d *validate.Declared, raw []byte, decoded any) *enve
 func TestDeclaredArgumentSizeBoundIsExact(t *testing.T) {
 	t.Parallel()
 	const limit = 200
-	d := validate.NewDeclared("read_file", []byte(fileSchema), validate.WithMaxBytes(limit))
+	d := declared.New("read_file", []byte(fileSchema), declared.WithMaxBytes(limit))
 	for _, n := range []int{limit, limit + 1} {
 		raw := padTo(t, `{"path":"a",`, n)
 		var decoded map[string]any
@@ -87,7 +87,7 @@ func TestDeclaredEnumBudgetIsExact(t *testing.T) {
 	for i := range values {
 		values[i] = strconv.Quote("v" + strconv.Itoa(i))
 	}
-	d := validate.NewDeclared("t", []byte(`{"type":"object","properties":{"tag":{"type":"string","enum":[`+strings.Join(values, ",")+`]}}}`))
+	d := declared.New("t", []byte(`{"type":"object","properties":{"tag":{"type":"string","enum":[`+strings.Join(values, ",")+`]}}}`))
 	if env := checkErr(t, d, []byte(padTo(t, `{"tag":"v4095",`, 4096)), nil); env != nil {
 		t.Errorf("4,096 bytes refused: %+v", env.Fields)
 	}
@@ -103,7 +103,7 @@ func TestDeclaredEnumBudgetIsExact(t *testing.T) {
 // decoded arguments gets the same field errors as one that sends the text.
 func TestDeclaredChecksDecodedArgumentsAlone(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("read_file", []byte(fileSchema))
+	d := declared.New("read_file", []byte(fileSchema))
 	env := checkErr(t, d, nil, map[string]any{"path": 5.0, "limit": 500.0})
 	if env == nil || rules(env) != "limit:max path:type" {
 		t.Errorf("decoded arguments: %+v", env)
@@ -115,14 +115,14 @@ func TestDeclaredChecksDecodedArgumentsAlone(t *testing.T) {
 func TestDeclaredSchemaSizeBoundIsExact(t *testing.T) {
 	t.Parallel()
 	prefix := `{"type":"object","properties":{"a":{"type":"string"}},`
-	at := validate.NewDeclared("t", []byte(padTo(t, prefix, validate.MaxDeclaredSchemaBytes)))
+	at := declared.New("t", []byte(padTo(t, prefix, declared.MaxSchemaBytes)))
 	if !at.Enforced() {
 		t.Errorf("a schema of MaxDeclaredSchemaBytes: %v", at.Off())
 	}
 	if env := checkErr(t, at, []byte(`{"a":1}`), nil); env == nil || rules(env) != "a:type" {
 		t.Errorf("the largest schema is not checked: %+v", env)
 	}
-	over := validate.NewDeclared("t", []byte(padTo(t, prefix, validate.MaxDeclaredSchemaBytes+1)))
+	over := declared.New("t", []byte(padTo(t, prefix, declared.MaxSchemaBytes+1)))
 	if over.Enforced() || over.Off() == nil || !strings.Contains(over.Off().Error(), "bytes, more than the") {
 		t.Errorf("a schema one byte larger: enforced %v, off %v", over.Enforced(), over.Off())
 	}
@@ -133,7 +133,7 @@ func TestDeclaredSchemaSizeBoundIsExact(t *testing.T) {
 func TestDeclaredTrivialSchemaUpToFourKilobytes(t *testing.T) {
 	t.Parallel()
 	s := `{"type":"object","description":"` + strings.Repeat("x", 4096-len(`{"type":"object","description":""}`)) + `"}`
-	if d := validate.NewDeclared("t", []byte(s)); len(s) != 4096 || d.Enforced() {
+	if d := declared.New("t", []byte(s)); len(s) != 4096 || d.Enforced() {
 		t.Errorf("a %d-byte trivial schema is enforced", len(s))
 	}
 }
@@ -142,7 +142,7 @@ func TestDeclaredTrivialSchemaUpToFourKilobytes(t *testing.T) {
 // at a call says so from then on.
 func TestDeclaredOffOnceASchemaProvesUncheckable(t *testing.T) {
 	t.Parallel()
-	loop := validate.NewDeclared("t", []byte(`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`))
+	loop := declared.New("t", []byte(`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`))
 	if loop.Off() != nil {
 		t.Skip("the library refuses the cycle when compiling")
 	}
@@ -158,7 +158,7 @@ func TestDeclaredOffOnceASchemaProvesUncheckable(t *testing.T) {
 // is redacted by the Redactor Check is given, not the default one.
 func TestDeclaredPreviewsUseTheCallersRedactor(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("t", []byte(`{"type":"object","properties":{"code":{"type":"string","maxLength":3}}}`))
+	d := declared.New("t", []byte(`{"type":"object","properties":{"code":{"type":"string","maxLength":3}}}`))
 	red := redact.New(redact.Rule{Name: "test/zebra", Pattern: regexp.MustCompile(`zebra`), Replacement: "[animal]", Triggers: []string{"zebra"}})
 	raw := []byte(`{"code":"zebra-crossing"}`)
 	_, err := d.Check(context.Background(), raw, nil, red)
@@ -168,51 +168,6 @@ func TestDeclaredPreviewsUseTheCallersRedactor(t *testing.T) {
 	e := envelope.NewRenderer().Error(context.Background(), envelope.Call{Tool: "t", Args: raw}, err)
 	if text := string(e.Marshal()); strings.Contains(text, "zebra") || !strings.Contains(text, "[animal]-crossing") {
 		t.Errorf("the caller's redactor did not redact the preview: %s", text)
-	}
-}
-
-// TestBinderChecksCompareTheSchemaItself: a declared schema is the
-// binder's when it differs only by an empty "required" (which mcp-go
-// writes for every tool), at any depth, and is not when its "required"
-// says something else.
-func TestBinderChecksCompareTheSchemaItself(t *testing.T) {
-	t.Parallel()
-	type claimInner struct {
-		Note string `json:"note,omitempty"`
-	}
-	type claimOptional struct {
-		Label string      `json:"label,omitempty"`
-		Inner *claimInner `json:"inner,omitempty"`
-	}
-	type claimRequired struct {
-		Query string `json:"query_claims_test" validate:"required"`
-	}
-	opt := validate.NewBinder[claimOptional]()
-	req := validate.NewBinder[claimRequired]()
-
-	var v map[string]any
-	if err := json.Unmarshal(opt.Schema(), &v); err != nil {
-		t.Fatal(err)
-	}
-	v["required"] = []any{}
-	if inner, ok := v["properties"].(map[string]any)["inner"].(map[string]any); ok {
-		inner["required"] = []any{}
-	} else {
-		t.Fatalf("no inner object: %v", v)
-	}
-	b, _ := json.Marshal(v)
-	if !opt.Checks(b) {
-		t.Errorf("a claimed schema with empty required lists is checked again: %s", b)
-	}
-
-	var r map[string]any
-	if err := json.Unmarshal(req.Schema(), &r); err != nil {
-		t.Fatal(err)
-	}
-	delete(r, "required")
-	b, _ = json.Marshal(r)
-	if req.Checks(b) {
-		t.Errorf("a schema that drops the binder's required members counts as the binder's: %s", b)
 	}
 }
 
@@ -227,7 +182,7 @@ func TestDeclaredConcurrentChecksDoNotShareABudget(t *testing.T) {
 		"pattern":    `{"type":"object","properties":{"q":{"type":"string","pattern":"^[a-z]+$"},"n":{"type":"integer","maximum":5}},"anyOf":[{"required":["q"]},{"required":["n"]}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			d := validate.NewDeclared("t", []byte(schema))
+			d := declared.New("t", []byte(schema))
 			var wg sync.WaitGroup
 			var wrong atomic.Int64
 			for g := range 8 {

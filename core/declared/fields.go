@@ -1,4 +1,4 @@
-package validate
+package declared
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/internal/fields"
 	"github.com/mcpguard/mcpguard/core/redact"
 )
 
@@ -24,7 +25,7 @@ const (
 )
 
 // describer turns the JSON Schema library's error tree into the field
-// errors Binder.Bind gives: JSON paths as the agent wrote them, the rule
+// errors core/validate's Binder.Bind gives: JSON paths as the agent wrote them, the rule
 // in validate's vocabulary, its bound, allowed values and a suggestion.
 type describer struct {
 	doc    any
@@ -50,7 +51,7 @@ func (r *describer) leaves(e *jsonschema.ValidationError) {
 // (properties are a map), so the fields are sorted by path and capped at
 // MaxFieldErrors once all are in (sorted).
 func (r *describer) add(fe envelope.FieldError) {
-	fe.Param = clip(fe.Param, maxMessageBytes)
+	fe.Param = fields.Clip(fe.Param, fields.MaxMessageBytes)
 	r.fields = append(r.fields, fe)
 }
 
@@ -74,11 +75,11 @@ func (r *describer) sorted() {
 
 func (r *describer) leaf(e *jsonschema.ValidationError) {
 	path, v, secret := r.locate(e.InstanceLocation)
-	name := orArgs(path)
+	name := fields.OrArgs(path)
 	switch k := e.ErrorKind.(type) {
 	case *jskind.Required:
 		for _, m := range k.Missing {
-			p := pathKey(path, m)
+			p := fields.PathKey(path, m)
 			r.add(envelope.FieldError{Field: p, Rule: "required", Message: p + " is required"})
 		}
 	case *jskind.AdditionalProperties:
@@ -130,7 +131,7 @@ func (r *describer) explain(k jsonschema.ErrorKind, name string, fe *envelope.Fi
 		return count(fe, "max", name, "at most", k.Want, "entries"), false
 	case *jskind.Pattern:
 		fe.Rule, fe.Param = "pattern", k.Want
-		return fmt.Sprintf("%s must match the pattern %s", name, clip(k.Want, 120)), true
+		return fmt.Sprintf("%s must match the pattern %s", name, fields.Clip(k.Want, 120)), true
 	case *jskind.Format:
 		fe.Rule, fe.Param = "format", k.Want
 		return fmt.Sprintf("%s must be a valid %s", name, k.Want), true
@@ -140,7 +141,7 @@ func (r *describer) explain(k jsonschema.ErrorKind, name string, fe *envelope.Fi
 	case *jskind.Const:
 		fe.Rule = "eq"
 		fe.Param = jsonText(k.Want)
-		return fmt.Sprintf("%s must equal %s", name, clip(fe.Param, 120)), true
+		return fmt.Sprintf("%s must equal %s", name, fields.Clip(fe.Param, 120)), true
 	case *jskind.FalseSchema:
 		fe.Rule = "unknown"
 		return name + " is not allowed by this tool's input schema", false
@@ -159,16 +160,16 @@ func bound(fe *envelope.FieldError, rule, name, words string, want *big.Rat) str
 
 func count(fe *envelope.FieldError, rule, name, words string, want int, unit string) string {
 	fe.Rule, fe.Param = rule, strconv.Itoa(want)
-	return fmt.Sprintf("%s must %s %s %d %s", name, verb(unit), words, want, unit)
+	return fmt.Sprintf("%s must %s %s %d %s", name, fields.Verb(unit), words, want, unit)
 }
 
 func (r *describer) unknown(path, member string) envelope.FieldError {
-	p := pathKey(path, member)
+	p := fields.PathKey(path, member)
 	fe := envelope.FieldError{Field: p, Rule: "unknown", Message: p + " is not an argument of this tool"}
 	if path == "" {
 		// No declared names (nil): no allowed list, no suggestion.
 		fe.Allowed = slices.Clone(r.names[:min(len(r.names), maxAllowed)])
-		if s := suggest(member, r.names); s != "" {
+		if s := fields.Suggest(member, r.names); s != "" {
 			fe.Suggestion = s
 			fe.Message += fmt.Sprintf("; did you mean %q?", s)
 		}
@@ -198,7 +199,7 @@ func (r *describer) enum(path, name string, want []any, v any, secret bool) enve
 		fe.Message += " (got " + p + ")"
 	}
 	if s, ok := v.(string); ok {
-		if fe.Suggestion = suggest(s, all); fe.Suggestion != "" {
+		if fe.Suggestion = fields.Suggest(s, all); fe.Suggestion != "" {
 			fe.Message += fmt.Sprintf("; did you mean %q?", fe.Suggestion)
 		}
 	}
@@ -221,11 +222,11 @@ func (r *describer) locate(loc []string) (path string, v any, secret bool) {
 				v = nil
 			}
 		case map[string]any:
-			path = pathKey(path, seg)
+			path = fields.PathKey(path, seg)
 			v = x[seg]
 			secret = secret || redact.IsSecretKey(seg)
 		default:
-			path = pathKey(path, seg)
+			path = fields.PathKey(path, seg)
 			v = nil
 		}
 	}
@@ -236,9 +237,9 @@ func (r *describer) locate(loc []string) (path string, v any, secret bool) {
 // messages show, numbers as the agent wrote them.
 func (r *describer) preview(v any) string {
 	if n, ok := v.(json.Number); ok {
-		return clip(string(n), 32)
+		return fields.Clip(string(n), 32)
 	}
-	return preview(v, r.red)
+	return fields.Preview(v, r.red)
 }
 
 func typeWords(want []string) string {

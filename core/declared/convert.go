@@ -1,13 +1,16 @@
-package validate
+package declared
 
 import (
 	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mcpguard/mcpguard/core/internal/fields"
 )
 
 // convert returns a copy of doc in which every string that a type error
@@ -36,7 +39,7 @@ func convert(doc any, verr *jsonschema.ValidationError, required []string) (any,
 			if m, ok := doc.(map[string]any); ok {
 				if v, present := m[e.InstanceLocation[0]]; present && v == nil {
 					doc = without(m, e.InstanceLocation[0])
-					paths = append(paths, pathKey("", e.InstanceLocation[0]))
+					paths = append(paths, fields.PathKey("", e.InstanceLocation[0]))
 				}
 			}
 			return
@@ -49,7 +52,7 @@ func convert(doc any, verr *jsonschema.ValidationError, required []string) (any,
 		if changed {
 			r := describer{doc: doc}
 			p, _, _ := r.locate(e.InstanceLocation)
-			paths = append(paths, orArgs(p))
+			paths = append(paths, fields.OrArgs(p))
 		}
 	}
 	walk(verr)
@@ -70,11 +73,11 @@ func spelled(v any, want []string) (any, bool) {
 				return s == "true", true
 			}
 		case "integer":
-			if n, ok := scanNumber(s); ok && n.frac == "" && n.exp == 0 && !hasExponent(s) {
+			if number(s) && !strings.ContainsAny(s, ".eE") {
 				return json.Number(s), true
 			}
 		case "number":
-			if _, ok := scanNumber(s); ok {
+			if number(s) {
 				return json.Number(s), true
 			}
 		}
@@ -82,13 +85,11 @@ func spelled(v any, want []string) (any, bool) {
 	return nil, false
 }
 
-func hasExponent(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 'e' || s[i] == 'E' {
-			return true
-		}
-	}
-	return false
+// number reports s that is a JSON number's text, by encoding/json's
+// grammar: what a handler binding the converted arguments reads.
+func number(s string) bool {
+	return s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && s[len(s)-1] >= '0' && s[len(s)-1] <= '9' &&
+		json.Valid([]byte(s)) // a number starts with - or a digit, ends with a digit, and holds no space
 }
 
 // replaceAt returns doc with the value at loc replaced by what fn makes of

@@ -1,4 +1,4 @@
-package validate
+package declared
 
 import (
 	"encoding/json"
@@ -39,7 +39,7 @@ func TestDeclaredFastPathAgreesWithTheLibrary(t *testing.T) {
 	keys := []string{"path", "mode", "limit", "ratio", "follow", "id", "n", "a", "b", "other"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, schema := range schemas {
-		d := NewDeclared("t", []byte(schema))
+		d := New("t", []byte(schema))
 		if d.flat == nil {
 			t.Fatalf("not flat: %s", schema)
 		}
@@ -80,7 +80,7 @@ func TestDeclaredFastPathLeavesTheRestToTheLibrary(t *testing.T) {
 		`{"type":"object","properties":{"a":{"enum":[1,2]}}}`,
 		`{"type":"object","minProperties":1}`,
 	} {
-		if d := NewDeclared("t", []byte(schema)); d.sch == nil || d.flat != nil {
+		if d := New("t", []byte(schema)); d.sch == nil || d.flat != nil {
 			t.Errorf("%s: compiled %v, flat %v", schema, d.sch != nil, d.flat != nil)
 		}
 	}
@@ -88,7 +88,7 @@ func TestDeclaredFastPathLeavesTheRestToTheLibrary(t *testing.T) {
 
 // agrees fails unless the library accepts raw, which the raw fast path
 // accepted.
-func agrees(t *testing.T, d *Declared, raw string) {
+func agrees(t *testing.T, d *Checker, raw string) {
 	t.Helper()
 	doc, err := jsonschemaUnmarshal(raw)
 	if err != nil {
@@ -103,7 +103,7 @@ func agrees(t *testing.T, d *Declared, raw string) {
 // library, or may accept only where the library does.
 func TestDeclaredRawFastPathEdges(t *testing.T) {
 	t.Parallel()
-	d := NewDeclared("t", []byte(`{"type":"object","properties":{"n":{"type":"number","maximum":2.5,"minimum":-2.5},
+	d := New("t", []byte(`{"type":"object","properties":{"n":{"type":"number","maximum":2.5,"minimum":-2.5},
 		"i":{"type":"integer","maximum":100},"s":{"type":"string","maxLength":3,"enum":["a","é","abc"]}},"required":["s"]}`))
 	for _, raw := range []string{
 		`{"s":"a","n":2.5000000000000001}`, `{"s":"a","n":2.4999999999999999}`, `{"s":"a","n":-2.5000000000000001}`,
@@ -128,7 +128,7 @@ func TestDeclaredRawFastPathEdges(t *testing.T) {
 // the library when it accepts the text unchanged, and answers a failure
 // with a bounded envelope.
 func FuzzDeclaredCheck(f *testing.F) {
-	d := NewDeclared("t", []byte(`{"type":"object","properties":{"path":{"type":"string","maxLength":8,"pattern":"^[a-z/]+$"},
+	d := New("t", []byte(`{"type":"object","properties":{"path":{"type":"string","maxLength":8,"pattern":"^[a-z/]+$"},
 		"mode":{"type":"string","enum":["text","binary"]},"limit":{"type":"integer","minimum":1,"maximum":100},
 		"ratio":{"type":"number","exclusiveMaximum":1},"follow":{"type":"boolean"}},"required":["path"],"additionalProperties":false}`))
 	for _, s := range []string{`{"path":"a"}`, `{"path":"a","limit":"5"}`, `{"path":null}`, `[]`, `{"path":"a","ratio":0.9999999999999999999}`, `{"path":"\u0061"}`, ``} {
@@ -181,7 +181,7 @@ const edgeSchema = `{"type":"object","properties":{
 // forbids: this is that promise, value by value.
 func TestDeclaredFastPathTakesEveryValidCallOfItsShape(t *testing.T) {
 	t.Parallel()
-	d := NewDeclared("t", []byte(edgeSchema))
+	d := New("t", []byte(edgeSchema))
 	if d.flat == nil {
 		t.Fatal("not flat")
 	}
@@ -230,7 +230,7 @@ func TestDeclaredFastPathTakesSixtyFourProperties(t *testing.T) {
 	for i := range props {
 		props[i] = fmt.Sprintf(`"p%02d":{"type":"integer"}`, i)
 	}
-	d := NewDeclared("t", []byte(`{"type":"object","properties":{`+strings.Join(props, ",")+`},"required":["p63"]}`))
+	d := New("t", []byte(`{"type":"object","properties":{`+strings.Join(props, ",")+`},"required":["p63"]}`))
 	if raw := `{"p63":1,"p00":2}`; d.flat == nil || !d.flat.fast([]byte(raw), nil) {
 		t.Errorf("a schema of 64 properties: %s left to the library", raw)
 	}
@@ -241,7 +241,7 @@ func TestDeclaredFastPathTakesSixtyFourProperties(t *testing.T) {
 // 9007199254740992 and pass), decoded as json.Number or sent as text.
 func TestDeclaredFastPathNeverRoundsOntoABound(t *testing.T) {
 	t.Parallel()
-	d := NewDeclared("t", []byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992,"minimum":-9007199254740992}}}`))
+	d := New("t", []byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992,"minimum":-9007199254740992}}}`))
 	for _, n := range []string{"9007199254740993", "-9007199254740993", "9007199254740994"} {
 		raw := `{"n":` + n + `}`
 		doc, _ := jsonschemaUnmarshal(raw)
@@ -255,7 +255,7 @@ func TestDeclaredFastPathNeverRoundsOntoABound(t *testing.T) {
 }
 
 // library is the library's verdict on doc, within a fresh pattern budget.
-func (d *Declared) library(doc any) error {
+func (d *Checker) library(doc any) error {
 	if verr := d.validate(doc); verr != nil {
 		return verr
 	}

@@ -1,4 +1,4 @@
-package validate_test
+package declared_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/mcpguard/mcpguard/core/validate"
+	"github.com/mcpguard/mcpguard/core/declared"
 )
 
 // readersSchema declares what readersArgs binds.
@@ -58,8 +58,8 @@ func FuzzDeclaredReadersAgree(f *testing.F) {
 	}
 	// The nested schema goes to the library; the flat one is also taken by
 	// the fast path (declared_fast.go).
-	nested := validate.NewDeclared("files_open", []byte(readersSchema))
-	flat := validate.NewDeclared("files_open", []byte(readersFlatSchema))
+	nested := declared.New("files_open", []byte(readersSchema))
+	flat := declared.New("files_open", []byte(readersFlatSchema))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		readAlike(t, nested, raw, true)
 		readAlike(t, flat, raw, false)
@@ -76,7 +76,7 @@ const readersFlatSchema = `{"type":"object","properties":{
 
 // readAlike fails t when d accepts raw and a reader reads otherwise than
 // d did, in what d declares (opts too when withOpts).
-func readAlike(t *testing.T, d *validate.Declared, raw []byte, withOpts bool) {
+func readAlike(t *testing.T, d *declared.Checker, raw []byte, withOpts bool) {
 	converted, err := d.Check(context.Background(), raw, nil, nil)
 	if err != nil {
 		return
@@ -203,7 +203,7 @@ func firstValue(dec *json.Decoder) (any, bool) {
 // refused the same way.
 func TestDeclaredReadersAgreeOnDecodedArguments(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("files_open", []byte(readersSchema))
+	d := declared.New("files_open", []byte(readersSchema))
 	_, err := d.Check(context.Background(), nil, map[string]any{"path": "notes.txt", "PATH": "../x"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "PATH") {
 		t.Fatalf("Check = %v", err)
@@ -216,7 +216,7 @@ func TestDeclaredReadersAgreeOnDecodedArguments(t *testing.T) {
 // the tool's checks off for good.
 func TestDeclaredReadsArgumentsHandedOverAsText(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("files_open", []byte(readersSchema))
+	d := declared.New("files_open", []byte(readersSchema))
 	for range 2 {
 		_, err := d.Check(context.Background(), []byte{}, json.RawMessage(`{"path":"../x"}`), nil)
 		if err == nil || !strings.Contains(err.Error(), "pattern") {
@@ -234,7 +234,7 @@ func TestDeclaredReadsArgumentsHandedOverAsText(t *testing.T) {
 // still found.
 func TestDeclaredFindsRepeatsAmongManyMembers(t *testing.T) {
 	t.Parallel()
-	d := validate.NewDeclared("files_open", []byte(readersSchema))
+	d := declared.New("files_open", []byte(readersSchema))
 	var b strings.Builder
 	b.WriteString(`{"path":"a.txt","extra":{`)
 	for i := range 20000 {

@@ -1,8 +1,9 @@
-package validate
+package declared
 
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/internal/fields"
 )
 
 // memberCheck finds, in the arguments' JSON text, the members that
@@ -27,7 +29,7 @@ import (
 //   - a member whose name differs only in letter case, as encoding/json
 //     folds it, from a property the schema declares anywhere ("PATH" for
 //     "path"): rule unknown, with the declared name as the suggestion, as
-//     [Binder.Bind] answers a case variant of a field;
+//     core/validate's Binder.Bind answers a case variant of a field;
 //   - two members of one object whose names differ only in letter case.
 //
 // The text was scanned before (nesting bounded, strings and literals
@@ -79,7 +81,7 @@ func (l *loc) String() string {
 	if l.elem {
 		return fmt.Sprintf("%s[%d]", l.parent, l.index)
 	}
-	return pathKey(l.parent.String(), l.key)
+	return fields.PathKey(l.parent.String(), l.key)
 }
 
 func (m *memberCheck) value(at *loc) {
@@ -222,23 +224,23 @@ func (m *memberCheck) name(at *loc, name string, seen *names) {
 		return
 	}
 	if d, ok := m.names.folded[f]; ok && !m.names.exact[name] {
-		p := pathKey(at.String(), name)
-		msg := unknownMessage(at.String(), p) + fmt.Sprintf("; did you mean %q? (a reader that ignores letter case would read it as %s)", d, d)
+		p := fields.PathKey(at.String(), name)
+		msg := fields.UnknownMessage(at.String(), p) + fmt.Sprintf("; did you mean %q? (a reader that ignores letter case would read it as %s)", d, d)
 		m.add(envelope.FieldError{Field: p, Rule: "unknown", Suggestion: d, Message: msg})
 		return
 	}
 	switch {
 	case same:
-		p := pathKey(at.String(), name)
+		p := fields.PathKey(at.String(), name)
 		m.add(envelope.FieldError{Field: p, Rule: "duplicate",
 			Message: p + " is sent more than once, and readers differ on which one they keep: send it once"})
 	case variant != "":
 		if _, ok := m.names.folded[f]; ok {
 			return // the case variant is reported
 		}
-		p := pathKey(at.String(), name)
+		p := fields.PathKey(at.String(), name)
 		m.add(envelope.FieldError{Field: p, Rule: "duplicate",
-			Message: fmt.Sprintf("%s and %s differ only in letter case, and a reader that ignores case takes one for the other: send one", p, pathKey(at.String(), variant))})
+			Message: fmt.Sprintf("%s and %s differ only in letter case, and a reader that ignores case takes one for the other: send one", p, fields.PathKey(at.String(), variant))})
 	}
 }
 
@@ -346,4 +348,30 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
+}
+
+// noNames declares nothing: the member check without a schema.
+var noNames = &propertyNames{}
+
+// Members refuses arguments, JSON text, whose members readers would read
+// differently, for a front that has no enforced schema to check them
+// against (a tool without one, or whose check is off): a member sent more
+// than once, or two members of one object that differ only in letter
+// case, at any depth, each named in a validation_error, as
+// [Checker.Check] names them. Text nested deeper than [DefaultMaxDepth]
+// or not JSON is refused too. It returns nil for arguments every reader
+// reads alike.
+func Members(raw []byte) error {
+	s := scanner{b: raw, maxDepth: DefaultMaxDepth}
+	if !s.value(0) {
+		if s.tooDeep {
+			return failFields(fatal("", "depth", strconv.Itoa(DefaultMaxDepth),
+				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", DefaultMaxDepth)), 0)
+		}
+		return failFields(fatal("", "json", "", "the arguments are not valid JSON"), 0)
+	}
+	if fe, more := ambiguousMembers(raw, noNames); len(fe) > 0 {
+		return failFields(fe, more)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package validate
+package declared
 
 import (
 	"encoding/json"
@@ -286,7 +286,7 @@ func (f *flatSchema) validRaw(b []byte, left *int) bool {
 	if len(f.props) > 64 {
 		return false
 	}
-	d := flatDecoder{b: b}
+	d := flatReader{b: b}
 	d.ws()
 	if !d.lit('{') {
 		return false
@@ -322,7 +322,7 @@ func (f *flatSchema) validRaw(b []byte, left *int) bool {
 	return d.end()
 }
 
-func (p *flatProp) validRaw(d *flatDecoder, left *int) bool {
+func (p *flatProp) validRaw(d *flatReader, left *int) bool {
 	switch p.types {
 	case typeString:
 		s, ok := d.plainString()

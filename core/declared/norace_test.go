@@ -1,0 +1,5 @@
+//go:build !race
+
+package declared_test
+
+const raceEnabled = false

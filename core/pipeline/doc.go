@@ -1,0 +1,71 @@
+// Package pipeline is what happens to a tool call, decided once for every
+// consumer of the core: the mcp-go front (packages middleware and
+// envelope), the go-sdk front (module gosdk) and mcpguard-proxy. Each of
+// them only translates its SDK's types, or the wire's JSON, into the terms
+// of this package and back; none orders the stages of a call or chooses
+// what becomes of its outcome in its own code.
+//
+// # Admission: one order of stages
+//
+// A call passes these stages, outermost first, before its handler runs
+// ([Admission]; [Layers.Ordered] puts a consumer's layers in this order):
+//
+//	Repeats   the repeated-failure guard answers a call that already failed
+//	          unchanged, without running it
+//	Limits    rate, concurrency and time bounds, in the order the user gives
+//	          them (cheapest refusal first)
+//	Declared  the arguments are checked against the tool's declared input
+//	          schema
+//
+// Limits come before the declared-schema check, on every consumer:
+//   - a refused call costs no check: the check's cost grows with the
+//     arguments the client chose, and a limit is what bounds the work a
+//     flooding client can cause;
+//   - a rate limit counts every call a client makes, valid or not, so an
+//     agent looping on invalid arguments is throttled like any other, rather
+//     than getting unlimited free answers;
+//   - the repeated-failure guard comes first so that a call it answers
+//     takes no token and no slot.
+//
+// (A call of a tool the server does not have is answered before any
+// stage, with a protocol error, where the consumer can tell: mcp-go and
+// the proxy can; go-sdk looks the tool up inside its own handler.)
+//
+// # Outcome: one policy per outcome
+//
+// What a call ended as is an [Outcome]; [Decide] reads it off an [Answer]
+// a consumer describes in plain booleans, and [Outcome.Policy] says what
+// becomes of it: whether it is rendered as an envelope, counts as a
+// failure, has a toolFailure _meta of the handler's own dropped (always:
+// only the envelope layer writes one), is redacted, gets success hints,
+// and how the per-call log record and span name it.
+//
+//	Outcome          envelope  failure  forged _meta  redacted        success hints  log
+//	success          no        no       dropped       with successes  yes            success
+//	input_required   no        no       dropped       with successes  no             input_required
+//	task             no        no       dropped       with successes  no             success
+//	error_result     yes       yes      dropped       yes             no             tool_error
+//	missing          yes       yes      -             yes             no             tool_error
+//	go_error         yes       yes      -             yes             no             tool_error
+//	panic            yes       yes      -             yes             no             tool_error
+//	refused          yes       yes      -             yes             no             tool_error
+//	protocol_error   no        yes      -             message         no             protocol_error
+//
+// input_required (a multi round-trip result) and a task handle are not
+// failures: no envelope, no error hint, and their own outcome.
+//
+// # One error result
+//
+// [BuildError] is the one builder of an error result's SDK-neutral shape:
+// the envelope's JSON as the first text item, the envelope as structured
+// content unless the tool declares an output schema (strict clients
+// validate structured content against it even on errors), and the
+// result's _meta without a toolFailure of the handler's own, plus the
+// renderer's own toolFailure when it is configured to add one. The fronts
+// turn an [ErrorShape] into their SDK's result type, the proxy into wire
+// JSON. [JoinText] is the one joiner of a result's text items and
+// [Outputs] the one memory of which tools declare an output schema,
+// learned from tools/list.
+//
+// This package imports no MCP SDK.
+package pipeline

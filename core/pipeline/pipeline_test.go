@@ -1,0 +1,105 @@
+package pipeline_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpguard/mcpguard/core/calllog"
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pipeline"
+)
+
+func TestLayersOrderedFollowsTheAdmission(t *testing.T) {
+	l := pipeline.Layers[string]{Declared: []string{"declared"}, Limits: []string{"rate", "concurrency", "timeout"}, Repeats: []string{"repeats"}}
+	assert.Equal(t, []string{"repeats", "rate", "concurrency", "timeout", "declared"}, l.Ordered())
+	assert.Equal(t, []pipeline.Stage{pipeline.Repeats, pipeline.Limits, pipeline.Declared}, pipeline.Admission())
+	assert.Empty(t, pipeline.Layers[int]{}.Ordered())
+	got := pipeline.Admission()
+	got[0] = pipeline.Declared
+	assert.Equal(t, pipeline.Repeats, pipeline.Admission()[0], "Admission returns a copy")
+}
+
+func TestDecide(t *testing.T) {
+	for _, tc := range []struct {
+		a    pipeline.Answer
+		want pipeline.Outcome
+	}{
+		{pipeline.Answer{}, pipeline.Success},
+		{pipeline.Answer{IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{Nil: true}, pipeline.Missing},
+		{pipeline.Answer{Err: true}, pipeline.GoError},
+		{pipeline.Answer{Err: true, Protocol: true}, pipeline.ProtocolError},
+		{pipeline.Answer{InputRequired: true}, pipeline.InputRequired},
+		{pipeline.Answer{InputRequired: true, IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{Task: true, IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{Task: true}, pipeline.Task},
+	} {
+		assert.Equal(t, tc.want, pipeline.Decide(tc.a), "%+v", tc.a)
+	}
+}
+
+func TestPolicies(t *testing.T) {
+	for _, o := range []pipeline.Outcome{pipeline.Success, pipeline.InputRequired, pipeline.Task} {
+		p := o.Policy()
+		assert.False(t, p.Envelope || p.Failure, "%v is not a failure", o)
+		assert.True(t, p.DropForgedFailure, "%v drops a forged toolFailure", o)
+	}
+	assert.True(t, pipeline.Success.Policy().SuccessHints)
+	assert.False(t, pipeline.InputRequired.Policy().SuccessHints, "input_required is no success yet")
+	assert.Equal(t, calllog.InputRequired, pipeline.InputRequired.Policy().Log)
+	for _, o := range []pipeline.Outcome{pipeline.ErrorResult, pipeline.Missing, pipeline.GoError, pipeline.Panic, pipeline.Refused} {
+		p := o.Policy()
+		assert.True(t, p.Envelope && p.Failure, "%v", o)
+		assert.Equal(t, pipeline.RedactAll, p.Redact, "%v", o)
+		assert.Equal(t, calllog.ToolError, p.Log, "%v", o)
+	}
+	assert.False(t, pipeline.ProtocolError.Policy().Envelope)
+	assert.Equal(t, calllog.ProtocolError, pipeline.Outcome(200).Policy().Log, "an unknown outcome is never a success")
+	assert.Equal(t, "input_required", pipeline.InputRequired.String())
+	assert.Equal(t, "unknown", pipeline.Outcome(200).String())
+	assert.Equal(t, "limits", pipeline.Limits.String())
+}
+
+func TestBuildError(t *testing.T) {
+	env := &envelope.Envelope{ErrorType: envelope.NotFound, Tool: "t", Message: "no such thing"}
+	plain, withMeta := envelope.NewRenderer(), envelope.NewRenderer(envelope.WithToolFailureMeta())
+	forged := map[string]any{envelope.ToolFailureMetaKey: map[string]any{"retryable": true}, "trace": "x"}
+
+	s := pipeline.BuildError(pipeline.ErrorInput{Envelope: env, Renderer: plain})
+	assert.JSONEq(t, string(env.Marshal()), s.Text)
+	assert.Same(t, env, s.Structured)
+	assert.Nil(t, s.Meta)
+
+	s = pipeline.BuildError(pipeline.ErrorInput{Envelope: env, Renderer: plain, DeclaresOutput: true, Meta: forged})
+	assert.Nil(t, s.Structured, "no structured content for a tool with an output schema")
+	assert.Equal(t, map[string]any{"trace": "x"}, s.Meta, "the handler's toolFailure is dropped")
+	assert.Contains(t, forged, envelope.ToolFailureMetaKey, "the input is not modified")
+
+	s = pipeline.BuildError(pipeline.ErrorInput{Envelope: env, Renderer: withMeta, Meta: forged})
+	assert.Equal(t, "not_found", s.Meta[envelope.ToolFailureMetaKey].(map[string]any)["code"])
+	assert.Equal(t, "x", s.Meta["trace"])
+
+	s = pipeline.BuildError(pipeline.ErrorInput{Envelope: env, Renderer: plain, Relay: withMeta, Meta: forged})
+	assert.Equal(t, "not_found", s.Meta[envelope.ToolFailureMetaKey].(map[string]any)["code"], "a relay keeps the slot, filled as the envelope says")
+	s = pipeline.BuildError(pipeline.ErrorInput{Envelope: env, Renderer: plain, Relay: withMeta})
+	assert.Nil(t, s.Meta, "a relay adds no toolFailure the upstream did not send")
+}
+
+func TestJoinText(t *testing.T) {
+	text := func(s string) (string, bool) { return s, s != "image" }
+	assert.Equal(t, "a\nb", pipeline.JoinText([]string{"a", "image", "b"}, text))
+	assert.Equal(t, "a\n\nb", pipeline.JoinText([]string{"", "a", "", "b"}, text))
+	assert.Empty(t, pipeline.JoinText(nil, text))
+}
+
+func TestOutputs(t *testing.T) {
+	var o pipeline.Outputs
+	assert.False(t, o.Declares("t"))
+	o.Learn("t", true)
+	o.Learn("u", false)
+	assert.True(t, o.Declares("t"))
+	assert.False(t, o.Declares("u"))
+	o.Learn("t", false)
+	assert.False(t, o.Declares("t"), "a later tools/list wins")
+}

@@ -11,7 +11,6 @@ import (
 
 var fieldsFail = fields.Fail
 
-func clip(s string, n int) string                 { return fields.Clip(s, n) }
 func pathKey(path, key string) string             { return fields.PathKey(path, key) }
 func orArgs(path string) string                   { return fields.OrArgs(path) }
 func unknownMessage(path, name string) string     { return fields.UnknownMessage(path, name) }

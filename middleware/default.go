@@ -32,6 +32,8 @@ type defaultOptions struct {
 	// declaredExcept, for these tools only.
 	declaredOff    bool
 	declaredExcept []string
+	// state configures the requestState sealing layer (seal.go).
+	state stateOptions
 }
 
 // WithLogger turns on the [Logging] layer with logger and sends the
@@ -118,6 +120,8 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //	repeats   answers a call that already failed 3 times unchanged without
 //	          running it (limit.Repeats; WithRepeats)
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
+//	seal      seals every requestState handed out and opens every echo
+//	          (SealState; WithStateKeys, WithoutStateSealing)
 //	limits    (only with WithLimits) rate, concurrency and time bounds
 //	declared  checks the arguments against the tool's declared input schema
 //	          (validate.DeclaredSchemas; off with WithoutDeclaredSchemas)
@@ -159,6 +163,9 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		chain = append(chain, r)
 	}
 	chain = append(chain, renderer.Middleware())
+	if s := stateLayer(&o); s != nil {
+		chain = append(chain, s)
+	}
 	for _, l := range o.limits {
 		if l != nil {
 			chain = append(chain, l)

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/redact"
+	"github.com/mcpguard/mcpguard/core/seal"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -37,6 +38,7 @@ type Guard struct {
 	mu       sync.Mutex
 	in       *coreotel.Instrument // nil without WithTelemetry
 	ids      *mintedIDs           // the ids of the requests it sends upstream
+	state    *seal.Guard          // seals requestState; nil: WithoutStateSealing
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -50,7 +52,7 @@ type tool struct {
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	return &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
+	return &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{}), state: o.sealGuard()}
 }
 
 // call is one tools/call in flight.
@@ -60,6 +62,10 @@ type call struct {
 	args  json.RawMessage // copied
 	start time.Time
 	slot  *limit.Slot
+	// state is the call's requestState: as echoed, then opened (seal.go).
+	state    string
+	hasState bool
+	opened   bool
 }
 
 // newCall reads a tools/call request's params, which readClient admitted
@@ -72,6 +78,14 @@ func newCall(id, params []byte) *call {
 			c.tool, _ = unquote(v)
 		case "arguments":
 			c.args = bytes.Clone(v)
+		case "requestState":
+			// A state that is not a string is kept as its text, which
+			// does not open: the upstream never reads it.
+			var ok bool
+			if c.state, ok = unquote(v); !ok {
+				c.state = string(v)
+			}
+			c.hasState = (ok && c.state != "") || (!ok && string(v) != "null")
 		}
 		return nil
 	})
@@ -112,6 +126,9 @@ const maxNamedTools = 50
 // upstream. A refused call gets the answer to send instead.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 	if out := g.unknownTool(c); out != nil {
+		return out
+	}
+	if out := g.openState(ctx, c); out != nil {
 		return out
 	}
 	if err := g.checkDeclared(ctx, c); err != nil {
@@ -250,6 +267,11 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
 	}
+	if sealed, err := g.sealState(c, m.Result); err != nil {
+		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	} else if !same(sealed, m.Result) {
+		msg, m.Result = g.respond(c.id, sealed), sealed
+	}
 	if !g.o.successes && !mayBeError(m.Result) {
 		return msg // the success path: no decoding of the result
 	}
@@ -273,15 +295,16 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return msg
 	}
 	red := g.r.Redactor().ForCall(c.args)
-	if out := redactResult(red, m.Result); !bytes.Equal(out, m.Result) {
+	if out := redactResult(red, m.Result, g.state != nil); !bytes.Equal(out, m.Result) {
 		return g.respond(c.id, out)
 	}
 	return msg
 }
 
 // redactResult redacts a tool result but for its binary content, which
-// redaction would corrupt (a base64 run looks like a token).
-func redactResult(red *redact.Redactor, result []byte) []byte {
+// redaction would corrupt (a base64 run looks like a token), and, when
+// sealed, its requestState, which it would break.
+func redactResult(red *redact.Redactor, result []byte, sealed bool) []byte {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(result, &top) != nil {
 		return result
@@ -290,7 +313,7 @@ func redactResult(red *redact.Redactor, result []byte) []byte {
 	_ = json.Unmarshal(top["content"], &content)
 	changed := false
 	for k, v := range top {
-		if k == "content" {
+		if k == "content" || (sealed && k == "requestState") {
 			continue
 		}
 		if out, ok := red.JSON(string(v)); ok && out != string(v) {

@@ -63,7 +63,7 @@ func (a *ambiguity) Error() string { return a.what }
 // those of a tools/call's params: a client must write them as MCP does.
 var (
 	headNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-	callNames = []string{"name", "arguments", "_meta"}
+	callNames = []string{"name", "arguments", "_meta", "requestState", "inputResponses"}
 )
 
 // reader reads one message; pooled, since jsontext's decoder keeps a

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -177,5 +180,70 @@ func TestProxyWithoutStateSealing(t *testing.T) {
 	}
 	if got := upstreamGot(s.stateCall("deploy", "staging", "env=production")); got != "env=production" {
 		t.Fatalf("received %q", got)
+	}
+}
+
+// stateUpstream is stateChild over streamable HTTP, answering in JSON.
+func stateUpstream(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name         string            `json:"name"`
+				Arguments    map[string]string `json:"arguments"`
+				RequestState string            `json:"requestState"`
+			} `json:"params"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		res := `{}`
+		switch m.Method {
+		case "tools/list":
+			res = `{"tools":[{"name":"deploy","inputSchema":{"type":"object"}},{"name":"delete","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			if st := m.Params.RequestState; st != "" {
+				b, _ := json.Marshal("done with " + st)
+				res = `{"content":[{"type":"text","text":` + string(b) + `}]}`
+			} else {
+				b, _ := json.Marshal("env=" + m.Params.Arguments["environment"])
+				res = `{"resultType":"input_required","inputRequests":{},"requestState":` + string(b) + `}`
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, res)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestHTTPProxySealsRequestState(t *testing.T) {
+	t.Parallel()
+	url := proxyFor(t, stateUpstream(t))
+	call := func(tool, env, state string) map[string]any {
+		t.Helper()
+		params := map[string]any{"name": tool, "arguments": map[string]any{"environment": env}}
+		if state != "" {
+			params["requestState"] = state
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+		_, body := post(t, url, string(b))
+		res, _ := lastData(t, body)["result"].(map[string]any)
+		return res
+	}
+	st, _ := call("deploy", "staging", "")["requestState"].(string)
+	if st == "" || strings.Contains(st, "staging") {
+		t.Fatalf("the client got the state %q", st)
+	}
+	if got := upstreamGot(call("deploy", "staging", st)); got != "env=staging" {
+		t.Fatalf("the upstream received %q", got)
+	}
+	for _, res := range []map[string]any{call("deploy", "production", st), call("delete", "staging", st), call("deploy", "staging", "env=production")} {
+		if b, _ := json.Marshal(res); res["isError"] != true || !strings.Contains(string(b), seal.RefusedMessage) {
+			t.Errorf("the client got %s, want the refusal", b)
+		}
 	}
 }

@@ -1,13 +1,11 @@
 package seal
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	mrand "math/rand/v2"
 	"sync"
@@ -66,31 +64,6 @@ type Binding struct {
 	// Caller identifies who called, where the server knows it (an
 	// authenticated principal); empty binds no caller.
 	Caller string
-}
-
-// ArgumentsDigest is the SHA-256 of the canonical form of a call's
-// arguments (a JSON value): objects with their keys sorted (the last of
-// duplicate keys kept, as Go's encoding/json reads them), no insignificant
-// space, numbers as written. Absent arguments, null and {} digest alike. A
-// client that re-encodes the same arguments on its retry, reordering keys
-// or spacing, therefore yields the same digest; one that changes a value
-// does not. Text that is not JSON digests as its bytes.
-func ArgumentsDigest(raw []byte) [sha256.Size]byte {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
-		return sha256.Sum256([]byte("{}"))
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil || d.More() {
-		return sha256.Sum256(raw)
-	}
-	canon, err := json.Marshal(v)
-	if err != nil {
-		return sha256.Sum256(raw)
-	}
-	return sha256.Sum256(canon)
 }
 
 // A Sealer seals the requestState a server hands out and opens the one a

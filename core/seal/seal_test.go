@@ -3,10 +3,12 @@ package seal_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpguard/mcpguard/core/seal"
 )
@@ -174,7 +176,14 @@ func TestArgumentsDigest(t *testing.T) {
 			}
 		}
 	}
-	differ := []string{`{"a":1}`, `{"a":2}`, `{"a":"1"}`, `{"a":1.0}`, `{"a":12345678901234567890124}`, `{"A":1}`, `[1]`, `{"a":1} x`}
+	same = append(same, []string{`{"s":"\u00e9\/<"}`, `{"s":"é/<"}`}, []string{`[[1],{"b":2,"a":[]}]`, ` [ [1] , { "a" : [ ] , "b" : 2 } ] `})
+	for _, group := range same[len(same)-2:] {
+		if seal.ArgumentsDigest([]byte(group[0])) != seal.ArgumentsDigest([]byte(group[1])) {
+			t.Errorf("%q and %q digest differently", group[0], group[1])
+		}
+	}
+	differ := []string{`{"a":1}`, `{"a":2}`, `{"a":"1"}`, `{"a":1.0}`, `{"a":12345678901234567890124}`, `{"A":1}`, `[1]`, `{"a":1} x`,
+		`[[1],2]`, `[[1,2]]`, `{"a":{"b":1}}`, `{"a":{},"b":1}`, `{"ab":""}`, `{"a":"b"}`}
 	seen := map[[32]byte]string{}
 	for _, v := range differ {
 		d := seal.ArgumentsDigest([]byte(v))
@@ -183,6 +192,68 @@ func TestArgumentsDigest(t *testing.T) {
 		}
 		seen[d] = v
 	}
+}
+
+// Arguments that readers may read differently digest as their bytes: no
+// reordering keeps the digest.
+func TestArgumentsDigestAmbiguous(t *testing.T) {
+	for _, pair := range [][2]string{
+		{`{"env":"staging","ENV":"production"}`, `{"ENV":"production","env":"staging"}`},
+		{`{"env":"staging","env":"production"}`, `{"env":"production","env":"staging"}`},
+		{`{"o":{"k":1,"\u212a":2}}`, `{"o":{"\u212a":2,"k":1}}`}, // the Kelvin sign folds to k
+	} {
+		if seal.ArgumentsDigest([]byte(pair[0])) == seal.ArgumentsDigest([]byte(pair[1])) {
+			t.Errorf("%s and %s digest alike", pair[0], pair[1])
+		}
+	}
+}
+
+// FuzzArgumentsDigest: arguments re-encoded by encoding/json (members
+// sorted, escapes and spacing its own) digest as the original.
+func FuzzArgumentsDigest(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\n"],"b":{"c":null,"d":true}}`, `[]`, `"\u00e9"`, `{"z":-0.0,"y":1E2}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		d := json.NewDecoder(strings.NewReader(in))
+		d.UseNumber()
+		var v any
+		if !json.Valid([]byte(in)) || d.Decode(&v) != nil || !utf8.ValidString(in) || strings.Contains(in, "\\ud") || strings.Contains(in, "\\uD") {
+			return
+		}
+		out, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		got, want := seal.ArgumentsDigest([]byte(in)), seal.ArgumentsDigest(out)
+		if got != want && !ambiguous(v, in) {
+			t.Fatalf("%q and its re-encoding %q digest differently", in, out)
+		}
+	})
+}
+
+// ambiguous reports whether in may hold names equal but for case, which
+// digest as bytes by design (a map loses them).
+func ambiguous(_ any, in string) bool {
+	var names []string
+	dec := json.NewDecoder(strings.NewReader(in))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if s, ok := tok.(string); ok {
+			names = append(names, s)
+		}
+	}
+	for i := range names {
+		for j := i + 1; j < len(names); j++ {
+			if strings.EqualFold(names[i], names[j]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func FuzzOpen(f *testing.F) {
@@ -197,8 +268,8 @@ func FuzzOpen(f *testing.F) {
 }
 
 func TestAllocations(t *testing.T) {
-	if testing.Short() {
-		t.Skip()
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts are checked without -race")
 	}
 	s := seal.New(nil)
 	sealed := mustSeal(t, s, call, "env=staging;step=2")
@@ -208,5 +279,9 @@ func TestAllocations(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { _, _ = s.Open(call, sealed) }); n > 1 {
 		t.Errorf("Open: %v allocations, want 1", n)
+	}
+	args := []byte(`{"service":"api","replicas":3,"tags":["a","b"],"spec":{"image":"x"}}`)
+	if n := testing.AllocsPerRun(100, func() { seal.ArgumentsDigest(args) }); n > 0 {
+		t.Errorf("ArgumentsDigest: %v allocations, want 0", n)
 	}
 }

@@ -270,7 +270,9 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 	if sealed, err := g.sealState(c, m.Result); err != nil {
 		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 	} else if !same(sealed, m.Result) {
-		msg, m.Result = g.respond(c.id, sealed), sealed
+		sm := *m // the caller's message is left as it read it
+		sm.Result = sealed
+		msg, m = g.respond(c.id, sealed), &sm
 	}
 	if !g.o.successes && !mayBeError(m.Result) {
 		return msg // the success path: no decoding of the result

@@ -84,6 +84,3 @@ func (g *Guard) Seal(b Binding, state string) (string, error) {
 	}
 	return sealed, nil
 }
-
-// Refused reports whether err is the refusal [Guard.Open] returns.
-func Refused(err error) bool { return err == refused }

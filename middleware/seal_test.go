@@ -68,6 +68,11 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // the JSON-RPC result member the client receives.
 func (ss *stateServer) call(t *testing.T, tool, env, state string) map[string]any {
 	t.Helper()
+	return ss.callAs(context.Background(), t, tool, env, state)
+}
+
+func (ss *stateServer) callAs(ctx context.Context, t *testing.T, tool, env, state string) map[string]any {
+	t.Helper()
 	params := map[string]any{
 		"name":      tool,
 		"arguments": map[string]any{"environment": env},
@@ -82,7 +87,7 @@ func (ss *stateServer) call(t *testing.T, tool, env, state string) map[string]an
 	}
 	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
 	require.NoError(t, err)
-	out, err := json.Marshal(ss.s.HandleMessage(context.Background(), msg))
+	out, err := json.Marshal(ss.s.HandleMessage(ctx, msg))
 	require.NoError(t, err)
 	var resp struct {
 		Result map[string]any `json:"result"`
@@ -226,4 +231,22 @@ func TestWithoutStateSealing(t *testing.T) {
 	assert.Equal(t, "env=staging", ss.start(t, "deploy", "staging"))
 	ss.call(t, "deploy", "staging", "env=production")
 	assert.Equal(t, []string{"env=production"}, ss.received())
+}
+
+type userKey struct{}
+
+func TestSealedStateBoundToTheCaller(t *testing.T) {
+	t.Parallel()
+	ss := newStateServer(t, middleware.WithStateCaller(func(ctx context.Context) string {
+		u, _ := ctx.Value(userKey{}).(string)
+		return u
+	}))
+	alice := context.WithValue(context.Background(), userKey{}, "alice")
+	mallory := context.WithValue(context.Background(), userKey{}, "mallory")
+	res := ss.callAs(alice, t, "deploy", "staging", "")
+	state, _ := res["requestState"].(string)
+	require.NotEmpty(t, state)
+	ss.expectRefused(t, ss.callAs(mallory, t, "deploy", "staging", state), seal.ErrBinding)
+	ss.callAs(alice, t, "deploy", "staging", state)
+	assert.Equal(t, []string{"env=staging"}, ss.received())
 }

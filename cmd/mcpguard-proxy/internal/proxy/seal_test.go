@@ -141,8 +141,9 @@ func TestProxySealsRequestState(t *testing.T) {
 	// A state that is not a string never reaches the upstream either.
 	s.expectStateRefused(s.request("tools/call", `{"name":"deploy","arguments":{"environment":"staging"},"requestState":{"env":"production"}}`)["result"].(map[string]any), seal.ErrTampered)
 	// Nor one spelled otherwise, which encoding/json would read.
-	if res := s.request("tools/call", `{"name":"deploy","arguments":{"environment":"staging"},"RequestState":"env=production"}`); res["error"] == nil {
-		t.Errorf("a requestState spelled otherwise passed: %v", res)
+	res := s.request("tools/call", `{"name":"deploy","arguments":{"environment":"staging"},"RequestState":"env=production"}`)
+	if e, _ := res["error"].(map[string]any); fmt.Sprint(e["code"]) != "-32600" {
+		t.Errorf("a requestState spelled otherwise was not refused with -32600: %v", res)
 	}
 }
 

@@ -140,7 +140,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				return // refused, and answered
 			}
 			defer end()
-			out = ownCall(x.up, m.Params) // what the proxy checked, as the proxy encodes it
+			out = ownCall(x.up, x.call.upstreamParams(m.Params)) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
 			x.list = true
 		}

@@ -157,7 +157,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	var out []byte
 	if r.call != nil {
 		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
-		out = ownCall(r.up, m.Params) // what the proxy checked, as the proxy encodes it
+		out = ownCall(r.up, r.call.upstreamParams(m.Params)) // what the proxy checked, as the proxy encodes it
 	} else {
 		out = withID(line, m, r.up)
 	}

@@ -127,7 +127,7 @@ func expectTaskEnvelope(t *testing.T, result, get []byte, notes []string, code e
 		assert.NotContains(t, raw, ".go:", "source position on the wire: %s", raw)
 	}
 	var r struct {
-		Result *json.RawMessage          `json:"result"`
+		Result *json.RawMessage         `json:"result"`
 		Error  *mcp.JSONRPCErrorDetails `json:"error"`
 	}
 	require.NoError(t, json.Unmarshal(result, &r))

@@ -37,6 +37,7 @@ type Guard struct {
 	mu       sync.Mutex
 	in       *coreotel.Instrument // nil without WithTelemetry
 	ids      *mintedIDs           // the ids of the requests it sends upstream
+	tasks    taskTable            // which call each task came from (tasks.go)
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -60,6 +61,10 @@ type call struct {
 	args  json.RawMessage // copied
 	start time.Time
 	slot  *limit.Slot
+	// taskResult: this is a tasks/result request, answered as the call
+	// that created task (tasks.go).
+	taskResult bool
+	task       string
 }
 
 // newCall reads a tools/call request's params, which readClient admitted
@@ -236,7 +241,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(m.Error, &e)
-		if g.isUnknownTool(c, e.Code, e.Message) {
+		if !c.taskResult && g.isUnknownTool(c, e.Code, e.Message) {
 			return msg
 		}
 		var env *envelope.Envelope
@@ -249,6 +254,14 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		}
 		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
+	}
+	if !c.taskResult {
+		if out, ok := g.handle(c, m.Result); ok {
+			if bytes.Equal(out, m.Result) {
+				return msg
+			}
+			return g.respond(c.id, out)
+		}
 	}
 	if !g.o.successes && !mayBeError(m.Result) {
 		return msg // the success path: no decoding of the result
@@ -444,6 +457,12 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 	}
 	if !g.declaresOutput(c.tool) {
 		out.StructuredContent = env
+	}
+	if c.task != "" { // tasks/result carries the task it answers for
+		if out.Meta == nil {
+			out.Meta = map[string]any{}
+		}
+		out.Meta[relatedTaskMeta] = map[string]string{"taskId": c.task}
 	}
 	failure, ok := g.r.FailureMeta(env)
 	if !ok && upstreamFailure {

@@ -133,6 +133,8 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 			s.reply(r, refusal, nil)
 			return
 		}
+	case "tasks/result": // answered as the call that created the task (tasks.go)
+		r.call = s.g.taskCall(m.ID, m.Params)
 	}
 	var key string
 	r.up, key = s.g.ids.next()
@@ -155,7 +157,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		return
 	}
 	var out []byte
-	if r.call != nil {
+	if r.call != nil && !r.call.taskResult {
 		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
 		out = ownCall(r.up, m.Params) // what the proxy checked, as the proxy encodes it
 	} else {
@@ -263,7 +265,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		return
 	}
 	if !m.isResponse() {
-		s.send(line) // the server's requests and notifications, untouched
+		s.send(s.g.relayedTask(m.Method, line)) // the server's requests and notifications, untouched but a task's status text
 		return
 	}
 	key, _ := idKey(m.ID)
@@ -301,7 +303,12 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 	case r.method == "initialize" && r.tr != nil:
 		s.negotiated(m.Result)
 	}
-	s.reply(r, withID(line, &m, r.clientID), &m) // the client's id, as the client wrote it
+	out := withID(line, &m, r.clientID) // the client's id, as the client wrote it
+	if safe := s.g.relayedTask(r.method, out); !same(safe, out) {
+		s.reply(r, safe, nil)
+		return
+	}
+	s.reply(r, out, &m)
 }
 
 // reinitialized completes a restarted child's initialization.

@@ -180,6 +180,9 @@ func TestProxyTaskResults(t *testing.T) {
 				if env["tool"] != tool || env["error_type"] == nil || env["success"] != false {
 					t.Errorf("%s: tasks/result's envelope %v, want one for the tool", tool, env)
 				}
+				if !strings.Contains(result, `"io.modelcontextprotocol/related-task"`) {
+					t.Errorf("%s: tasks/result does not name its task: %s", tool, result)
+				}
 				if !strings.Contains(get, `"status":"failed"`) || !strings.Contains(get, "tasks/result answers") {
 					t.Errorf("%s: tasks/get %s, want the failed status with the proxy's text", tool, get)
 				}

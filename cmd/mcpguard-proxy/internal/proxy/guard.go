@@ -205,6 +205,9 @@ func (g *Guard) declaresOutput(name string) bool {
 // the server does not have: that error stays a protocol error, as the MCP
 // specification asks.
 func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
+	if c.taskResult {
+		return false // the tool was called: this is the task's failure
+	}
 	if code != -32602 && code != -32601 {
 		return false
 	}
@@ -222,7 +225,7 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 // answer rewrites the upstream's response to a tools/call, msg, whose
 // head is m. It returns msg itself when nothing changes.
 func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (out []byte) {
-	if p := safe.Call(func() { out = g.rewrite(ctx, c, msg, m) }); p != nil {
+	if p := safe.Call(func() { out = g.rewriteTask(ctx, c, msg, m) }); p != nil {
 		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
 		return g.render(ctx, c, env)
 	}
@@ -241,7 +244,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(m.Error, &e)
-		if !c.taskResult && g.isUnknownTool(c, e.Code, e.Message) {
+		if g.isUnknownTool(c, e.Code, e.Message) {
 			return msg
 		}
 		var env *envelope.Envelope
@@ -254,14 +257,6 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		}
 		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
-	}
-	if !c.taskResult {
-		if out, ok := g.handle(c, m.Result); ok {
-			if bytes.Equal(out, m.Result) {
-				return msg
-			}
-			return g.respond(c.id, out)
-		}
 	}
 	if !g.o.successes && !mayBeError(m.Result) {
 		return msg // the success path: no decoding of the result
@@ -457,12 +452,6 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 	}
 	if !g.declaresOutput(c.tool) {
 		out.StructuredContent = env
-	}
-	if c.task != "" { // tasks/result carries the task it answers for
-		if out.Meta == nil {
-			out.Meta = map[string]any{}
-		}
-		out.Meta[relatedTaskMeta] = map[string]string{"taskId": c.task}
 	}
 	failure, ok := g.r.FailureMeta(env)
 	if !ok && upstreamFailure {

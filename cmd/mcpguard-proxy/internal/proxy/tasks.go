@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -72,7 +73,6 @@ func (t *taskTable) evict(now time.Time) {
 	for id, o := range t.m {
 		if !o.expires.After(now) {
 			delete(t.m, id)
-			first = ""
 			continue
 		}
 		if first == "" || o.expires.Before(at) {
@@ -229,3 +229,55 @@ func toLower(s string) string {
 
 // relatedTaskMeta is the _meta key that names the task a message is about.
 const relatedTaskMeta = "io.modelcontextprotocol/related-task"
+
+// rewriteTask is [Guard.rewrite] for the two answers of a task: the
+// handle that answers a task-augmented tools/call is remembered and its
+// status text made safe, and the answer to tasks/result is rewritten as
+// the call's, with the task it answers for in its _meta when the proxy
+// rendered it. Every other answer is rewrite's.
+func (g *Guard) rewriteTask(ctx context.Context, c *call, msg []byte, m *message) []byte {
+	if c.taskResult {
+		out := g.rewrite(ctx, c, msg, m)
+		if same(out, msg) || c.task == "" {
+			return out
+		}
+		return relateTask(out, c.task)
+	}
+	if len(m.Error) == 0 {
+		if out, ok := g.handle(c, m.Result); ok {
+			if bytes.Equal(out, m.Result) {
+				return msg
+			}
+			return g.respond(c.id, out)
+		}
+	}
+	return g.rewrite(ctx, c, msg, m)
+}
+
+// relateTask adds the related-task _meta naming task to the result of the
+// response msg, which the proxy rendered, unless it names one already.
+func relateTask(msg []byte, task string) []byte {
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(msg, &resp) != nil {
+		return msg
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(resp["result"], &res) != nil || res == nil {
+		return msg
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := res["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return msg
+	}
+	if _, ok := meta[relatedTaskMeta]; ok {
+		return msg
+	}
+	meta[relatedTaskMeta], _ = json.Marshal(map[string]string{"taskId": task})
+	res["_meta"], _ = json.Marshal(meta)
+	resp["result"], _ = json.Marshal(res)
+	out, err := json.Marshal(resp)
+	if err != nil {
+		return msg
+	}
+	return out
+}

@@ -145,9 +145,9 @@ func startEverythingServer(t *testing.T, bin string, stateless bool) string {
 
 // startProxy runs mcpguard-proxy --upstream upstream on a free loopback
 // port and returns the endpoint it serves, once it listens.
-func startProxy(t *testing.T, proxy, upstream string) string {
+func startProxy(t *testing.T, proxy, upstream string, flags ...string) string {
 	t.Helper()
-	cmd := exec.Command(proxy, "--upstream", upstream, "--listen", "127.0.0.1:0")
+	cmd := exec.Command(proxy, append([]string{"--upstream", upstream, "--listen", "127.0.0.1:0"}, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

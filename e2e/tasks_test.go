@@ -39,7 +39,8 @@ const taskSecret = "s3cr3t"
 // with a DSN in their text (db_export), panic with it (db_panic) or
 // succeed (db_count): the upstream the proxy must make safe.
 func taskServer() *server.MCPServer {
-	s := server.NewMCPServer("tasks", "1.0.0", server.WithTaskCapabilities(true, true, true))
+	s := server.NewMCPServer("tasks", "1.0.0", server.WithTaskCapabilities(true, true, true), server.WithElicitation())
+	s.AddTool(mcp.NewTool("deploy", mcp.WithString("environment", mcp.Required(), mcp.Enum("staging", "production"))), deployUpstream)
 	task := func(name string) mcp.Tool {
 		return mcp.NewTool(name, mcp.WithString("table"), mcp.WithTaskSupport(mcp.TaskSupportRequired))
 	}

@@ -72,7 +72,8 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 	s.mu.Lock()
 	key, ok := s.byClient[k]
 	r := s.pending[key]
-	if ok && r != nil && r.call != nil {
+	holds := r != nil && r.call != nil && !r.call.taskResult // a tasks/result holds no slot
+	if ok && holds {
 		// The server may still be running the call: it keeps its slot
 		// until the server answers (to no one) or the proxy stops waiting.
 		r.gone = true
@@ -82,7 +83,7 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 	if !ok || r == nil {
 		return
 	}
-	if r.call == nil {
+	if !holds {
 		s.take(key)
 		s.finish(r)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -46,7 +45,6 @@ type taskWire struct {
 	ctx  context.Context
 	sess *taskSession
 	ids  atomic.Int64
-	mu   sync.Mutex
 }
 
 func newTaskWire(t *testing.T, s *server.MCPServer) *taskWire {

@@ -115,7 +115,7 @@ func (g *Guard) taskCall(id, params []byte) *call {
 // the task is remembered as coming from c and the handle's status text is
 // made safe. It returns the result to send and whether it was a handle.
 func (g *Guard) handle(c *call, result []byte) ([]byte, bool) {
-	if !containsFold(result, "taskid") && bytes.IndexByte(result, '\\') < 0 {
+	if !mayBeHandle(result) {
 		return result, false
 	}
 	var r struct {
@@ -280,4 +280,30 @@ func relateTask(msg []byte, task string) []byte {
 		return msg
 	}
 	return out
+}
+
+// mayBeHandle reports whether a tools/call result may be a task handle:
+// false only when no member's name can be taskId, as encoding/json
+// matches names (in any case, or written with escapes). It runs on every
+// successful call, so it looks for the rare k with IndexByte rather than
+// comparing at every byte.
+func mayBeHandle(result []byte) bool {
+	if bytes.IndexByte(result, '\\') >= 0 {
+		return true
+	}
+	const word, at = "taskid", 3 // word[at] is the k
+	for _, k := range [2]byte{'k', 'K'} {
+		for i := 0; i < len(result); {
+			j := bytes.IndexByte(result[i:], k)
+			if j < 0 {
+				break
+			}
+			j += i
+			if j >= at && j-at+len(word) <= len(result) && containsFold(result[j-at:j-at+len(word)], word) {
+				return true
+			}
+			i = j + 1
+		}
+	}
+	return false
 }

@@ -61,3 +61,18 @@ func TestStatusTextOfEveryShape(t *testing.T) {
 		t.Errorf("a status without text changed: %s", out)
 	}
 }
+
+// TestMayBeHandle: every spelling of taskId a JSON decoder matches is
+// found, and a result without one is not.
+func TestMayBeHandle(t *testing.T) {
+	for _, r := range []string{`{"task":{"taskId":"t"}}`, `{"task":{"TASKID":"t"}}`, `{"task":{"tasKid":"t"}}`, `{"task":{"task\u0049d":"t"}}`, `{"taskid":1}`} {
+		if !mayBeHandle([]byte(r)) {
+			t.Errorf("mayBeHandle(%s) = false", r)
+		}
+	}
+	for _, r := range []string{`{"content":[{"type":"text","text":"kkk task id"}]}`, `{}`, `k`, `askid`} {
+		if mayBeHandle([]byte(r)) {
+			t.Errorf("mayBeHandle(%s) = true", r)
+		}
+	}
+}

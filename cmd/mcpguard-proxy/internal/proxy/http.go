@@ -425,11 +425,13 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	out := b
 	if x.call != nil {
 		out = h.g.answer(ctx, x.call, b, &m)
-	} else {
-		out = h.g.relayedTask(x.method, b)
 	}
 	if same(out, b) {
 		out = withID(b, &m, x.id) // the client's id, as the client wrote it
+		if safe := h.g.relayedTask(x.method, out); !same(safe, out) {
+			x.tr.answered(safe, nil)
+			return safe
+		}
 		x.tr.answered(out, &m)
 	} else {
 		x.tr.answered(out, nil)

@@ -173,6 +173,9 @@
 //	middleware.ForTools            -                                 the same
 //	middleware.ExceptTools         -                                 the same
 //	middleware.Logging             -                                 the log record is WithLogger's, inside the Middleware
+//	middleware.AddTaskTool         -                                 mcp-go runs AddTaskTool handlers outside s.Use; go-sdk v1.8.0 serves no tasks
+//	middleware.AddTaskTools        -                                 the same
+//	middleware.TaskHandler         -                                 the same
 //	middleware.WithRecoverOptions  -                                 recovery options are the Middleware's own (WithOnPanic, WithoutStack)
 //	middleware.WithRedactOptions   -                                 redaction options are the Middleware's own (WithRedactor, WithRedactedSuccesses)
 //	redact.WithSuccessResults      WithRedactedSuccesses             one package here

@@ -11,6 +11,14 @@
 // redacted isError envelope, and nothing a handler does becomes a JSON-RPC
 // error.
 //
+// # Task tools
+//
+// mcp-go runs a handler added with s.AddTaskTool without the middlewares of
+// s.Use. Register task tools with [AddTaskTool] instead: one extra line per
+// task tool, after which the chain guards each run of the task and a
+// failure reaches tasks/result as an envelope. A tool added with s.AddTool
+// and mcp.WithTaskSupport needs nothing more.
+//
 // # The order of Default
 //
 //	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ seal ──▶ [limits] ──▶ declared ──▶ [your layers] ──▶ handler

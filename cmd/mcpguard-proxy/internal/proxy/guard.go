@@ -45,6 +45,7 @@ type Guard struct {
 	in       *coreotel.Instrument // nil without WithTelemetry
 	ids      *mintedIDs           // the ids of the requests it sends upstream
 	state    *seal.Guard          // seals requestState; nil: WithoutStateSealing
+	tasks    taskTable            // which call each task came from (tasks.go)
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -87,6 +88,10 @@ type call struct {
 	state    string
 	hasState bool
 	opened   bool
+	// taskResult: this is a tasks/result request, answered as the call
+	// that created task (tasks.go).
+	taskResult bool
+	task       string
 }
 
 // newCall reads a tools/call request's params, which readClient admitted
@@ -245,6 +250,9 @@ func (g *Guard) declaresOutput(name string) bool { return g.outputs.Declares(nam
 // the server does not have: that error stays a protocol error, as the MCP
 // specification asks.
 func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
+	if c.taskResult {
+		return false // the tool was called: this is the task's failure
+	}
 	if code != -32602 && code != -32601 {
 		return false
 	}
@@ -262,7 +270,7 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 // answer rewrites the upstream's response to a tools/call, msg, whose
 // head is m. It returns msg itself when nothing changes.
 func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (out []byte) {
-	if p := safe.Call(func() { out = g.rewrite(ctx, c, msg, m) }); p != nil {
+	if p := safe.Call(func() { out = g.rewriteTask(ctx, c, msg, m) }); p != nil {
 		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
 		return g.render(ctx, c, env)
 	}

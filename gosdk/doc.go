@@ -115,9 +115,12 @@
 //
 // The order of the chain for tools/call is then
 //
-//	log → recover → repeats → redact → envelope → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
+//	log → recover → repeats → redact → envelope → seal → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
 //
-// where "repeats" is the repeated-failure guard ([Repeats], [WithRepeats]),
+// where "seal" seals every requestState a tool hands out and opens every
+// echo before anything inside reads the call ([WithStateKeys],
+// [WithStateCaller], [WithoutStateSealing]; docs/protocol-2026-07-28.md),
+// "repeats" is the repeated-failure guard ([Repeats], [WithRepeats]),
 // which counts the envelopes the Middleware finally renders and answers
 // a call that already failed 3 times unchanged without running it, and
 // where "declared schemas" checks each call against the input schema the
@@ -170,6 +173,9 @@
 //	middleware.ForTools            -                                 the same
 //	middleware.ExceptTools         -                                 the same
 //	middleware.Logging             -                                 the log record is WithLogger's, inside the Middleware
+//	middleware.AddTaskTool         -                                 mcp-go runs AddTaskTool handlers outside s.Use; go-sdk v1.8.0 serves no tasks
+//	middleware.AddTaskTools        -                                 the same
+//	middleware.TaskHandler         -                                 the same
 //	middleware.WithRecoverOptions  -                                 recovery options are the Middleware's own (WithOnPanic, WithoutStack)
 //	middleware.WithRedactOptions   -                                 redaction options are the Middleware's own (WithRedactor, WithRedactSuccesses)
 //	redact.WithRedactSuccesses    WithRedactSuccesses               the same name, also here
@@ -202,6 +208,7 @@
 //	validate.RegisterPattern       -                                 core/validate.RegisterPattern, shared by both fronts
 //	validate.CheckTool             -                                 AddTool panics on a declared schema that disagrees with In
 //	validate.DeclaredSchemas       -                                 the declared-schema check is inside Middleware (WithoutDeclaredSchemas turns it off); on mcp-go it is also a layer of its own
+//	middleware.SealState           -                                 the requestState sealing is inside Middleware (WithoutStateSealing turns it off); on mcp-go it is also a layer of its own
 //	-                              WrapTool                          runs a low-level handler behind the receiving middleware, for handler-level tests; mcp-go has middleware.Wrap
 //	middleware.Wrap                -                                 WrapTool here
 //	limit.HTTPContext              -                                 go-sdk's HTTP handler has no context hook: limit.HTTPHandler wraps it

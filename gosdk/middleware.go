@@ -31,6 +31,8 @@ const (
 //	recovers  a panic anywhere inside into an internal_error envelope
 //	redacts   every error result on its way out
 //	renders   errors, handler-built error results and nil results as envelopes
+//	seals     every requestState handed out, and opens every echo
+//	          (WithStateKeys, WithoutStateSealing)
 //	hints     (only with WithHints) the tools' next steps
 //	encodes   what in the result could run the handler's code or fail when
 //	          encoded (structuredContent, _meta, content items), once, so that
@@ -59,6 +61,9 @@ func Middleware(opts ...Option) mcp.Middleware {
 		next = inside(layers.Ordered(), next) // core/pipeline's admission order
 		if c.hints != nil {
 			next = c.hints(next)
+		}
+		if c.seal != nil {
+			next = c.seal(next)
 		}
 		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {

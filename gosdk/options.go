@@ -43,6 +43,8 @@ type options struct {
 	// given (nil: off).
 	repeats    *Repeats
 	repeatsSet bool
+	// state configures the requestState sealing step (seal.go).
+	state stateOptions
 }
 
 // WithEnvelopeOptions configures classification and rendering with core
@@ -140,6 +142,7 @@ type chain struct {
 	hints     mcp.Middleware   // WithHints, inside the guard, outside the limits
 	declared  *declared        // nil: WithoutDeclaredSchemas()
 	repeats   *Repeats         // nil: WithRepeats(nil)
+	seal      mcp.Middleware   // requestState sealing; nil: WithoutStateSealing()
 }
 
 // evaluate applies opts in one place: the defaults, then the options.
@@ -172,6 +175,7 @@ func evaluate(opts []Option) *chain {
 		c.log = newLogger(o.logger, o.logOpts)
 	}
 	c.hints = o.hintLayer(c.redactor)
+	c.seal = o.stateLayer()
 	c.repeats = o.repeats
 	if !o.repeatsSet {
 		c.repeats = defaultRepeats()

@@ -34,6 +34,8 @@ type defaultOptions struct {
 	// declaredExcept, for these tools only.
 	declaredOff    bool
 	declaredExcept []string
+	// state configures the requestState sealing layer (seal.go).
+	state stateOptions
 }
 
 // WithLogger turns on the [Logging] layer with logger and sends the
@@ -120,6 +122,8 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //	repeats   answers a call that already failed 3 times unchanged without
 //	          running it (limit.Repeats; WithRepeats)
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
+//	seal      seals every requestState handed out and opens every echo
+//	          (SealState; WithStateKeys, WithoutStateSealing)
 //	limits    (only with WithLimits) rate, concurrency and time bounds
 //	declared  checks the arguments against the tool's declared input schema
 //	          (validate.DeclaredSchemas; off with WithoutDeclaredSchemas)
@@ -161,6 +165,9 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		chain = append(chain, r)
 	}
 	chain = append(chain, renderer.Middleware())
+	if s := stateLayer(&o); s != nil {
+		chain = append(chain, s)
+	}
 	// The limits and the declared check, in core/pipeline's admission
 	// order (repeats, which reads envelopes, sits outside the renderer).
 	var admission pipeline.Layers[server.ToolHandlerMiddleware]

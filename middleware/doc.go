@@ -11,10 +11,18 @@
 // redacted isError envelope, and nothing a handler does becomes a JSON-RPC
 // error.
 //
+// # Task tools
+//
+// mcp-go runs a handler added with s.AddTaskTool without the middlewares of
+// s.Use. Register task tools with [AddTaskTool] instead: one extra line per
+// task tool, after which the chain guards each run of the task and a
+// failure reaches tasks/result as an envelope. A tool added with s.AddTool
+// and mcp.WithTaskSupport needs nothing more.
+//
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ [limits] ──▶ declared ──▶ [your layers] ──▶ handler
-//	            (opt-in)                           (limit.Repeats)          (WithLimits)  (validate.DeclaredSchemas)
+//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ seal ──▶ [limits] ──▶ declared ──▶ [your layers] ──▶ handler
+//	            (opt-in)                           (limit.Repeats)          (SealState) (WithLimits) (validate.DeclaredSchemas)
 //	result  ◀── one record ◀── panic ──▶ internal_error
 //	                           ◀── scrub error text
 //	                                      ◀── (nil, err) ──▶ envelope
@@ -33,7 +41,12 @@
 // layer checks the arguments against the schema the tool itself declares
 // and answers a violation with a validation_error envelope before your
 // layers or the handler run ([WithoutDeclaredSchemas] turns it off, for
-// the chain or for some tools).
+// the chain or for some tools). The seal layer ([SealState]) seals every
+// requestState a tool hands out (MCP 2026-07-28 multi round-trip
+// requests) and opens every echo before anything inside reads the call; a
+// state that does not open is answered with a validation_error envelope
+// and never reaches the handler ([WithStateKeys] for a key ring shared by
+// replicas, [WithoutStateSealing]; docs/protocol-2026-07-28.md).
 //
 // # One renderer
 //

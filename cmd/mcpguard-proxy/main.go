@@ -93,6 +93,8 @@ type config struct {
 	otlp, otelStdout, otelStderr     bool
 	logLevel, hintsFile              string
 	command                          []string
+	stateKeysFile                    string // seal_main.go
+	noStateSealing                   bool
 }
 
 // usage is what -h prints before the flags.
@@ -130,6 +132,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.otelStderr, "otel-stderr", false, "print spans and metrics to stderr")
 	fs.BoolVar(&c.otelStdout, "otel-stdout", false, "print spans and metrics to stdout (HTTP mode only)")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	fs.StringVar(&c.stateKeysFile, "state-keys-file", "", "a file of keys to seal requestState with, lines kid:base64key, the first current (else $"+stateKeysEnv+", else a key per process)")
+	fs.BoolVar(&c.noStateSealing, "no-state-sealing", false, "pass requestState unsealed")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -214,6 +218,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitUsage
 		}
 	}
+	state, err := stateOptions(c, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpguard-proxy:", err)
+		return exitUsage
+	}
 	traced, handler, flush, err := telemetry(ctx, c, stdout, stderr, slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpguard-proxy: OpenTelemetry:", err)
@@ -221,7 +230,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer flush() // the last spans and metrics are exported before the exit
 	logger := slog.New(handler)
-	opts := append(c.options(logger, hints), traced...)
+	opts := append(append(c.options(logger, hints), traced...), state...)
 	if c.upstream != "" {
 		err = serveHTTP(ctx, c, logger, opts, stderr)
 	} else {

@@ -19,6 +19,10 @@ func TestMain(m *testing.M) {
 		childServer()
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == "state-child" {
+		stateChild() // seal_test.go
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

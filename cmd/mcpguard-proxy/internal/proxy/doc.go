@@ -20,6 +20,12 @@
 //   - a success passes through byte for byte, or redacted with
 //     [WithRedactSuccesses].
 //
+// A tools/call run as a task is followed to its result (tasks.go): the
+// answer to tasks/result is rewritten as the answer to the call that
+// created the task, and a task's statusMessage (tasks/get, tasks/list,
+// tasks/cancel, notifications/tasks/status) is made safe. A multi
+// round-trip (input_required) answer passes as the server wrote it.
+//
 // Everything else (initialize, notifications, progress, logging, the
 // server's sampling and elicitation requests and the client's answers,
 // resources, prompts, completion, ping, cancellation) passes through.

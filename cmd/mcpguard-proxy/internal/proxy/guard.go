@@ -16,6 +16,7 @@ import (
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/core/redact"
+	"github.com/mcpguard/mcpguard/core/seal"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -43,6 +44,8 @@ type Guard struct {
 	mu       sync.Mutex
 	in       *coreotel.Instrument // nil without WithTelemetry
 	ids      *mintedIDs           // the ids of the requests it sends upstream
+	state    *seal.Guard          // seals requestState; nil: WithoutStateSealing
+	tasks    taskTable            // which call each task came from (tasks.go)
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -59,7 +62,7 @@ type stage func(ctx context.Context, c *call, key string) error
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{})}
+	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{}), state: o.sealGuard()}
 	var layers pipeline.Layers[stage]
 	if o.rate != nil {
 		layers.Limits = append(layers.Limits, g.allowRate)
@@ -81,6 +84,14 @@ type call struct {
 	args  json.RawMessage // copied
 	start time.Time
 	slot  *limit.Slot
+	// state is the call's requestState: as echoed, then opened (seal.go).
+	state    string
+	hasState bool
+	opened   bool
+	// taskResult: this is a tasks/result request, answered as the call
+	// that created task (tasks.go).
+	taskResult bool
+	task       string
 }
 
 // newCall reads a tools/call request's params, which readClient admitted
@@ -93,6 +104,14 @@ func newCall(id, params []byte) *call {
 			c.tool, _ = unquote(v)
 		case "arguments":
 			c.args = bytes.Clone(v)
+		case "requestState":
+			// A state that is not a string is kept as its text, which
+			// does not open: the upstream never reads it.
+			var ok bool
+			if c.state, ok = unquote(v); !ok {
+				c.state = string(v)
+			}
+			c.hasState = (ok && c.state != "") || (!ok && string(v) != "null")
 		}
 		return nil
 	})
@@ -135,6 +154,9 @@ const maxNamedTools = 50
 // slot.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 	if out := g.unknownTool(c); out != nil {
+		return out
+	}
+	if out := g.openState(ctx, c); out != nil {
 		return out
 	}
 	for _, s := range g.stages {
@@ -228,6 +250,9 @@ func (g *Guard) declaresOutput(name string) bool { return g.outputs.Declares(nam
 // the server does not have: that error stays a protocol error, as the MCP
 // specification asks.
 func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
+	if c.taskResult {
+		return false // the tool was called: this is the task's failure
+	}
 	if code != -32602 && code != -32601 {
 		return false
 	}
@@ -245,7 +270,7 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 // answer rewrites the upstream's response to a tools/call, msg, whose
 // head is m. It returns msg itself when nothing changes.
 func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (out []byte) {
-	if p := safe.Call(func() { out = g.rewrite(ctx, c, msg, m) }); p != nil {
+	if p := safe.Call(func() { out = g.rewriteTask(ctx, c, msg, m) }); p != nil {
 		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
 		return g.render(ctx, c, env)
 	}
@@ -282,6 +307,13 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
 	}
+	if sealed, err := g.sealState(c, m.Result); err != nil {
+		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	} else if !same(sealed, m.Result) {
+		sm := *m // the caller's message is left as it read it
+		sm.Result = sealed
+		msg, m = g.respond(c.id, sealed), &sm
+	}
 	if !g.o.successes && !mayBeError(m.Result) && !mayHaveFailureMeta(m.Result) {
 		return msg // the success path: no decoding of the result
 	}
@@ -307,7 +339,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		out = withoutFailureMeta(out)
 	}
 	if g.o.successes {
-		out = redactResult(g.r.Redactor().ForCall(c.args), out)
+		out = redactResult(g.r.Redactor().ForCall(c.args), out, g.state != nil)
 	}
 	if bytes.Equal(out, m.Result) {
 		return msg
@@ -341,8 +373,9 @@ func withoutFailureMeta(result []byte) []byte {
 }
 
 // redactResult redacts a tool result but for its binary content, which
-// redaction would corrupt (a base64 run looks like a token).
-func redactResult(red *redact.Redactor, result []byte) []byte {
+// redaction would corrupt (a base64 run looks like a token), and, when
+// sealed, its requestState, which it would break.
+func redactResult(red *redact.Redactor, result []byte, sealed bool) []byte {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(result, &top) != nil {
 		return result
@@ -351,7 +384,7 @@ func redactResult(red *redact.Redactor, result []byte) []byte {
 	_ = json.Unmarshal(top["content"], &content)
 	changed := false
 	for k, v := range top {
-		if k == "content" {
+		if k == "content" || (sealed && k == "requestState") {
 			continue
 		}
 		if out, ok := red.JSON(string(v)); ok && out != string(v) {

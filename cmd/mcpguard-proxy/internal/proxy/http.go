@@ -67,13 +67,14 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 
 // exchange is what the proxy knows of one POST while it is answered.
 type exchange struct {
-	id    []byte // the request's id as the client wrote it, when it is a request
-	up    []byte // the id the proxy minted for it, which the upstream sees
-	upKey string // its key (idKey)
-	call  *call  // tools/call only
-	list  bool   // tools/list: learn from the answer
-	state *answered
-	tr    *traced // the request's span; nil when nothing records
+	id     []byte // the request's id as the client wrote it, when it is a request
+	up     []byte // the id the proxy minted for it, which the upstream sees
+	upKey  string // its key (idKey)
+	call   *call  // tools/call, and tasks/result (answered as the call that created the task)
+	list   bool   // tools/list: learn from the answer
+	method string // the request's method
+	state  *answered
+	tr     *traced // the request's span; nil when nothing records
 
 	session string // the request's Mcp-Session-Id
 	resume  bool   // a GET stream, which may answer calls awaiting resumption (resume.go)
@@ -140,10 +141,13 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				return // refused, and answered
 			}
 			defer end()
-			out = ownCall(x.up, m.Params) // what the proxy checked, as the proxy encodes it
+			out = ownCall(x.up, x.call.upstreamParams(m.Params)) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
 			x.list = true
+		case "tasks/result":
+			x.call = h.g.taskCall(m.ID, m.Params)
 		}
+		x.method = m.Method
 	case m.Method == "notifications/cancelled":
 		if out = h.inflight.cancelled(x.session, m.Params); out == nil {
 			w.WriteHeader(http.StatusAccepted) // not in flight: nothing to tell the upstream
@@ -464,11 +468,14 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 		return h.resumedAnswer(ctx, x, b)
 	}
 	if x == nil || x.id == nil {
+		if m, err := parse(b); err == nil {
+			return h.g.relayedTask(m.Method, b) // a task's status text is made safe (tasks.go)
+		}
 		return b
 	}
 	m, err := parse(b)
 	if err == nil && m.Method != "" {
-		return b // the server's requests and notifications, untouched
+		return h.g.relayedTask(m.Method, b) // the server's requests and notifications, untouched but a task's status text
 	}
 	if k, _ := idKey(m.ID); err != nil || x.state.done || k != x.upKey {
 		// On a request's own stream, only its answer is a response: this
@@ -487,6 +494,10 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	}
 	if same(out, b) {
 		out = withID(b, &m, x.id) // the client's id, as the client wrote it
+		if safe := h.g.relayedTask(x.method, out); !same(safe, out) {
+			x.tr.answered(safe, nil)
+			return safe
+		}
 		x.tr.answered(out, &m)
 	} else {
 		x.tr.answered(out, nil)

@@ -39,7 +39,8 @@ type options struct {
 	hints         *hints.Registry[envelope.Call, json.RawMessage]
 	noDeclared    bool // WithoutDeclaredSchemas
 	telemetry     []coreotel.Option
-	traced        bool // WithTelemetry
+	traced        bool         // WithTelemetry
+	state         stateOptions // WithStateKeys, WithoutStateSealing (seal.go)
 }
 
 func evaluate(opts []Option) *options {

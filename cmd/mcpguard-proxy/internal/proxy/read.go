@@ -72,7 +72,7 @@ func isAmbiguity(err error) bool {
 // those of a tools/call's params: a client must write them as MCP does.
 var (
 	headNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-	callNames = []string{"name", "arguments", "_meta"}
+	callNames = []string{"name", "arguments", "_meta", "requestState", "inputResponses"}
 )
 
 // reader reads one message; pooled, since jsontext's decoder keeps a

@@ -126,7 +126,7 @@ func (h *HTTP) resuming(r *http.Request) *http.Request {
 func (h *HTTP) resumedAnswer(ctx context.Context, x *exchange, b []byte) []byte {
 	m, err := parse(b)
 	if err != nil || !m.isResponse() {
-		return b
+		return h.g.relayedTask(m.Method, b) // a task's status text is made safe (tasks.go)
 	}
 	rq, ok := h.resume.lookup(x.session, m.ID)
 	if !ok {

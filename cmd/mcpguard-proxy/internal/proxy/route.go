@@ -72,7 +72,8 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 	s.mu.Lock()
 	key, ok := s.byClient[k]
 	r := s.pending[key]
-	if ok && r != nil && r.call != nil {
+	holds := r != nil && r.call != nil && !r.call.taskResult // a tasks/result holds no slot
+	if ok && holds {
 		// The server may still be running the call: it keeps its slot
 		// until the server answers (to no one) or the proxy stops waiting.
 		r.gone = true
@@ -82,7 +83,7 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 	if !ok || r == nil {
 		return
 	}
-	if r.call == nil {
+	if !holds {
 		s.take(key)
 		s.finish(r)
 	}
@@ -133,6 +134,8 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 			s.reply(r, refusal, nil)
 			return
 		}
+	case "tasks/result": // answered as the call that created the task (tasks.go)
+		r.call = s.g.taskCall(m.ID, m.Params)
 	}
 	var key string
 	r.up, key = s.g.ids.next()
@@ -155,9 +158,9 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		return
 	}
 	var out []byte
-	if r.call != nil {
+	if r.call != nil && !r.call.taskResult {
 		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
-		out = ownCall(r.up, m.Params) // what the proxy checked, as the proxy encodes it
+		out = ownCall(r.up, r.call.upstreamParams(m.Params)) // what the proxy checked, as the proxy encodes it
 	} else {
 		out = withID(line, m, r.up)
 	}
@@ -263,7 +266,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		return
 	}
 	if !m.isResponse() {
-		s.send(line) // the server's requests and notifications, untouched
+		s.send(s.g.relayedTask(m.Method, line)) // the server's requests and notifications, untouched but a task's status text
 		return
 	}
 	key, _ := idKey(m.ID)
@@ -301,7 +304,12 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 	case r.method == "initialize" && r.tr != nil:
 		s.negotiated(m.Result)
 	}
-	s.reply(r, withID(line, &m, r.clientID), &m) // the client's id, as the client wrote it
+	out := withID(line, &m, r.clientID) // the client's id, as the client wrote it
+	if safe := s.g.relayedTask(r.method, out); !same(safe, out) {
+		s.reply(r, safe, nil)
+		return
+	}
+	s.reply(r, out, &m)
 }
 
 // reinitialized completes a restarted child's initialization.

@@ -1,0 +1,99 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/seal"
+)
+
+// stateOptions configure the sealing of requestState.
+type stateOptions struct {
+	off  bool
+	ring *seal.KeyRing
+	opts []seal.Option
+}
+
+// WithStateKeys sets the key ring the proxy seals every requestState
+// with (see core/seal), and options such as seal.WithTTL. Without it the
+// proxy draws a random key when it starts: a state then opens only in
+// this process, so proxies behind one address, or a restart, refuse each
+// other's states and the client starts over.
+func WithStateKeys(ring *seal.KeyRing, opts ...seal.Option) Option {
+	return func(o *options) { o.state.ring, o.state.opts = ring, append(o.state.opts, opts...) }
+}
+
+// WithoutStateSealing turns the sealing of requestState off: the
+// requestState of results and calls passes as it is.
+func WithoutStateSealing() Option { return func(o *options) { o.state.off = true } }
+
+// sealGuard returns the Guard's sealer, nil when sealing is off. The
+// proxy binds no caller: it knows none.
+func (o *options) sealGuard() *seal.Guard {
+	if o.state.off {
+		return nil
+	}
+	return seal.NewGuard(o.state.ring, o.logger, nil, o.state.opts...)
+}
+
+// openState opens the requestState a tools/call echoes, before anything
+// else checks the call: c then carries the plaintext the upstream is
+// sent. A state that does not open is answered (the refusal envelope)
+// and never reaches the upstream.
+func (g *Guard) openState(ctx context.Context, c *call) []byte {
+	if g.state == nil || !c.hasState {
+		return nil
+	}
+	plain, err := g.state.Open(ctx, g.state.Binding(ctx, c.tool, c.args), c.state)
+	if err != nil {
+		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	}
+	c.state, c.opened = plain, true
+	return nil
+}
+
+// upstreamParams are the params the upstream is sent for c: params, as
+// read, with the opened requestState in place of the sealed one.
+func (c *call) upstreamParams(params span) span {
+	if !c.opened {
+		return params
+	}
+	var p map[string]json.RawMessage // admitted by readClient: no duplicate or case-folded names
+	if json.Unmarshal(params, &p) != nil {
+		return params
+	}
+	p["requestState"], _ = json.Marshal(c.state)
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// sealState seals the requestState of an upstream's tools/call result,
+// returning result itself when it has none. Only a result that may hold
+// the member is decoded.
+func (g *Guard) sealState(c *call, result []byte) ([]byte, error) {
+	if g.state == nil || !containsFold(result, "requeststate") {
+		return result, nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(result, &top) != nil {
+		return result, nil
+	}
+	var state string
+	if json.Unmarshal(top["requestState"], &state) != nil || state == "" {
+		return result, nil
+	}
+	sealed, err := g.state.Seal(g.state.Binding(context.Background(), c.tool, c.args), state)
+	if err != nil {
+		return nil, err
+	}
+	top["requestState"], _ = json.Marshal(sealed)
+	out, err := json.Marshal(top)
+	if err != nil {
+		return nil, envelope.Internal(err)
+	}
+	return out, nil
+}

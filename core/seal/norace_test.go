@@ -1,0 +1,5 @@
+//go:build !race
+
+package seal_test
+
+const raceEnabled = false

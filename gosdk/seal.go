@@ -1,0 +1,107 @@
+package gosdk
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpguard/mcpguard/core/seal"
+)
+
+// stateOptions configure the requestState sealing step of [Middleware].
+type stateOptions struct {
+	off    bool
+	ring   *seal.KeyRing
+	opts   []seal.Option
+	caller func(context.Context) string
+}
+
+// WithStateKeys sets the key ring the [Middleware] seals every
+// requestState with, and options such as seal.WithTTL or
+// seal.WithAudience. Without it the Middleware draws a random key when it
+// is built: a state then opens only in this process, so replicas behind
+// one address, or a restart, refuse each other's states and the client
+// starts over. Give every replica the same ring:
+//
+//	ring, err := seal.ParseKeyRing([]byte(os.Getenv("MCPGUARD_STATE_KEYS")))
+//	gosdk.Install(server, gosdk.WithStateKeys(ring))
+func WithStateKeys(ring *seal.KeyRing, opts ...seal.Option) Option {
+	return func(o *options) { o.state.ring, o.state.opts = ring, append(o.state.opts, opts...) }
+}
+
+// WithStateCaller binds every sealed state to the caller that caller
+// returns for a call's context, such as the authenticated principal, so
+// that a state handed to one user does not open for another. Without it
+// the Middleware binds the UserID of the bearer token go-sdk's auth
+// reports for the call (RequestExtra.TokenInfo), where there is one.
+func WithStateCaller(caller func(context.Context) string) Option {
+	return func(o *options) { o.state.caller = caller }
+}
+
+// WithoutStateSealing turns the sealing step of [Middleware] off: handlers
+// then receive the requestState a client echoes as the client wrote it.
+func WithoutStateSealing() Option {
+	return func(o *options) { o.state.off = true }
+}
+
+// stateLayer returns the sealing step, or nil when it is off. It sits
+// inside the Middleware's guard, whose renderer answers its refusal, and
+// outside hints, the limits and the declared schemas: on the way out it
+// seals the requestState of every tools/call result that has one (the
+// handler's plaintext, AES-256-GCM, an expiry, bound to the tool, the
+// arguments and the caller), and on the way in it opens the requestState
+// a call echoes before anything inside runs. A state that does not open
+// never reaches the handler: the call is answered with one
+// validation_error envelope ([seal.RefusedMessage]), the reason logged.
+func (o *options) stateLayer() mcp.Middleware {
+	if o.state.off {
+		return nil
+	}
+	g := seal.NewGuard(o.state.ring, o.logger, o.state.caller, o.state.opts...)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			r, ok := req.(*mcp.CallToolRequest)
+			if !ok || method != methodCallTool || r.Params == nil {
+				return next(ctx, method, req)
+			}
+			var b *seal.Binding
+			if sealed := r.Params.RequestState; sealed != "" {
+				bind := binding(ctx, g, r)
+				b = &bind
+				state, err := g.Open(ctx, bind, sealed)
+				if err != nil {
+					return nil, err
+				}
+				params := *r.Params
+				params.RequestState = state
+				req = &mcp.CallToolRequest{Session: r.Session, Params: &params, Extra: r.Extra}
+			}
+			res, err := next(ctx, method, req)
+			out, ok := res.(*mcp.CallToolResult)
+			if !ok || out == nil || out.RequestState == "" {
+				return res, err
+			}
+			if b == nil {
+				bind := binding(ctx, g, r)
+				b = &bind
+			}
+			sealed, serr := g.Seal(*b, out.RequestState)
+			if serr != nil {
+				return nil, serr
+			}
+			cp := *out // keeps the result type and what GetError returns
+			cp.RequestState = sealed
+			return &cp, err
+		}
+	}
+}
+
+// binding is the call's binding: its tool, its arguments as the client
+// sent them, and the caller (the Guard's, else the bearer token's user).
+func binding(ctx context.Context, g *seal.Guard, r *mcp.CallToolRequest) seal.Binding {
+	b := g.Binding(ctx, r.Params.Name, r.Params.Arguments)
+	if g.Caller == nil && r.Extra != nil && r.Extra.TokenInfo != nil {
+		b.Caller = r.Extra.TokenInfo.UserID
+	}
+	return b
+}

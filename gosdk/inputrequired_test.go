@@ -131,8 +131,11 @@ func TestInputRequiredRoundsAreCheckedAsCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !first.NeedsInput() || first.IsError || first.RequestState != mrtrState || first.InputRequests["confirm"] == nil {
+	if !first.NeedsInput() || first.IsError || first.RequestState == "" || first.InputRequests["confirm"] == nil {
 		t.Fatalf("the input_required answer did not reach the client whole: %+v", first)
+	}
+	if first.RequestState == mrtrState {
+		t.Fatalf("the handler's requestState went out unsealed: %q", first.RequestState)
 	}
 	retry, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"environment": "prod; rm -rf /"},
 		InputResponses: confirm, RequestState: first.RequestState})

@@ -163,13 +163,21 @@ func TestInputRequiredRoundsAreValidatedAsCalls(t *testing.T) {
 	}
 	first := send(t, s, map[string]any{"_meta": meta, "name": "deploy", "arguments": map[string]any{"environment": "production"}})
 	assert.Contains(t, first, `"resultType":"input_required"`)
-	assert.Contains(t, first, `"requestState":"`+deployState+`"`)
+	var answer struct {
+		Result struct {
+			RequestState string `json:"requestState"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(first), &answer))
+	state := answer.Result.RequestState
+	require.NotEmpty(t, state, "the input_required answer lost its requestState: %s", first)
+	assert.NotEqual(t, deployState, state, "Default hands the handler's state out sealed (middleware.SealState)")
 	assert.Contains(t, first, `"inputRequests":{"confirm":`)
 	assert.NotContains(t, first, `"isError":true`)
 	assert.NotContains(t, first, "error_type")
 
 	retry := send(t, s, map[string]any{"_meta": meta, "name": "deploy", "arguments": map[string]any{"environment": "prod; rm -rf /"},
-		"requestState": deployState, "inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"approve": true}}}})
+		"requestState": state, "inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"approve": true}}}})
 	assert.Contains(t, retry, `validation_error`, "a retry with arguments the schema refuses: %s", retry)
 	assert.Equal(t, []string{""}, d.rounds(), "the handler ran on a refused retry")
 }

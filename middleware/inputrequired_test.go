@@ -119,17 +119,17 @@ func TestInputRequiredPassesThroughDefault(t *testing.T) {
 	assert.Equal(t, "deployed to production", res.Content[0].(mcp.TextContent).Text)
 	assert.Equal(t, 1, a.asked, "the client's user was not asked once")
 	assert.Equal(t, []string{"", deployState}, d.rounds(), "the handler did not read back the state it handed out")
-	rounds := 0
+	var outcomes []any
 	for _, r := range log.Records() {
 		if r["msg"] != "mcpguard: tool call" {
 			continue
 		}
-		rounds++
-		assert.NotEqual(t, "tool_error", r["outcome"], "a round was recorded as a failure: %v", r)
-		assert.NotEqual(t, "protocol_error", r["outcome"], "a round was recorded as a failure: %v", r)
+		outcomes = append(outcomes, r["outcome"])
 		assert.Nil(t, r["error_type"], "a round was recorded with an error type: %v", r)
 	}
-	assert.Equal(t, 2, rounds, "want one record per round: %v", log.Records())
+	// The first round asked for input: its own outcome, as on go-sdk
+	// (core/pipeline), neither a failure nor a success.
+	assert.Equal(t, []any{"input_required", "success"}, outcomes, "want one record per round: %v", log.Records())
 }
 
 // TestInputRequiredRoundsAreLimitedAsCalls: each round of a multi

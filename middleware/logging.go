@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/core/calllog"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -75,9 +76,9 @@ func logCall(req mcp.CallToolRequest, res *mcp.CallToolResult, err error, d time
 	if err != nil || res == nil {
 		return c // calllog.ProtocolError
 	}
-	c.Outcome = calllog.Success
-	if res.IsError {
-		c.Outcome = calllog.ToolError
+	c.Outcome = pipeline.Decide(pipeline.Answer{IsError: res.IsError,
+		InputRequired: res.ResultType == mcp.ResultTypeInputRequired || res.InputRequests != nil}).Policy().Log
+	if c.Outcome == calllog.ToolError {
 		c.Envelope, _ = envelope.FromResult(res)
 	}
 	return c

@@ -19,6 +19,11 @@ func TestMain(m *testing.M) {
 		childServer()
 		os.Exit(0)
 	}
+	// The children this test starts (the test binary run again as a
+	// server, binaries built with -race) exit without the race runtime's
+	// one-second sleep at exit, which each start and stop of a child
+	// otherwise pays (it made most of this package's time under -race).
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	if len(os.Args) > 1 && os.Args[1] == "state-child" {
 		stateChild() // seal_test.go
 		os.Exit(0)

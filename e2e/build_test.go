@@ -139,6 +139,20 @@ func startHTTP(t testing.TB, args ...string) *process {
 // startHTTPWith is startHTTP with a given binary.
 func startHTTPWith(t testing.TB, bin string, args ...string) *process {
 	t.Helper()
+	return launchHTTP(t, bin, args...).wait(t)
+}
+
+// launching is a server started and not yet listening.
+type launching struct {
+	p    *process
+	urls chan string
+}
+
+// launchHTTP starts the server; wait waits until it listens. Servers
+// launched together start side by side (under -race, a shop-server takes
+// seconds to start).
+func launchHTTP(t testing.TB, bin string, args ...string) *launching {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -168,14 +182,6 @@ func startHTTPWith(t testing.TB, bin string, args ...string) *process {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
-	select {
-	case p.url = <-urls:
-	case <-p.done:
-		t.Fatalf("shop-server exited before listening: %v\n%s", p.err, p.log())
-	case <-time.After(3 * time.Minute): // a hang guard, far above the usual 100 ms
-		_ = cmd.Process.Kill()
-		t.Fatalf("shop-server did not listen in time\n%s", p.log())
-	}
 	t.Cleanup(func() {
 		select {
 		case <-p.done:
@@ -184,6 +190,21 @@ func startHTTPWith(t testing.TB, bin string, args ...string) *process {
 			<-p.done
 		}
 	})
+	return &launching{p: p, urls: urls}
+}
+
+// wait returns the server once it listens.
+func (l *launching) wait(t testing.TB) *process {
+	t.Helper()
+	p, urls, cmd := l.p, l.urls, l.p.cmd
+	select {
+	case p.url = <-urls:
+	case <-p.done:
+		t.Fatalf("shop-server exited before listening: %v\n%s", p.err, p.log())
+	case <-time.After(3 * time.Minute): // a hang guard, far above the usual 100 ms
+		_ = cmd.Process.Kill()
+		t.Fatalf("shop-server did not listen in time\n%s", p.log())
+	}
 	return p
 }
 

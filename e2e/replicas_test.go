@@ -61,9 +61,13 @@ func (r *replicaTally) String() string {
 // startReplicas starts n shop-servers with args and -stats.
 func startReplicas(t *testing.T, f front, n int, args ...string) []*process {
 	t.Helper()
+	ls := make([]*launching, n)
+	for i := range ls {
+		ls[i] = launchHTTP(t, shopServer(t), append(append([]string{"-stats"}, f.args...), args...)...)
+	}
 	ps := make([]*process, n)
-	for i := range ps {
-		ps[i] = startHTTP(t, append(append([]string{"-stats"}, f.args...), args...)...)
+	for i, l := range ls {
+		ps[i] = l.wait(t)
 	}
 	return ps
 }
@@ -80,11 +84,13 @@ func driveReplicas(t *testing.T, ctx context.Context, f front, ps []*process, cl
 	var after atomic.Bool
 	total := int64(clients * callsEach)
 	var wg sync.WaitGroup
+	var all []*client.Client
 	for w := range clients {
 		cs := make([]*client.Client, len(ps))
 		for i, p := range ps {
 			cs[i] = connectReplica(t, ctx, f, p.url, w)
 		}
+		all = append(all, cs...)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -99,6 +105,11 @@ func driveReplicas(t *testing.T, ctx context.Context, f front, ps []*process, cl
 		}()
 	}
 	wg.Wait()
+	// The clients end their sessions now, so that the replicas' graceful
+	// shutdown has no open stream to wait for.
+	for _, c := range all {
+		_ = c.Close()
+	}
 	return tally
 }
 

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -102,4 +103,17 @@ func TestOutputs(t *testing.T) {
 	assert.False(t, o.Declares("u"))
 	o.Learn("t", false)
 	assert.False(t, o.Declares("t"), "a later tools/list wins")
+}
+
+// An outcome past the last one is "unknown" and gets ProtocolError's
+// policy: a consumer that reads a newer outcome than it knows fails safe,
+// and neither method indexes past its table.
+func TestOutcomePastTheLast(t *testing.T) {
+	o := pipeline.Refused + 1
+	if got := o.String(); got != "unknown" {
+		t.Errorf("String() = %q, want unknown", got)
+	}
+	if !reflect.DeepEqual(o.Policy(), pipeline.ProtocolError.Policy()) {
+		t.Errorf("Policy() = %+v, want ProtocolError's %+v", o.Policy(), pipeline.ProtocolError.Policy())
+	}
 }

@@ -250,3 +250,38 @@ func TestSealedStateBoundToTheCaller(t *testing.T) {
 	ss.callAs(alice, t, "deploy", "staging", state)
 	assert.Equal(t, []string{"env=staging"}, ss.received())
 }
+
+// TestSealedStateBindsArgumentsBuiltInProcess: a request built in process
+// (by another layer, a task runner or a test) has Arguments but no raw
+// bytes; its state is bound to those arguments all the same, so it does
+// not open for a call with other arguments.
+func TestSealedStateBindsArgumentsBuiltInProcess(t *testing.T) {
+	t.Parallel()
+	ring, err := seal.ParseKeyRing([]byte("k1:" + strings.Repeat("A", 43)))
+	require.NoError(t, err)
+	var ran []string
+	h := middleware.SealState(seal.NewGuard(ring, slog.New(slog.DiscardHandler), nil))(
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.Params.RequestState != "" {
+				ran = append(ran, req.Params.RequestState)
+				return mcp.NewToolResultText("done"), nil
+			}
+			return server.NewInputRequestBuilder("env=" + req.GetString("environment", "")).ToolResult(), nil
+		})
+	call := func(env, state string) (*mcp.CallToolResult, error) {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "deploy"
+		req.Params.Arguments = map[string]any{"environment": env}
+		req.Params.RequestState = state
+		return h(context.Background(), req)
+	}
+	first, err := call("staging", "")
+	require.NoError(t, err)
+	require.NotEmpty(t, first.RequestState)
+	_, err = call("production", first.RequestState)
+	require.Error(t, err, "a state issued for staging opened for production")
+	require.Empty(t, ran)
+	_, err = call("staging", first.RequestState)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"env=staging"}, ran)
+}

@@ -227,3 +227,34 @@ func TestTaskToolsAreValidatedLoggedAndAnswered(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"tool_error": 1, "success": 1}, outcomes, "one record per task run: %v", log.Records())
 }
+
+// TestAddTaskToolsKeepsTheToolsTaskSupport: AddTaskTools lists a tool that
+// says nothing about tasks, or forbids them, as task-required (its handler
+// only makes sense as a task), and keeps a tool's optional or required.
+func TestAddTaskToolsKeepsTheToolsTaskSupport(t *testing.T) {
+	s := server.NewMCPServer("tasks", "1.0.0", server.WithTaskCapabilities(true, true, true))
+	s.Use(middleware.Default()...)
+	h := taskFailures["panic"]
+	middleware.AddTaskTools(s,
+		server.ServerTaskTool{Tool: mcp.NewTool("unset"), Handler: h},
+		server.ServerTaskTool{Tool: mcp.Tool{Name: "empty", Execution: &mcp.ToolExecution{}, InputSchema: mcp.ToolInputSchema{Type: "object"}}, Handler: h},
+		server.ServerTaskTool{Tool: mcp.NewTool("forbidden", mcp.WithTaskSupport(mcp.TaskSupportForbidden)), Handler: h},
+		server.ServerTaskTool{Tool: mcp.NewTool("optional", mcp.WithTaskSupport(mcp.TaskSupportOptional)), Handler: h},
+		server.ServerTaskTool{Tool: mcp.NewTool("required", mcp.WithTaskSupport(mcp.TaskSupportRequired)), Handler: h},
+	)
+	got := map[string]string{}
+	for _, raw := range middlewaretest.FromServer(t, s).ListTools() {
+		var tool struct {
+			Name      string `json:"name"`
+			Execution struct {
+				TaskSupport string `json:"taskSupport"`
+			} `json:"execution"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &tool))
+		got[tool.Name] = tool.Execution.TaskSupport
+	}
+	assert.Equal(t, map[string]string{
+		"unset": "required", "empty": "required", "forbidden": "required",
+		"optional": "optional", "required": "required",
+	}, got)
+}

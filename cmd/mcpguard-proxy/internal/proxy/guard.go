@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -84,6 +85,9 @@ type call struct {
 	args  json.RawMessage // copied
 	start time.Time
 	slot  *limit.Slot
+	// freed: the slot was released. A call's answer and its deadline can
+	// both release it (an answer on a resumed GET stream, resume.go).
+	freed atomic.Bool
 	// state is the call's requestState: as echoed, then opened (seal.go).
 	state    string
 	hasState bool
@@ -190,14 +194,14 @@ func (g *Guard) acquireSlot(ctx context.Context, c *call, _ string) error {
 
 // done releases what the call holds.
 func (g *Guard) done(c *call) {
-	if c.slot != nil {
+	if c.slot != nil && c.freed.CompareAndSwap(false, true) {
 		c.slot.Release(nil)
-		c.slot = nil
 	}
 }
 
 // release releases what the call holds once it was answered, or at
-// deadline when the server may still be running it.
+// deadline when the server may still be running it (or at its answer on
+// a resumed stream, if that comes first).
 func (g *Guard) release(c *call, answered bool, deadline time.Time) {
 	if answered || c.slot == nil {
 		g.done(c)

@@ -135,6 +135,7 @@ func (h *HTTP) resumedAnswer(ctx context.Context, x *exchange, b []byte) []byte 
 	out := b
 	if rq.call != nil {
 		out = h.g.answer(ctx, rq.call, b, &m)
+		h.g.done(rq.call) // the server is done with it: its slot is free
 	}
 	if same(out, b) {
 		out = withID(b, &m, rq.id)

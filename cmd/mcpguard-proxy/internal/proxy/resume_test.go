@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 )
@@ -148,5 +149,27 @@ func TestHTTPOversizedAnswerOnResumedStream(t *testing.T) {
 	}
 	if env := envelopeOf(t, eventsByID(t, body)["2"]); env["error_type"] != "execution_failed" || env["tool"] != "poll_big" {
 		t.Errorf("the envelope for an oversized resumed answer: %v", env)
+	}
+}
+
+// A call whose answer comes on a resumed GET stream holds its
+// --concurrency slot until that answer, not until its timeout: the server
+// is done with it once it answered.
+func TestHTTPAnswerOnResumedStreamFreesTheSlot(t *testing.T) {
+	up := pollingUpstream(t)
+	url := proxyFor(t, up.URL+"/mcp", proxy.WithConcurrency(1, 0), proxy.WithTimeout(time.Minute))
+	_, _, sid := postIn(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, body, _ := postIn(t, url, sid, callBody(2, "poll_ok", `{}`)); strings.Contains(body, `"result"`) {
+		t.Fatalf("answered on the POST: %s", body)
+	}
+	// The server has not answered yet: the slot is held.
+	if _, body, _ := postIn(t, url, sid, callBody(3, "poll_ok", `{}`)); !strings.Contains(body, "retry_after_ms") {
+		t.Fatalf("want a concurrency refusal while the server runs the first call, got %s", body)
+	}
+	if got := eventsByID(t, resume(t, url, sid)); textOf(t, got["2"]) != "polled fine" {
+		t.Fatalf("the resumed answer: %v", got)
+	}
+	if _, body, _ := postIn(t, url, sid, callBody(4, "poll_ok", `{}`)); strings.Contains(body, "retry_after_ms") {
+		t.Fatalf("the answer on the resumed stream did not free the slot: %s", body)
 	}
 }

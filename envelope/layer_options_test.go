@@ -75,3 +75,39 @@ func TestOverAndWithWithoutOptionsAreTheRendererItself(t *testing.T) {
 	assert.NotSame(t, r, r.With(envelope.WithToolFailureMeta()))
 	assert.NotSame(t, r, r.Over(envelope.NewOverlay(envelope.WithToolFailureMeta())))
 }
+
+// A layer inside that re-renders the handler's error result with its own
+// tool failure _meta: the client gets that _meta beside the handler's
+// own _meta members, which the envelope layer outside keeps.
+func TestALayersFailureMetaKeepsTheHandlersMeta(t *testing.T) {
+	t.Parallel()
+	failing := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res := mcp.NewToolResultError("name taken")
+		res.Meta = &mcp.Meta{AdditionalFields: map[string]any{"trace": "t-1"}}
+		return res, nil
+	}
+	overlay := envelope.NewOverlay(envelope.WithToolFailureMeta())
+	normalizing := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, _ := next(ctx, req)
+			return envelope.RendererFrom(ctx, nil).Over(overlay).Normalize(ctx, req, res), nil
+		}
+	}
+	r := middlewaretest.New(t, mcp.NewTool("shop_rename"), failing, envelope.Middleware(), normalizing).
+		Call(nil).ExpectError(envelope.ExecutionFailed)
+	_, found := failureMeta(t, r)
+	require.True(t, found, "the layer's tool failure _meta: %s", r.Raw)
+	assert.Equal(t, "t-1", r.CallResult.Meta.AdditionalFields["trace"], "the handler's own _meta: %s", r.Raw)
+}
+
+// A handler that returns a result and an error failed: the client gets
+// the error's envelope, never the result as a success.
+func TestAResultBesideAnErrorIsTheError(t *testing.T) {
+	t.Parallel()
+	both := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("half done"), errTaken
+	}
+	r := middlewaretest.New(t, mcp.NewTool("shop_rename"), both, envelope.Middleware(envelope.WithMapping(errTaken, envelope.ValidationError))).
+		Call(nil).ExpectError(envelope.ValidationError)
+	assert.NotContains(t, string(r.Raw), "half done")
+}

@@ -46,6 +46,7 @@ func BenchmarkToolCall(b *testing.B) {
 	// exporter: what is measured is the proxy's and the SDK's work).
 	otel := proxy.WithTelemetry(coreotel.WithTracerProvider(sdktrace.NewTracerProvider()),
 		coreotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))))
+	b.Run("stdio/relay", benchRelay)
 	b.Run("stdio/proxy", func(b *testing.B) { benchStdio(b, quiet) })
 	b.Run("stdio/proxy+otel", func(b *testing.B) { benchStdio(b, quiet, otel) })
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -71,6 +72,23 @@ func benchStdio(b *testing.B, opts ...proxy.Option) {
 	done := make(chan struct{})
 	go func() { _ = p.Serve(context.Background(), cin, cout); cout.Close(); close(done) }()
 	defer func() { pin.Close(); <-done }()
+	benchLines(b, pin, bufio.NewReader(pout))
+}
+
+// benchRelay is the do-nothing relay of e2e's TestProxyLatencyAgainstARelay
+// in this process: the same pipes as benchStdio's proxy, io.Copy both ways.
+func benchRelay(b *testing.B) {
+	cin, pin := io.Pipe()
+	pout, cout := io.Pipe()
+	cmd := exec.Command(os.Args[0], "proxy-child")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(in, cin); in.Close() }()
+	go func() { _, _ = io.Copy(cout, out); cout.Close() }()
+	defer func() { pin.Close(); _ = cmd.Wait() }()
 	benchLines(b, pin, bufio.NewReader(pout))
 }
 

@@ -640,7 +640,7 @@ func rpcError(id []byte, code int, msg string) []byte {
 	return append(b, "}}"...)
 }
 
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func sizeText(n int) string {
 	switch {

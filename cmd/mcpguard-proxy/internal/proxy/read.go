@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -284,9 +285,15 @@ func (rd *reader) repeats(base int, name []byte, many *map[string]bool) bool {
 	return false
 }
 
-// value reads one value, descending into objects and arrays.
+// value reads one value, descending into objects and arrays to compare
+// their names when strict; else the decoder reads it whole, which is
+// faster (it checks the value's syntax, and UTF-8 unless lenient).
 func (rd *reader) value(strict bool, depth int) error {
-	switch rd.d.PeekKind() {
+	kind := rd.d.PeekKind()
+	if !strict {
+		kind = 0
+	}
+	switch kind {
 	case '{':
 		if _, err := rd.d.ReadToken(); err != nil {
 			return errNotObject
@@ -443,6 +450,9 @@ func idKey(id []byte) (string, bool) {
 		return "", false
 	}
 	if id[0] == '"' {
+		if len(id) >= 2 && id[len(id)-1] == '"' && plainString(id[1:len(id)-1]) {
+			return "s" + string(id[1:len(id)-1]), true // what every reader reads: the bytes themselves
+		}
 		var s string
 		if json.Unmarshal(id, &s) != nil {
 			return "", false
@@ -453,6 +463,18 @@ func idKey(id []byte) (string, bool) {
 		return "", false
 	}
 	return "n" + string(id), true
+}
+
+// plainString reports whether b, the inside of a JSON string, reads as
+// itself: valid UTF-8 with no escape, quote or control character (the
+// minted ids, and most ids a client writes).
+func plainString(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 // withID returns msg, whose id is at m.idAt, with its id replaced by id.
@@ -502,6 +524,8 @@ func (ids *mintedIDs) next() (raw []byte, key string) {
 	ids.n++
 	n := ids.n
 	ids.mu.Unlock()
-	s := ids.prefix + itoa(int(n))
-	return []byte(`"` + s + `"`), "s" + s
+	raw = make([]byte, 0, len(ids.prefix)+22)
+	raw = strconv.AppendUint(append(append(raw, '"'), ids.prefix...), n, 10)
+	key = "s" + string(raw[1:])
+	return append(raw, '"'), key
 }

@@ -129,3 +129,24 @@ func sameJSON(a, b []byte) bool {
 	dy.UseNumber()
 	return dx.Decode(&x) == nil && dy.Decode(&y) == nil && reflect.DeepEqual(x, y)
 }
+
+// FuzzIDKey holds idKey's fast path for plain strings to encoding/json:
+// a string id's key is the value encoding/json reads, whatever its
+// spelling, and an id encoding/json refuses has none.
+func FuzzIDKey(f *testing.F) {
+	for _, id := range []string{`"a"`, `"\u0061"`, `"é"`, "\"\xff\"", "\"a\tb\"", `"a\"b"`, `""`, `"`, `"a`, `7`, `-7`, `7.0`, `8E0`, `"mcpguard-abc-12"`} {
+		f.Add([]byte(id))
+	}
+	f.Fuzz(func(t *testing.T, id []byte) {
+		key, ok := idKey(id)
+		trimmed := bytes.TrimSpace(id)
+		if len(trimmed) == 0 || trimmed[0] != '"' {
+			return
+		}
+		var s string
+		err := json.Unmarshal(trimmed, &s)
+		if ok != (err == nil) || (ok && key != "s"+s) {
+			t.Fatalf("idKey(%q) = %q, %v; encoding/json reads %q, %v", id, key, ok, s, err)
+		}
+	})
+}

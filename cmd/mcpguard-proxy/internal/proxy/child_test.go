@@ -107,6 +107,10 @@ func childServer() {
 		case "resources/read":
 			result(m.ID, `{"contents":[{"uri":"shop://orders","text":"[]"}]}`)
 		case "prompts/get":
+			if m.Params.Name == "leaky" {
+				send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":"` + leakyRPCError + `","data":{"dsn":"postgres://app:hunter2@db.internal:5432/shop"}}}`)
+				continue
+			}
 			send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"no prompt ` + m.Params.Name + `"}}`)
 		case "":
 			if call, ok := samples[string(m.ID)]; ok { // the client's answer to our sampling request

@@ -651,3 +651,27 @@ func sizeText(n int) string {
 	}
 	return itoa(n) + " bytes"
 }
+
+// redactedRPCError is the answer, under the client's id, to a request
+// other than a tool call that the upstream answered with the JSON-RPC
+// error member e: what the error says reaches the client (its code, and
+// its message and data redacted), its secrets do not. nil when redaction
+// changes nothing: the message then passes as it came.
+func (g *Guard) redactedRPCError(clientID, e []byte) []byte {
+	red, ok := g.o.redactor.JSON(string(e))
+	if ok && red == string(e) {
+		return nil
+	}
+	if !ok || len(red)+len(clientID)+32 > g.o.maxMessage {
+		return rpcError(clientID, -32603, "the upstream answered with an error")
+	}
+	if len(clientID) == 0 {
+		clientID = []byte("null")
+	}
+	b := make([]byte, 0, len(clientID)+len(red)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, clientID...)
+	b = append(b, `,"error":`...)
+	b = append(b, red...)
+	return append(b, '}')
+}

@@ -496,6 +496,11 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	out := b
 	if x.call != nil {
 		out = h.g.answer(ctx, x.call, b, &m)
+	} else if len(m.Error) > 0 {
+		if red := h.g.redactedRPCError(x.id, m.Error); red != nil {
+			x.tr.answered(red, nil)
+			return red
+		}
 	}
 	if same(out, b) {
 		out = withID(b, &m, x.id) // the client's id, as the client wrote it

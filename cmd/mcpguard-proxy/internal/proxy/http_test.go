@@ -45,6 +45,9 @@ func upstream(t *testing.T) *httptest.Server {
 			reply(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"fail_text","inputSchema":{"type":"object"}},{"name":"hang","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}},{"name":"drop","inputSchema":{"type":"object"}},{"name":"poll","inputSchema":{"type":"object"}}]}`)
 		case "tools/call":
 			upstreamCall(w, r, m)
+		case "prompts/get":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"%s","data":{"dsn":"postgres://app:hunter2@db.internal:5432/shop"}}}`, m.ID, leakyRPCError)
 		default:
 			reply(`{}`)
 		}

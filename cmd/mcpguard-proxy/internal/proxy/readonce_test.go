@@ -395,3 +395,23 @@ func TestHTTPCancellationNamesTheMintedID(t *testing.T) {
 		t.Fatalf("the upstream's cancellation names %s, the call went as %v", got, called.Load())
 	}
 }
+
+// leakyRPCError is the message of a JSON-RPC error an upstream answers a
+// request other than a tool call with, naming its database's password.
+const leakyRPCError = "dial postgres://app:hunter2@db.internal:5432/shop failed"
+
+// A JSON-RPC error the upstream answers another request with (here
+// prompts/get, in an HTTP 200 or over stdio) reaches the client with what
+// it says, redacted: its secrets do not.
+func TestRPCErrorsToOtherRequestsAreRedacted(t *testing.T) {
+	s := start(t)
+	stdio := s.request("prompts/get", `{"name":"leaky"}`)
+	_, body := post(t, proxyFor(t, upstream(t).URL+"/mcp"), `{"jsonrpc":"2.0","id":"p","method":"prompts/get","params":{"name":"leaky"}}`)
+	for transport, resp := range map[string]map[string]any{"stdio": stdio, "HTTP": lastData(t, body)} {
+		b, _ := json.Marshal(resp)
+		e, _ := resp["error"].(map[string]any)
+		if strings.Contains(string(b), "hunter2") || e == nil || e["code"] != float64(-32603) || !strings.Contains(fmt.Sprint(e["message"]), "dial postgres://") {
+			t.Errorf("%s: want the error, its password redacted: %s", transport, b)
+		}
+	}
+}

@@ -136,6 +136,10 @@ func (h *HTTP) resumedAnswer(ctx context.Context, x *exchange, b []byte) []byte 
 	if rq.call != nil {
 		out = h.g.answer(ctx, rq.call, b, &m)
 		h.g.done(rq.call) // the server is done with it: its slot is free
+	} else if len(m.Error) > 0 {
+		if red := h.g.redactedRPCError(rq.id, m.Error); red != nil {
+			return red
+		}
 	}
 	if same(out, b) {
 		out = withID(b, &m, rq.id)

@@ -304,6 +304,12 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 	case r.method == "initialize" && r.tr != nil:
 		s.negotiated(m.Result)
 	}
+	if len(m.Error) > 0 {
+		if red := s.g.redactedRPCError(r.clientID, m.Error); red != nil {
+			s.reply(r, red, nil)
+			return
+		}
+	}
 	out := withID(line, &m, r.clientID) // the client's id, as the client wrote it
 	if safe := s.g.relayedTask(r.method, out); !same(safe, out) {
 		s.reply(r, safe, nil)

@@ -37,10 +37,9 @@ func (r *Renderer) result(ctx context.Context, env *Envelope, from *mcp.CallTool
 	if shape.Structured != nil {
 		res.StructuredContent = shape.Structured
 	}
-	switch {
-	case from != nil && from.Meta != nil:
+	if from != nil && from.Meta != nil {
 		res.Meta = &mcp.Meta{ProgressToken: from.Meta.ProgressToken, AdditionalFields: shape.Meta}
-	case shape.Meta != nil:
+	} else if shape.Meta != nil {
 		res.Meta = &mcp.Meta{AdditionalFields: shape.Meta}
 	}
 	return res

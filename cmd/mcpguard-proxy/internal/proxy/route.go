@@ -159,7 +159,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	}
 	var out []byte
 	if r.call != nil && !r.call.taskResult {
-		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
+		s.exp.add(key, s.g.o.timeout)
 		out = ownCall(r.up, r.call.upstreamParams(m.Params)) // what the proxy checked, as the proxy encodes it
 	} else {
 		out = withID(line, m, r.up)
@@ -207,11 +207,13 @@ func (s *Stdio) expire(ctx context.Context, key string) {
 		if s.byClient[r.clientKey] == key {
 			delete(s.byClient, r.clientKey)
 		}
-		// The proxy waits one more timeout for the server to stop, holding
-		// the call's slot, and then for good.
-		r.timer = time.AfterFunc(s.g.o.timeout, func() { s.expire(ctx, key) })
 	}
 	s.mu.Unlock()
+	if r != nil && !gone {
+		// The proxy waits one more timeout for the server to stop, holding
+		// the call's slot, and then for good.
+		s.exp.add(key, s.g.o.timeout)
+	}
 	switch {
 	case r == nil:
 	case gone:

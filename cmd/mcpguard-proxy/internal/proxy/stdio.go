@@ -48,16 +48,16 @@ type Stdio struct {
 	inited   []byte        // the client's notifications/initialized
 	version  string        // the protocol version the child's initialize result names
 	listOnce sync.Once     // the proxy's own tools/list (route.go)
+	exp      *expiries     // the deadlines of the tool calls in flight
 }
 
 // request is a client request in flight.
 type request struct {
 	method    string
-	clientID  []byte // the id as the client wrote it, which its answer carries
-	clientKey string // its key (idKey)
-	up        []byte // the id the proxy minted for it, which the server sees
-	call      *call  // tools/call only
-	timer     *time.Timer
+	clientID  []byte  // the id as the client wrote it, which its answer carries
+	clientKey string  // its key (idKey)
+	up        []byte  // the id the proxy minted for it, which the server sees
+	call      *call   // tools/call only
 	tr        *traced // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one. Guarded by Stdio.mu.
@@ -94,6 +94,8 @@ func (s *Stdio) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.out = &writer{w: out}
+	s.exp = newExpiries(func(key string) { s.expire(ctx, key) }, s.inFlight)
+	defer s.exp.stop()
 	supervised := make(chan error, 1)
 	go func() { supervised <- s.supervise(ctx) }()
 	read := make(chan error, 1)
@@ -292,10 +294,17 @@ func (s *Stdio) take(key string) *request {
 	return r
 }
 
+// inFlight reports whether the minted id's key names a request in flight.
+func (s *Stdio) inFlight(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.pending[key]
+	return ok
+}
+
+// finish releases what r holds. (Its deadline, if it has one, passes
+// without effect: expire finds it no longer in flight.)
 func (s *Stdio) finish(r *request) {
-	if r.timer != nil {
-		r.timer.Stop()
-	}
 	if r.call != nil {
 		s.g.done(r.call)
 	}

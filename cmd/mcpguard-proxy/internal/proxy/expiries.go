@@ -1,0 +1,93 @@
+package proxy
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// expiries is the stdio proxy's one timer for the deadlines of the tool
+// calls in flight. Every deadline is the same timeout after the moment it
+// is set, so deadlines come in the order they are set: a queue holds them,
+// and the timer waits for its head. Setting a deadline is an append.
+//
+// A timer per call, as before, cost a wake-up at each call: a timer that
+// is earlier than every other interrupts the runtime's network poller (an
+// eventfd written and read, and one more epoll wake-up), which was about a
+// fifth of the system calls the proxy made per call beyond a relay's.
+//
+// An answered call's deadline stays queued until it passes (fire then
+// finds nothing in flight under its key), or until the queue is compacted.
+type expiries struct {
+	mu      sync.Mutex
+	q       []expiry // by deadline
+	timer   *time.Timer
+	stopped bool
+	fire    func(key string)      // a deadline passed
+	live    func(key string) bool // whether key is still in flight
+}
+
+type expiry struct {
+	at  time.Time
+	key string
+}
+
+// compactExpiries is the queue's length past which the deadlines of calls
+// no longer in flight are dropped: the queue holds at most about twice
+// what is in flight (maxInFlight) plus the calls answered since the last
+// compaction.
+const compactExpiries = 2 * maxInFlight
+
+func newExpiries(fire func(key string), live func(key string) bool) *expiries {
+	e := &expiries{fire: fire, live: live}
+	e.timer = time.AfterFunc(time.Hour, e.expired)
+	e.timer.Stop()
+	return e
+}
+
+// add sets key's deadline, after in from now.
+func (e *expiries) add(key string, in time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return
+	}
+	if len(e.q) >= compactExpiries {
+		e.q = slices.DeleteFunc(e.q, func(x expiry) bool { return !e.live(x.key) })
+	}
+	e.q = append(e.q, expiry{at: time.Now().Add(in), key: key})
+	if len(e.q) == 1 {
+		e.timer.Reset(in)
+	}
+}
+
+// expired fires the deadlines that passed, and waits for the next.
+func (e *expiries) expired() {
+	now := time.Now()
+	e.mu.Lock()
+	n := 0
+	for n < len(e.q) && !e.q[n].at.After(now) {
+		n++
+	}
+	due := make([]string, n)
+	for i, x := range e.q[:n] {
+		due[i] = x.key
+	}
+	e.q = slices.Delete(e.q, 0, n)
+	if len(e.q) > 0 && !e.stopped {
+		e.timer.Reset(e.q[0].at.Sub(now))
+	}
+	e.mu.Unlock()
+	for _, key := range due {
+		e.fire(key)
+	}
+}
+
+// stop drops every deadline: the session ended.
+func (e *expiries) stop() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stopped = true
+	e.q = nil
+	e.timer.Stop()
+}

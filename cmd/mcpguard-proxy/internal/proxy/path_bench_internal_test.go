@@ -1,0 +1,56 @@
+package proxy
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkMessagePath measures, in this process and without pipes, what
+// the stdio proxy does to a tool call and to its answer, step by step:
+// where the proxy's own time per call goes (docs/proxy.md, "Latency end
+// to end").
+func BenchmarkMessagePath(b *testing.B) {
+	req := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"message":"latency stdio proxy 1234"},"_meta":{"progressToken":7}}}`)
+	ans := []byte(`{"result":{"content":[{"type":"text","text":"Echo: latency stdio proxy 1234"}]},"jsonrpc":"2.0","id":"mcpguard-abcdefghij-12"}`)
+	g := newGuard()
+	g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	ctx := context.Background()
+	m, _ := readClient(req)
+	c := newCall(m.ID, m.Params)
+	am, _ := parse(ans)
+	b.Run("readClient", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = readClient(req)
+		}
+	})
+	b.Run("newCall", func(b *testing.B) {
+		for b.Loop() {
+			_ = newCall(m.ID, m.Params)
+		}
+	})
+	b.Run("admit", func(b *testing.B) {
+		for b.Loop() {
+			_ = g.admit(ctx, c, "stdio")
+		}
+	})
+	b.Run("ownCall", func(b *testing.B) {
+		for b.Loop() {
+			_ = ownCall([]byte(`"mcpguard-abcdefghij-12"`), c.upstreamParams(m.Params))
+		}
+	})
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = parse(ans)
+		}
+	})
+	b.Run("answer", func(b *testing.B) {
+		for b.Loop() {
+			_ = g.answer(ctx, c, ans, &am)
+		}
+	})
+	b.Run("withID", func(b *testing.B) {
+		for b.Loop() {
+			_ = withID(ans, &am, m.ID)
+		}
+	})
+}

@@ -137,11 +137,10 @@ func (h *handler) anyValue(x any) slog.Value {
 	p := printed{text: redText}
 	b, panicked, err := safeMarshal(x)
 	jsonChanged := err != nil // the handler must not call the failing method again
-	switch {
-	case panicked != "":
+	if panicked != "" {
 		// What slog.JSONHandler prints for a panicking MarshalJSON, redacted.
 		p.json, _ = json.Marshal(h.r.String(panicked))
-	case err == nil:
+	} else if err == nil {
 		p.json, jsonChanged = h.r.RawJSON(b)
 	}
 	if !textFailed && !jsonChanged && redText == text {

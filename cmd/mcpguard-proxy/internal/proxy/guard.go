@@ -626,18 +626,27 @@ func (g *Guard) unavailable(ctx context.Context, c *call) []byte {
 
 // rpcError is a JSON-RPC error response to id.
 func rpcError(id []byte, code int, msg string) []byte {
+	m, _ := json.Marshal(msg)
+	e := make([]byte, 0, len(m)+32)
+	e = append(e, `{"code":`...)
+	e = strconv.AppendInt(e, int64(code), 10)
+	e = append(e, `,"message":`...)
+	e = append(e, m...)
+	return errorResponse(id, append(e, '}'))
+}
+
+// errorResponse is the JSON-RPC response with the id id (null when
+// empty) and the error member e, JSON.
+func errorResponse(id, e []byte) []byte {
 	if len(id) == 0 {
 		id = []byte("null")
 	}
-	m, _ := json.Marshal(msg)
-	b := make([]byte, 0, len(id)+len(m)+64)
+	b := make([]byte, 0, len(id)+len(e)+32)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
-	b = append(b, `,"error":{"code":`...)
-	b = append(b, []byte(itoa(code))...)
-	b = append(b, `,"message":`...)
-	b = append(b, m...)
-	return append(b, "}}"...)
+	b = append(b, `,"error":`...)
+	b = append(b, e...)
+	return append(b, '}')
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -658,20 +667,23 @@ func sizeText(n int) string {
 // its message and data redacted), its secrets do not. nil when redaction
 // changes nothing: the message then passes as it came.
 func (g *Guard) redactedRPCError(clientID, e []byte) []byte {
-	red, ok := g.o.redactor.JSON(string(e))
-	if ok && red == string(e) {
+	red := g.redactedJSON(e, nil)
+	if bytes.Equal(red, e) {
 		return nil
 	}
-	if !ok || len(red)+len(clientID)+32 > g.o.maxMessage {
-		return rpcError(clientID, -32603, "the upstream answered with an error")
+	if red != nil {
+		if out := errorResponse(clientID, red); len(out) <= g.o.maxMessage {
+			return out
+		}
 	}
-	if len(clientID) == 0 {
-		clientID = []byte("null")
+	return rpcError(clientID, -32603, "the upstream answered with an error")
+}
+
+// redactedJSON is b, JSON, redacted, or otherwise when redaction fails or
+// grows it past the bound.
+func (g *Guard) redactedJSON(b, otherwise []byte) []byte {
+	if red, ok := g.o.redactor.JSON(string(b)); ok && len(red) <= g.o.maxMessage {
+		return []byte(red)
 	}
-	b := make([]byte, 0, len(clientID)+len(red)+32)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, clientID...)
-	b = append(b, `,"error":`...)
-	b = append(b, red...)
-	return append(b, '}')
+	return otherwise
 }

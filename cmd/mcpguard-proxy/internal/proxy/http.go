@@ -374,19 +374,10 @@ func (h *HTTP) redactedError(resp *http.Response) error {
 	}
 	out := rpcError(nil, -32603, "the upstream answered HTTP "+strconv.Itoa(resp.StatusCode))
 	if len(b) <= h.g.o.maxMessage {
-		out = h.redactedJSON(b, out)
+		out = h.g.redactedJSON(b, out)
 	}
 	replaceBody(resp, out)
 	return nil
-}
-
-// redactedJSON is b, JSON, redacted, or otherwise when redaction fails or
-// grows it past the bound.
-func (h *HTTP) redactedJSON(b, otherwise []byte) []byte {
-	if red, ok := h.g.o.redactor.JSON(string(b)); ok && len(red) <= h.g.o.maxMessage {
-		return []byte(red)
-	}
-	return otherwise
 }
 
 // replaceBody makes out, JSON the proxy wrote or redacted, the response's
@@ -457,7 +448,7 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 	if x.call == nil && resp.StatusCode >= http.StatusBadRequest {
 		// An error another request got in an HTTP error: what it says
 		// passes (the client needs it), its secrets do not.
-		out = h.redactedJSON(out, out)
+		out = h.g.redactedJSON(out, out)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))

@@ -98,6 +98,15 @@ type call struct {
 	task       string
 }
 
+// callOf is the call m, a tools/call request readClient admitted, makes:
+// from what the quick reader read, or by newCall. It copies what it keeps.
+func callOf(m *message) *call {
+	if !m.quick {
+		return newCall(m.ID, m.Params)
+	}
+	return &call{id: bytes.Clone(m.ID), start: time.Now(), tool: m.call.tool, args: bytes.Clone(m.call.args)}
+}
+
 // newCall reads a tools/call request's params, which readClient admitted
 // (so every reader reads them alike). It copies what it keeps.
 func newCall(id, params []byte) *call {

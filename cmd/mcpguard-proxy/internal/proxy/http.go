@@ -141,7 +141,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				return // refused, and answered
 			}
 			defer end()
-			out = ownCall(x.up, x.call.upstreamParams(m.Params)) // what the proxy checked, as the proxy encodes it
+			out = upstreamCall(x.up, x.call, &m) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
 			x.list = true
 		case "tasks/result":
@@ -170,7 +170,7 @@ const maxOwnLists = 3
 // what to do once it was answered.
 func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
 	h.listTools(r)
-	x.call = newCall(m.ID, m.Params)
+	x.call = callOf(m)
 	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
 		x.tr.answered(refusal, nil)
 		writeJSON(w, http.StatusOK, refusal)

@@ -16,7 +16,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
 	ctx := context.Background()
 	m, _ := readClient(req)
-	c := newCall(m.ID, m.Params)
+	c := callOf(&m)
 	am, _ := parse(ans)
 	b.Run("readClient", func(b *testing.B) {
 		for b.Loop() {
@@ -25,7 +25,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	})
 	b.Run("newCall", func(b *testing.B) {
 		for b.Loop() {
-			_ = newCall(m.ID, m.Params)
+			_ = callOf(&m)
 		}
 	})
 	b.Run("admit", func(b *testing.B) {
@@ -35,7 +35,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	})
 	b.Run("ownCall", func(b *testing.B) {
 		for b.Loop() {
-			_ = ownCall([]byte(`"mcpguard-abcdefghij-12"`), c.upstreamParams(m.Params))
+			_ = upstreamCall([]byte(`"mcpguard-abcdefghij-12"`), c, &m)
 		}
 	})
 	b.Run("parse", func(b *testing.B) {

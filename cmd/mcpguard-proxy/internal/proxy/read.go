@@ -44,7 +44,14 @@ type message struct {
 	Result span
 	Error  span
 	idAt   int // the offset of ID in the message, for [withID]
+	// quick: the quick reader read it (quick.go), and call is what it read
+	// of a tools/call's params.
+	quick bool
+	call  quickCall
 }
+
+// formatted reports whether m's params are as jsontext formats them.
+func (m *message) formatted() bool { return m.quick && m.call.plain }
 
 func (m *message) isRequest() bool  { return m.Method != "" && hasID(m.ID) }
 func (m *message) isResponse() bool { return m.Method == "" && hasID(m.ID) }
@@ -104,11 +111,23 @@ var (
 
 // readClient reads a message from the client: one every reader reads
 // alike, or an error (errNotObject, or an *ambiguity).
-func readClient(b []byte) (message, error) { return read(b, true) }
+func readClient(b []byte) (message, error) {
+	if m, qc, ok := quickRead(b, true); ok {
+		m.quick, m.call = true, qc
+		return m, nil
+	}
+	return read(b, true)
+}
 
 // parse reads a message from the server, or one the proxy wrote: any
 // valid JSON object, the last of duplicate members winning.
-func parse(b []byte) (message, error) { return read(b, false) }
+func parse(b []byte) (message, error) {
+	if m, _, ok := quickRead(b, false); ok {
+		m.quick = true
+		return m, nil
+	}
+	return read(b, false)
+}
 
 func read(b []byte, strict bool) (m message, err error) {
 	err = walk(b, strict, func(name []byte, v span, at int) error { return m.set(name, v, at, strict) })
@@ -490,13 +509,17 @@ func withID(msg []byte, m *message, id []byte) []byte {
 
 // ownCall is the proxy's own encoding of a tools/call request with the
 // id id: params formatted by jsontext (no whitespace, each string in its
-// shortest form), the head written by the proxy.
-func ownCall(id []byte, params span) []byte {
-	p := jsontext.Value(bytes.Clone(params))
+// shortest form), the head written by the proxy. formatted says params
+// are so already (quickCall.plain), which spares the formatting.
+func ownCall(id []byte, params span, formatted bool) []byte {
+	p := jsontext.Value(params)
 	if len(p) == 0 {
 		p = jsontext.Value("{}")
-	} else if p.Format() != nil {
+	} else if !formatted {
 		p = jsontext.Value(bytes.Clone(params))
+		if p.Format() != nil {
+			p = jsontext.Value(params)
+		}
 	}
 	b := make([]byte, 0, len(p)+len(id)+64)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
@@ -504,6 +527,14 @@ func ownCall(id []byte, params span) []byte {
 	b = append(b, `,"method":"tools/call","params":`...)
 	b = append(b, p...)
 	return append(b, '}')
+}
+
+// upstreamCall is the tools/call request m, read as c, that goes upstream
+// under the minted id up: ownCall's encoding of its params, with an
+// opened requestState (seal.go).
+func upstreamCall(up []byte, c *call, m *message) []byte {
+	params := c.upstreamParams(m.Params)
+	return ownCall(up, params, m.formatted() && same(params, m.Params))
 }
 
 // mintedIDs are the ids the proxy gives the requests it sends upstream:

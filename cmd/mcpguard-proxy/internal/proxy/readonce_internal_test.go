@@ -41,8 +41,8 @@ func FuzzForwardedReadsAsChecked(f *testing.F) {
 		out := withID(b, &m, up)
 		var c *call
 		if m.Method == "tools/call" {
-			c = newCall(m.ID, m.Params)
-			out = ownCall(up, m.Params)
+			c = callOf(&m)
+			out = upstreamCall(up, c, &m)
 		}
 		for name, read := range map[string]func([]byte) (upstream, bool){"encoding/json": lastWins, "first-wins": firstWins} {
 			got, ok := read(out)

@@ -129,7 +129,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.mu.Unlock()
 	case "tools/call":
 		s.listTools(ctx)
-		r.call = newCall(m.ID, m.Params)
+		r.call = callOf(m)
 		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
 			s.reply(r, refusal, nil)
 			return
@@ -160,7 +160,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	var out []byte
 	if r.call != nil && !r.call.taskResult {
 		s.exp.add(key, s.g.o.timeout)
-		out = ownCall(r.up, r.call.upstreamParams(m.Params)) // what the proxy checked, as the proxy encodes it
+		out = upstreamCall(r.up, r.call, m) // what the proxy checked, as the proxy encodes it
 	} else {
 		out = withID(line, m, r.up)
 	}

@@ -1,0 +1,461 @@
+package proxy
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// This file is the quick reader: one pass over the bytes, with no decoder
+// state to set up, for the messages clients and servers usually write.
+// It never refuses a message; it reads one or declines. It reads a
+// message only when the message is valid JSON that every reader reads
+// alike, in a form it knows: names in ASCII, without escapes, at most
+// quickMaxNames to an object and quickMaxDepth deep, and, from a client,
+// string values without \u escapes. Anything else it declines, and read
+// (read.go, on jsontext) reads it and decides, as it does every message
+// the quick reader declines. So the quick reader adds no judgement of its
+// own: FuzzQuickReadsAsRead holds it to read, on every input, to reading
+// what read reads, or declining.
+//
+// End to end, read cost most of what the proxy adds to a call over a
+// relay: the decoder's set-up and its walk token by token, run after the
+// client and the server have evicted the proxy from the caches
+// (docs/proxy.md, "Latency end to end").
+
+const (
+	// quickMaxNames bounds the names of an object the quick reader
+	// compares pairwise; an object with more is declined.
+	quickMaxNames = 16
+	// quickMaxDepth bounds how deep the quick reader descends.
+	quickMaxDepth = 32
+	// quickMaxOpen bounds the names of the objects being read, from the
+	// message down to the innermost.
+	quickMaxOpen = 64
+)
+
+// nameAt is where a name is in the message.
+type nameAt struct{ start, end int32 }
+
+// quick is the state of one quick read.
+type quick struct {
+	b      []byte
+	i      int
+	strict bool // a client's message: names compared in any case, UTF-8 checked
+	// dirty: since it was last cleared, the reader met whitespace between
+	// tokens or an escape in a string, which jsontext's formatting would
+	// remove or shorten.
+	dirty bool
+	names [quickMaxOpen]nameAt // of the objects being read, innermost last
+	open  int                  // how many of names are in use
+}
+
+// quickCall is what the quick reader read of a tools/call's params.
+type quickCall struct {
+	tool  string
+	args  span
+	plain bool // params are as jsontext formats them: ownCall need not
+}
+
+// quickRead reads b, one message: ok is false when it declines to.
+// strict reads a client's message as readClient does; else as parse does.
+func quickRead(b []byte, strict bool) (m message, qc quickCall, ok bool) {
+	if len(b) > 1<<31-1 {
+		return message{}, quickCall{}, false // nameAt's offsets
+	}
+	q := quick{b: b, strict: strict}
+	q.ws()
+	if !q.next('{') {
+		return message{}, quickCall{}, false
+	}
+	var params span
+	paramsPlain, spelled := false, false
+	for first := true; ; first = false {
+		q.ws()
+		if first && q.next('}') {
+			break
+		}
+		if !first && !q.member() {
+			return message{}, quickCall{}, false
+		}
+		name, ok := q.name(0)
+		if !ok {
+			return message{}, quickCall{}, false
+		}
+		q.ws()
+		at := q.i
+		switch string(name) {
+		case "id":
+			if !q.value(1) {
+				return message{}, quickCall{}, false
+			}
+			m.ID, m.idAt = span(b[at:q.i]), at
+		case "method":
+			s, ok := q.plainString()
+			if !ok {
+				return message{}, quickCall{}, false
+			}
+			m.Method = s
+		case "params":
+			q.dirty = false
+			if q.i < len(b) && b[q.i] == '{' && strict {
+				if !q.params(&qc, &spelled) {
+					return message{}, quickCall{}, false
+				}
+			} else if !q.value(1) {
+				return message{}, quickCall{}, false
+			}
+			params, paramsPlain = span(b[at:q.i]), !q.dirty
+		case "result":
+			if !q.value(1) {
+				return message{}, quickCall{}, false
+			}
+			m.Result = span(b[at:q.i])
+		case "error":
+			if !q.value(1) {
+				return message{}, quickCall{}, false
+			}
+			m.Error = span(b[at:q.i])
+		default:
+			if strict && spelledOtherwise(name, headNames) {
+				return message{}, quickCall{}, false
+			}
+			if !q.value(1) {
+				return message{}, quickCall{}, false
+			}
+		}
+		q.ws()
+		if q.next('}') {
+			break
+		}
+	}
+	q.ws()
+	if q.i != len(b) {
+		return message{}, quickCall{}, false
+	}
+	m.Params = params
+	if strict && m.Method == "tools/call" {
+		if spelled {
+			return message{}, quickCall{}, false
+		}
+		qc.plain = paramsPlain
+	} else {
+		qc = quickCall{}
+	}
+	return m, qc, true
+}
+
+// params reads a client's params object, noting a tools/call's name and
+// arguments; spelled is set when a name folds to one of callNames without
+// being it. A requestState is declined: read opens it.
+func (q *quick) params(qc *quickCall, spelled *bool) bool {
+	q.i++ // '{'
+	base := q.open
+	defer func() { q.open = base }()
+	for first := true; ; first = false {
+		q.ws()
+		if first && q.next('}') {
+			return true
+		}
+		if !first && !q.member() {
+			return false
+		}
+		name, ok := q.name(base)
+		if !ok {
+			return false
+		}
+		q.ws()
+		at := q.i
+		switch string(name) {
+		case "name":
+			s, ok := q.plainString()
+			if !ok {
+				return false
+			}
+			qc.tool = s
+		case "arguments":
+			if !q.value(2) {
+				return false
+			}
+			qc.args = span(q.b[at:q.i])
+		case "requestState":
+			return false
+		default:
+			if spelledOtherwise(name, callNames) {
+				*spelled = true
+			}
+			if !q.value(2) {
+				return false
+			}
+		}
+		q.ws()
+		if q.next('}') {
+			return true
+		}
+	}
+}
+
+// member reads the comma before an object's next member, or declines.
+func (q *quick) member() bool { return q.next(',') && q.wsThen() }
+
+func (q *quick) wsThen() bool { q.ws(); return true }
+
+// next consumes c if it comes next.
+func (q *quick) next(c byte) bool {
+	if q.i < len(q.b) && q.b[q.i] == c {
+		q.i++
+		return true
+	}
+	return false
+}
+
+// ws skips whitespace between tokens, noting it.
+func (q *quick) ws() {
+	for q.i < len(q.b) {
+		switch q.b[q.i] {
+		case ' ', '\t', '\n', '\r':
+			q.i++
+			q.dirty = true
+		default:
+			return
+		}
+	}
+}
+
+// name reads an object's next name and its colon: ASCII without escapes,
+// or declined; declined too when the object, whose names start at
+// q.names[base], has a name before it that is equal or (for a client)
+// differs only in case.
+func (q *quick) name(base int) ([]byte, bool) {
+	if q.open-base >= quickMaxNames || q.open == quickMaxOpen || !q.next('"') {
+		return nil, false
+	}
+	start := q.i
+	for q.i < len(q.b) {
+		c := q.b[q.i]
+		if c == '"' {
+			break
+		}
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			return nil, false
+		}
+		q.i++
+	}
+	if q.i == len(q.b) {
+		return nil, false
+	}
+	name := q.b[start:q.i]
+	q.i++
+	for _, at := range q.names[base:q.open] {
+		o := q.b[at.start:at.end]
+		if len(o) == len(name) && (bytes.Equal(o, name) || (q.strict && bytes.EqualFold(o, name))) {
+			return nil, false
+		}
+	}
+	q.names[q.open] = nameAt{int32(start), int32(start + len(name))}
+	q.open++
+	q.ws()
+	if !q.next(':') {
+		return nil, false
+	}
+	return name, true
+}
+
+// plainString reads a string value without escapes, in ASCII or valid
+// UTF-8, returned as unquote does (a known method without allocating).
+func (q *quick) plainString() (string, bool) {
+	at := q.i
+	if !q.next('"') {
+		return "", false
+	}
+	for q.i < len(q.b) {
+		c := q.b[q.i]
+		if c == '"' {
+			q.i++
+			s, ok := unquote(q.b[at:q.i])
+			return s, ok && utf8.Valid(q.b[at+1:q.i-1])
+		}
+		if c < 0x20 || c == '\\' {
+			return "", false
+		}
+		q.i++
+	}
+	return "", false
+}
+
+// value reads any JSON value at depth (the top-level object is 0).
+func (q *quick) value(depth int) bool {
+	if q.i >= len(q.b) || depth >= quickMaxDepth {
+		return false
+	}
+	switch c := q.b[q.i]; {
+	case c == '{':
+		return q.object(depth)
+	case c == '[':
+		return q.array(depth)
+	case c == '"':
+		return q.string()
+	case c == 't':
+		return q.literal("true")
+	case c == 'f':
+		return q.literal("false")
+	case c == 'n':
+		return q.literal("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		return q.number()
+	}
+	return false
+}
+
+func (q *quick) object(depth int) bool {
+	q.i++ // '{'
+	base := q.open
+	defer func() { q.open = base }()
+	for first := true; ; first = false {
+		q.ws()
+		if first && q.next('}') {
+			return true
+		}
+		if !first && !q.member() {
+			return false
+		}
+		if _, ok := q.name(base); !ok {
+			return false
+		}
+		q.ws()
+		if !q.value(depth + 1) {
+			return false
+		}
+		q.ws()
+		if q.next('}') {
+			return true
+		}
+	}
+}
+
+func (q *quick) array(depth int) bool {
+	q.i++ // '['
+	for first := true; ; first = false {
+		q.ws()
+		if first && q.next(']') {
+			return true
+		}
+		if !first && !(q.next(',') && q.wsThen()) {
+			return false
+		}
+		if !q.value(depth + 1) {
+			return false
+		}
+		q.ws()
+		if q.next(']') {
+			return true
+		}
+	}
+}
+
+// string reads a string value. A client's must be valid UTF-8 without
+// \u escapes (declined: read checks their surrogates); a server's may be
+// any bytes but control characters, as parse reads them, with \u escapes
+// outside the surrogates.
+func (q *quick) string() bool {
+	q.i++ // '"'
+	for q.i < len(q.b) {
+		c := q.b[q.i]
+		switch {
+		case c == '"':
+			q.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if !q.escape() {
+				return false
+			}
+		case c >= utf8.RuneSelf && q.strict:
+			r, n := utf8.DecodeRune(q.b[q.i:])
+			if r == utf8.RuneError && n == 1 {
+				return false
+			}
+			q.i += n
+		default:
+			q.i++
+		}
+	}
+	return false
+}
+
+// escape reads one escape sequence in a string.
+func (q *quick) escape() bool {
+	q.dirty = true
+	if q.i+1 >= len(q.b) {
+		return false
+	}
+	switch q.b[q.i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		q.i += 2
+		return true
+	case 'u':
+		if q.strict || q.i+6 > len(q.b) {
+			return false
+		}
+		r := rune(0)
+		for _, h := range q.b[q.i+2 : q.i+6] {
+			switch {
+			case '0' <= h && h <= '9':
+				r = r<<4 | rune(h-'0')
+			case 'a' <= h && h <= 'f':
+				r = r<<4 | rune(h-'a'+10)
+			case 'A' <= h && h <= 'F':
+				r = r<<4 | rune(h-'A'+10)
+			default:
+				return false
+			}
+		}
+		if 0xD800 <= r && r <= 0xDFFF {
+			return false // a surrogate: read decides
+		}
+		q.i += 6
+		return true
+	}
+	return false
+}
+
+func (q *quick) literal(lit string) bool {
+	if len(q.b)-q.i < len(lit) || string(q.b[q.i:q.i+len(lit)]) != lit {
+		return false
+	}
+	q.i += len(lit)
+	return true
+}
+
+// number reads a number as JSON writes one: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?
+func (q *quick) number() bool {
+	q.next('-')
+	switch {
+	case q.next('0'):
+	case q.i < len(q.b) && '1' <= q.b[q.i] && q.b[q.i] <= '9':
+		q.digits()
+	default:
+		return false
+	}
+	if q.next('.') && !q.digits() {
+		return false
+	}
+	if q.next('e') || q.next('E') {
+		if !q.next('+') {
+			q.next('-')
+		}
+		if !q.digits() {
+			return false
+		}
+	}
+	return true
+}
+
+// digits reads one digit or more.
+func (q *quick) digits() bool {
+	start := q.i
+	for q.i < len(q.b) && '0' <= q.b[q.i] && q.b[q.i] <= '9' {
+		q.i++
+	}
+	return q.i > start
+}

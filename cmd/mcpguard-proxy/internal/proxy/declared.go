@@ -67,14 +67,14 @@ func (t *tool) checker(ctx context.Context, o *options) *coredeclared.Checker {
 func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
 	t, d := g.declaredFor(ctx, c.tool)
 	if d == nil {
-		return ambiguousArguments(c.args)
+		return c.ambiguousArguments()
 	}
 	red := g.o.redactor.ForCall(c.args)
 	_, err := d.Check(ctx, c.args, nil, red)
 	if err == nil {
-		return ambiguousArguments(c.args) // a fold the check spells otherwise
+		return c.ambiguousArguments() // a fold the check spells otherwise
 	}
-	if ambiguousArguments(c.args) != nil {
+	if c.ambiguousArguments() != nil {
 		return err // it names the members; arguments read two ways are not read as a map below
 	}
 	set, changed := withoutUnsetOptionals(c.args, t.declared.required)
@@ -137,6 +137,16 @@ func unset(v json.RawMessage) bool {
 // WithoutDeclaredSchemas turns off the check of each call's arguments
 // against the input schema its tool declares in tools/list.
 func WithoutDeclaredSchemas() Option { return func(o *options) { o.noDeclared = true } }
+
+// ambiguousArguments is ambiguousArguments(c.args), known to be nil when
+// the quick reader read the call: it declines arguments readers may read
+// differently.
+func (c *call) ambiguousArguments() error {
+	if c.plainArgs {
+		return nil
+	}
+	return ambiguousArguments(c.args)
+}
 
 // ambiguousArguments is the validation_error of arguments whose members
 // readers would read differently, named by core/declared, or nil. The

@@ -96,6 +96,9 @@ type call struct {
 	// that created task (tasks.go).
 	taskResult bool
 	task       string
+	// plainArgs: the quick reader read the call (quick.go), so no object
+	// in its arguments repeats a name or writes one in another case.
+	plainArgs bool
 }
 
 // callOf is the call m, a tools/call request readClient admitted, makes:
@@ -104,7 +107,7 @@ func callOf(m *message) *call {
 	if !m.quick {
 		return newCall(m.ID, m.Params)
 	}
-	return &call{id: bytes.Clone(m.ID), start: time.Now(), tool: m.call.tool, args: bytes.Clone(m.call.args)}
+	return &call{id: bytes.Clone(m.ID), start: time.Now(), tool: m.call.tool, args: bytes.Clone(m.call.args), plainArgs: true}
 }
 
 // newCall reads a tools/call request's params, which readClient admitted

@@ -65,7 +65,7 @@ func (t *tool) checker(ctx context.Context, o *options) *coredeclared.Checker {
 // declared property as unknown, with the property as the suggestion),
 // and ambiguousArguments refuses them where no check runs.
 func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
-	t, d := g.declaredFor(ctx, c.tool)
+	t, d := g.declaredFor(ctx, c)
 	if d == nil {
 		return c.ambiguousArguments()
 	}
@@ -88,15 +88,14 @@ func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
 // declaredFor is the called tool and its declared check, or a nil check
 // when there is none to run: the check is off, the tool is not listed
 // (yet, or unknown: the upstream answers), or its schema is not enforced.
-func (g *Guard) declaredFor(ctx context.Context, name string) (*tool, *coredeclared.Checker) {
+func (g *Guard) declaredFor(ctx context.Context, c *call) (*tool, *coredeclared.Checker) {
 	if g.o.noDeclared {
 		return nil, nil
 	}
-	v, ok := g.tools.Load(name)
-	if !ok {
+	t := g.toolOf(c)
+	if t == nil {
 		return nil, nil
 	}
-	t := v.(*tool)
 	return t, t.checker(ctx, g.o)
 }
 

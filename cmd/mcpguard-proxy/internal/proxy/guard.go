@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,16 +30,13 @@ type Guard struct {
 	o     *options
 	r     *envelope.Renderer
 	metaR *envelope.Renderer // r's options and the toolFailure _meta, for an upstream that sends one
-	tools sync.Map           // tool name -> tool, from tools/list results
+	tools toolTable          // from tools/list results
 	// outputs: which tools declare an output schema, from tools/list.
 	outputs pipeline.Outputs
 	// stages are the checks a call passes before it is sent upstream, in
 	// core/pipeline's admission order.
 	stages []stage
 	known  bool // set once a tools/list result was read; guarded by mu
-	// complete: a last page of tools/list (no nextCursor) was read, so a
-	// tool not among those learned does not exist. Guarded by mu.
-	complete bool
 	listedCh chan struct{} // closed once a tools/list result was read
 	mu       sync.Mutex
 	in       *coreotel.Instrument // nil without WithTelemetry
@@ -99,15 +95,22 @@ type call struct {
 	// plainArgs: the quick reader read the call (quick.go), so no object
 	// in its arguments repeats a name or writes one in another case.
 	plainArgs bool
+	t         *tool // the listed tool it calls, once looked up (toolOf)
 }
 
 // callOf is the call m, a tools/call request readClient admitted, makes:
 // from what the quick reader read, or by newCall. It copies what it keeps.
-func callOf(m *message) *call {
+func (g *Guard) callOf(m *message) *call {
 	if !m.quick {
 		return newCall(m.ID, m.Params)
 	}
-	return &call{id: bytes.Clone(m.ID), start: time.Now(), tool: m.call.tool, args: bytes.Clone(m.call.args), plainArgs: true}
+	c := &call{id: bytes.Clone(m.ID), start: time.Now(), args: bytes.Clone(m.call.args), plainArgs: true}
+	if c.t = g.tools.getBytes(m.call.tool); c.t != nil {
+		c.tool = c.t.name
+	} else {
+		c.tool = string(m.call.tool)
+	}
+	return c
 }
 
 // newCall reads a tools/call request's params, which readClient admitted
@@ -140,15 +143,10 @@ func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c
 // tools/list does not name, nil otherwise: -32602, as the mcp-go and
 // go-sdk fronts answer an unknown tool, naming the tools that exist.
 func (g *Guard) unknownTool(c *call) []byte {
-	g.mu.Lock()
-	complete := g.complete
-	g.mu.Unlock()
-	if !complete || g.listed(c.tool) {
+	if !g.tools.complete.Load() || g.listed(c) {
 		return nil
 	}
-	var names []string
-	g.tools.Range(func(k, _ any) bool { names = append(names, k.(string)); return len(names) <= maxNamedTools })
-	slices.Sort(names)
+	names := g.tools.names(maxNamedTools)
 	list := strings.Join(names, ", ")
 	if len(names) > maxNamedTools {
 		list = strings.Join(names[:maxNamedTools], ", ") + ", …"
@@ -237,22 +235,26 @@ func (g *Guard) learn(result []byte) {
 		return
 	}
 	names := make([]string, 0, len(r.Tools))
+	entries := make([]*tool, 0, len(r.Tools))
 	for _, t := range r.Tools {
 		entry := &tool{name: t.Name}
 		g.outputs.Learn(t.Name, len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null")
 		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
 			entry.declared = &declared{schema: t.InputSchema}
-			if old, ok := g.tools.Load(t.Name); ok && old.(*tool).declared != nil && bytes.Equal(old.(*tool).declared.schema, t.InputSchema) {
-				entry.declared = old.(*tool).declared // compiled once, until the tool's schema changes
+			if old := g.tools.get(t.Name); old != nil && old.declared != nil && bytes.Equal(old.declared.schema, t.InputSchema) {
+				entry.declared = old.declared // compiled once, until the tool's schema changes
 			}
 		}
-		g.tools.Store(t.Name, entry)
+		entries = append(entries, entry)
 		names = append(names, t.Name)
+	}
+	g.tools.add(entries)
+	if r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "") {
+		g.tools.complete.Store(true) // a result without tools lists nothing
 	}
 	g.mu.Lock()
 	first := !g.known
 	g.known = true
-	g.complete = g.complete || (r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) // a result without tools lists nothing
 	g.mu.Unlock()
 	if first {
 		close(g.listedCh)
@@ -275,7 +277,7 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 	g.mu.Lock()
 	known := g.known
 	g.mu.Unlock()
-	if _, ok := g.tools.Load(c.tool); known && !ok {
+	if known && !g.listed(c) {
 		return true
 	}
 	m := strings.ToLower(msg)

@@ -170,7 +170,7 @@ const maxOwnLists = 3
 // what to do once it was answered.
 func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
 	h.listTools(r)
-	x.call = callOf(m)
+	x.call = h.g.callOf(m)
 	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
 		x.tr.answered(refusal, nil)
 		writeJSON(w, http.StatusOK, refusal)

@@ -51,7 +51,7 @@ type quick struct {
 
 // quickCall is what the quick reader read of a tools/call's params.
 type quickCall struct {
-	tool  string
+	tool  []byte // its name, which needs no unescaping
 	args  span
 	plain bool // params are as jsontext formats them: ownCall need not
 }
@@ -94,7 +94,7 @@ func quickRead(b []byte, strict bool) (m message, qc quickCall, ok bool) {
 			if !ok {
 				return message{}, quickCall{}, false
 			}
-			m.Method = s
+			m.Method = method(s)
 		case "params":
 			q.dirty = false
 			if q.i < len(b) && b[q.i] == '{' && strict {
@@ -260,26 +260,26 @@ func (q *quick) name(base int) ([]byte, bool) {
 	return name, true
 }
 
-// plainString reads a string value without escapes, in ASCII or valid
-// UTF-8, returned as unquote does (a known method without allocating).
-func (q *quick) plainString() (string, bool) {
-	at := q.i
+// plainString reads a string value without escapes, in valid UTF-8,
+// returning its inside.
+func (q *quick) plainString() ([]byte, bool) {
 	if !q.next('"') {
-		return "", false
+		return nil, false
 	}
+	at := q.i
 	for q.i < len(q.b) {
 		c := q.b[q.i]
 		if c == '"' {
 			q.i++
-			s, ok := unquote(q.b[at:q.i])
-			return s, ok && utf8.Valid(q.b[at+1:q.i-1])
+			s := q.b[at : q.i-1]
+			return s, utf8.Valid(s)
 		}
 		if c < 0x20 || c == '\\' {
-			return "", false
+			return nil, false
 		}
 		q.i++
 	}
-	return "", false
+	return nil, false
 }
 
 // value reads any JSON value at depth (the top-level object is 0).

@@ -30,13 +30,13 @@ func FuzzQuickReadsAsRead(f *testing.F) {
 			t.Fatalf("%q (strict %v):\nquick %+v\nread  %+v", b, strict, q, m)
 		}
 		if !strict || m.Method != "tools/call" {
-			if qc.tool != "" || qc.args != nil || qc.plain {
+			if qc.tool != nil || qc.args != nil || qc.plain {
 				t.Fatalf("%q: a call read of a message that is not a client's tools/call: %+v", b, qc)
 			}
 			return
 		}
 		c := newCall(m.ID, m.Params)
-		if c.tool != qc.tool || !bytes.Equal(c.args, qc.args) || c.hasState {
+		if c.tool != string(qc.tool) || !bytes.Equal(c.args, qc.args) || c.hasState {
 			t.Fatalf("%q: quick reads tool %q arguments %s; newCall %q %s (state %v)", b, qc.tool, qc.args, c.tool, c.args, c.hasState)
 		}
 		up := []byte(`"mcpguard-x-1"`)
@@ -82,11 +82,11 @@ func TestQuickReadsWhatClientsWrite(t *testing.T) {
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2.5}}}`,
 	} {
 		m, err := readClient([]byte(s))
-		if err != nil || !m.quick || !m.call.plain || m.call.tool == "" {
+		if err != nil || !m.quick || !m.call.plain || len(m.call.tool) == 0 {
 			t.Errorf("read %s: quick %v, formatted %v, tool %q, err %v", s, m.quick, m.call.plain, m.call.tool, err)
 		}
-		c := callOf(&m)
-		if string(c.args) == "" || c.tool != m.call.tool {
+		c := newGuard().callOf(&m)
+		if string(c.args) == "" || c.tool != string(m.call.tool) {
 			t.Errorf("%s: call %+v", s, c)
 		}
 	}

@@ -359,16 +359,21 @@ func unquote(raw []byte) (string, bool) {
 	}
 	inner := raw[1 : len(raw)-1]
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		for _, m := range methods {
-			if string(inner) == m {
-				return m, true
-			}
-		}
-		return string(inner), true
+		return method(inner), true
 	}
 	var s string
 	err := json.Unmarshal(raw, &s)
 	return s, err == nil
+}
+
+// method is the string b holds: one of methods without allocating.
+func method(b []byte) string {
+	for _, m := range methods {
+		if string(b) == m {
+			return m
+		}
+	}
+	return string(b)
 }
 
 // methods are the method names unquote returns without allocating.
@@ -482,6 +487,16 @@ func idKey(id []byte) (string, bool) {
 		return "", false
 	}
 	return "n" + string(id), true
+}
+
+// upKey appends the key of the id of a server's answer to buf: idKey's,
+// without allocating for the ids the proxy mints (plain strings).
+func upKey(buf, id []byte) []byte {
+	if len(id) >= 2 && id[0] == '"' && id[len(id)-1] == '"' && plainString(id[1:len(id)-1]) {
+		return append(append(buf, 's'), id[1:len(id)-1]...)
+	}
+	k, _ := idKey(id)
+	return append(buf, k...)
 }
 
 // plainString reports whether b, the inside of a JSON string, reads as

@@ -41,7 +41,7 @@ func FuzzForwardedReadsAsChecked(f *testing.F) {
 		out := withID(b, &m, up)
 		var c *call
 		if m.Method == "tools/call" {
-			c = callOf(&m)
+			c = newGuard().callOf(&m)
 			out = upstreamCall(up, c, &m)
 		}
 		for name, read := range map[string]func([]byte) (upstream, bool){"encoding/json": lastWins, "first-wins": firstWins} {
@@ -130,7 +130,8 @@ func sameJSON(a, b []byte) bool {
 	return dx.Decode(&x) == nil && dy.Decode(&y) == nil && reflect.DeepEqual(x, y)
 }
 
-// FuzzIDKey holds idKey's fast path for plain strings to encoding/json:
+// FuzzIDKey holds idKey's fast path for plain strings to encoding/json,
+// and upKey, which keys the server's answers, to idKey:
 // a string id's key is the value encoding/json reads, whatever its
 // spelling, and an id encoding/json refuses has none.
 func FuzzIDKey(f *testing.F) {
@@ -139,6 +140,9 @@ func FuzzIDKey(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id []byte) {
 		key, ok := idKey(id)
+		if up := upKey([]byte("x"), id); string(up) != "x"+key {
+			t.Fatalf("upKey(%q) = %q, idKey %q", id, up[1:], key)
+		}
 		trimmed := bytes.TrimSpace(id)
 		if len(trimmed) == 0 || trimmed[0] != '"' {
 			return

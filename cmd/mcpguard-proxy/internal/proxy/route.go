@@ -129,7 +129,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.mu.Unlock()
 	case "tools/call":
 		s.listTools(ctx)
-		r.call = callOf(m)
+		r.call = s.g.callOf(m)
 		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
 			s.reply(r, refusal, nil)
 			return
@@ -137,8 +137,8 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	case "tasks/result": // answered as the call that created the task (tasks.go)
 		r.call = s.g.taskCall(m.ID, m.Params)
 	}
-	var key string
-	r.up, key = s.g.ids.next()
+	r.up, r.key = s.g.ids.next()
+	key := r.key
 	s.mu.Lock()
 	_, dup := s.byClient[ck]
 	full := len(s.pending) >= maxInFlight
@@ -271,12 +271,13 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		s.send(s.g.relayedTask(m.Method, line)) // the server's requests and notifications, untouched but a task's status text
 		return
 	}
-	key, _ := idKey(m.ID)
-	if c.reinit != "" && key == c.reinit {
+	var kb [64]byte
+	key := upKey(kb[:0], m.ID)
+	if c.reinit != "" && string(key) == c.reinit {
 		s.reinitialized(ctx, c)
 		return
 	}
-	r := s.take(key)
+	r := s.takeKey(key)
 	if r == nil {
 		safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server response to an id that is not in flight",
 			slog.String(logkey.RequestID, safe.Value(string(m.ID))))
@@ -296,7 +297,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 	case r.call != nil:
 		out := s.g.answer(r.tr.context(ctx), r.call, line, &m)
 		if same(out, line) {
-			s.reply(r, withID(line, &m, r.clientID), &m)
+			s.replyWithID(r, line, &m)
 		} else {
 			s.reply(r, out, nil)
 		}
@@ -371,7 +372,7 @@ func (s *Stdio) listTools(ctx context.Context) {
 		up, key := s.g.ids.next()
 		answered := make(chan struct{})
 		s.mu.Lock()
-		s.pending[key] = &request{method: "tools/list", up: up, own: answered, gone: true}
+		s.pending[key] = &request{method: "tools/list", up: up, key: key, own: answered, gone: true}
 		s.mu.Unlock()
 		s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
 		t := time.NewTimer(min(listWait, s.g.o.timeout))

@@ -57,6 +57,7 @@ type request struct {
 	clientID  []byte  // the id as the client wrote it, which its answer carries
 	clientKey string  // its key (idKey)
 	up        []byte  // the id the proxy minted for it, which the server sees
+	key       string  // its key (idKey), under which it is in Stdio.pending
 	call      *call   // tools/call only
 	tr        *traced // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
@@ -294,6 +295,21 @@ func (s *Stdio) take(key string) *request {
 	return r
 }
 
+// takeKey is take for the key upKey wrote, without allocating.
+func (s *Stdio) takeKey(key []byte) *request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.pending[string(key)]
+	if r == nil {
+		return nil
+	}
+	delete(s.pending, r.key)
+	if s.byClient[r.clientKey] == r.key {
+		delete(s.byClient, r.clientKey)
+	}
+	return r
+}
+
 // inFlight reports whether the minted id's key names a request in flight.
 func (s *Stdio) inFlight(key string) bool {
 	s.mu.Lock()
@@ -316,6 +332,17 @@ func (s *Stdio) finish(r *request) {
 func (s *Stdio) reply(r *request, msg []byte, head *message) {
 	r.tr.answered(msg, head)
 	s.send(msg)
+}
+
+// replyWithID answers r with msg, the server's answer m, under the id
+// the client wrote: spliced into msg as the writer copies it, which spares
+// a copy of the answer.
+func (s *Stdio) replyWithID(r *request, msg []byte, m *message) {
+	if r.tr != nil || len(m.ID) == 0 {
+		s.reply(r, withID(msg, m, r.clientID), m)
+		return
+	}
+	_ = s.out.splice(msg, m.idAt, len(m.ID), r.clientID)
 }
 
 // peer is what the spans of this session's requests say of its client.
@@ -361,10 +388,13 @@ const maxKeptLine = 64 << 10
 // server) as two reads, and it wakes up twice for one message, waiting
 // for the end of line: that was most of what the proxy added over a
 // relay's io.Copy (docs/proxy.md, "Latency end to end").
-func (w *writer) write(msg []byte) error {
+func (w *writer) write(msg []byte) error { return w.splice(msg, 0, 0, nil) }
+
+// splice is write of msg with its n bytes at at replaced by with.
+func (w *writer) splice(msg []byte, at, n int, with []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(append(w.buf[:0], msg...), '\n')
+	w.buf = append(append(append(append(w.buf[:0], msg[:at]...), with...), msg[at+n:]...), '\n')
 	_, err := w.w.Write(w.buf)
 	if cap(w.buf) > maxKeptLine {
 		w.buf = nil

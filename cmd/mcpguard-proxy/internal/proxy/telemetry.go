@@ -153,7 +153,7 @@ func (t *traced) end(out coreotel.Outcome) {
 	if t.call && !out.UnknownTool {
 		// A tool the upstream did not list is _OTHER on the metric: a name
 		// a client invents must not make a new series.
-		out.UnknownTool = !t.g.listed(t.tool)
+		out.UnknownTool = t.g.tools.get(t.tool) == nil
 	}
 	t.span.End(t.ctx, out)
 }
@@ -207,9 +207,15 @@ func (r *result) firstText() string {
 }
 
 // listed reports whether the upstream's tools/list named tool.
-func (g *Guard) listed(tool string) bool {
-	_, ok := g.tools.Load(tool)
-	return ok
+func (g *Guard) listed(c *call) bool { return g.toolOf(c) != nil }
+
+// toolOf is the listed tool c calls, nil when none is listed under its
+// name; once found, it is the call's.
+func (g *Guard) toolOf(c *call) *tool {
+	if c.t == nil {
+		c.t = g.tools.get(c.tool)
+	}
+	return c.t
 }
 
 // statusOutcome is the outcome of a request answered with an HTTP status

@@ -1,0 +1,68 @@
+package proxy
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// toolTable is the tools the server listed, by name. Every tool call
+// reads it, tools/list results (rare) write it: a reader takes no lock
+// and makes no allocation, as sync.Map's did (it hashes an interface), on
+// the path of every call. A write copies the map.
+type toolTable struct {
+	mu sync.Mutex // held by writers
+	m  atomic.Pointer[map[string]*tool]
+	// complete: a last page of tools/list (no nextCursor) was read, so a
+	// tool not in the table does not exist.
+	complete atomic.Bool
+}
+
+// get returns the tool listed under name.
+func (t *toolTable) get(name string) *tool {
+	if m := t.m.Load(); m != nil {
+		return (*m)[name]
+	}
+	return nil
+}
+
+// getBytes is get for a name not yet a string: no allocation.
+func (t *toolTable) getBytes(name []byte) *tool {
+	if m := t.m.Load(); m != nil {
+		return (*m)[string(name)]
+	}
+	return nil
+}
+
+// add lists tools, each replacing any under its name.
+func (t *toolTable) add(tools []*tool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var old map[string]*tool
+	if p := t.m.Load(); p != nil {
+		old = *p
+	}
+	m := make(map[string]*tool, len(old)+len(tools))
+	for k, v := range old {
+		m[k] = v
+	}
+	for _, x := range tools {
+		m[x.name] = x
+	}
+	t.m.Store(&m)
+}
+
+// names returns up to max+1 of the tools' names, sorted.
+func (t *toolTable) names(max int) []string {
+	var names []string
+	if m := t.m.Load(); m != nil {
+		for k := range *m {
+			names = append(names, k)
+			if len(names) > max {
+				break
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}

@@ -61,7 +61,8 @@ var childTools = `[
  {"name":"ok_meta","inputSchema":{"type":"object"}},
  {"name":"panics","inputSchema":{"type":"object"}},
  {"name":"asks","inputSchema":{"type":"object"}},
- {"name":"asks_error","inputSchema":{"type":"object"}}
+ {"name":"asks_error","inputSchema":{"type":"object"}},
+ {"name":"fail_long_s","inputSchema":{"type":"object"}}
 ]`
 
 func childServer() {
@@ -176,6 +177,8 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 			`"_meta":{"io.modelcontextprotocol/toolFailure":{"code":"access_denied"},"trace":"t1"}}`)
 	case "asks_error": // a failure that also claims to ask for input
 		result(m.ID, `{"resultType":"input_required","isError":true,"content":[{"type":"text","text":"connect failed: password=hunter2"}]}`)
+	case "fail_long_s": // isError spelled with the long s, U+017F, which encoding/json reads as isError
+		result(m.ID, `{"content":[{"type":"text","text":"connect failed: password=hunter2"}],"iſError":true}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:

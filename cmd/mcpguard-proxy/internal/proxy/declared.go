@@ -69,7 +69,7 @@ func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
 	if d == nil {
 		return c.ambiguousArguments()
 	}
-	red := g.o.redactor.ForCall(c.args)
+	red := g.o.redactor // Check keeps the values the call sent (ForCall) itself
 	_, err := d.Check(ctx, c.args, nil, red)
 	if err == nil {
 		return c.ambiguousArguments() // a fold the check spells otherwise

@@ -104,13 +104,20 @@ func (g *Guard) callOf(m *message) *call {
 	if !m.quick {
 		return newCall(m.ID, m.Params)
 	}
-	c := &call{id: bytes.Clone(m.ID), start: time.Now(), args: bytes.Clone(m.call.args), plainArgs: true}
+	c := new(call)
+	g.quickCall(c, m, bytes.Clone(m.ID))
+	return c
+}
+
+// quickCall fills c, a new call, with what the quick reader read of m,
+// and id, a copy of m's id.
+func (g *Guard) quickCall(c *call, m *message, id []byte) {
+	c.id, c.start, c.args, c.plainArgs = id, time.Now(), bytes.Clone(m.call.args), true
 	if c.t = g.tools.getBytes(m.call.tool); c.t != nil {
 		c.tool = c.t.name
 	} else {
 		c.tool = string(m.call.tool)
 	}
-	return c
 }
 
 // newCall reads a tools/call request's params, which readClient admitted
@@ -288,6 +295,9 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 // answer rewrites the upstream's response to a tools/call, msg, whose
 // head is m. It returns msg itself when nothing changes.
 func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (out []byte) {
+	if len(m.Error) == 0 && !c.taskResult && !g.o.successes && plainSuccess(m.Result) {
+		return msg // the success path, what rewriteTask finds in more steps
+	}
 	if p := safe.Call(func() { out = g.rewriteTask(ctx, c, msg, m) }); p != nil {
 		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
 		return g.render(ctx, c, env)
@@ -479,6 +489,35 @@ func mayBeError(result []byte) bool {
 	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "iserror")
 }
 
+// plainSuccess reports whether a tools/call result, of a call that is not
+// a tasks/result, is passed on as it is, without decoding it: no member's
+// name, as encoding/json matches names, can be isError, the toolFailure
+// _meta, a requestState to seal or a task handle's taskId. It is
+// mayBeError, mayHaveFailureMeta, the sealing's check and mayBeHandle in
+// one pass over the result, which every successful call takes.
+func plainSuccess(result []byte) bool {
+	if bytes.IndexByte(result, '\\') >= 0 {
+		return false
+	}
+	for i, c := range result {
+		switch c | 0x20 {
+		case 'i':
+			if foldsAt(result, i, "iserror") {
+				return false
+			}
+		case 't':
+			if foldsAt(result, i, "toolfailure") || foldsAt(result, i, "taskid") {
+				return false
+			}
+		case 'r':
+			if foldsAt(result, i, "requeststate") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // mayHaveFailureMeta reports whether a result may hold a toolFailure
 // _meta, as mayBeError does for isError.
 func mayHaveFailureMeta(result []byte) bool {
@@ -486,19 +525,35 @@ func mayHaveFailureMeta(result []byte) bool {
 }
 
 // containsFold reports whether b holds lower, an ASCII lower-case word,
-// in any case. (encoding/json folds only k and s beyond ASCII, which
-// isError has not.)
+// as encoding/json matches names (foldsAt).
 func containsFold(b []byte, lower string) bool {
-	for i := 0; i+len(lower) <= len(b); i++ {
-		j := 0
-		for j < len(lower) && b[i+j]|0x20 == lower[j] {
-			j++
-		}
-		if j == len(lower) {
+	for i := range b {
+		if foldsAt(b, i, lower) {
 			return true
 		}
 	}
 	return false
+}
+
+// foldsAt reports whether b holds word, an ASCII lower-case word, at i,
+// as encoding/json matches names (bytes.EqualFold): each letter in either
+// case, and s and k also as the two runes beyond ASCII that fold to them,
+// the long s (U+017F) and the Kelvin sign (U+212A).
+func foldsAt(b []byte, i int, word string) bool {
+	for j := 0; j < len(word); j++ {
+		c := word[j]
+		switch {
+		case i < len(b) && b[i]|0x20 == c:
+			i++
+		case c == 's' && i+1 < len(b) && b[i] == 0xC5 && b[i+1] == 0xBF:
+			i += 2
+		case c == 'k' && i+2 < len(b) && b[i] == 0xE2 && b[i+1] == 0x84 && b[i+2] == 0xAA:
+			i += 3
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // result is a tools/call result, as far as the proxy reads it.

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -103,4 +104,42 @@ func TestQuickReadsWhatClientsWrite(t *testing.T) {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
+}
+
+// FuzzPlainSuccess holds the one pass that lets a success through
+// undecoded to the checks it stands for, and to encoding/json: a result
+// it passes holds no name encoding/json reads as isError, taskId,
+// requestState or the toolFailure _meta, in any case, the long s and the
+// Kelvin sign included.
+func FuzzPlainSuccess(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"ok"}]}`,
+		`{"content":[],"isError":true}`, `{"IsError":true}`, "{\"i\u017fError\":true}",
+		`{"task":{"taskId":"t"}}`, "{\"task\":{\"tas\u212aId\":\"t\"}}", `{"requestState":"x"}`,
+		`{"_meta":{"io.modelcontextprotocol/toolFailure":{}}}`, `{"is\u0045rror":true}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		plain := plainSuccess(b)
+		if plain == (mayBeError(b) || mayHaveFailureMeta(b) || containsFold(b, "requeststate") || mayBeHandle(b)) {
+			t.Fatalf("plainSuccess(%q) = %v, against the checks it stands for", b, plain)
+		}
+		if !plain {
+			return
+		}
+		for _, w := range []string{"iserror", "toolfailure", "requeststate", "taskid"} {
+			for i := range b {
+				for j := i + 1; j <= len(b) && j-i <= 3*len(w); j++ {
+					if bytes.EqualFold(b[i:j], []byte(w)) {
+						t.Fatalf("%q holds %q, which folds to %s", b, b[i:j], w)
+					}
+				}
+			}
+		}
+		var r struct{ IsError bool }
+		if json.Unmarshal(b, &r) == nil && r.IsError {
+			t.Fatalf("encoding/json reads isError in %q", b)
+		}
+	})
 }

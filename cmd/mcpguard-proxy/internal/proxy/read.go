@@ -536,11 +536,16 @@ func ownCall(id []byte, params span, formatted bool) []byte {
 			p = jsontext.Value(params)
 		}
 	}
-	b := make([]byte, 0, len(p)+len(id)+64)
+	return appendCall(make([]byte, 0, len(p)+len(id)+64), id, p)
+}
+
+// appendCall appends the tools/call request with the id id and params,
+// which are formatted, to b.
+func appendCall(b, id, params []byte) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"method":"tools/call","params":`...)
-	b = append(b, p...)
+	b = append(b, params...)
 	return append(b, '}')
 }
 

@@ -129,7 +129,12 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.mu.Unlock()
 	case "tools/call":
 		s.listTools(ctx)
-		r.call = s.g.callOf(m)
+		if m.quick {
+			r.call = &r.callv
+			s.g.quickCall(r.call, m, r.clientID) // the id is the request's copy
+		} else {
+			r.call = newCall(m.ID, m.Params)
+		}
 		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
 			s.reply(r, refusal, nil)
 			return
@@ -157,14 +162,14 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.refuseFull(ctx, m.ID, r)
 		return
 	}
-	var out []byte
+	var sent bool
 	if r.call != nil && !r.call.taskResult {
 		s.exp.add(key, s.g.o.timeout)
-		out = upstreamCall(r.up, r.call, m) // what the proxy checked, as the proxy encodes it
+		sent = s.callToChild(ctx, r.up, r.call, m) // what the proxy checked, as the proxy encodes it
 	} else {
-		out = withID(line, m, r.up)
+		sent = s.toChild(ctx, withID(line, m, r.up))
 	}
-	if !s.toChild(ctx, out) {
+	if !sent {
 		if r := s.take(key); r != nil {
 			s.finish(r)
 			s.unavailable(ctx, m.ID, r)
@@ -238,6 +243,18 @@ func cancelled(id []byte, why string) []byte {
 func (s *Stdio) toChild(ctx context.Context, msg []byte) bool {
 	c := s.current(ctx)
 	return c != nil && c.write(msg) == nil
+}
+
+// callToChild sends the tools/call m, read as c, to the current child
+// under the minted id up, as upstreamCall encodes it: written as the
+// writer copies it when its params need no formatting.
+func (s *Stdio) callToChild(ctx context.Context, up []byte, c *call, m *message) bool {
+	params := c.upstreamParams(m.Params)
+	if !m.formatted() || !same(params, m.Params) {
+		return s.toChild(ctx, upstreamCall(up, c, m))
+	}
+	ch := s.current(ctx)
+	return ch != nil && ch.w.writeCall(up, params) == nil
 }
 
 // readChild forwards the child's messages to the client until it closes

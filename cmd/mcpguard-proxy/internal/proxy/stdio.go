@@ -59,6 +59,7 @@ type request struct {
 	up        []byte  // the id the proxy minted for it, which the server sees
 	key       string  // its key (idKey), under which it is in Stdio.pending
 	call      *call   // tools/call only
+	callv     call    // where call is, for one allocation a request
 	tr        *traced // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one. Guarded by Stdio.mu.
@@ -390,11 +391,25 @@ const maxKeptLine = 64 << 10
 // relay's io.Copy (docs/proxy.md, "Latency end to end").
 func (w *writer) write(msg []byte) error { return w.splice(msg, 0, 0, nil) }
 
+// writeCall writes the tools/call request appendCall writes.
+func (w *writer) writeCall(id, params []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(appendCall(w.buf[:0], id, params), '\n')
+	return w.flush()
+}
+
 // splice is write of msg with its n bytes at at replaced by with.
 func (w *writer) splice(msg []byte, at, n int, with []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(append(append(append(w.buf[:0], msg[:at]...), with...), msg[at+n:]...), '\n')
+	return w.flush()
+}
+
+// flush writes buf, the caller holding mu, keeping it for the next
+// message unless it grew large.
+func (w *writer) flush() error {
 	_, err := w.w.Write(w.buf)
 	if cap(w.buf) > maxKeptLine {
 		w.buf = nil

@@ -43,6 +43,26 @@ func TestErrorTextBecomesARedactedEnvelope(t *testing.T) {
 	}
 }
 
+// TestIsErrorInAnyCaseIsAFailure: a result whose isError a client's
+// encoding/json reads (names matched as bytes.EqualFold matches them, the
+// long s for s) is a failure: enveloped and redacted, not passed on as a
+// success.
+func TestIsErrorInAnyCaseIsAFailure(t *testing.T) {
+	s := start(t)
+	resp := s.call("fail_long_s", `{}`)
+	raw, _ := json.Marshal(resp)
+	var read struct {
+		Result struct{ IsError bool }
+	}
+	if err := json.Unmarshal(raw, &read); err != nil || !read.Result.IsError {
+		t.Fatalf("encoding/json reads no failure in %s (%v)", raw, err)
+	}
+	env := envelopeOf(t, resp)
+	if strings.Contains(string(raw), "hunter2") || env["tool"] != "fail_long_s" {
+		t.Errorf("the failure passed as it was: %s", raw)
+	}
+}
+
 func TestJSONRPCErrorsBecomeEnvelopes(t *testing.T) {
 	s := start(t)
 	env := envelopeOf(t, s.call("fail_rpc", `{}`))

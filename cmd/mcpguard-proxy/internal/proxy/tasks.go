@@ -284,26 +284,7 @@ func relateTask(msg []byte, task string) []byte {
 
 // mayBeHandle reports whether a tools/call result may be a task handle:
 // false only when no member's name can be taskId, as encoding/json
-// matches names (in any case, or written with escapes). It runs on every
-// successful call, so it looks for the rare k with IndexByte rather than
-// comparing at every byte.
+// matches names (in any case, or written with escapes).
 func mayBeHandle(result []byte) bool {
-	if bytes.IndexByte(result, '\\') >= 0 {
-		return true
-	}
-	const word, at = "taskid", 3 // word[at] is the k
-	for _, k := range [2]byte{'k', 'K'} {
-		for i := 0; i < len(result); {
-			j := bytes.IndexByte(result[i:], k)
-			if j < 0 {
-				break
-			}
-			j += i
-			if j >= at && j-at+len(word) <= len(result) && containsFold(result[j-at:j-at+len(word)], word) {
-				return true
-			}
-			i = j + 1
-		}
-	}
-	return false
+	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "taskid")
 }

@@ -35,8 +35,8 @@ type Guard struct {
 	outputs pipeline.Outputs
 	// stages are the checks a call passes before it is sent upstream, in
 	// core/pipeline's admission order.
-	stages []stage
-	known  bool // set once a tools/list result was read; guarded by mu
+	stages   []stage
+	known    bool          // set once a tools/list result was read; guarded by mu
 	listedCh chan struct{} // closed once a tools/list result was read
 	mu       sync.Mutex
 	in       *coreotel.Instrument // nil without WithTelemetry

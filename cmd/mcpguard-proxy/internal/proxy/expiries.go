@@ -46,7 +46,10 @@ func newExpiries(fire func(key string), live func(key string) bool) *expiries {
 }
 
 // add sets key's deadline, after in from now.
-func (e *expiries) add(key string, in time.Duration) {
+func (e *expiries) add(key string, in time.Duration) { e.addAt(key, time.Now().Add(in)) }
+
+// addAt sets key's deadline at at.
+func (e *expiries) addAt(key string, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopped {
@@ -55,9 +58,13 @@ func (e *expiries) add(key string, in time.Duration) {
 	if len(e.q) >= compactExpiries {
 		e.q = slices.DeleteFunc(e.q, func(x expiry) bool { return !e.live(x.key) })
 	}
-	e.q = append(e.q, expiry{at: time.Now().Add(in), key: key})
-	if len(e.q) == 1 {
-		e.timer.Reset(in)
+	i := len(e.q) // deadlines come in order, but for a few microseconds
+	for i > 0 && e.q[i-1].at.After(at) {
+		i--
+	}
+	e.q = slices.Insert(e.q, i, expiry{at: at, key: key})
+	if i == 0 {
+		e.timer.Reset(time.Until(at))
 	}
 }
 

@@ -69,3 +69,25 @@ func TestExpiriesQueueIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A deadline set earlier than those queued (a call read before another's
+// deadline was set, which sets it from when it was read) is queued in
+// order, and fires first.
+func TestExpiriesSetOutOfOrderFireInOrder(t *testing.T) {
+	fired := make(chan string, 4)
+	e := newExpiries(func(key string) { fired <- key }, func(string) bool { return true })
+	defer e.stop()
+	now := time.Now()
+	e.addAt("second", now.Add(40*time.Millisecond))
+	e.addAt("first", now.Add(20*time.Millisecond))
+	for _, want := range []string{"first", "second"} {
+		select {
+		case k := <-fired:
+			if k != want {
+				t.Fatalf("fired %s, want %s", k, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s never fired", want)
+		}
+	}
+}

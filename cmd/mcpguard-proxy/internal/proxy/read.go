@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -561,8 +562,7 @@ func upstreamCall(up []byte, c *call, m *message) []byte {
 // a prefix no client writes by chance, and a counter.
 type mintedIDs struct {
 	prefix string
-	mu     sync.Mutex
-	n      uint64
+	n      atomic.Uint64
 }
 
 func newMintedIDs() *mintedIDs {
@@ -571,12 +571,19 @@ func newMintedIDs() *mintedIDs {
 
 // next returns a new id: its JSON text and its key.
 func (ids *mintedIDs) next() (raw []byte, key string) {
-	ids.mu.Lock()
-	ids.n++
-	n := ids.n
-	ids.mu.Unlock()
-	raw = make([]byte, 0, len(ids.prefix)+22)
-	raw = strconv.AppendUint(append(append(raw, '"'), ids.prefix...), n, 10)
-	key = "s" + string(raw[1:])
-	return append(raw, '"'), key
+	return ids.appendNext(make([]byte, 0, mintedLen))
 }
+
+// appendNext is next, the id's text appended to buf: without allocating
+// it when buf has room (mintedLen).
+func (ids *mintedIDs) appendNext(buf []byte) (raw []byte, key string) {
+	n := ids.n.Add(1)
+	at := len(buf)
+	raw = strconv.AppendUint(append(append(buf, '"'), ids.prefix...), n, 10)
+	key = "s" + string(raw[at+1:])
+	return append(raw, '"')[at:], key
+}
+
+// mintedLen is room for any minted id's text: the quotes, the prefix
+// (9 + 10 + 1 bytes) and a uint64.
+const mintedLen = 2 + 20 + 20

@@ -117,7 +117,8 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.send(refusal(line, m, nil))
 		return
 	}
-	r := &request{method: m.Method, clientID: bytes.Clone(m.ID), clientKey: ck}
+	r := &request{method: m.Method, clientKey: ck}
+	r.clientID = append(r.idBuf[:0:len(r.idBuf)], m.ID...) // a copy, in r unless long
 	if s.g.in != nil {
 		r.tr = s.g.trace(ctx, m, s.peer())
 		ctx = r.tr.context(ctx) // the incident log records carry the trace
@@ -142,7 +143,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	case "tasks/result": // answered as the call that created the task (tasks.go)
 		r.call = s.g.taskCall(m.ID, m.Params)
 	}
-	r.up, r.key = s.g.ids.next()
+	r.up, r.key = s.g.ids.appendNext(r.upBuf[:0])
 	key := r.key
 	s.mu.Lock()
 	_, dup := s.byClient[ck]
@@ -164,7 +165,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	}
 	var sent bool
 	if r.call != nil && !r.call.taskResult {
-		s.exp.add(key, s.g.o.timeout)
+		s.exp.addAt(key, r.call.start.Add(s.g.o.timeout))
 		sent = s.callToChild(ctx, r.up, r.call, m) // what the proxy checked, as the proxy encodes it
 	} else {
 		sent = s.toChild(ctx, withID(line, m, r.up))

@@ -60,6 +60,8 @@ type request struct {
 	key       string  // its key (idKey), under which it is in Stdio.pending
 	call      *call   // tools/call only
 	callv     call    // where call is, for one allocation a request
+	upBuf     [mintedLen]byte // where up is
+	idBuf     [16]byte        // where clientID is, unless longer
 	tr        *traced // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one. Guarded by Stdio.mu.

@@ -30,7 +30,7 @@ const (
 	quickMaxDepth = 32
 	// quickMaxOpen bounds the names of the objects being read, from the
 	// message down to the innermost.
-	quickMaxOpen = 64
+	quickMaxOpen = 32
 )
 
 // nameAt is where a name is in the message.

@@ -54,15 +54,15 @@ type Stdio struct {
 // request is a client request in flight.
 type request struct {
 	method    string
-	clientID  []byte  // the id as the client wrote it, which its answer carries
-	clientKey string  // its key (idKey)
-	up        []byte  // the id the proxy minted for it, which the server sees
-	key       string  // its key (idKey), under which it is in Stdio.pending
-	call      *call   // tools/call only
-	callv     call    // where call is, for one allocation a request
+	clientID  []byte          // the id as the client wrote it, which its answer carries
+	clientKey string          // its key (idKey)
+	up        []byte          // the id the proxy minted for it, which the server sees
+	key       string          // its key (idKey), under which it is in Stdio.pending
+	call      *call           // tools/call only
+	callv     call            // where call is, for one allocation a request
 	upBuf     [mintedLen]byte // where up is
 	idBuf     [16]byte        // where clientID is, unless longer
-	tr        *traced // its span; nil when nothing records
+	tr        *traced         // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one. Guarded by Stdio.mu.
 	gone bool

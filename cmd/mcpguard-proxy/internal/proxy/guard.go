@@ -491,19 +491,22 @@ func mayBeError(result []byte) bool {
 
 // plainSuccess reports whether a tools/call result, of a call that is not
 // a tasks/result, is passed on as it is, without decoding it: no member's
-// name, as encoding/json matches names, can be isError, the toolFailure
-// _meta, a requestState to seal or a task handle's taskId. It is
-// mayBeError, mayHaveFailureMeta, the sealing's check and mayBeHandle in
-// one pass over the result, which every successful call takes.
+// name, as encoding/json matches names, can be the toolFailure _meta, a
+// requestState to seal or a task handle's taskId, and none can be isError
+// but the result's own "isError": false (which the Python SDK's servers
+// send with every success). It is mayBeError, mayHaveFailureMeta, the
+// sealing's check and mayBeHandle in one pass over the result, which every
+// successful call takes.
 func plainSuccess(result []byte) bool {
 	if bytes.IndexByte(result, '\\') >= 0 {
 		return false
 	}
+	isError := 0
 	for i, c := range result {
 		switch c | 0x20 {
 		case 'i':
 			if foldsAt(result, i, "iserror") {
-				return false
+				isError++
 			}
 		case 't':
 			if foldsAt(result, i, "toolfailure") || foldsAt(result, i, "taskid") {
@@ -515,7 +518,7 @@ func plainSuccess(result []byte) bool {
 			}
 		}
 	}
-	return true
+	return isError == 0 || (isError == 1 && falseMember(result, "isError"))
 }
 
 // mayHaveFailureMeta reports whether a result may hold a toolFailure

@@ -194,6 +194,45 @@ func (q *quick) params(qc *quickCall, spelled *bool) bool {
 	}
 }
 
+// falseMember reports whether obj, a JSON object, has the member name, as
+// written, holding false, and the quick reader reads it.
+func falseMember(obj []byte, name string) bool {
+	q := quick{b: obj}
+	q.ws()
+	if !q.next('{') {
+		return false
+	}
+	seen := false
+	for first := true; ; first = false {
+		q.ws()
+		if first && q.next('}') {
+			break
+		}
+		if !first && !q.member() {
+			return false
+		}
+		n, ok := q.name(0)
+		if !ok {
+			return false
+		}
+		q.ws()
+		if string(n) == name {
+			if !q.literal("false") {
+				return false
+			}
+			seen = true
+		} else if !q.value(1) {
+			return false
+		}
+		q.ws()
+		if q.next('}') {
+			break
+		}
+	}
+	q.ws()
+	return seen && q.i == len(obj)
+}
+
 // member reads the comma before an object's next member, or declines.
 func (q *quick) member() bool { return q.next(',') && q.wsThen() }
 

@@ -110,25 +110,36 @@ func TestQuickReadsWhatClientsWrite(t *testing.T) {
 // undecoded to the checks it stands for, and to encoding/json: a result
 // it passes holds no name encoding/json reads as isError, taskId,
 // requestState or the toolFailure _meta, in any case, the long s and the
-// Kelvin sign included.
+// Kelvin sign included, but the result's own "isError": false, which
+// encoding/json reads as false.
 func FuzzPlainSuccess(f *testing.F) {
 	for _, s := range []string{
 		`{"content":[{"type":"text","text":"ok"}]}`,
 		`{"content":[],"isError":true}`, `{"IsError":true}`, "{\"i\u017fError\":true}",
 		`{"task":{"taskId":"t"}}`, "{\"task\":{\"tas\u212aId\":\"t\"}}", `{"requestState":"x"}`,
 		`{"_meta":{"io.modelcontextprotocol/toolFailure":{}}}`, `{"is\u0045rror":true}`,
+		`{"content":[],"isError":false}`, `{"isError":false,"IsError":true}`, `{"isError":false,"x":{"isError":true}}`,
+		`{"isError":false,"isError":true}`, `{"isError" : false }`, `{"content":[{"text":"isError"}],"isError":false}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		plain := plainSuccess(b)
-		if plain == (mayBeError(b) || mayHaveFailureMeta(b) || containsFold(b, "requeststate") || mayBeHandle(b)) {
-			t.Fatalf("plainSuccess(%q) = %v, against the checks it stands for", b, plain)
+		others := mayHaveFailureMeta(b) || containsFold(b, "requeststate") || mayBeHandle(b)
+		if !plain && !others && !mayBeError(b) {
+			t.Fatalf("plainSuccess(%q) = false, though none of the checks it stands for finds anything", b)
 		}
 		if !plain {
 			return
 		}
-		for _, w := range []string{"iserror", "toolfailure", "requeststate", "taskid"} {
+		if others {
+			t.Fatalf("plainSuccess(%q) = true, against the checks it stands for", b)
+		}
+		words := []string{"toolfailure", "requeststate", "taskid"}
+		if !falseMember(b, "isError") {
+			words = append(words, "iserror")
+		}
+		for _, w := range words {
 			for i := range b {
 				for j := i + 1; j <= len(b) && j-i <= 3*len(w); j++ {
 					if bytes.EqualFold(b[i:j], []byte(w)) {
@@ -142,4 +153,25 @@ func FuzzPlainSuccess(f *testing.F) {
 			t.Fatalf("encoding/json reads isError in %q", b)
 		}
 	})
+}
+
+// TestPlainSuccesses: successes as servers write them pass undecoded, the
+// Python SDK's "isError": false included; any other name encoding/json
+// reads as isError sends the result to the decoding.
+func TestPlainSuccesses(t *testing.T) {
+	for s, want := range map[string]bool{
+		`{"content":[{"type":"text","text":"Echo: hi"}]}`:                   true,
+		`{"content":[{"type":"text","text":"hi"}],"isError":false}`:         true,
+		`{"content":[],"structuredContent":{"n":1},"isError": false}`:       true,
+		`{"content":[],"isError":true}`:                                     false,
+		`{"content":[],"isError":false,"ISERROR":true}`:                     false,
+		`{"content":[{"type":"text","text":"isError"}],"isError":false}`:    false, // two: decoded, to be sure
+		`{"content":[],"structuredContent":{"isError":false}}`:              false, // not the result's own
+		`{"content":[],"_meta":{"io.modelcontextprotocol/toolFailure":{}}}`: false,
+		`{"content":[],"isError":false,"requestState":"s"}`:                 false,
+	} {
+		if got := plainSuccess([]byte(s)); got != want {
+			t.Errorf("plainSuccess(%s) = %v, want %v", s, got, want)
+		}
+	}
 }

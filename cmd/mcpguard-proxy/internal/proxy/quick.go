@@ -63,91 +63,99 @@ func quickRead(b []byte, strict bool) (m message, qc quickCall, ok bool) {
 		return message{}, quickCall{}, false // nameAt's offsets
 	}
 	q := quick{b: b, strict: strict}
-	q.ws()
-	if !q.next('{') {
+	spelled := false
+	if !q.top(func(name []byte) bool { return q.head(name, &m, &qc, &spelled) }) {
 		return message{}, quickCall{}, false
 	}
-	var params span
-	paramsPlain, spelled := false, false
-	for first := true; ; first = false {
-		q.ws()
-		if first && q.next('}') {
-			break
-		}
-		if !first && !q.member() {
-			return message{}, quickCall{}, false
-		}
-		name, ok := q.name(0)
-		if !ok {
-			return message{}, quickCall{}, false
-		}
-		q.ws()
-		at := q.i
-		switch string(name) {
-		case "id":
-			if !q.value(1) {
-				return message{}, quickCall{}, false
-			}
-			m.ID, m.idAt = span(b[at:q.i]), at
-		case "method":
-			s, ok := q.plainString()
-			if !ok {
-				return message{}, quickCall{}, false
-			}
-			m.Method = method(s)
-		case "params":
-			q.dirty = false
-			if q.i < len(b) && b[q.i] == '{' && strict {
-				if !q.params(&qc, &spelled) {
-					return message{}, quickCall{}, false
-				}
-			} else if !q.value(1) {
-				return message{}, quickCall{}, false
-			}
-			params, paramsPlain = span(b[at:q.i]), !q.dirty
-		case "result":
-			if !q.value(1) {
-				return message{}, quickCall{}, false
-			}
-			m.Result = span(b[at:q.i])
-		case "error":
-			if !q.value(1) {
-				return message{}, quickCall{}, false
-			}
-			m.Error = span(b[at:q.i])
-		default:
-			if strict && spelledOtherwise(name, headNames) {
-				return message{}, quickCall{}, false
-			}
-			if !q.value(1) {
-				return message{}, quickCall{}, false
-			}
-		}
-		q.ws()
-		if q.next('}') {
-			break
-		}
-	}
-	q.ws()
-	if q.i != len(b) {
-		return message{}, quickCall{}, false
-	}
-	m.Params = params
 	if strict && m.Method == "tools/call" {
 		if spelled {
 			return message{}, quickCall{}, false
 		}
-		qc.plain = paramsPlain
 	} else {
 		qc = quickCall{}
 	}
 	return m, qc, true
 }
 
-// params reads a client's params object, noting a tools/call's name and
-// arguments; spelled is set when a name folds to one of callNames without
-// being it. A requestState is declined: read opens it.
-func (q *quick) params(qc *quickCall, spelled *bool) bool {
+// head reads the value of the message's member name into m (and a
+// client's params into qc, noting in spelled a name of them that folds to
+// one of callNames without being it).
+func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool {
+	at := q.i
+	switch string(name) {
+	case "id":
+		m.ID, m.idAt = q.span(1), at
+		return m.ID != nil
+	case "method":
+		s, ok := q.plainString()
+		m.Method = method(s)
+		return ok
+	case "params":
+		q.dirty = false
+		if q.strict && q.i < len(q.b) && q.b[q.i] == '{' {
+			if !q.members(func(name []byte) bool { return q.param(name, qc, spelled) }) {
+				return false
+			}
+			m.Params = span(q.b[at:q.i])
+		} else {
+			m.Params = q.span(1)
+		}
+		qc.plain = !q.dirty
+		return m.Params != nil
+	case "result":
+		m.Result = q.span(1)
+		return m.Result != nil
+	case "error":
+		m.Error = q.span(1)
+		return m.Error != nil
+	}
+	return !(q.strict && spelledOtherwise(name, headNames)) && q.value(1)
+}
+
+// param reads the value of a client's params member name, noting a
+// tools/call's name and arguments. A requestState is declined: read opens
+// it.
+func (q *quick) param(name []byte, qc *quickCall, spelled *bool) bool {
+	switch string(name) {
+	case "name":
+		s, ok := q.plainString()
+		qc.tool = s
+		return ok
+	case "arguments":
+		qc.args = q.span(2)
+		return qc.args != nil
+	case "requestState":
+		return false
+	}
+	if spelledOtherwise(name, callNames) {
+		*spelled = true
+	}
+	return q.value(2)
+}
+
+// span reads a value at depth, returning its bytes; nil when declined.
+func (q *quick) span(depth int) span {
+	at := q.i
+	if !q.value(depth) {
+		return nil
+	}
+	return span(q.b[at:q.i])
+}
+
+// top reads the whole of q.b, one object, calling member for each of its
+// members, as members does.
+func (q *quick) top(member func(name []byte) bool) bool {
+	q.ws()
+	if q.i >= len(q.b) || q.b[q.i] != '{' || !q.members(member) {
+		return false
+	}
+	q.ws()
+	return q.i == len(q.b)
+}
+
+// members reads an object, from its '{' to its '}': each name (see name),
+// then its value, which value reads, returning false to decline.
+func (q *quick) members(value func(name []byte) bool) bool {
 	q.i++ // '{'
 	base := q.open
 	defer func() { q.open = base }()
@@ -164,28 +172,8 @@ func (q *quick) params(qc *quickCall, spelled *bool) bool {
 			return false
 		}
 		q.ws()
-		at := q.i
-		switch string(name) {
-		case "name":
-			s, ok := q.plainString()
-			if !ok {
-				return false
-			}
-			qc.tool = s
-		case "arguments":
-			if !q.value(2) {
-				return false
-			}
-			qc.args = span(q.b[at:q.i])
-		case "requestState":
+		if !value(name) {
 			return false
-		default:
-			if spelledOtherwise(name, callNames) {
-				*spelled = true
-			}
-			if !q.value(2) {
-				return false
-			}
 		}
 		q.ws()
 		if q.next('}') {
@@ -198,39 +186,14 @@ func (q *quick) params(qc *quickCall, spelled *bool) bool {
 // written, holding false, and the quick reader reads it.
 func falseMember(obj []byte, name string) bool {
 	q := quick{b: obj}
-	q.ws()
-	if !q.next('{') {
-		return false
-	}
 	seen := false
-	for first := true; ; first = false {
-		q.ws()
-		if first && q.next('}') {
-			break
+	return q.top(func(n []byte) bool {
+		if string(n) != name {
+			return q.value(1)
 		}
-		if !first && !q.member() {
-			return false
-		}
-		n, ok := q.name(0)
-		if !ok {
-			return false
-		}
-		q.ws()
-		if string(n) == name {
-			if !q.literal("false") {
-				return false
-			}
-			seen = true
-		} else if !q.value(1) {
-			return false
-		}
-		q.ws()
-		if q.next('}') {
-			break
-		}
-	}
-	q.ws()
-	return seen && q.i == len(obj)
+		seen = true
+		return q.literal("false")
+	}) && seen
 }
 
 // member reads the comma before an object's next member, or declines.
@@ -346,29 +309,7 @@ func (q *quick) value(depth int) bool {
 }
 
 func (q *quick) object(depth int) bool {
-	q.i++ // '{'
-	base := q.open
-	defer func() { q.open = base }()
-	for first := true; ; first = false {
-		q.ws()
-		if first && q.next('}') {
-			return true
-		}
-		if !first && !q.member() {
-			return false
-		}
-		if _, ok := q.name(base); !ok {
-			return false
-		}
-		q.ws()
-		if !q.value(depth + 1) {
-			return false
-		}
-		q.ws()
-		if q.next('}') {
-			return true
-		}
-	}
+	return q.members(func([]byte) bool { return q.value(depth + 1) })
 }
 
 func (q *quick) array(depth int) bool {

@@ -62,7 +62,11 @@ func (e *expiries) addAt(key string, at time.Time) {
 	for i > 0 && e.q[i-1].at.After(at) {
 		i--
 	}
-	e.q = slices.Insert(e.q, i, expiry{at: at, key: key})
+	if i == len(e.q) {
+		e.q = append(e.q, expiry{at: at, key: key})
+	} else {
+		e.q = slices.Insert(e.q, i, expiry{at: at, key: key})
+	}
 	if i == 0 {
 		e.timer.Reset(time.Until(at))
 	}

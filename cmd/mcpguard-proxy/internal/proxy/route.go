@@ -165,8 +165,10 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	}
 	var sent bool
 	if r.call != nil && !r.call.taskResult {
-		s.exp.addAt(key, r.call.start.Add(s.g.o.timeout))
 		sent = s.callToChild(ctx, r.up, r.call, m) // what the proxy checked, as the proxy encodes it
+		// After the write, off the call's path: an answer that comes first
+		// leaves a deadline that finds nothing in flight.
+		s.exp.addAt(key, r.call.start.Add(s.g.o.timeout))
 	} else {
 		sent = s.toChild(ctx, withID(line, m, r.up))
 	}

@@ -486,8 +486,18 @@ func redactBut(red *redact.Redactor, m map[string]json.RawMessage, keep string, 
 // (in any case, or written with escapes), so that a success is passed on
 // without decoding it.
 func mayBeError(result []byte) bool {
-	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "iserror")
+	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, foldIsError)
 }
+
+// The names in a tools/call result the proxy acts on, lower-cased for
+// containsFold and foldsAt: mayBeError, mayHaveFailureMeta, the sealing's
+// check and mayBeHandle each look for one, plainSuccess for all four.
+const (
+	foldIsError      = "iserror"
+	foldToolFailure  = "toolfailure"
+	foldRequestState = "requeststate"
+	foldTaskID       = "taskid"
+)
 
 // plainSuccess reports whether a tools/call result, of a call that is not
 // a tasks/result, is passed on as it is, without decoding it: no member's
@@ -505,15 +515,15 @@ func plainSuccess(result []byte) bool {
 	for i, c := range result {
 		switch c | 0x20 {
 		case 'i':
-			if foldsAt(result, i, "iserror") {
+			if foldsAt(result, i, foldIsError) {
 				isError++
 			}
 		case 't':
-			if foldsAt(result, i, "toolfailure") || foldsAt(result, i, "taskid") {
+			if foldsAt(result, i, foldToolFailure) || foldsAt(result, i, foldTaskID) {
 				return false
 			}
 		case 'r':
-			if foldsAt(result, i, "requeststate") {
+			if foldsAt(result, i, foldRequestState) {
 				return false
 			}
 		}
@@ -524,7 +534,7 @@ func plainSuccess(result []byte) bool {
 // mayHaveFailureMeta reports whether a result may hold a toolFailure
 // _meta, as mayBeError does for isError.
 func mayHaveFailureMeta(result []byte) bool {
-	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "toolfailure")
+	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, foldToolFailure)
 }
 
 // containsFold reports whether b holds lower, an ASCII lower-case word,
@@ -721,16 +731,14 @@ func errorResponse(id, e []byte) []byte {
 	return append(b, '}')
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 func sizeText(n int) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return itoa(n>>20) + " MiB"
+		return strconv.Itoa(n>>20) + " MiB"
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return itoa(n>>10) + " KiB"
+		return strconv.Itoa(n>>10) + " KiB"
 	}
-	return itoa(n) + " bytes"
+	return strconv.Itoa(n) + " bytes"
 }
 
 // redactedRPCError is the answer, under the client's id, to a request

@@ -87,7 +87,7 @@ func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool
 		m.ID, m.idAt = q.span(1), at
 		return m.ID != nil
 	case "method":
-		s, ok := q.plainString()
+		s, ok := q.plainText()
 		m.Method = method(s)
 		return ok
 	case "params":
@@ -118,7 +118,7 @@ func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool
 func (q *quick) param(name []byte, qc *quickCall, spelled *bool) bool {
 	switch string(name) {
 	case "name":
-		s, ok := q.plainString()
+		s, ok := q.plainText()
 		qc.tool = s
 		return ok
 	case "arguments":
@@ -262,26 +262,19 @@ func (q *quick) name(base int) ([]byte, bool) {
 	return name, true
 }
 
-// plainString reads a string value without escapes, in valid UTF-8,
-// returning its inside.
-func (q *quick) plainString() ([]byte, bool) {
+// plainText reads a string value that reads as itself (plainString:
+// no escape, valid UTF-8), returning its inside.
+func (q *quick) plainText() ([]byte, bool) {
 	if !q.next('"') {
 		return nil, false
 	}
-	at := q.i
-	for q.i < len(q.b) {
-		c := q.b[q.i]
-		if c == '"' {
-			q.i++
-			s := q.b[at : q.i-1]
-			return s, utf8.Valid(s)
-		}
-		if c < 0x20 || c == '\\' {
-			return nil, false
-		}
-		q.i++
+	end := bytes.IndexByte(q.b[q.i:], '"')
+	if end < 0 {
+		return nil, false
 	}
-	return nil, false
+	s := q.b[q.i : q.i+end]
+	q.i += end + 1
+	return s, plainString(s) // an escape before the first quote: not plain, declined
 }
 
 // value reads any JSON value at depth (the top-level object is 0).

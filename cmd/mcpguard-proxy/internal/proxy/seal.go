@@ -75,7 +75,7 @@ func (c *call) upstreamParams(params span) span {
 // returning result itself when it has none. Only a result that may hold
 // the member is decoded.
 func (g *Guard) sealState(c *call, result []byte) ([]byte, error) {
-	if g.state == nil || !containsFold(result, "requeststate") {
+	if g.state == nil || !containsFold(result, foldRequestState) {
 		return result, nil
 	}
 	var top map[string]json.RawMessage

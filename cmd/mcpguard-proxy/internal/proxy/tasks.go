@@ -286,5 +286,5 @@ func relateTask(msg []byte, task string) []byte {
 // false only when no member's name can be taskId, as encoding/json
 // matches names (in any case, or written with escapes).
 func mayBeHandle(result []byte) bool {
-	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, "taskid")
+	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, foldTaskID)
 }

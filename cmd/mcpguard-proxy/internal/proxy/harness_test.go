@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,6 +45,20 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// waitFor returns the log once it holds want, or what it holds after
+// ten seconds: the child's stderr is copied by a goroutine of its own,
+// so a line the child wrote may arrive after the answer that followed it.
+func (s *syncBuffer) waitFor(want string) string { return s.waitForN(want, 1) }
+
+// waitForN is waitFor for a log that holds want n times.
+func (s *syncBuffer) waitForN(want string, n int) string {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if logs := s.String(); strings.Count(logs, want) >= n || time.Now().After(deadline) {
+			return logs
+		}
+	}
 }
 
 // start runs a proxy in front of the child server and initializes it.

@@ -299,12 +299,12 @@ func TestRedactSuccessesLeavesBinaryAlone(t *testing.T) {
 func TestChildStderrIsRedacted(t *testing.T) {
 	s := start(t)
 	s.request("ping", `{}`)
-	if logs := s.logs.String(); strings.Contains(logs, "hunter2") || !strings.Contains(logs, "child: connecting to redis://") {
+	if logs := s.logs.waitFor("child: connecting to redis://"); strings.Contains(logs, "hunter2") || !strings.Contains(logs, "child: connecting to redis://") {
 		t.Fatalf("the child's stderr: %s", logs)
 	}
 	raw := start(t, proxy.WithRawChildStderr())
 	raw.request("ping", `{}`)
-	if !strings.Contains(raw.logs.String(), "hunter2") {
+	if !strings.Contains(raw.logs.waitFor("hunter2"), "hunter2") {
 		t.Fatalf("WithRawChildStderr: %s", raw.logs.String())
 	}
 }

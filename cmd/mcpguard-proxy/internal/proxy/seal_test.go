@@ -110,11 +110,7 @@ func (s *session) expectStateRefused(res map[string]any, reason error) {
 	if strings.Contains(wire, "done with") || strings.Contains(wire, reason.Error()) {
 		s.t.Errorf("the upstream ran, or the client learns the reason: %s", wire)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.logs.String(), reason.Error()) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if logs := s.logs.String(); !strings.Contains(logs, seal.LogMessage) || !strings.Contains(logs, reason.Error()) {
+	if logs := s.logs.waitFor(reason.Error()); !strings.Contains(logs, seal.LogMessage) || !strings.Contains(logs, reason.Error()) {
 		s.t.Errorf("the log lacks %q", reason)
 	}
 }

@@ -142,7 +142,7 @@ func TestChildKilledMidCallIsAnsweredAndRestarted(t *testing.T) {
 	if got := textOf(t, s.call("echo", `{"text":"again"}`)); got != "again" {
 		t.Fatalf("after the restart: %q", got)
 	}
-	if n := strings.Count(s.logs.String(), "initialize id="); n != 2 {
+	if n := strings.Count(s.logs.waitForN("initialize id=", 2), "initialize id="); n != 2 {
 		t.Errorf("the child was initialized %d times, want 2:\n%s", n, s.logs)
 	}
 }

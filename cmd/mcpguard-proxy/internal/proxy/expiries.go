@@ -18,18 +18,18 @@ import (
 //
 // An answered call's deadline stays queued until it passes (fire then
 // finds nothing in flight under its key), or until the queue is compacted.
-type expiries struct {
+type expiries[K comparable] struct {
 	mu      sync.Mutex
-	q       []expiry // by deadline
+	q       []expiry[K] // by deadline
 	timer   *time.Timer
 	stopped bool
-	fire    func(key string)      // a deadline passed
-	live    func(key string) bool // whether key is still in flight
+	fire    func(key K)      // a deadline passed
+	live    func(key K) bool // whether key is still in flight
 }
 
-type expiry struct {
+type expiry[K comparable] struct {
 	at  time.Time
-	key string
+	key K
 }
 
 // compactExpiries is the queue's length past which the deadlines of calls
@@ -38,34 +38,34 @@ type expiry struct {
 // compaction.
 const compactExpiries = 2 * maxInFlight
 
-func newExpiries(fire func(key string), live func(key string) bool) *expiries {
-	e := &expiries{fire: fire, live: live}
+func newExpiries[K comparable](fire func(key K), live func(key K) bool) *expiries[K] {
+	e := &expiries[K]{fire: fire, live: live}
 	e.timer = time.AfterFunc(time.Hour, e.expired)
 	e.timer.Stop()
 	return e
 }
 
 // add sets key's deadline, after in from now.
-func (e *expiries) add(key string, in time.Duration) { e.addAt(key, time.Now().Add(in)) }
+func (e *expiries[K]) add(key K, in time.Duration) { e.addAt(key, time.Now().Add(in)) }
 
 // addAt sets key's deadline at at.
-func (e *expiries) addAt(key string, at time.Time) {
+func (e *expiries[K]) addAt(key K, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopped {
 		return
 	}
 	if len(e.q) >= compactExpiries {
-		e.q = slices.DeleteFunc(e.q, func(x expiry) bool { return !e.live(x.key) })
+		e.q = slices.DeleteFunc(e.q, func(x expiry[K]) bool { return !e.live(x.key) })
 	}
 	i := len(e.q) // deadlines come in order, but for a few microseconds
 	for i > 0 && e.q[i-1].at.After(at) {
 		i--
 	}
 	if i == len(e.q) {
-		e.q = append(e.q, expiry{at: at, key: key})
+		e.q = append(e.q, expiry[K]{at: at, key: key})
 	} else {
-		e.q = slices.Insert(e.q, i, expiry{at: at, key: key})
+		e.q = slices.Insert(e.q, i, expiry[K]{at: at, key: key})
 	}
 	if i == 0 {
 		e.timer.Reset(time.Until(at))
@@ -73,14 +73,14 @@ func (e *expiries) addAt(key string, at time.Time) {
 }
 
 // expired fires the deadlines that passed, and waits for the next.
-func (e *expiries) expired() {
+func (e *expiries[K]) expired() {
 	now := time.Now()
 	e.mu.Lock()
 	n := 0
 	for n < len(e.q) && !e.q[n].at.After(now) {
 		n++
 	}
-	due := make([]string, n)
+	due := make([]K, n)
 	for i, x := range e.q[:n] {
 		due[i] = x.key
 	}
@@ -95,7 +95,7 @@ func (e *expiries) expired() {
 }
 
 // stop drops every deadline: the session ended.
-func (e *expiries) stop() {
+func (e *expiries[K]) stop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.stopped = true

@@ -470,34 +470,31 @@ func namesAsSpelled(obj []byte, names []string, in string) error {
 // string nor an integer written without fraction or exponent: JSON-RPC
 // ids that every reader reads as the same value.
 func idKey(id []byte) (string, bool) {
-	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
-		return "", false
-	}
-	if id[0] == '"' {
-		if len(id) >= 2 && id[len(id)-1] == '"' && plainString(id[1:len(id)-1]) {
-			return "s" + string(id[1:len(id)-1]), true // what every reader reads: the bytes themselves
-		}
-		var s string
-		if json.Unmarshal(id, &s) != nil {
-			return "", false
-		}
-		return "s" + s, true
-	}
-	if len(id) > 20 || bytes.ContainsAny(id, ".eE") || (id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
-		return "", false
-	}
-	return "n" + string(id), true
+	var kb [64]byte
+	k, ok := appendIDKey(kb[:0], id)
+	return string(k), ok
 }
 
-// upKey appends the key of the id of a server's answer to buf: idKey's,
-// without allocating for the ids the proxy mints (plain strings).
-func upKey(buf, id []byte) []byte {
-	if len(id) >= 2 && id[0] == '"' && id[len(id)-1] == '"' && plainString(id[1:len(id)-1]) {
-		return append(append(buf, 's'), id[1:len(id)-1]...)
+// appendIDKey appends id's key (idKey) to buf, without allocating for
+// the ids most clients write and every id the proxy mints: integers, and
+// strings without escapes.
+func appendIDKey(buf, id []byte) ([]byte, bool) {
+	id = bytes.TrimSpace(id)
+	switch {
+	case len(id) == 0:
+		return buf, false
+	case id[0] == '"' && len(id) >= 2 && id[len(id)-1] == '"' && plainString(id[1:len(id)-1]):
+		return append(append(buf, 's'), id[1:len(id)-1]...), true // what every reader reads: the bytes themselves
+	case id[0] == '"':
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return buf, false
+		}
+		return append(append(buf, 's'), s...), true
+	case len(id) > 20 || bytes.ContainsAny(id, ".eE") || (id[0] != '-' && (id[0] < '0' || id[0] > '9')):
+		return buf, false
 	}
-	k, _ := idKey(id)
-	return append(buf, k...)
+	return append(append(buf, 'n'), id...), true
 }
 
 // plainString reports whether b, the inside of a JSON string, reads as
@@ -569,19 +566,42 @@ func newMintedIDs() *mintedIDs {
 	return &mintedIDs{prefix: "mcpguard-" + strings.ToLower(rand.Text()[:10]) + "-"}
 }
 
-// next returns a new id: its JSON text and its key.
+// next returns a new id: its JSON text and its key (idKey).
 func (ids *mintedIDs) next() (raw []byte, key string) {
-	return ids.appendNext(make([]byte, 0, mintedLen))
+	raw, _ = ids.appendNext(make([]byte, 0, mintedLen))
+	return raw, "s" + string(raw[1:len(raw)-1])
 }
 
-// appendNext is next, the id's text appended to buf: without allocating
-// it when buf has room (mintedLen).
-func (ids *mintedIDs) appendNext(buf []byte) (raw []byte, key string) {
-	n := ids.n.Add(1)
+// appendNext returns a new id, its JSON text appended to buf (without
+// allocating when buf has room: mintedLen), and its counter.
+func (ids *mintedIDs) appendNext(buf []byte) (raw []byte, n uint64) {
+	n = ids.n.Add(1)
 	at := len(buf)
 	raw = strconv.AppendUint(append(append(buf, '"'), ids.prefix...), n, 10)
-	key = "s" + string(raw[at+1:])
-	return append(raw, '"')[at:], key
+	return append(raw, '"')[at:], n
+}
+
+// minted returns the counter of the id a server's answer carries, when
+// it is an id these ids minted however it is spelled (its key is the
+// minted id's), and false for any other id.
+func (ids *mintedIDs) minted(id []byte) (uint64, bool) {
+	var kb [64]byte
+	k, ok := appendIDKey(kb[:0], id)
+	if !ok || len(k) < 2+len(ids.prefix) || k[0] != 's' || string(k[1:1+len(ids.prefix)]) != ids.prefix {
+		return 0, false
+	}
+	digits := k[1+len(ids.prefix):]
+	if len(digits) > 19 || digits[0] == '0' { // as strconv.AppendUint writes them, short of overflow
+		return 0, false
+	}
+	var n uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 // mintedLen is room for any minted id's text: the quotes, the prefix

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -130,18 +131,21 @@ func sameJSON(a, b []byte) bool {
 	return dx.Decode(&x) == nil && dy.Decode(&y) == nil && reflect.DeepEqual(x, y)
 }
 
-// FuzzIDKey holds idKey's fast path for plain strings to encoding/json,
-// and upKey, which keys the server's answers, to idKey:
+// FuzzIDKey holds idKey's fast path for plain strings to encoding/json:
 // a string id's key is the value encoding/json reads, whatever its
-// spelling, and an id encoding/json refuses has none.
+// spelling, and an id encoding/json refuses has none. An id the proxy's
+// minted reads as minted is one whose key is the minted id's.
 func FuzzIDKey(f *testing.F) {
-	for _, id := range []string{`"a"`, `"\u0061"`, `"é"`, "\"\xff\"", "\"a\tb\"", `"a\"b"`, `""`, `"`, `"a`, `7`, `-7`, `7.0`, `8E0`, `"mcpguard-abc-12"`} {
+	for _, id := range []string{`"a"`, `"\u0061"`, `"é"`, "\"\xff\"", "\"a\tb\"", `"a\"b"`, `""`, `"`, `"a`, `7`, `-7`, `7.0`, `8E0`, `"mcpguard-abc-12"`, `"mcpguard-abc-012"`, `"\u006dcpguard-abc-12"`, `"mcpguard-abc-"`, `"mcpguard-abc-1x"`, `"mcpguard-abc-99999999999999999999"`} {
 		f.Add([]byte(id))
 	}
+	ids := &mintedIDs{prefix: "mcpguard-abc-"}
 	f.Fuzz(func(t *testing.T, id []byte) {
 		key, ok := idKey(id)
-		if up := upKey([]byte("x"), id); string(up) != "x"+key {
-			t.Fatalf("upKey(%q) = %q, idKey %q", id, up[1:], key)
+		if n, minted := ids.minted(id); minted {
+			if !ok || key != "s"+ids.prefix+strconv.FormatUint(n, 10) {
+				t.Fatalf("minted(%q) = %d; its key %q is not a minted id's", id, n, key)
+			}
 		}
 		trimmed := bytes.TrimSpace(id)
 		if len(trimmed) == 0 || trimmed[0] != '"' {

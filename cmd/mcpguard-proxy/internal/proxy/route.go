@@ -65,26 +65,25 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	_ = json.Unmarshal(params, &p)
-	k, ok := idKey(p.RequestID)
+	var kb [64]byte
+	k, ok := appendIDKey(kb[:0], p.RequestID)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
-	key, ok := s.byClient[k]
-	r := s.pending[key]
+	r := s.byClient(k)
 	holds := r != nil && r.call != nil && !r.call.taskResult // a tasks/result holds no slot
-	if ok && holds {
+	if holds {
 		// The server may still be running the call: it keeps its slot
 		// until the server answers (to no one) or the proxy stops waiting.
 		r.gone = true
-		delete(s.byClient, k)
 	}
 	s.mu.Unlock()
-	if !ok || r == nil {
+	if r == nil {
 		return
 	}
 	if !holds {
-		s.take(key)
+		s.take(r.n)
 		s.finish(r)
 	}
 	r.tr.cancelled() // no answer will come: none is sent
@@ -111,13 +110,14 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 }
 
 func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
-	ck, ok := idKey(m.ID)
+	r := &request{method: m.Method}
+	ck, ok := appendIDKey(r.ckBuf[:0:len(r.ckBuf)], m.ID)
 	if !ok {
 		logRefused(ctx, s.g.o.logger, line, nil)
 		s.send(refusal(line, m, nil))
 		return
 	}
-	r := &request{method: m.Method, clientKey: ck}
+	r.ck = ck
 	r.clientID = append(r.idBuf[:0:len(r.idBuf)], m.ID...) // a copy, in r unless long
 	if s.g.in != nil {
 		r.tr = s.g.trace(ctx, m, s.peer())
@@ -143,14 +143,12 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	case "tasks/result": // answered as the call that created the task (tasks.go)
 		r.call = s.g.taskCall(m.ID, m.Params)
 	}
-	r.up, r.key = s.g.ids.appendNext(r.upBuf[:0])
-	key := r.key
+	r.up, r.n = s.g.ids.appendNext(r.upBuf[:0])
 	s.mu.Lock()
-	_, dup := s.byClient[ck]
-	full := len(s.pending) >= maxInFlight
+	dup := s.byClient(ck) != nil
+	full := len(s.flight) >= maxInFlight
 	if !dup && !full {
-		s.pending[key] = r
-		s.byClient[ck] = key
+		s.flight = append(s.flight, r)
 	}
 	s.mu.Unlock()
 	switch {
@@ -168,12 +166,12 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		sent = s.callToChild(ctx, r.up, r.call, m) // what the proxy checked, as the proxy encodes it
 		// After the write, off the call's path: an answer that comes first
 		// leaves a deadline that finds nothing in flight.
-		s.exp.addAt(key, r.call.start.Add(s.g.o.timeout))
+		s.exp.addAt(r.n, r.call.start.Add(s.g.o.timeout))
 	} else {
 		sent = s.toChild(ctx, withID(line, m, r.up))
 	}
 	if !sent {
-		if r := s.take(key); r != nil {
+		if r := s.take(r.n); r != nil {
 			s.finish(r)
 			s.unavailable(ctx, m.ID, r)
 		}
@@ -206,26 +204,23 @@ func (s *Stdio) unavailable(ctx context.Context, id []byte, r *request) {
 
 // expire answers a tool call the child has not answered in time, and
 // tells the child to stop working on it.
-func (s *Stdio) expire(ctx context.Context, key string) {
+func (s *Stdio) expire(ctx context.Context, n uint64) {
 	s.mu.Lock()
-	r := s.pending[key]
+	r := s.minted(n)
 	gone := r != nil && r.gone
 	if r != nil && !gone {
 		r.gone = true
-		if s.byClient[r.clientKey] == key {
-			delete(s.byClient, r.clientKey)
-		}
 	}
 	s.mu.Unlock()
 	if r != nil && !gone {
 		// The proxy waits one more timeout for the server to stop, holding
 		// the call's slot, and then for good.
-		s.exp.add(key, s.g.o.timeout)
+		s.exp.add(n, s.g.o.timeout)
 	}
 	switch {
 	case r == nil:
 	case gone:
-		if r := s.take(key); r != nil {
+		if r := s.take(n); r != nil {
 			s.finish(r)
 		}
 	default:
@@ -291,13 +286,15 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		s.send(s.g.relayedTask(m.Method, line)) // the server's requests and notifications, untouched but a task's status text
 		return
 	}
-	var kb [64]byte
-	key := upKey(kb[:0], m.ID)
-	if c.reinit != "" && string(key) == c.reinit {
+	n, ours := s.g.ids.minted(m.ID)
+	if ours && n == c.reinit {
 		s.reinitialized(ctx, c)
 		return
 	}
-	r := s.takeKey(key)
+	var r *request
+	if ours {
+		r = s.take(n)
+	}
 	if r == nil {
 		safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server response to an id that is not in flight",
 			slog.String(logkey.RequestID, safe.Value(string(m.ID))))
@@ -344,7 +341,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 // reinitialized completes a restarted child's initialization.
 func (s *Stdio) reinitialized(ctx context.Context, c *child) {
 	s.mu.Lock()
-	c.reinit = ""
+	c.reinit = 0
 	inited := s.inited
 	s.mu.Unlock()
 	if inited != nil {
@@ -359,11 +356,11 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 	id, method := peek(prefix)
 	safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, s.g.o.maxMessage))
-	key, ok := idKey(id)
+	n, ok := s.g.ids.minted(id)
 	if method != "" || !ok {
 		return
 	}
-	r := s.take(key)
+	r := s.take(n)
 	if r == nil {
 		return
 	}
@@ -389,10 +386,10 @@ func (s *Stdio) listTools(ctx context.Context) {
 	default:
 	}
 	s.listOnce.Do(func() { // once: a server that does not answer delays one call, not every one
-		up, key := s.g.ids.next()
+		up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
 		answered := make(chan struct{})
 		s.mu.Lock()
-		s.pending[key] = &request{method: "tools/list", up: up, key: key, own: answered, gone: true}
+		s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, gone: true})
 		s.mu.Unlock()
 		s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
 		t := time.NewTimer(min(listWait, s.g.o.timeout))

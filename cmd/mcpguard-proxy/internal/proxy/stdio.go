@@ -38,33 +38,39 @@ type Stdio struct {
 	command []string
 	stderr  io.Writer
 
-	out      *writer
-	mu       sync.Mutex
-	pending  map[string]*request // by the id the proxy minted (read.go)
-	byClient map[string]string   // the client's id's key -> the minted id's key
+	out *writer
+	mu  sync.Mutex
+	// flight holds the requests in flight, at most maxInFlight: found by
+	// the counter of the id the proxy minted (read.go), or by the client's
+	// id, in a scan. A few are in flight at a time, and a scan touches less
+	// than the two maps of strings it replaced, which cost a call more than
+	// they saved (docs/proxy.md, "Latency end to end").
+	flight   []*request
 	child    *child
 	ready    chan struct{} // closed when child can take messages
 	init     []byte        // the client's initialize request, replayed to a restarted child
 	inited   []byte        // the client's notifications/initialized
 	version  string        // the protocol version the child's initialize result names
 	listOnce sync.Once     // the proxy's own tools/list (route.go)
-	exp      *expiries     // the deadlines of the tool calls in flight
+	exp      *expiries[uint64] // the deadlines of the tool calls in flight, by minted counter
 }
 
 // request is a client request in flight.
 type request struct {
 	method    string
-	clientID  []byte          // the id as the client wrote it, which its answer carries
-	clientKey string          // its key (idKey)
-	up        []byte          // the id the proxy minted for it, which the server sees
-	key       string          // its key (idKey), under which it is in Stdio.pending
-	call      *call           // tools/call only
-	callv     call            // where call is, for one allocation a request
-	upBuf     [mintedLen]byte // where up is
-	idBuf     [16]byte        // where clientID is, unless longer
-	tr        *traced         // its span; nil when nothing records
+	clientID []byte          // the id as the client wrote it, which its answer carries
+	ck       []byte          // its key (appendIDKey)
+	up       []byte          // the id the proxy minted for it, which the server sees
+	n        uint64          // up's counter
+	call     *call           // tools/call only
+	callv    call            // where call is, for one allocation a request
+	upBuf    [mintedLen]byte // where up is
+	idBuf    [16]byte        // where clientID is, unless longer
+	ckBuf    [24]byte        // where ck is, unless longer
+	tr       *traced         // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
-	// the server's answer goes to no one. Guarded by Stdio.mu.
+	// the server's answer goes to no one, and the client's id names it no
+	// longer. Guarded by Stdio.mu.
 	gone bool
 	own  chan struct{} // the proxy's own request (its tools/list), answered to no one: closed at its answer
 }
@@ -73,7 +79,7 @@ type request struct {
 type child struct {
 	cmd    *exec.Cmd
 	w      writer // on its stdin
-	reinit string // key of the replayed initialize's id, answered to no one
+	reinit uint64 // the counter of the replayed initialize's id, answered to no one; 0: none
 }
 
 // NewStdio returns a proxy that runs command (the program and its
@@ -87,8 +93,7 @@ func NewStdio(command []string, stderr io.Writer, opts ...Option) *Stdio {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	return &Stdio{g: newGuard(opts...), command: command, stderr: stderr,
-		pending: map[string]*request{}, byClient: map[string]string{}, ready: make(chan struct{})}
+	return &Stdio{g: newGuard(opts...), command: command, stderr: stderr, ready: make(chan struct{})}
 }
 
 // Serve proxies in to the child and the child's answers to out until in
@@ -98,7 +103,7 @@ func (s *Stdio) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.out = &writer{w: out}
-	s.exp = newExpiries(func(key string) { s.expire(ctx, key) }, s.inFlight)
+	s.exp = newExpiries(func(n uint64) { s.expire(ctx, n) }, s.inFlight)
 	defer s.exp.stop()
 	supervised := make(chan error, 1)
 	go func() { supervised <- s.supervise(ctx) }()
@@ -202,7 +207,7 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 	}
 	var up []byte
 	if replay != nil {
-		up, c.reinit = s.g.ids.next()
+		up, c.reinit = s.g.ids.appendNext(make([]byte, 0, mintedLen))
 	}
 	s.mu.Unlock()
 	if replay != nil {
@@ -269,9 +274,8 @@ func (s *Stdio) current(ctx context.Context) *child {
 // failPending answers every request in flight after the child went away.
 func (s *Stdio) failPending(ctx context.Context, why string) {
 	s.mu.Lock()
-	reqs := s.pending
-	s.pending = map[string]*request{}
-	s.byClient = map[string]string{}
+	reqs := s.flight
+	s.flight = nil
 	s.mu.Unlock()
 	for _, r := range reqs {
 		s.finish(r)
@@ -286,39 +290,48 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 	}
 }
 
-// take removes the request in flight under the minted id's key.
-func (s *Stdio) take(key string) *request {
+// take removes the request in flight under the minted counter n.
+func (s *Stdio) take(n uint64) *request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.pending[key]
-	delete(s.pending, key)
-	if r != nil && s.byClient[r.clientKey] == key {
-		delete(s.byClient, r.clientKey)
+	for i, r := range s.flight {
+		if r.n == n {
+			last := len(s.flight) - 1
+			s.flight[i], s.flight[last] = s.flight[last], nil
+			s.flight = s.flight[:last]
+			return r
+		}
 	}
-	return r
+	return nil
 }
 
-// takeKey is take for the key upKey wrote, without allocating.
-func (s *Stdio) takeKey(key []byte) *request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.pending[string(key)]
-	if r == nil {
-		return nil
+// minted is the request in flight under the minted counter n, nil if
+// none; the caller holds s.mu.
+func (s *Stdio) minted(n uint64) *request {
+	for _, r := range s.flight {
+		if r.n == n {
+			return r
+		}
 	}
-	delete(s.pending, r.key)
-	if s.byClient[r.clientKey] == r.key {
-		delete(s.byClient, r.clientKey)
-	}
-	return r
+	return nil
 }
 
-// inFlight reports whether the minted id's key names a request in flight.
-func (s *Stdio) inFlight(key string) bool {
+// byClient is the request in flight that the client's id, whose key is
+// ck, names, nil if none: not one gone; the caller holds s.mu.
+func (s *Stdio) byClient(ck []byte) *request {
+	for _, r := range s.flight {
+		if !r.gone && bytes.Equal(r.ck, ck) {
+			return r
+		}
+	}
+	return nil
+}
+
+// inFlight reports whether the minted counter n names a request in flight.
+func (s *Stdio) inFlight(n uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.pending[key]
-	return ok
+	return s.minted(n) != nil
 }
 
 // finish releases what r holds. (Its deadline, if it has one, passes

@@ -1,0 +1,60 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BenchmarkColdPath measures what the stdio proxy does to a tool call
+// (in-µs: from its line to its write to the server) and to the answer
+// (out-µs: from the server's line to the write to the client), at the
+// median, with the caches and the TLB emptied before each message: as it
+// runs end to end, where the client's and the server's processes run
+// between two messages on the same cores. Run warm (BenchmarkMessagePath)
+// the same steps take a tenth of it; what costs cold is each line of code
+// and data a message touches (docs/proxy.md, "Latency end to end").
+func BenchmarkColdPath(b *testing.B) {
+	evict := make([]byte, 64<<20)
+	s := NewStdio([]string{"x"}, io.Discard)
+	s.out = &writer{w: io.Discard}
+	s.exp = newExpiries(func(uint64) {}, s.inFlight)
+	defer s.exp.stop()
+	c := &child{w: writer{w: io.Discard}}
+	s.child = c
+	s.setReady(true)
+	s.g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	ctx := context.Background()
+	var in, out []time.Duration
+	for i := 0; b.Loop(); i++ {
+		req := []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"echo","arguments":{"message":"latency stdio proxy ` + strconv.Itoa(i) + `"},"_meta":{"progressToken":7}}}`)
+		for j := 0; j < len(evict); j += 64 {
+			evict[j]++
+		}
+		t0 := time.Now()
+		s.fromClient(ctx, req, false)
+		in = append(in, time.Since(t0))
+		ans := []byte(`{"result":{"content":[{"type":"text","text":"Echo: latency stdio proxy ` + strconv.Itoa(i) + `"}]},"jsonrpc":"2.0","id":"` +
+			s.g.ids.prefix + strconv.FormatUint(s.g.ids.n.Load(), 10) + `"}`)
+		for j := 0; j < len(evict); j += 64 {
+			evict[j]++
+		}
+		t1 := time.Now()
+		s.fromChild(ctx, c, ans, false)
+		out = append(out, time.Since(t1))
+	}
+	if len(s.flight) != 0 {
+		b.Fatalf("%d requests still in flight: the answers were not matched", len(s.flight))
+	}
+	b.ReportMetric(median(in), "in-µs")
+	b.ReportMetric(median(out), "out-µs")
+}
+
+func median(d []time.Duration) float64 {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return float64(d[len(d)/2].Nanoseconds()) / 1000
+}

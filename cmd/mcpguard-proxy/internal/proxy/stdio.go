@@ -47,17 +47,17 @@ type Stdio struct {
 	// they saved (docs/proxy.md, "Latency end to end").
 	flight   []*request
 	child    *child
-	ready    chan struct{} // closed when child can take messages
-	init     []byte        // the client's initialize request, replayed to a restarted child
-	inited   []byte        // the client's notifications/initialized
-	version  string        // the protocol version the child's initialize result names
-	listOnce sync.Once     // the proxy's own tools/list (route.go)
+	ready    chan struct{}     // closed when child can take messages
+	init     []byte            // the client's initialize request, replayed to a restarted child
+	inited   []byte            // the client's notifications/initialized
+	version  string            // the protocol version the child's initialize result names
+	listOnce sync.Once         // the proxy's own tools/list (route.go)
 	exp      *expiries[uint64] // the deadlines of the tool calls in flight, by minted counter
 }
 
 // request is a client request in flight.
 type request struct {
-	method    string
+	method   string
 	clientID []byte          // the id as the client wrote it, which its answer carries
 	ck       []byte          // its key (appendIDKey)
 	up       []byte          // the id the proxy minted for it, which the server sees

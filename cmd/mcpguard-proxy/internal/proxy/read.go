@@ -479,7 +479,9 @@ func idKey(id []byte) (string, bool) {
 // the ids most clients write and every id the proxy mints: integers, and
 // strings without escapes.
 func appendIDKey(buf, id []byte) ([]byte, bool) {
-	id = bytes.TrimSpace(id)
+	if len(id) > 0 && (id[0] <= ' ' || id[len(id)-1] <= ' ') {
+		id = bytes.TrimSpace(id)
+	}
 	switch {
 	case len(id) == 0:
 		return buf, false
@@ -491,10 +493,24 @@ func appendIDKey(buf, id []byte) ([]byte, bool) {
 			return buf, false
 		}
 		return append(append(buf, 's'), s...), true
-	case len(id) > 20 || bytes.ContainsAny(id, ".eE") || (id[0] != '-' && (id[0] < '0' || id[0] > '9')):
+	case len(id) > 20 || !integer(id):
 		return buf, false
 	}
 	return append(append(buf, 'n'), id...), true
+}
+
+// integer reports whether b is an integer as JSON writes one, an optional
+// minus and digits, without fraction or exponent.
+func integer(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // plainString reports whether b, the inside of a JSON string, reads as
@@ -585,13 +601,24 @@ func (ids *mintedIDs) appendNext(buf []byte) (raw []byte, n uint64) {
 // it is an id these ids minted however it is spelled (its key is the
 // minted id's), and false for any other id.
 func (ids *mintedIDs) minted(id []byte) (uint64, bool) {
+	p := len(ids.prefix)
+	if len(id) > 2+p && id[0] == '"' && id[len(id)-1] == '"' && string(id[1:1+p]) == ids.prefix {
+		if n, ok := counter(id[1+p : len(id)-1]); ok {
+			return n, true // as the proxy wrote it
+		}
+	}
 	var kb [64]byte
-	k, ok := appendIDKey(kb[:0], id)
-	if !ok || len(k) < 2+len(ids.prefix) || k[0] != 's' || string(k[1:1+len(ids.prefix)]) != ids.prefix {
+	k, ok := appendIDKey(kb[:0], id) // spelled otherwise
+	if !ok || len(k) < 1+p || k[0] != 's' || string(k[1:1+p]) != ids.prefix {
 		return 0, false
 	}
-	digits := k[1+len(ids.prefix):]
-	if len(digits) > 19 || digits[0] == '0' { // as strconv.AppendUint writes them, short of overflow
+	return counter(k[1+p:])
+}
+
+// counter reads a minted id's counter as strconv.AppendUint writes it:
+// digits, without a leading zero, short of overflow.
+func counter(digits []byte) (uint64, bool) {
+	if len(digits) == 0 || len(digits) > 19 || digits[0] == '0' {
 		return 0, false
 	}
 	var n uint64

@@ -380,10 +380,8 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 // declared schemas are checked, and unknown tools answered, from the first
 // call. The first call waits up to listWait for the answer.
 func (s *Stdio) listTools(ctx context.Context) {
-	select {
-	case <-s.g.listedCh:
+	if s.g.tools.learned() {
 		return
-	default:
 	}
 	s.listOnce.Do(func() { // once: a server that does not answer delays one call, not every one
 		up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))

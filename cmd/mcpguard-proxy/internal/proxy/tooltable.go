@@ -26,6 +26,10 @@ func (t *toolTable) get(name string) *tool {
 	return nil
 }
 
+// learned reports whether a tools/list result was read (Guard.learn):
+// what listedCh says, in a load.
+func (t *toolTable) learned() bool { return t.m.Load() != nil }
+
 // getBytes is get for a name not yet a string: no allocation.
 func (t *toolTable) getBytes(name []byte) *tool {
 	if m := t.m.Load(); m != nil {

@@ -480,7 +480,7 @@ func idKey(id []byte) (string, bool) {
 // strings without escapes.
 func appendIDKey(buf, id []byte) ([]byte, bool) {
 	if len(id) > 0 && (id[0] <= ' ' || id[len(id)-1] <= ' ') {
-		id = bytes.TrimSpace(id)
+		id = bytes.Trim(id, jsonSpace)
 	}
 	switch {
 	case len(id) == 0:
@@ -498,6 +498,9 @@ func appendIDKey(buf, id []byte) ([]byte, bool) {
 	}
 	return append(append(buf, 'n'), id...), true
 }
+
+// jsonSpace is the whitespace JSON allows between tokens.
+const jsonSpace = " \t\r\n"
 
 // integer reports whether b is an integer as JSON writes one, an optional
 // minus and digits, without fraction or exponent.

@@ -147,7 +147,7 @@ func FuzzIDKey(f *testing.F) {
 				t.Fatalf("minted(%q) = %d; its key %q is not a minted id's", id, n, key)
 			}
 		}
-		trimmed := bytes.TrimSpace(id)
+		trimmed := bytes.Trim(id, jsonSpace)
 		if len(trimmed) == 0 || trimmed[0] != '"' {
 			return
 		}

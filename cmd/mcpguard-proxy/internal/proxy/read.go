@@ -520,12 +520,14 @@ func integer(b []byte) bool {
 // itself: valid UTF-8 with no escape, quote or control character (the
 // minted ids, and most ids a client writes).
 func plainString(b []byte) bool {
+	wide := false
 	for _, c := range b {
 		if c < 0x20 || c == '"' || c == '\\' {
 			return false
 		}
+		wide = wide || c >= utf8.RuneSelf
 	}
-	return utf8.Valid(b)
+	return !wide || utf8.Valid(b)
 }
 
 // withID returns msg, whose id is at m.idAt, with its id replaced by id.

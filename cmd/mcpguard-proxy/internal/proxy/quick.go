@@ -56,25 +56,27 @@ type quickCall struct {
 	plain bool // params are as jsontext formats them: ownCall need not
 }
 
-// quickRead reads b, one message: ok is false when it declines to.
-// strict reads a client's message as readClient does; else as parse does.
-func quickRead(b []byte, strict bool) (m message, qc quickCall, ok bool) {
+// quickReadInto reads b, one message, into m, which it sets quick (and
+// m.call, for a client's tools/call): false when it declines to, m then
+// zero. strict reads a client's message as readClient does; else as parse
+// does. It fills the caller's message rather than returning one: a copy
+// of a message is more code run and more stack touched, cold.
+func quickReadInto(b []byte, strict bool, m *message) bool {
 	if len(b) > 1<<31-1 {
-		return message{}, quickCall{}, false // nameAt's offsets
+		return false // nameAt's offsets
 	}
 	q := quick{b: b, strict: strict}
 	spelled := false
-	if !q.top(func(name []byte) bool { return q.head(name, &m, &qc, &spelled) }) {
-		return message{}, quickCall{}, false
+	if !q.top(func(name []byte) bool { return q.head(name, m, &m.call, &spelled) }) ||
+		(strict && m.Method == "tools/call" && spelled) {
+		*m = message{}
+		return false
 	}
-	if strict && m.Method == "tools/call" {
-		if spelled {
-			return message{}, quickCall{}, false
-		}
-	} else {
-		qc = quickCall{}
+	if !strict || m.Method != "tools/call" {
+		m.call = quickCall{}
 	}
-	return m, qc, true
+	m.quick = true
+	return true
 }
 
 // head reads the value of the message's member name into m (and a

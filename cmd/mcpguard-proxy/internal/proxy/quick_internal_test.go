@@ -175,3 +175,11 @@ func TestPlainSuccesses(t *testing.T) {
 		}
 	}
 }
+
+// quickRead is quickReadInto, returning the message and what it read of a
+// client's tools/call apart.
+func quickRead(b []byte, strict bool) (m message, qc quickCall, ok bool) {
+	ok = quickReadInto(b, strict, &m)
+	qc, m.call, m.quick = m.call, quickCall{}, false
+	return m, qc, ok
+}

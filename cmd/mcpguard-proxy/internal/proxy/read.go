@@ -112,9 +112,8 @@ var (
 
 // readClient reads a message from the client: one every reader reads
 // alike, or an error (errNotObject, or an *ambiguity).
-func readClient(b []byte) (message, error) {
-	if m, qc, ok := quickRead(b, true); ok {
-		m.quick, m.call = true, qc
+func readClient(b []byte) (m message, err error) {
+	if quickReadInto(b, true, &m) {
 		return m, nil
 	}
 	return read(b, true)
@@ -122,9 +121,8 @@ func readClient(b []byte) (message, error) {
 
 // parse reads a message from the server, or one the proxy wrote: any
 // valid JSON object, the last of duplicate members winning.
-func parse(b []byte) (message, error) {
-	if m, _, ok := quickRead(b, false); ok {
-		m.quick = true
+func parse(b []byte) (m message, err error) {
+	if quickReadInto(b, false, &m) {
 		return m, nil
 	}
 	return read(b, false)

@@ -92,6 +92,9 @@ func childServer() {
 		if len(os.Args) > 2 && os.Args[2] == "reencode" {
 			m.ID = reencoded(m.ID) // a server that decodes ids to values: "\u0061" is "a", 7.0 is 7
 		}
+		if len(os.Args) > 2 && os.Args[2] == "escape-ids" {
+			m.ID = escaped(m.ID) // a server that writes every string id's first letter as an escape
+		}
 		switch m.Method {
 		case "initialize":
 			fmt.Fprintf(os.Stderr, "child %d: initialize id=%s\n", os.Getpid(), m.ID)
@@ -194,6 +197,15 @@ func reencoded(id json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// escaped is a string id with its first letter written as a \u escape:
+// the same id, spelled otherwise.
+func escaped(id json.RawMessage) json.RawMessage {
+	if len(id) < 3 || id[0] != '"' || id[1] == '\\' {
+		return id
+	}
+	return json.RawMessage(fmt.Sprintf(`"\u%04x%s`, id[1], id[2:]))
 }
 
 // childBase64 is base64 that the redactor takes for a token.

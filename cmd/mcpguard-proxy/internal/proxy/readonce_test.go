@@ -42,6 +42,20 @@ func TestStdioIDsSpelledOtherwiseStillGetEnvelopes(t *testing.T) {
 	}
 }
 
+// A server that answers the ids the proxy minted spelled otherwise (a
+// letter written as an escape) is answered all the same: an answer is
+// matched by the id's value, as the server read it, not by its bytes.
+func TestStdioServerSpellingMintedIDsOtherwise(t *testing.T) {
+	s := startCmd(t, []string{os.Args[0], "proxy-child", "escape-ids"}, proxy.WithTimeout(5*time.Second))
+	if res := s.call("echo", `{"text":"hi"}`); !strings.Contains(fmt.Sprint(res), "hi") {
+		t.Fatalf("a call answered under an escaped minted id: %v", res)
+	}
+	s.send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"fail_rpc","arguments":{}}}`)
+	if env := envelopeOf(t, s.await("c")); env["error_type"] != "execution_failed" || strings.Contains(fmt.Sprint(env), "hunter2") {
+		t.Fatalf("want a redacted execution_failed envelope, got %v", env)
+	}
+}
+
 // Ids that readers read as different values (7.0 and 7, 8E0 and 8) are
 // refused with -32600 by the proxy itself; the server never sees them.
 func TestStdioIDsOnlyStringsOrIntegers(t *testing.T) {

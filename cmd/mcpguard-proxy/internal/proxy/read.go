@@ -588,7 +588,8 @@ func newMintedIDs() *mintedIDs {
 // next returns a new id: its JSON text and its key (idKey).
 func (ids *mintedIDs) next() (raw []byte, key string) {
 	raw, _ = ids.appendNext(make([]byte, 0, mintedLen))
-	return raw, "s" + string(raw[1:len(raw)-1])
+	key, _ = idKey(raw)
+	return raw, key
 }
 
 // appendNext returns a new id, its JSON text appended to buf (without

@@ -133,8 +133,8 @@ func sameJSON(a, b []byte) bool {
 
 // FuzzIDKey holds idKey's fast path for plain strings to encoding/json:
 // a string id's key is the value encoding/json reads, whatever its
-// spelling, and an id encoding/json refuses has none. An id the proxy's
-// minted reads as minted is one whose key is the minted id's.
+// spelling, and an id encoding/json refuses has none. An id that
+// mintedIDs.minted reads as minted has the key of the id it minted.
 func FuzzIDKey(f *testing.F) {
 	for _, id := range []string{`"a"`, `"\u0061"`, `"é"`, "\"\xff\"", "\"a\tb\"", `"a\"b"`, `""`, `"`, `"a`, `7`, `-7`, `7.0`, `8E0`, `"mcpguard-abc-12"`, `"mcpguard-abc-012"`, `"\u006dcpguard-abc-12"`, `"mcpguard-abc-"`, `"mcpguard-abc-1x"`, `"mcpguard-abc-99999999999999999999"`} {
 		f.Add([]byte(id))

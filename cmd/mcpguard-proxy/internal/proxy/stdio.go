@@ -40,11 +40,12 @@ type Stdio struct {
 
 	out *writer
 	mu  sync.Mutex
-	// flight holds the requests in flight, at most maxInFlight: found by
-	// the counter of the id the proxy minted (read.go), or by the client's
-	// id, in a scan. A few are in flight at a time, and a scan touches less
-	// than the two maps of strings it replaced, which cost a call more than
-	// they saved (docs/proxy.md, "Latency end to end").
+	// flight holds the requests in flight (at most maxInFlight of the
+	// client's, and the proxy's own tools/list): found by the counter of
+	// the id the proxy minted (read.go), or by the client's id, in a scan.
+	// A few are in flight at a time, and a scan touches less than the two
+	// maps of strings it replaced, which cost a call more than they saved
+	// (docs/proxy.md, "Latency end to end").
 	flight   []*request
 	child    *child
 	ready    chan struct{}     // closed when child can take messages
@@ -294,26 +295,34 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 func (s *Stdio) take(n uint64) *request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, r := range s.flight {
-		if r.n == n {
-			last := len(s.flight) - 1
-			s.flight[i], s.flight[last] = s.flight[last], nil
-			s.flight = s.flight[:last]
-			return r
-		}
+	i := s.at(n)
+	if i < 0 {
+		return nil
 	}
-	return nil
+	r, last := s.flight[i], len(s.flight)-1
+	s.flight[i], s.flight[last] = s.flight[last], nil
+	s.flight = s.flight[:last]
+	return r
 }
 
 // minted is the request in flight under the minted counter n, nil if
 // none; the caller holds s.mu.
 func (s *Stdio) minted(n uint64) *request {
-	for _, r := range s.flight {
-		if r.n == n {
-			return r
-		}
+	if i := s.at(n); i >= 0 {
+		return s.flight[i]
 	}
 	return nil
+}
+
+// at is the index in s.flight of the request under the minted counter
+// n, -1 if none; the caller holds s.mu.
+func (s *Stdio) at(n uint64) int {
+	for i, r := range s.flight {
+		if r.n == n {
+			return i
+		}
+	}
+	return -1
 }
 
 // byClient is the request in flight that the client's id, whose key is

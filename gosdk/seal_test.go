@@ -175,6 +175,14 @@ func TestSealedStateRefused(t *testing.T) {
 		{"other arguments", func(t *testing.T, cs *mcp.ClientSession, state string) *mcp.CallToolResult {
 			return stateCall(t, cs, "deploy", "production", state)
 		}, seal.ErrBinding},
+		// The base64 decoder skips line breaks: a state of nothing else
+		// decoded to nothing, and Open panicked, which ends a go-sdk server.
+		{"line breaks only", func(t *testing.T, cs *mcp.ClientSession, state string) *mcp.CallToolResult {
+			return stateCall(t, cs, "deploy", "staging", strings.Repeat("\n", len(state)))
+		}, seal.ErrTampered},
+		{"a line break inside", func(t *testing.T, cs *mcp.ClientSession, state string) *mcp.CallToolResult {
+			return stateCall(t, cs, "deploy", "staging", state[:8]+"\r\n"+state[8:])
+		}, seal.ErrTampered},
 		{"another server's key", func(t *testing.T, cs *mcp.ClientSession, _ string) *mcp.CallToolResult {
 			return stateCall(t, cs, "deploy", "staging", stateStart(t, other.connect(t, false), "deploy", "staging"))
 		}, seal.ErrTampered},

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	mrand "math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -200,7 +201,11 @@ func (s *Sealer) Seal(b Binding, state string) (string, error) {
 // error that says why it does not open ([ErrTampered], [ErrUnknownKey],
 // [ErrBinding], [ErrExpired]); the reason is for the server's log.
 func (s *Sealer) Open(b Binding, sealed string) (string, error) {
-	if len(sealed) > s.maxSealed() || len(sealed) < enc.EncodedLen(2+1+nonceSize+claimsSize+tagSize) {
+	// The decoder skips line breaks, which Seal never writes: a state
+	// with one is refused, so that a sealed state has one spelling, and
+	// what decodes is as long as the text says.
+	if len(sealed) > s.maxSealed() || len(sealed) < enc.EncodedLen(2+1+nonceSize+claimsSize+tagSize) ||
+		strings.ContainsAny(sealed, "\r\n") {
 		return "", ErrTampered
 	}
 	n := enc.DecodedLen(len(sealed))
@@ -215,7 +220,7 @@ func (s *Sealer) Open(b Binding, sealed string) (string, error) {
 		return "", ErrTampered
 	}
 	raw = raw[:m]
-	if raw[0] != version {
+	if len(raw) < 2+1+nonceSize+claimsSize+tagSize || raw[0] != version {
 		return "", ErrTampered
 	}
 	hdr := 2 + int(raw[1])

@@ -61,16 +61,13 @@ func (l *lineReader) next() (line []byte, oversize bool, err error) {
 
 // blank reports whether line is empty or white space only, as
 // bytes.TrimSpace reads white space. A message starts with '{', so its
-// first byte answers.
+// first byte answers: no ASCII byte above the space is white space.
 func blank(line []byte) bool {
-	if len(line) > 0 && line[0] < utf8.RuneSelf && !asciiSpace[line[0]] {
+	if len(line) > 0 && line[0] > ' ' && line[0] < utf8.RuneSelf {
 		return false
 	}
 	return len(bytes.TrimSpace(line)) == 0
 }
-
-// asciiSpace is the ASCII white space bytes.TrimSpace trims.
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // line returns the next line, however short, without its newline and the
 // carriage returns before it; a line over the bound as its first
@@ -108,30 +105,28 @@ func (l *lineReader) line() ([]byte, bool, error) {
 func (l *lineReader) cut(nl int) ([]byte, bool, error) {
 	line := l.buf[l.start:nl]
 	l.start, l.scan = nl+1, nl+1
-	if l.drop {
-		l.drop = false
-		l.keep(line)
-		return trimCR(l.over), true, nil
-	}
-	if len(line)+1 > l.max+2 {
-		return trimCR(line[:min(len(line), peekBytes)]), true, nil
-	}
-	return trimCR(line), false, nil
+	return l.whole(line, len(line)+1, nil) // +1: the newline
 }
 
 // rest returns what is left at the end of input, with the reader's error.
 func (l *lineReader) rest() ([]byte, bool, error) {
 	line := l.buf[l.start:l.end]
 	l.start, l.end, l.scan = 0, 0, 0
-	if l.drop {
+	return l.whole(line, len(line), l.err)
+}
+
+// whole returns a line read to its end, n bytes with its newline if it
+// has one: its start if it is over the bound.
+func (l *lineReader) whole(line []byte, n int, err error) ([]byte, bool, error) {
+	switch {
+	case l.drop:
 		l.drop = false
 		l.keep(line)
-		return trimCR(l.over), true, l.err
+		return trimCR(l.over), true, err
+	case n > l.max+2:
+		return trimCR(line[:min(len(line), peekBytes)]), true, err
 	}
-	if len(line) > l.max+2 {
-		return trimCR(line[:min(len(line), peekBytes)]), true, l.err
-	}
-	return trimCR(line), false, l.err
+	return trimCR(line), false, err
 }
 
 // room makes room at the end of buf for a read: it moves the line being

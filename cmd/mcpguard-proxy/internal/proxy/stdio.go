@@ -222,7 +222,6 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 	werr := cmd.Wait()
 	s.mu.Lock()
 	s.child = nil
-	s.live.Store(nil)
 	s.mu.Unlock()
 	s.setReady(false)
 	s.failPending(ctx, "the server exited: "+errText(werr))

@@ -37,6 +37,7 @@ type childMsg struct {
 	Params struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
+		TaskID    string         `json:"taskId"`
 	} `json:"params"`
 	Result json.RawMessage `json:"result"`
 }
@@ -62,7 +63,8 @@ var childTools = `[
  {"name":"panics","inputSchema":{"type":"object"}},
  {"name":"asks","inputSchema":{"type":"object"}},
  {"name":"asks_error","inputSchema":{"type":"object"}},
- {"name":"fail_long_s","inputSchema":{"type":"object"}}
+ {"name":"fail_long_s","inputSchema":{"type":"object"}},
+ {"name":"starts_task","inputSchema":{"type":"object"}}
 ]`
 
 func childServer() {
@@ -82,6 +84,7 @@ func childServer() {
 		result(id, fmt.Sprintf(`{"content":[{"type":"text","text":%s}],"isError":%v}`, b, isError))
 	}
 	samples := map[string]json.RawMessage{} // sampling request id -> tool call id
+	tasks := map[string]string{}            // task id -> the path its call named
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 64<<20)
 	for in.Scan() {
@@ -107,7 +110,15 @@ func childServer() {
 			_ = json.Compact(&tools, []byte(childTools))
 			result(m.ID, `{"tools":`+tools.String()+`}`)
 		case "tools/call":
+			if m.Params.Name == "starts_task" { // a task whose result fails on the path its call named
+				id, _ := m.Params.Arguments["task"].(string)
+				tasks[id], _ = m.Params.Arguments["path"].(string)
+				result(m.ID, `{"task":{"taskId":"`+id+`","status":"working","ttl":60000}}`)
+				continue
+			}
 			childCall(m, send, result, text, samples)
+		case "tasks/result":
+			text(m.ID, "open "+tasks[m.Params.TaskID]+": permission denied", true)
 		case "resources/read":
 			result(m.ID, `{"contents":[{"uri":"shop://orders","text":"[]"}]}`)
 		case "prompts/get":

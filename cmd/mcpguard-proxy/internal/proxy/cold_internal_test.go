@@ -19,14 +19,7 @@ import (
 // and data a message touches (docs/proxy.md, "Latency end to end").
 func BenchmarkColdPath(b *testing.B) {
 	evict := make([]byte, 64<<20)
-	s := NewStdio([]string{"x"}, io.Discard)
-	s.out = &writer{w: io.Discard}
-	s.exp = newExpiries(func(uint64) {}, s.inFlight)
-	defer s.exp.stop()
-	c := &child{w: writer{w: io.Discard}}
-	s.child = c
-	s.setReady(true)
-	s.g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	s, c := routing(b, io.Discard)
 	ctx := context.Background()
 	var in, out []time.Duration
 	for i := 0; b.Loop(); i++ {
@@ -51,6 +44,60 @@ func BenchmarkColdPath(b *testing.B) {
 	}
 	b.ReportMetric(median(in), "in-µs")
 	b.ReportMetric(median(out), "out-µs")
+}
+
+// routing is a stdio proxy without pipes or a child process, whose
+// messages to the client go to out and to the server nowhere, in front of
+// a server that listed echo: what BenchmarkColdPath and
+// TestToolCallAllocatesNothing run a call and its answer through.
+func routing(tb testing.TB, out io.Writer) (*Stdio, *child) {
+	s := NewStdio([]string{"x"}, io.Discard)
+	s.out = &writer{w: out}
+	s.exp = newExpiries(func(uint64) {}, s.inFlight)
+	tb.Cleanup(s.exp.stop)
+	c := &child{w: writer{w: io.Discard}}
+	s.child = c
+	s.setReady(true)
+	s.g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	return s, c
+}
+
+// TestToolCallAllocatesNothing: a tool call and its answer, through the
+// stdio proxy's routing, allocate nothing once a call has left its request
+// spare (newRequest), and the client still gets its answer under its id.
+func TestToolCallAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	var got lastLine
+	s, c := routing(t, &got)
+	ctx := context.Background()
+	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`)
+	var ans []byte
+	call := func() {
+		s.fromClient(ctx, req, false)
+		ans = append(strconv.AppendUint(append(append(ans[:0], `{"jsonrpc":"2.0","id":"`...), s.g.ids.prefix...), s.g.ids.n.Load(), 10),
+			`","result":{"content":[{"type":"text","text":"Echo: hello"}]}}`...)
+		s.fromChild(ctx, c, ans, false)
+	}
+	call()
+	if n := testing.AllocsPerRun(200, call); n != 0 {
+		t.Errorf("a call and its answer allocate %v times", n)
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hello"}]}}` + "\n"; string(got.b) != want {
+		t.Errorf("the client got %q, want %q", got.b, want)
+	}
+	if len(s.flight) != 0 {
+		t.Errorf("%d requests still in flight", len(s.flight))
+	}
+}
+
+// lastLine keeps the last message written, in a buffer it reuses.
+type lastLine struct{ b []byte }
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.b = append(l.b[:0], p...)
+	return len(p), nil
 }
 
 func median(d []time.Duration) float64 {

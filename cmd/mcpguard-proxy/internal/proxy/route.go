@@ -110,7 +110,7 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 }
 
 func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
-	r := &request{method: m.Method}
+	r := s.newRequest(m.Method)
 	ck, ok := appendIDKey(r.ckBuf[:0:len(r.ckBuf)], m.ID)
 	if !ok {
 		logRefused(ctx, s.g.o.logger, line, nil)
@@ -318,6 +318,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		} else {
 			s.reply(r, out, nil)
 		}
+		s.recycle(r)
 		return
 	case r.method == "tools/list" && len(m.Result) > 0:
 		s.g.learn(m.Result)

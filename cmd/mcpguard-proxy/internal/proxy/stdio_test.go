@@ -304,3 +304,23 @@ func TestCancelledCallIsNotAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskResultReadsItsOwnCallsArguments: a tasks/result is answered as
+// the tools/call that created the task, with that call's arguments: the
+// path the agent sent stays in the envelope, though the calls in between
+// (whose requests, and their arguments' buffer, the stdio proxy reuses)
+// sent another.
+func TestTaskResultReadsItsOwnCallsArguments(t *testing.T) {
+	s := start(t)
+	if resp := s.call("starts_task", `{"task":"t1","path":"/home/alice/.config/app/notes.txt"}`); !strings.Contains(fmt.Sprint(resp), "t1") {
+		t.Fatalf("starts_task: %v", resp)
+	}
+	for range 20 {
+		s.call("echo", `{"text":"/home/bobby/.config/app/ideas.txt","times":10}`) // as long as the first call's
+
+	}
+	env := envelopeOf(t, s.request("tasks/result", `{"taskId":"t1"}`))
+	if msg := fmt.Sprint(env["message"]); !strings.Contains(msg, "/home/alice/.config/app/notes.txt") || strings.Contains(msg, "bobby") {
+		t.Fatalf("the task's failure should keep the path its own call sent: %v", env)
+	}
+}

@@ -49,7 +49,8 @@ const (
 	maxTaskTTL     = 24 * time.Hour
 )
 
-// remember records that the task id came from c, for ttl.
+// remember records that the task id came from c, for ttl, with a copy of
+// c's arguments (a stdio request's buffer is reused by the next call).
 func (t *taskTable) remember(id string, c *call, ttl time.Duration, now time.Time) {
 	if ttl <= 0 {
 		ttl = defaultTaskTTL
@@ -63,7 +64,7 @@ func (t *taskTable) remember(id string, c *call, ttl time.Duration, now time.Tim
 	if _, ok := t.m[id]; !ok && len(t.m) >= maxTasks {
 		t.evict(now)
 	}
-	t.m[id] = taskOrigin{tool: c.tool, args: c.args, expires: now.Add(ttl)}
+	t.m[id] = taskOrigin{tool: c.tool, args: bytes.Clone(c.args), expires: now.Add(ttl)}
 }
 
 // evict forgets every expired task, or, when none has expired, the one

@@ -46,6 +46,10 @@ const (
 	// claims precede the state inside the ciphertext: the expiry (Unix
 	// seconds) and the binding's digest.
 	claimsSize = 8 + sha256.Size
+	// minRaw is the shortest sealed state, decoded: the version, the key
+	// id's length and a key id of one byte, the nonce, the claims and the
+	// tag, around an empty state.
+	minRaw = 2 + 1 + nonceSize + claimsSize + tagSize
 )
 
 var enc = base64.RawURLEncoding
@@ -204,7 +208,7 @@ func (s *Sealer) Open(b Binding, sealed string) (string, error) {
 	// The decoder skips line breaks, which Seal never writes: a state
 	// with one is refused, so that a sealed state has one spelling, and
 	// what decodes is as long as the text says.
-	if len(sealed) > s.maxSealed() || len(sealed) < enc.EncodedLen(2+1+nonceSize+claimsSize+tagSize) ||
+	if len(sealed) > s.maxSealed() || len(sealed) < enc.EncodedLen(minRaw) ||
 		strings.ContainsAny(sealed, "\r\n") {
 		return "", ErrTampered
 	}
@@ -220,7 +224,7 @@ func (s *Sealer) Open(b Binding, sealed string) (string, error) {
 		return "", ErrTampered
 	}
 	raw = raw[:m]
-	if len(raw) < 2+1+nonceSize+claimsSize+tagSize || raw[0] != version {
+	if len(raw) < minRaw || raw[0] != version {
 		return "", ErrTampered
 	}
 	hdr := 2 + int(raw[1])

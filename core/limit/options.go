@@ -25,6 +25,8 @@ type Option[R any] func(*Options[R])
 type Options[R any] struct {
 	toolTimeouts map[string]time.Duration
 	key          func(context.Context, R) string
+	keySet       bool
+	backoff      [2]time.Duration
 	perTool      bool
 	maxKeys      int
 	maxWait      time.Duration
@@ -68,12 +70,35 @@ func WithToolTimeout[R any](tool string, d time.Duration) Option[R] {
 }
 
 // WithKey sets how a Rate layer keys its buckets: calls with the same key
-// share a bucket, the empty key is one global bucket. It panics on nil.
+// share a bucket, the empty key is one global bucket. For a Repeats layer
+// it names the caller whose counts a call joins, instead of the front's
+// own (the principal, else the MCP session, else the connection); the
+// empty key is a caller the guard never holds back. It panics on nil.
 func WithKey[R any](fn func(ctx context.Context, req R) string) Option[R] {
 	if fn == nil {
 		panic("limit: WithKey with a nil function")
 	}
-	return func(o *Options[R]) { o.key = fn }
+	return func(o *Options[R]) { o.key, o.keySet = fn, true }
+}
+
+// WithRepeatBackoff sets how long a Repeats layer holds a call back after
+// its n-th failure (d, by default [DefaultRepeatBackoff]), doubling with
+// each further failure up to maxD ([DefaultRepeatMaxBackoff]). It panics
+// unless 0 < d <= maxD.
+func WithRepeatBackoff[R any](d, maxD time.Duration) Option[R] {
+	if d <= 0 || maxD < d {
+		panic(fmt.Sprintf("limit: WithRepeatBackoff(%s, %s): need 0 < backoff <= max", d, maxD))
+	}
+	return func(o *Options[R]) { o.backoff = [2]time.Duration{d, maxD} }
+}
+
+// CallerKey is the key function of an explicit [WithKey], or nil: a
+// Repeats layer then uses its front's caller.
+func (o *Options[R]) CallerKey() func(ctx context.Context, req R) string {
+	if o.keySet {
+		return o.key
+	}
+	return nil
 }
 
 // WithPerTool gives every tool its own buckets under Rate (one per key and
@@ -186,7 +211,7 @@ func WithRepeatStore[R any](s RepeatStore) Option[R] {
 func (o *Options[R]) Key() func(ctx context.Context, req R) string { return o.key }
 
 // Repeats returns the repeated-failure guard of a Repeats layer: n
-// failures within window, per caller ([WithKey]), in process (at most
+// failures within window, per caller, in process (at most
 // [WithMaxKeys] calls remembered, and no more than
 // [DefaultRepeatMaxKeys]) or in the store of [WithRepeatStore]. It
 // panics unless n >= 1 and window > 0, with the sentence every front's
@@ -195,7 +220,11 @@ func (o *Options[R]) Repeats(n int, window time.Duration) *Repeats {
 	if n < 1 || window <= 0 {
 		panic(fmt.Sprintf("limit: Repeats(%d, %s): need at least 1 failure and a positive window", n, window))
 	}
-	return NewRepeats(n, window, o.repeatStore, min(o.maxKeys, DefaultRepeatMaxKeys), o.storeOpts.Timeout)
+	g := NewRepeats(n, window, o.repeatStore, min(o.maxKeys, DefaultRepeatMaxKeys), o.storeOpts.Timeout)
+	if o.backoff[0] > 0 {
+		g = g.WithBackoff(o.backoff[0], o.backoff[1])
+	}
+	return g
 }
 
 // PerTool reports whether [WithPerTool] was given: a layer then keeps

@@ -3,100 +3,172 @@ package limit
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"io"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/wire"
+	"github.com/mcpguard/mcpguard/internal/str"
 )
 
 // The defaults of the repeated-failure guard ([NewRepeats]). Agents were
 // seen repeating a failing tool call up to 90 times with the same
 // arguments (hermes-agent #10447, #10776), and one client called 8,000
-// times in 7 hours with an expired token (longbridge-mcp #141). A failure
-// that cannot succeed unchanged will fail again: three runs are enough
-// to tell a lasting failure from a race (a resource created between two
-// calls), and ten minutes is longer than an agent's retry loop but short
-// enough that a fixed cause (a renewed token, a restored record) is
-// tried again soon without any change.
+// times in 7 hours with an expired token (longbridge-mcp #141). Three
+// runs tell a lasting failure from a race (a resource created between two
+// calls). The guard then holds the identical call back for a short wait
+// that doubles with each further failure (1 s, 2 s, 4 s … at most a
+// minute): long enough to break a tight loop, short enough that an agent
+// polling for a file or a job is never held long, and released at once by
+// any call of the same caller that succeeds. A call's failures are
+// forgotten ten minutes after the last.
 const (
-	DefaultRepeatFailures = 3
-	DefaultRepeatWindow   = 10 * time.Minute
+	DefaultRepeatFailures   = 3
+	DefaultRepeatWindow     = 10 * time.Minute
+	DefaultRepeatBackoff    = time.Second
+	DefaultRepeatMaxBackoff = time.Minute
 	// DefaultRepeatMaxKeys bounds the failed calls the in-process guard
-	// remembers: at most about 2 KB each (a 32-byte digest, the code and
-	// up to RepeatMaxSteps steps of RepeatMaxStepBytes), 20 MB in all.
+	// remembers, all callers together: at most about 2.5 KB each (a
+	// 32-byte digest, the code, a message of up to RepeatMaxMessageBytes
+	// and up to RepeatMaxSteps steps of RepeatMaxStepBytes), 25 MB in all.
 	DefaultRepeatMaxKeys = 10_000
+	// RepeatMaxPerCaller bounds the failed calls remembered for one
+	// caller: a caller that fails with ever new arguments evicts its own
+	// oldest, never another caller's.
+	RepeatMaxPerCaller = 256
 )
 
-// RepeatMaxSteps and RepeatMaxStepBytes bound the next steps a guard
-// keeps of a failure, to repeat them when it answers for the call; a
-// longer step is left out.
+// RepeatMaxSteps, RepeatMaxStepBytes and RepeatMaxMessageBytes bound what
+// a guard keeps of a failure, to quote it when it holds a call back: a
+// longer step is left out rather than cut; a longer message is cut.
 const (
-	RepeatMaxSteps     = 4
-	RepeatMaxStepBytes = 500
+	RepeatMaxSteps        = 4
+	RepeatMaxStepBytes    = 500
+	RepeatMaxMessageBytes = 500
 )
 
-// Failure is what a failed call answered, as a guard keeps it: its code
-// and its next steps.
+// Failure is what a failed call answered, as a guard keeps it: its code,
+// its message (as the client received it, redacted) and its next steps.
 type Failure struct {
-	Code  envelope.Code
-	Steps []string
+	Code    envelope.Code `json:"code"`
+	Message string        `json:"message,omitempty"`
+	Steps   []string      `json:"steps,omitempty"`
 }
 
 // Repeated reports whether a failure of code, retryable or not, counts
-// towards the guard: one the identical call cannot overcome (invalid
-// arguments, a missing resource, a denied access, missing credentials, a
+// towards the guard: one the identical call cannot overcome while nothing
+// changes (invalid arguments, a missing resource, a denied access, a
 // server misconfigured). A retryable failure never counts, nor does
-// execution_failed or internal_error, which a repeat may overcome.
+// authentication_failed (renewing credentials is the fix, and the retry
+// that follows must run), execution_failed or internal_error, which a
+// repeat may overcome.
 func Repeated(code envelope.Code, retryable bool) bool {
 	if retryable {
 		return false
 	}
 	switch code {
-	case envelope.ValidationError, envelope.NotFound, envelope.AccessDenied,
-		envelope.AuthenticationFailed, envelope.ConfigurationError:
+	case envelope.ValidationError, envelope.NotFound, envelope.AccessDenied, envelope.ConfigurationError:
 		return true
 	}
 	return false
 }
 
-// A RepeatStore keeps the failures of the repeated-failure guard where
-// every replica of a server shares them (github.com/mcpguard/mcpguard/redisstore).
-// Keys are digests: 32 bytes whatever the call. Its methods must return
-// by ctx's deadline and be safe for concurrent use.
-type RepeatStore interface {
-	// Failures returns how many failures of the call digest names are
-	// recorded, and the last of them; 0 when none or when they expired.
-	Failures(ctx context.Context, digest string) (n int, last Failure, err error)
-	// Fail records one more failure of the call digest names, all of
-	// them forgotten window after this one.
-	Fail(ctx context.Context, digest string, f Failure, window time.Duration) error
+// Caller is who a call is from, as the guard scopes its counts.
+type Caller struct {
+	// Key names the caller: a principal the server authenticated, else
+	// its MCP session, else its connection. An empty Key is a caller the
+	// server cannot tell from others (a stateless HTTP server without
+	// authentication): its calls are never held back, so that one
+	// caller's failures never change another's answer.
+	Key string
+	// Credential is a fingerprint of the credentials the call came with
+	// ("" for none): when it changes, the caller's counts start over.
+	Credential string
 }
 
-// Repeats is the repeated-failure guard: it counts, per caller, the
-// failures of identical calls (same tool, same arguments, by digest) that
-// cannot succeed unchanged ([Repeated]), and answers the next identical
-// call itself once n of them fell within the window, without running the
-// handler. A front asks [Repeats.Check] before a call and
-// [Repeats.Record] after a failed one. In process it keeps at most
-// maxKeys digests and allocates nothing while no call has failed; on a
-// [RepeatStore] it asks the store before every call, and runs the call
-// when the store does not answer in time. It is safe for concurrent use.
+// RepeatCall is one tool call as the guard reads it.
+type RepeatCall struct {
+	Caller Caller
+	Tool   string
+	// Args are the call's arguments as JSON, as received; the guard names
+	// them by their canonical digest (core/wire), so member order, white
+	// space, escapes and 1 against 1.0 make no other call, and every digit
+	// of a number counts.
+	Args []byte
+	// Continued: the call echoes a requestState (multi round-trip). Such
+	// a call is never held back nor counted: a refused state says "start
+	// over", and starting over must run.
+	Continued bool
+}
+
+// RepeatEntry is what a store holds of one call of one caller.
+type RepeatEntry struct {
+	// N is how many times the call failed, counting failures within the
+	// window of each other.
+	N int
+	// Last is the last of those failures.
+	Last Failure
+	// Wait is how long the call is still held back; 0 or less: it runs.
+	Wait time.Duration
+}
+
+// RepeatPolicy is what a store needs to decide a [RepeatEntry].
+type RepeatPolicy struct {
+	// N failures hold the call back.
+	N int
+	// Window: a call's failures are forgotten this long after the last.
+	Window time.Duration
+	// Backoff is how long the N-th failure holds the call back; each
+	// further one doubles it, up to MaxBackoff.
+	Backoff, MaxBackoff time.Duration
+}
+
+// hold is how long the n-th failure holds the call back.
+func (p RepeatPolicy) hold(n int) time.Duration {
+	if n < p.N {
+		return 0
+	}
+	d := p.Backoff
+	for i := p.N; i < n && d < p.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, p.MaxBackoff)
+}
+
+// A RepeatStore keeps the guard's counts where every replica of a server
+// shares them (github.com/mcpguard/mcpguard/redisstore). Callers and
+// digests are opaque strings. Its methods must return by ctx's deadline
+// and be safe for concurrent use. A store forgets a caller's counts when
+// the caller's credential differs from the one it last saw.
+type RepeatStore interface {
+	// RepeatEntry returns the caller's entry for the call digest names,
+	// and whether the store holds anything at all for the caller (so that
+	// a success need not release a caller with nothing to forget).
+	RepeatEntry(ctx context.Context, caller, credential, digest string, p RepeatPolicy) (e RepeatEntry, known bool, err error)
+	// RepeatFail records one more failure f of the call, and returns the
+	// entry it makes.
+	RepeatFail(ctx context.Context, caller, credential, digest string, f Failure, p RepeatPolicy) (RepeatEntry, error)
+	// RepeatRelease forgets every count of the caller.
+	RepeatRelease(ctx context.Context, caller string) error
+}
+
+// Repeats is the repeated-failure guard, one stage of a call written once
+// here and run by every consumer (the mcp-go and go-sdk fronts, and
+// mcpguard-proxy): a consumer asks [Repeats.Admit] before a call and
+// settles the [RepeatTicket] it got with what the call answered. See the
+// package documentation for its promises. It is safe for concurrent use.
 type Repeats struct {
-	n       int
-	window  time.Duration
+	p       RepeatPolicy
 	store   RepeatStore
+	mem     *repeatMemory // the store when it is in process, for Idle
 	timeout time.Duration
-	mem     *repeatMemory
 }
 
 // NewRepeats returns the guard of n failures in window, in process
 // (store nil, at most maxKeys calls remembered) or in store, each store
-// call bounded by timeout (0: DefaultStoreTimeout). It panics unless
-// n >= 1, window > 0, maxKeys >= 1 and timeout >= 0.
+// call bounded by timeout (0: DefaultStoreTimeout), holding a call back
+// [DefaultRepeatBackoff] doubling to [DefaultRepeatMaxBackoff]. It panics
+// unless n >= 1, window > 0, maxKeys >= 1 and timeout >= 0.
 func NewRepeats(n int, window time.Duration, store RepeatStore, maxKeys int, timeout time.Duration) *Repeats {
 	if n < 1 || window <= 0 || maxKeys < 1 || timeout < 0 {
 		panic(fmt.Sprintf("limit: NewRepeats(%d, %s, %d, %s): need at least 1 failure, a positive window, room for a call and a timeout of at least 0", n, window, maxKeys, timeout))
@@ -104,76 +176,108 @@ func NewRepeats(n int, window time.Duration, store RepeatStore, maxKeys int, tim
 	if timeout == 0 {
 		timeout = DefaultStoreTimeout
 	}
-	g := &Repeats{n: n, window: window, store: store, timeout: timeout}
+	g := &Repeats{
+		p:       RepeatPolicy{N: n, Window: window, Backoff: DefaultRepeatBackoff, MaxBackoff: DefaultRepeatMaxBackoff},
+		store:   store,
+		timeout: timeout,
+	}
 	if store == nil {
-		g.mem = &repeatMemory{max: maxKeys, m: make(map[string]*repeatEntry)}
+		g.mem = newRepeatMemory(maxKeys, time.Now)
+		g.store = g.mem
 	}
 	return g
 }
 
-// Idle reports that no call has failed in process, so that [Repeats.Check]
-// would run every call: a front need not read the call's arguments.
-func (g *Repeats) Idle() bool { return g.mem != nil && g.mem.n.Load() == 0 }
-
-// Digest names the call of tool with args by caller key: the SHA-256
-// digest of the three, each but the last preceded by its length, as 32
-// bytes of a string.
-func Digest(key, tool string, args []byte) string {
-	h := sha256.New()
-	var n [8]byte
-	for _, s := range [...]string{key, tool} {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		_, _ = io.WriteString(h, s)
+// WithBackoff returns a copy of g that holds a call back for d after its
+// n-th failure, doubling with each further one up to maxD. It panics
+// unless 0 < d <= maxD.
+func (g *Repeats) WithBackoff(d, maxD time.Duration) *Repeats {
+	if d <= 0 || maxD < d {
+		panic(fmt.Sprintf("limit: Repeats.WithBackoff(%s, %s): need 0 < backoff <= max", d, maxD))
 	}
-	h.Write(args)
-	return string(h.Sum(nil))
+	c := *g
+	c.p.Backoff, c.p.MaxBackoff = d, maxD
+	return &c
 }
 
-// Check returns nil to run the call of tool with args by caller key, or
-// the error to answer it with, without running it: its failure's code,
-// not retryable, a message that says it already failed that many times
-// with these arguments, and the failure's own next steps.
-func (g *Repeats) Check(ctx context.Context, key, tool string, args []byte) error {
+// Policy returns g's policy.
+func (g *Repeats) Policy() RepeatPolicy { return g.p }
+
+// Idle reports that no call has failed in process, so that every call
+// runs and a consumer need not read its caller or arguments.
+func (g *Repeats) Idle() bool { return g.mem != nil && g.mem.idle() }
+
+// RepeatTicket is one call admitted by a guard; settle it once the call
+// is answered. The zero ticket settles to nothing.
+type RepeatTicket struct {
+	g      *Repeats
+	call   RepeatCall
+	digest string
+	known  bool // the store holds counts of the caller
+}
+
+// Admit returns the ticket of a call that runs, or the error to answer
+// it with instead of running it (see [Repeats] for its shape). A nil g
+// admits every call. A call whose caller's counts the store cannot tell
+// in time runs.
+func (g *Repeats) Admit(ctx context.Context, c RepeatCall) (RepeatTicket, error) {
+	if g == nil || c.Continued {
+		return RepeatTicket{}, nil
+	}
+	t := RepeatTicket{g: g, call: c}
 	if g.Idle() {
-		return nil
+		return t, nil
 	}
-	d := Digest(key, tool, args)
-	var (
-		n    int
-		last Failure
-	)
-	if g.mem != nil {
-		n, last = g.mem.failures(d, time.Now())
-	} else {
-		sctx, cancel := context.WithTimeout(ctx, g.timeout)
-		var err error
-		n, last, err = g.store.Failures(sctx, d)
-		cancel()
-		if err != nil {
-			return nil // the guard saves work; without its store, the call runs
-		}
+	t.digest, _ = wire.Digest(c.Tool, c.Args)
+	sctx, cancel := g.storeContext(ctx)
+	e, known, err := g.store.RepeatEntry(sctx, c.Caller.Key, c.Caller.Credential, t.digest, g.p)
+	cancel()
+	if err != nil {
+		t.known = true // it may hold counts: a success releases them
+		return t, nil  // the guard saves work; without its store, the call runs
 	}
-	if n < g.n {
-		return nil
+	t.known = known
+	if c.Caller.Key == "" || e.N < g.p.N || e.Wait <= 0 {
+		return t, nil
 	}
-	return repeatRefusal(tool, n, g.window, last)
+	return RepeatTicket{}, heldBack(c.Tool, e)
 }
 
-// Record counts a failure of the call of tool with args by caller key,
-// if [Repeated] says it counts.
-func (g *Repeats) Record(ctx context.Context, key, tool string, args []byte, code envelope.Code, retryable bool, steps []string) {
-	if !Repeated(code, retryable) {
-		return
-	}
-	f := Failure{Code: code, Steps: keepSteps(steps)}
-	d := Digest(key, tool, args)
+func (g *Repeats) storeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if g.mem != nil {
-		g.mem.fail(d, f, time.Now(), g.window)
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), g.timeout)
+}
+
+// Settle records what the ticket's call answered: failure is the
+// envelope it failed with, or nil when it did not fail (a success, an
+// input_required round, a task). A success releases every count of the
+// caller; a failure that [Repeated] counts is counted. An anonymous
+// caller's failures are not counted.
+func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
+	g := t.g
+	if g == nil || t.call.Caller.Key == "" {
 		return
 	}
-	sctx, cancel := context.WithTimeout(ctx, g.timeout)
-	_ = g.store.Fail(sctx, d, f, g.window)
+	if failure == nil {
+		if !t.known && (g.mem == nil || g.Idle()) {
+			return // nothing to release: a success costs no store call
+		}
+		sctx, cancel := g.storeContext(ctx)
+		_ = g.store.RepeatRelease(sctx, t.call.Caller.Key)
+		cancel()
+		return
+	}
+	if !Repeated(failure.ErrorType, failure.Retryable) {
+		return
+	}
+	if t.digest == "" {
+		t.digest, _ = wire.Digest(t.call.Tool, t.call.Args)
+	}
+	f := Failure{Code: failure.ErrorType, Message: str.Clip(failure.Message, RepeatMaxMessageBytes, " …"), Steps: keepSteps(failure.NextSteps)}
+	sctx, cancel := g.storeContext(ctx)
+	_, _ = g.store.RepeatFail(sctx, t.call.Caller.Key, t.call.Caller.Credential, t.digest, f, g.p)
 	cancel()
 }
 
@@ -193,89 +297,48 @@ func keepSteps(steps []string) []string {
 	return out
 }
 
-// repeatRefusal is the answer to a call that already failed n times.
-func repeatRefusal(tool string, n int, window time.Duration, last Failure) error {
-	times := fmt.Sprintf("%d times", n)
-	if n == 1 {
-		times = "once"
-	}
-	msg := fmt.Sprintf("This call of %s already failed %s with these arguments (%s), so it was not run again: repeated unchanged it fails the same way. It runs again with other arguments, or unchanged once %s have passed without another failure.",
-		tool, times, last.Code, window)
+// heldBack is the answer to a call held back: it did not run, it may run
+// after the wait (retryable, retry_after_ms), and it quotes the last real
+// failure as what happened before, never as today's answer.
+func heldBack(tool string, e RepeatEntry) error {
+	times := fmt.Sprintf("%d times", e.N)
+	last := e.Last
 	code := last.Code
 	if !code.Valid() {
 		code = envelope.ValidationError
 	}
-	steps := append([]string{"Do not repeat this call unchanged: change what the earlier failure's next steps below name, or ask the user."}, last.Steps...)
-	return envelope.SetRetryable(envelope.ReplaceNextSteps(envelope.New(code, msg), steps...), false)
+	before := string(code)
+	if last.Message != "" {
+		before += ": " + last.Message
+	}
+	msg := fmt.Sprintf("Not run: this call of %s, with these arguments, already failed %s since a call of yours last succeeded, and repeated unchanged it is likely to fail the same way. The last time it ran, it failed with %s",
+		tool, times, before)
+	wait := (e.Wait + time.Millisecond - 1) / time.Millisecond
+	steps := append(make([]string, 0, 2+len(last.Steps)),
+		"Change what the earlier failure names before you repeat this call: its next steps follow.")
+	steps = append(steps, last.Steps...)
+	steps = append(steps, fmt.Sprintf("Unchanged, this call runs again after %d ms (retry_after_ms), or at once after any other call of yours succeeds.", wait))
+	err := envelope.New(envelope.ExecutionFailed, msg)
+	return envelope.SetRetryAfter(envelope.SetRetryable(envelope.ReplaceNextSteps(err, steps...), true), e.Wait)
 }
 
-// repeatMemory is the in-process store of a guard.
-type repeatMemory struct {
-	n         atomic.Int64 // entries, for Idle
-	mu        sync.Mutex
-	max       int
-	m         map[string]*repeatEntry
-	lastSweep int64
+// SessionCaller returns the [Caller] key of an MCP session's calls, or ""
+// for no session. Its key space is apart from principals'.
+func SessionCaller(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "session\x00" + id
 }
 
-type repeatEntry struct {
-	n     int
-	last  Failure
-	until int64 // UnixNano: forgotten then
-}
-
-func (r *repeatMemory) failures(d string, now time.Time) (int, Failure) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e, ok := r.m[d]
-	if !ok {
-		return 0, Failure{}
+// Credential returns the fingerprint of a caller's credentials (an HTTP
+// Authorization header's value, a token), for [Caller.Credential]: 16
+// bytes of its SHA-256 digest, "" for none. The credential itself is
+// never kept.
+func Credential(secret string) string {
+	if secret == "" {
+		return ""
 	}
-	if now.UnixNano() >= e.until {
-		delete(r.m, d)
-		r.n.Store(int64(len(r.m)))
-		return 0, Failure{}
-	}
-	return e.n, e.last
-}
-
-func (r *repeatMemory) fail(d string, f Failure, now time.Time, window time.Duration) {
-	ns := now.UnixNano()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e, ok := r.m[d]
-	if ok && ns >= e.until {
-		e.n = 0
-	}
-	if !ok {
-		r.sweep(ns, len(r.m) >= r.max)
-		if len(r.m) >= r.max {
-			return // full of live failures: this one is not remembered
-		}
-		e = &repeatEntry{}
-		r.m[d] = e
-		r.n.Store(int64(len(r.m)))
-	}
-	e.n++
-	e.last = f
-	e.until = ns + int64(window)
-}
-
-// sweep drops expired entries: at most once a second when full, else
-// every ten.
-func (r *repeatMemory) sweep(ns int64, full bool) {
-	every := sweepEvery
-	if full {
-		every = fullSweepEvery
-	}
-	if ns-r.lastSweep < every {
-		return
-	}
-	r.lastSweep = ns
-	for d, e := range r.m {
-		if ns >= e.until {
-			delete(r.m, d)
-		}
-	}
-	r.n.Store(int64(len(r.m)))
+	sum := sha256.Sum256([]byte(secret))
+	return string(sum[:16])
 }

@@ -3,7 +3,9 @@ package limit_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,11 +16,47 @@ import (
 	"github.com/mcpguard/mcpguard/core/limit"
 )
 
+// clock is a settable clock for the guard.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func fail(code envelope.Code, msg string, steps ...string) *envelope.Envelope {
+	return &envelope.Envelope{ErrorType: code, Message: msg, NextSteps: steps}
+}
+
+func call(caller, tool, args string) limit.RepeatCall {
+	return limit.RepeatCall{Caller: limit.Caller{Key: caller}, Tool: tool, Args: []byte(args)}
+}
+
+// run admits c and, if it runs, settles it with failure.
+func run(t *testing.T, g *limit.Repeats, c limit.RepeatCall, failure *envelope.Envelope) error {
+	t.Helper()
+	tk, err := g.Admit(context.Background(), c)
+	if err == nil {
+		tk.Settle(context.Background(), failure)
+	}
+	return err
+}
+
+// admit asks whether c would run, without settling it.
+func admit(g *limit.Repeats, c limit.RepeatCall) error {
+	_, err := g.Admit(context.Background(), c)
+	return err
+}
+
 func TestRepeatedCountsOnlyFailuresAnIdenticalCallCannotOvercome(t *testing.T) {
 	t.Parallel()
 	counted := map[envelope.Code]bool{
-		envelope.ValidationError: true, envelope.NotFound: true, envelope.AccessDenied: true,
-		envelope.AuthenticationFailed: true, envelope.ConfigurationError: true,
+		envelope.ValidationError: true, envelope.NotFound: true, envelope.AccessDenied: true, envelope.ConfigurationError: true,
 	}
 	for _, c := range envelope.Codes() {
 		assert.Equal(t, counted[c], limit.Repeated(c, false), "%s, not retryable", c)
@@ -26,65 +64,158 @@ func TestRepeatedCountsOnlyFailuresAnIdenticalCallCannotOvercome(t *testing.T) {
 	}
 }
 
-func TestRepeatsInProcess(t *testing.T) {
+func TestRepeatsHoldsBackWithABackoffAndQuotesTheLastFailure(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	g := limit.NewRepeats(2, time.Hour, nil, 100, 0)
-	args := []byte(`{"sku":"SKU-404"}`)
-	require.True(t, g.Idle())
-	require.NoError(t, g.Check(ctx, "alice", "shop_get", args))
-	g.Record(ctx, "alice", "shop_get", args, envelope.ExecutionFailed, false, nil)
-	g.Record(ctx, "alice", "shop_get", args, envelope.NotFound, true, nil)
-	require.True(t, g.Idle(), "failures that do not count leave nothing behind")
+	clk := &clock{t: time.Unix(1e9, 0)}
+	g := limit.NewRepeatsAt(3, 10*time.Minute, 100, clk.now)
+	c := call("alice", "read_file", `{"path":"later.txt"}`)
 	steps := []string{"one", strings.Repeat("x", limit.RepeatMaxStepBytes+1), "two", "three", "four", "five"}
-	for range 2 {
-		require.NoError(t, g.Check(ctx, "alice", "shop_get", args))
-		g.Record(ctx, "alice", "shop_get", args, envelope.AccessDenied, false, steps)
+	for i := range 3 {
+		require.NoError(t, run(t, g, c, fail(envelope.NotFound, "later.txt does not exist", steps...)), "failure %d runs", i+1)
 	}
-	require.False(t, g.Idle())
-	err := g.Check(ctx, "alice", "shop_get", args)
-	require.Error(t, err)
-	env := envelope.NewRenderer().Error(ctx, envelope.Call{Tool: "shop_get"}, err)
-	assert.Equal(t, envelope.AccessDenied, env.ErrorType)
-	assert.False(t, env.Retryable)
-	assert.Contains(t, env.Message, "This call of shop_get already failed 2 times with these arguments (access_denied)")
+	err := run(t, g, c, nil)
+	require.Error(t, err, "the 4th identical call is held back")
+	env := render(err)
+	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+	assert.True(t, env.Retryable)
+	assert.Equal(t, int64(1000), env.RetryAfterMS)
+	assert.Contains(t, env.Message, "Not run: this call of read_file, with these arguments, already failed 3 times")
+	assert.Contains(t, env.Message, "not_found: later.txt does not exist")
 	assert.Equal(t, []string{"one", "two", "three", "four"}, env.NextSteps[1:5], "at most 4 steps kept, a step too long left out")
-	for _, other := range [][3]string{{"bob", "shop_get", string(args)}, {"alice", "shop_list", string(args)}, {"alice", "shop_get", `{"sku":"SKU-405"}`}} {
-		assert.NoError(t, g.Check(ctx, other[0], other[1], []byte(other[2])), "another caller, tool or arguments: %q", other)
+	assert.Contains(t, env.NextSteps[5], "after 1000 ms")
+
+	clk.add(999 * time.Millisecond)
+	require.Error(t, run(t, g, c, nil), "still held back")
+	clk.add(time.Millisecond)
+	require.NoError(t, run(t, g, c, fail(envelope.NotFound, "still missing")), "runs once the wait is over")
+	err = run(t, g, c, nil)
+	require.Error(t, err)
+	assert.Equal(t, int64(2000), render(err).RetryAfterMS, "the wait doubles")
+	for range 10 {
+		clk.add(time.Hour / 60)
+		_ = run(t, g, c, fail(envelope.NotFound, "gone"))
 	}
-	// No split of the same bytes into key and tool names the same call.
-	assert.NotEqual(t, limit.Digest("ab", "c", nil), limit.Digest("a", "bc", nil))
-	assert.Len(t, limit.Digest(strings.Repeat("k", 1<<20), "t", args), 32)
+	assert.LessOrEqual(t, render(run(t, g, c, nil)).RetryAfterMS, int64(60_000), "never more than a minute")
 }
 
-// The guard remembers at most maxKeys calls: a flood of distinct failing
-// calls cannot grow it, nor push out what it remembers; expired entries
-// make room again.
-func TestRepeatsMemoryIsBoundedAndExpires(t *testing.T) {
+func TestRepeatsReleasesOnSuccessAndOnNewCredentials(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	g := limit.NewRepeats(1, time.Hour, nil, 10, 0)
-	g.Record(ctx, "alice", "t", []byte("kept"), envelope.NotFound, false, nil)
-	for i := range 1000 {
-		g.Record(ctx, "mallory", "t", []byte(fmt.Sprint(i)), envelope.NotFound, false, nil)
+	clk := &clock{t: time.Unix(1e9, 0)}
+	g := limit.NewRepeatsAt(3, 10*time.Minute, 100, clk.now)
+	read := call("alice", "read_file", `{"path":"later.txt"}`)
+	for range 3 {
+		require.NoError(t, run(t, g, read, fail(envelope.NotFound, "missing")))
 	}
-	require.Error(t, g.Check(ctx, "alice", "t", []byte("kept")), "the first failure is still remembered")
-	assert.NoError(t, g.Check(ctx, "mallory", "t", []byte("999")), "the 1000th was not: no room")
+	require.Error(t, run(t, g, read, nil))
+	require.NoError(t, run(t, g, call("alice", "write_file", `{"path":"later.txt"}`), nil), "the write succeeds")
+	require.NoError(t, run(t, g, read, nil), "any success of the caller releases the read")
+	assert.True(t, g.Idle())
 
-	short := limit.NewRepeats(1, 30*time.Millisecond, nil, 1, 0)
-	short.Record(ctx, "alice", "t", []byte("a"), envelope.NotFound, false, nil)
-	require.Eventually(t, func() bool { return short.Check(ctx, "alice", "t", []byte("a")) == nil }, 10*time.Second, 5*time.Millisecond, "forgotten after the window")
-	require.Eventually(t, func() bool {
-		short.Record(ctx, "carol", "t", []byte("b"), envelope.NotFound, false, nil)
-		return short.Check(ctx, "carol", "t", []byte("b")) != nil
-	}, 10*time.Second, 50*time.Millisecond, "expired entries make room")
+	denied := read
+	denied.Caller.Credential = limit.Credential("Bearer old")
+	for range 3 {
+		require.NoError(t, run(t, g, denied, fail(envelope.AccessDenied, "no rights")))
+	}
+	require.Error(t, run(t, g, denied, nil))
+	renewed := denied
+	renewed.Caller.Credential = limit.Credential("Bearer new")
+	require.NoError(t, run(t, g, renewed, nil), "new credentials start over")
 }
 
-func TestRepeatsCheckDoesNotAllocateWhileNothingFailed(t *testing.T) {
+func TestRepeatsNeverCountsWhatRepeatingMayOvercome(t *testing.T) {
+	t.Parallel()
+	g := limit.NewRepeats(1, time.Hour, nil, 100, 0)
+	c := call("alice", "t", `{}`)
+	for _, f := range []*envelope.Envelope{
+		fail(envelope.AuthenticationFailed, "expired"), fail(envelope.ExecutionFailed, "boom"), fail(envelope.InternalError, "x"),
+		{ErrorType: envelope.NotFound, Retryable: true},
+	} {
+		require.NoError(t, run(t, g, c, f))
+	}
+	assert.True(t, g.Idle(), "nothing counted")
+	continued := c
+	continued.Continued = true
+	for range 3 {
+		require.NoError(t, run(t, g, continued, fail(envelope.ValidationError, "the state did not verify: start over")))
+	}
+	assert.True(t, g.Idle(), "a call that echoes a requestState is never counted")
+	require.NoError(t, run(t, g, c, nil), "the fresh start runs")
+}
+
+func TestRepeatsScopesCountsToTheirCaller(t *testing.T) {
+	t.Parallel()
+	g := limit.NewRepeats(2, time.Hour, nil, 100, 0)
+	for range 2 {
+		require.NoError(t, run(t, g, call("alice", "t", `{"a":1}`), fail(envelope.AccessDenied, "no")))
+	}
+	require.Error(t, run(t, g, call("alice", "t", `{"a":1}`), nil))
+	assert.NoError(t, admit(g, call("bob", "t", `{"a":1}`)), "another caller")
+	assert.NoError(t, admit(g, call("alice", "u", `{"a":1}`)), "another tool")
+	assert.NoError(t, admit(g, call("alice", "t", `{"a":2}`)), "other arguments")
+	assert.Error(t, admit(g, call("alice", "t", ` { "a" : 1.0 } `)), "the same arguments spelled otherwise")
+	for range 5 {
+		require.NoError(t, run(t, g, call("", "t", `{"a":1}`), fail(envelope.AccessDenied, "no")), "an anonymous caller is never held back")
+	}
+	big := call("carol", "t", `{"id":9007199254740993}`)
+	for range 2 {
+		require.NoError(t, run(t, g, big, fail(envelope.NotFound, "no")))
+	}
+	assert.NoError(t, admit(g, call("carol", "t", `{"id":9007199254740992}`)), "two integers past 2^53 are two calls")
+	assert.Error(t, admit(g, big))
+}
+
+// A flood of distinct failures from one caller evicts its own oldest,
+// never another caller's, and memory stays bounded.
+func TestRepeatsMemoryIsBoundedAndFair(t *testing.T) {
+	t.Parallel()
+	g := limit.NewRepeats(1, time.Hour, nil, 10_000, 0)
+	require.NoError(t, run(t, g, call("alice", "t", `{"kept":1}`), fail(envelope.NotFound, "no")))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range 10_050 {
+		_ = run(t, g, call("mallory", "t", fmt.Sprintf(`{"i":%d}`, i)), fail(envelope.NotFound, strings.Repeat("m", 100), "step"))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	assert.Error(t, run(t, g, call("alice", "t", `{"kept":1}`), nil), "alice's failure is still remembered")
+	assert.Error(t, run(t, g, call("mallory", "t", `{"i":10049}`), nil), "mallory's newest is remembered: the guard stays on")
+	assert.NoError(t, run(t, g, call("mallory", "t", `{"i":0}`), nil), "mallory's oldest was evicted")
+	assert.LessOrEqual(t, limit.RepeatsLive(g), 1+limit.RepeatMaxPerCaller)
+	t.Logf("live %d calls, heap %+d bytes", limit.RepeatsLive(g), int64(after.HeapAlloc)-int64(before.HeapAlloc))
+
+	// Many callers: the memory's bound holds, the least recent go first.
+	small := limit.NewRepeats(1, time.Hour, nil, 50, 0)
+	for i := range 1000 {
+		_ = run(t, small, call(fmt.Sprint("c", i), "t", `{}`), fail(envelope.NotFound, "no"))
+	}
+	assert.LessOrEqual(t, limit.RepeatsLive(small), 50)
+	assert.Error(t, run(t, small, call("c999", "t", `{}`), nil))
+	assert.NoError(t, run(t, small, call("c0", "t", `{}`), nil))
+}
+
+func TestRepeatsForgetsAfterTheWindow(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Unix(1e9, 0)}
+	g := limit.NewRepeatsAt(2, time.Minute, 100, clk.now).WithBackoff(time.Hour, time.Hour)
+	c := call("alice", "t", `{}`)
+	for range 2 {
+		require.NoError(t, run(t, g, c, fail(envelope.NotFound, "no")))
+	}
+	require.Error(t, run(t, g, c, nil))
+	clk.add(time.Minute)
+	require.NoError(t, run(t, g, c, fail(envelope.NotFound, "no")), "forgotten a window after the last failure")
+	require.NoError(t, run(t, g, c, nil), "counting starts over")
+}
+
+func TestRepeatsAdmitDoesNotAllocateWhileNothingFailed(t *testing.T) {
 	g := limit.NewRepeats(3, time.Minute, nil, 10, 0)
 	ctx := context.Background()
-	args := []byte(`{}`)
-	if n := testing.AllocsPerRun(1000, func() { _ = g.Check(ctx, "alice", "t", args) }); n != 0 {
+	c := call("alice", "t", `{}`)
+	if n := testing.AllocsPerRun(1000, func() {
+		tk, _ := g.Admit(ctx, c)
+		tk.Settle(ctx, nil)
+	}); n != 0 {
 		t.Errorf("%.0f allocations per call while nothing failed, want 0", n)
 	}
 }
@@ -95,4 +226,6 @@ func TestNewRepeatsPanicsOnBadConfiguration(t *testing.T) {
 	assert.Panics(t, func() { limit.NewRepeats(1, 0, nil, 1, 0) })
 	assert.Panics(t, func() { limit.NewRepeats(1, time.Hour, nil, 0, 0) })
 	assert.Panics(t, func() { limit.NewRepeats(1, time.Hour, nil, 1, -1) })
+	assert.Panics(t, func() { limit.NewRepeats(1, time.Hour, nil, 1, 0).WithBackoff(0, time.Second) })
+	assert.Panics(t, func() { limit.NewRepeats(1, time.Hour, nil, 1, 0).WithBackoff(time.Second, time.Millisecond) })
 }

@@ -120,7 +120,8 @@ func ExampleWithStore() {
 
 // middleware.Default() has the repeated-failure guard: an agent that
 // repeats a call that failed with not_found runs the handler three
-// times; the fourth identical call is answered without running it.
+// times; the fourth identical call of the same session is answered
+// without running it, retryable after a short wait, quoting the failure.
 func ExampleRepeats() {
 	runs := 0
 	s := server.NewMCPServer("shop", "1.0.0")
@@ -129,15 +130,17 @@ func ExampleRepeats() {
 		runs++
 		return nil, envelope.New(envelope.NotFound, "no product SKU-404")
 	})
+	// The session a transport (stdio, streamable HTTP) gives each call.
+	ctx := s.WithContext(context.Background(), server.NewInProcessSession("session-1", nil))
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shop_get","arguments":{"sku":"SKU-404"}}}`
 	var env *envelope.Envelope
 	for range 10 {
-		resp := s.HandleMessage(context.Background(), json.RawMessage(call)).(mcp.JSONRPCResponse)
+		resp := s.HandleMessage(ctx, json.RawMessage(call)).(mcp.JSONRPCResponse)
 		env, _ = envelope.FromResult(resp.Result.(*mcp.CallToolResult))
 	}
-	fmt.Println(runs, env.ErrorType, env.Retryable)
+	fmt.Println(runs, env.ErrorType, env.Retryable, env.RetryAfterMS <= 1000)
 	fmt.Println(env.Message)
 	// Output:
-	// 3 not_found false
-	// This call of shop_get already failed 3 times with these arguments (not_found), so it was not run again: repeated unchanged it fails the same way. It runs again with other arguments, or unchanged once 10m0s have passed without another failure.
+	// 3 execution_failed true true
+	// Not run: this call of shop_get, with these arguments, already failed 3 times since a call of yours last succeeded, and repeated unchanged it is likely to fail the same way. The last time it ran, it failed with not_found: no product SKU-404
 }

@@ -42,12 +42,30 @@ func httpServer(t *testing.T, opts ...server.StreamableHTTPOption) (url string, 
 // ID header and body.
 func post(t *testing.T, url, session, body string) (string, string) {
 	t.Helper()
+	return postHeaders(t, url, session, body, nil)
+}
+
+// postWith is post with headers of the client's own, and returns the
+// body.
+func postWith(t *testing.T, url, session, body string, headers map[string]string) string {
+	t.Helper()
+	_, raw := postHeaders(t, url, session, body, headers)
+	return raw
+}
+
+func postHeaders(t *testing.T, url, session, body string, headers map[string]string) (string, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
 		req.Header.Set(server.HeaderKeySessionID, session)
+	}
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

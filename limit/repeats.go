@@ -13,11 +13,14 @@ import (
 )
 
 // The defaults of [Repeats], which middleware.Default puts in its chain:
-// three failures within ten minutes (see core/limit.DefaultRepeatFailures
-// for the evidence they come from).
+// three failures, each further one holding the call back twice as long
+// from one second to a minute, forgotten ten minutes after the last (see
+// core/limit.DefaultRepeatFailures for the evidence they come from).
 const (
-	DefaultRepeatFailures = core.DefaultRepeatFailures
-	DefaultRepeatWindow   = core.DefaultRepeatWindow
+	DefaultRepeatFailures   = core.DefaultRepeatFailures
+	DefaultRepeatWindow     = core.DefaultRepeatWindow
+	DefaultRepeatBackoff    = core.DefaultRepeatBackoff
+	DefaultRepeatMaxBackoff = core.DefaultRepeatMaxBackoff
 )
 
 // RepeatStore keeps the failures [Repeats] counts where every replica
@@ -31,58 +34,106 @@ type RepeatStore = core.RepeatStore
 // time runs. It panics on nil.
 func WithRepeatStore(s RepeatStore) Option { return core.WithRepeatStore[mcp.CallToolRequest](s) }
 
-// Repeats stops agents that repeat a failing call. Once the identical
-// call of a caller (same tool, same arguments by digest, same key: see
-// [WithKey]) has failed n times within window with a failure it cannot
-// overcome unchanged (validation_error, not_found, access_denied,
-// authentication_failed or configuration_error, not retryable), the next
-// identical call is answered without running the handler: an envelope of
-// the failure's code, not retryable, whose message says the call already
-// failed n times with these arguments, and whose next steps are the
-// failure's own. Other arguments, another tool or another caller run as
-// usual; retryable failures never count.
+// WithRepeatBackoff sets how long [Repeats] holds a call back after its
+// n-th failure (d), doubling with each further one up to maxD. It panics
+// unless 0 < d <= maxD.
+func WithRepeatBackoff(d, maxD time.Duration) Option {
+	return core.WithRepeatBackoff[mcp.CallToolRequest](d, maxD)
+}
+
+// Repeats stops agents that repeat a failing call, and never holds back
+// a call the handler would answer otherwise than before:
+//
+//   - Scope: counts belong to one caller, the principal the server named
+//     ([ContextWithPrincipal]), else the MCP session (on stdio, the
+//     connection); [WithKey] names callers otherwise. A caller with
+//     neither (a stateless HTTP server without authentication) is never
+//     held back. Never one bucket for everyone, never an address.
+//   - Same call: the same tool with the same arguments, compared in
+//     canonical form (member order, white space, escapes and 1 against
+//     1.0 do not matter; every digit of a number does).
+//   - What counts: a failure the identical call cannot overcome while
+//     nothing changes (validation_error, not_found, access_denied,
+//     configuration_error, not retryable). Never authentication_failed,
+//     a retryable failure, the guard's own answer, or a call that echoes
+//     a requestState.
+//   - Released when the world may have changed: any call of the caller
+//     that succeeds, or new credentials (its Authorization header),
+//     forget every count of the caller.
+//
+// Once the identical call failed n times, it is held back for a wait that
+// doubles with each further failure ([DefaultRepeatBackoff] to
+// [DefaultRepeatMaxBackoff]; [WithRepeatBackoff]): answered without
+// running the handler with a retryable execution_failed envelope, its
+// retry_after_ms, a message that says it was not run and quotes the last
+// real failure, and that failure's own next steps.
 //
 // It reads the envelope a failed call was answered with, so it sits
-// outside the envelope layer: middleware.Default puts it there, with n
-// [DefaultRepeatFailures] and window [DefaultRepeatWindow]. While no call
-// has failed it costs an atomic load and allocates nothing; it keeps at
-// most [WithMaxKeys] calls (and no more than 10,000), each as a 32-byte
-// digest, forgotten window after its last failure. With
-// [WithRepeatStore] the count is shared by every replica.
+// outside the envelope layer: middleware.Default puts it there. While no
+// call has failed it costs an atomic load and allocates nothing; in
+// process it keeps at most [WithMaxKeys] calls (no more than 10,000, and
+// 256 per caller, a caller's oldest evicted first), each forgotten window
+// after its last failure. With [WithRepeatStore] every replica shares the
+// counts.
 //
 // Repeats panics unless n >= 1 and window > 0.
 func Repeats(n int, window time.Duration, opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
-	g, key := o.Repeats(n, window), o.Key()
+	g, key := o.Repeats(n, window), o.CallerKey()
 	overlay := envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args []byte
-			if !g.Idle() {
-				args = arguments(req)
-				if err := g.Check(ctx, key(ctx, req), req.Params.Name, args); err != nil {
-					return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
-				}
+			t, err := g.Admit(ctx, repeatCall(ctx, req, key, g.Idle()))
+			if err != nil {
+				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
 			}
 			res, err := next(ctx, req)
-			if err != nil || res == nil || !res.IsError {
-				return res, err
-			}
-			if env, ok := envelope.FromResult(res); ok && core.Repeated(env.ErrorType, env.Retryable) {
-				if args == nil {
-					args = arguments(req)
+			switch {
+			case err != nil || res == nil:
+				// Not an answer the guard can read: the envelope layer
+				// inside turns both into envelopes.
+			case !res.IsError:
+				t.Settle(ctx, nil)
+			default:
+				if env, ok := envelope.FromResult(res); ok {
+					if len(t.Args()) == 0 {
+						t = t.WithArgs(arguments(req))
+					}
+					t.Settle(ctx, env)
 				}
-				g.Record(ctx, key(ctx, req), req.Params.Name, args, env.ErrorType, env.Retryable, env.NextSteps)
 			}
-			return res, nil
+			return res, err
 		}
 	}
 }
 
-// arguments are the call's arguments as JSON, for their digest: a map's
-// keys sorted, so that the same arguments in another order are the same
-// call.
+// repeatCall is req as the guard reads it. Arguments a client sent are
+// read as they came; those of a request built in process are encoded
+// only when the guard will read them.
+func repeatCall(ctx context.Context, req mcp.CallToolRequest, key func(context.Context, mcp.CallToolRequest) string, idle bool) core.RepeatCall {
+	c := core.RepeatCall{Tool: req.Params.Name, Args: req.Params.RawArguments, Continued: req.Params.RequestState != ""}
+	if key != nil {
+		c.Caller.Key = key(ctx, req)
+	} else {
+		c.Caller.Key = core.PrincipalKeyFrom(ctx)
+		if s := server.ClientSessionFromContext(ctx); s != nil && c.Caller.Key == "" {
+			c.Caller.Session = s.SessionID()
+		}
+	}
+	if req.Header != nil {
+		c.Caller.Credential = req.Header.Get("Authorization")
+	}
+	if len(c.Args) == 0 && !idle {
+		c.Args = arguments(req)
+	}
+	return c
+}
+
+// arguments are the arguments of a call built in process, as JSON.
 func arguments(req mcp.CallToolRequest) []byte {
+	if len(req.Params.RawArguments) > 0 || req.Params.Arguments == nil {
+		return req.Params.RawArguments
+	}
 	b, err := json.Marshal(req.Params.Arguments)
 	if err != nil {
 		return nil

@@ -28,7 +28,7 @@ func TestDefaultHasTheRepeatedFailureGuard(t *testing.T) {
 		runs int64
 	}{
 		{"default", nil, limit.DefaultRepeatFailures},
-		{"replaced", []middleware.Option{middleware.WithRepeats(limit.Repeats(1, time.Hour))}, 1},
+		{"replaced", []middleware.Option{middleware.WithRepeats(limit.Repeats(1, time.Hour, limit.WithRepeatBackoff(time.Hour, time.Hour)))}, 1},
 		{"off", []middleware.Option{middleware.WithRepeats(nil)}, 10},
 	} {
 		var runs, limited atomic.Int64
@@ -43,8 +43,12 @@ func TestDefaultHasTheRepeatedFailureGuard(t *testing.T) {
 			return nil, envelope.New(envelope.NotFound, "no product SKU-404")
 		}
 		srv := middlewaretest.New(t, tool, h, middleware.Default(append(c.opts, middleware.WithLimits(counting))...)...)
-		for range 10 {
-			srv.Call(missing).ExpectError(envelope.NotFound)
+		for i := range int64(10) {
+			want := envelope.NotFound
+			if i >= c.runs {
+				want = envelope.ExecutionFailed // held back, retryable, quoting the not_found
+			}
+			srv.Call(missing).ExpectError(want)
 		}
 		if runs.Load() != c.runs || limited.Load() != c.runs {
 			t.Errorf("%s: the handler ran %d times and the limits saw %d calls of 10, want %d", c.name, runs.Load(), limited.Load(), c.runs)

@@ -160,10 +160,13 @@ func TestAFloodCannotTurnTheLimitOff(t *testing.T) {
 	}
 }
 
-// Three replicas' guards on one Redis share the count of a call's
-// failures: three failures, one on each, and the fourth identical call is
-// answered by any of them, with the failure's code and steps; the keys
-// expire a window after the last failure.
+// Three replicas' guards on one Redis share a caller's counts with the
+// same meaning as in process: three failures, one on each, and the fourth
+// identical call is held back by any of them, quoting the failure;
+// another caller, or other arguments, run; a success of the caller
+// releases it on every replica; new credentials start over; the caller's
+// one key expires a window after its last failure; a caller's flood of
+// distinct failures stays within its bound.
 func TestRepeatsShareTheCountThroughRedis(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
@@ -172,31 +175,75 @@ func TestRepeatsShareTheCountThroughRedis(t *testing.T) {
 	for i := range replicas {
 		replicas[i] = limit.NewRepeats(3, time.Hour, open(t, srv), 1, testTimeout)
 	}
-	args := []byte(`{"sku":"SKU-404"}`)
+	alice := limit.RepeatCall{Caller: limit.Caller{Session: "s-alice", Credential: "Bearer a"}, Tool: "shop_get", Args: []byte(`{"sku":"SKU-404"}`)}
+	notFound := &envelope.Envelope{ErrorType: envelope.NotFound, Message: "no product SKU-404", NextSteps: []string{"List the SKUs first."}}
 	for i, g := range replicas {
-		require.NoError(t, g.Check(ctx, "alice", "shop_get", args), "failure %d: the call runs", i)
-		g.Record(ctx, "alice", "shop_get", args, envelope.NotFound, false, []string{"List the SKUs first."})
+		tk, err := g.Admit(ctx, alice)
+		require.NoError(t, err, "failure %d: the call runs", i)
+		tk.Settle(ctx, notFound)
 	}
+	spelled := alice
+	spelled.Args = []byte(` { "sku" : "SKU-\u0034\u0030\u0034" } `)
 	for _, g := range replicas {
-		env := render(g.Check(ctx, "alice", "shop_get", args))
-		assert.Equal(t, envelope.NotFound, env.ErrorType)
-		assert.False(t, env.Retryable)
-		assert.Contains(t, env.Message, "already failed 3 times with these arguments (not_found)")
+		_, err := g.Admit(ctx, spelled)
+		env := render(err)
+		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
+		assert.True(t, env.Retryable)
+		assert.InDelta(t, 1000, env.RetryAfterMS, 200)
+		assert.Contains(t, env.Message, "already failed 3 times")
+		assert.Contains(t, env.Message, "not_found: no product SKU-404")
 		assert.Contains(t, env.NextSteps, "List the SKUs first.")
-		assert.NoError(t, g.Check(ctx, "bob", "shop_get", args), "another caller")
-		assert.NoError(t, g.Check(ctx, "alice", "shop_get", []byte(`{"sku":"SKU-405"}`)), "other arguments")
+		bob := alice
+		bob.Caller.Session = "s-bob"
+		_, err = g.Admit(ctx, bob)
+		assert.NoError(t, err, "another caller")
+		other := alice
+		other.Args = []byte(`{"sku":"SKU-405"}`)
+		_, err = g.Admit(ctx, other)
+		assert.NoError(t, err, "other arguments")
 	}
 	c := raw(t, srv)
-	keys, err := c.Do(ctx, c.B().Keys().Pattern(redisstore.DefaultPrefix+"repeat:*").Build()).AsStrSlice()
+	keys, err := c.Do(ctx, c.B().Keys().Pattern(redisstore.DefaultPrefix+"guard:*").Build()).AsStrSlice()
 	require.NoError(t, err)
-	require.Len(t, keys, 1, "one key per call, named by its digest")
-	assert.Len(t, keys[0], len(redisstore.DefaultPrefix+"repeat:")+64)
+	require.Len(t, keys, 1, "one key per caller")
+	assert.Len(t, keys[0], len(redisstore.DefaultPrefix+"guard:")+64)
 	ttl, err := c.Do(ctx, c.B().Pttl().Key(keys[0]).Build()).AsInt64()
 	require.NoError(t, err)
 	assert.Greater(t, ttl, int64(59*60*1000), "expires a window after the last failure")
 
+	renewed := alice
+	renewed.Caller.Credential = "Bearer b"
+	_, err = replicas[1].Admit(ctx, renewed)
+	require.NoError(t, err, "new credentials start over")
+	for range 3 {
+		tk, err := replicas[0].Admit(ctx, alice)
+		require.NoError(t, err)
+		tk.Settle(ctx, notFound)
+	}
+	_, err = replicas[2].Admit(ctx, alice)
+	require.Error(t, err)
+	write := alice
+	write.Tool = "shop_put"
+	tk, err := replicas[1].Admit(ctx, write)
+	require.NoError(t, err)
+	tk.Settle(ctx, nil)
+	_, err = replicas[2].Admit(ctx, alice)
+	require.NoError(t, err, "a success on one replica releases the caller on all")
+
+	for i := range limit.RepeatMaxPerCaller + 50 {
+		flood := alice
+		flood.Args = []byte(fmt.Sprintf(`{"i":%d}`, i))
+		tk, err := replicas[0].Admit(ctx, flood)
+		require.NoError(t, err)
+		tk.Settle(ctx, notFound)
+	}
+	fields, err := c.Do(ctx, c.B().Hlen().Key(keys[0]).Build()).AsInt64()
+	require.NoError(t, err)
+	assert.LessOrEqual(t, fields, int64(limit.RepeatMaxPerCaller+2), "a caller's calls are bounded")
+
 	// A hung Redis cannot hold a call: the guard runs it.
 	require.NoError(t, srv.Pause())
 	defer func() { require.NoError(t, srv.Resume()) }()
-	assert.NoError(t, replicas[0].Check(ctx, "alice", "shop_get", args), "without its store, the guard lets the call run")
+	_, err = replicas[0].Admit(ctx, alice)
+	assert.NoError(t, err, "without its store, the guard lets the call run")
 }

@@ -119,3 +119,12 @@ func Key(ctx context.Context) string {
 	}
 	return ""
 }
+
+// PrincipalKeyFrom returns the key [Key] gives the principal
+// [ContextWithPrincipal] named in ctx, or "" when it named none: the
+// caller of the repeated-failure guard, which never keys by address (two
+// users behind one address are two callers). It does not allocate.
+func PrincipalKeyFrom(ctx context.Context) string {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p
+}

@@ -73,17 +73,43 @@ func Repeated(code envelope.Code, retryable bool) bool {
 	return false
 }
 
-// Caller is who a call is from, as the guard scopes its counts.
+// Caller is who a call is from, as the guard scopes its counts: its Key,
+// else its Session. A caller with neither is one the server cannot tell
+// from others (a stateless HTTP server without authentication): its calls
+// are never held back nor counted, so that one caller's failures never
+// change another's answer.
 type Caller struct {
-	// Key names the caller: a principal the server authenticated, else
-	// its MCP session, else its connection. An empty Key is a caller the
-	// server cannot tell from others (a stateless HTTP server without
-	// authentication): its calls are never held back, so that one
-	// caller's failures never change another's answer.
+	// Key names the caller: a principal the server authenticated, as
+	// [Key] or [PrincipalKey] spell it, or a key of the user's own.
 	Key string
-	// Credential is a fingerprint of the credentials the call came with
-	// ("" for none): when it changes, the caller's counts start over.
+	// Session is the caller's MCP session, or its connection where the
+	// transport has no session (stdio), for a caller without a Key.
+	Session string
+	// Credential is the credentials the call came with, as sent (an HTTP
+	// Authorization header's value), "" for none: when it changes, the
+	// caller's counts start over. Only a digest of it is kept.
 	Credential string
+}
+
+// key is the caller's name in a store, "" for an anonymous caller.
+func (c Caller) key() string {
+	switch {
+	case c.Key != "":
+		return c.Key
+	case c.Session != "":
+		return "session\x00" + c.Session
+	}
+	return ""
+}
+
+// credential is the fingerprint of the caller's credentials: 16 bytes of
+// their SHA-256 digest, "" for none.
+func (c Caller) credential() string {
+	if c.Credential == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(c.Credential))
+	return string(sum[:16])
 }
 
 // RepeatCall is one tool call as the guard reads it.
@@ -228,16 +254,20 @@ func (g *Repeats) Admit(ctx context.Context, c RepeatCall) (RepeatTicket, error)
 	if g.Idle() {
 		return t, nil
 	}
+	key := c.Caller.key()
+	if key == "" {
+		return t, nil
+	}
 	t.digest, _ = wire.Digest(c.Tool, c.Args)
 	sctx, cancel := g.storeContext(ctx)
-	e, known, err := g.store.RepeatEntry(sctx, c.Caller.Key, c.Caller.Credential, t.digest, g.p)
+	e, known, err := g.store.RepeatEntry(sctx, key, c.Caller.credential(), t.digest, g.p)
 	cancel()
 	if err != nil {
 		t.known = true // it may hold counts: a success releases them
 		return t, nil  // the guard saves work; without its store, the call runs
 	}
 	t.known = known
-	if c.Caller.Key == "" || e.N < g.p.N || e.Wait <= 0 {
+	if e.N < g.p.N || e.Wait <= 0 {
 		return t, nil
 	}
 	return RepeatTicket{}, heldBack(c.Tool, e)
@@ -250,6 +280,16 @@ func (g *Repeats) storeContext(ctx context.Context) (context.Context, context.Ca
 	return context.WithTimeout(context.WithoutCancel(ctx), g.timeout)
 }
 
+// Args returns the arguments the ticket's call was admitted with.
+func (t RepeatTicket) Args() []byte { return t.call.Args }
+
+// WithArgs returns t with the call's arguments set, for a consumer that
+// reads them only once the call failed.
+func (t RepeatTicket) WithArgs(args []byte) RepeatTicket {
+	t.call.Args = args
+	return t
+}
+
 // Settle records what the ticket's call answered: failure is the
 // envelope it failed with, or nil when it did not fail (a success, an
 // input_required round, a task). A success releases every count of the
@@ -257,19 +297,24 @@ func (g *Repeats) storeContext(ctx context.Context) (context.Context, context.Ca
 // caller's failures are not counted.
 func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 	g := t.g
-	if g == nil || t.call.Caller.Key == "" {
+	if g == nil {
 		return
 	}
 	if failure == nil {
 		if !t.known && (g.mem == nil || g.Idle()) {
 			return // nothing to release: a success costs no store call
 		}
+		key := t.call.Caller.key()
+		if key == "" {
+			return
+		}
 		sctx, cancel := g.storeContext(ctx)
-		_ = g.store.RepeatRelease(sctx, t.call.Caller.Key)
+		_ = g.store.RepeatRelease(sctx, key)
 		cancel()
 		return
 	}
-	if !Repeated(failure.ErrorType, failure.Retryable) {
+	key := t.call.Caller.key()
+	if key == "" || !Repeated(failure.ErrorType, failure.Retryable) {
 		return
 	}
 	if t.digest == "" {
@@ -277,7 +322,7 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 	}
 	f := Failure{Code: failure.ErrorType, Message: str.Clip(failure.Message, RepeatMaxMessageBytes, " …"), Steps: keepSteps(failure.NextSteps)}
 	sctx, cancel := g.storeContext(ctx)
-	_, _ = g.store.RepeatFail(sctx, t.call.Caller.Key, t.call.Caller.Credential, t.digest, f, g.p)
+	_, _ = g.store.RepeatFail(sctx, key, t.call.Caller.credential(), t.digest, f, g.p)
 	cancel()
 }
 
@@ -302,6 +347,9 @@ func keepSteps(steps []string) []string {
 // failure as what happened before, never as today's answer.
 func heldBack(tool string, e RepeatEntry) error {
 	times := fmt.Sprintf("%d times", e.N)
+	if e.N == 1 {
+		times = "once"
+	}
 	last := e.Last
 	code := last.Code
 	if !code.Valid() {
@@ -320,25 +368,4 @@ func heldBack(tool string, e RepeatEntry) error {
 	steps = append(steps, fmt.Sprintf("Unchanged, this call runs again after %d ms (retry_after_ms), or at once after any other call of yours succeeds.", wait))
 	err := envelope.New(envelope.ExecutionFailed, msg)
 	return envelope.SetRetryAfter(envelope.SetRetryable(envelope.ReplaceNextSteps(err, steps...), true), e.Wait)
-}
-
-// SessionCaller returns the [Caller] key of an MCP session's calls, or ""
-// for no session. Its key space is apart from principals'.
-func SessionCaller(id string) string {
-	if id == "" {
-		return ""
-	}
-	return "session\x00" + id
-}
-
-// Credential returns the fingerprint of a caller's credentials (an HTTP
-// Authorization header's value, a token), for [Caller.Credential]: 16
-// bytes of its SHA-256 digest, "" for none. The credential itself is
-// never kept.
-func Credential(secret string) string {
-	if secret == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(secret))
-	return string(sum[:16])
 }

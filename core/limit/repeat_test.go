@@ -112,13 +112,13 @@ func TestRepeatsReleasesOnSuccessAndOnNewCredentials(t *testing.T) {
 	assert.True(t, g.Idle())
 
 	denied := read
-	denied.Caller.Credential = limit.Credential("Bearer old")
+	denied.Caller.Credential = "Bearer old"
 	for range 3 {
 		require.NoError(t, run(t, g, denied, fail(envelope.AccessDenied, "no rights")))
 	}
 	require.Error(t, run(t, g, denied, nil))
 	renewed := denied
-	renewed.Caller.Credential = limit.Credential("Bearer new")
+	renewed.Caller.Credential = "Bearer new"
 	require.NoError(t, run(t, g, renewed, nil), "new credentials start over")
 }
 

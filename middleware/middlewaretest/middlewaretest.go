@@ -3,6 +3,7 @@ package middlewaretest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -14,12 +15,26 @@ import (
 )
 
 // Server is a real *server.MCPServer driven through HandleMessage, the
-// path every transport ends in. It is safe for concurrent use.
+// path every transport ends in, as one client in one MCP session, as a
+// transport gives every call its session (the repeated-failure guard
+// counts a session's failures). It is safe for concurrent use.
 type Server struct {
 	tb   testing.TB
 	srv  *server.MCPServer
+	ctx  context.Context
 	tool string
 	ids  atomic.Int64
+}
+
+// sessions numbers the harness's sessions.
+var sessions atomic.Int64
+
+// newServer is the harness around s, in a session of its own.
+func newServer(tb testing.TB, s *server.MCPServer, tool string) *Server {
+	id := fmt.Sprintf("middlewaretest-%d", sessions.Add(1))
+	out := &Server{tb: tb, srv: s, tool: tool, ctx: s.WithContext(context.Background(), server.NewInProcessSession(id, nil))}
+	out.initialize()
+	return out
 }
 
 // New serves one tool and its handler behind the given layers, which are
@@ -40,9 +55,7 @@ func New(tb testing.TB, tool mcp.Tool, h server.ToolHandlerFunc, layers ...serve
 		s.Use(layers...)
 	}
 	s.AddTool(tool, h)
-	out := &Server{tb: tb, srv: s, tool: tool.Name}
-	out.initialize()
-	return out
+	return newServer(tb, s, tool.Name)
 }
 
 // FromServer drives a server the caller built, with all its tools and
@@ -52,9 +65,7 @@ func FromServer(tb testing.TB, s *server.MCPServer) *Server {
 	if s == nil {
 		tb.Fatal("middlewaretest: FromServer with a nil server")
 	}
-	out := &Server{tb: tb, srv: s}
-	out.initialize()
-	return out
+	return newServer(tb, s, "")
 }
 
 // MCPServer returns the server, to add tools or inspect it.
@@ -128,7 +139,7 @@ func (s *Server) send(params any, method string) []byte {
 	if err != nil {
 		s.tb.Fatalf("middlewaretest: encoding %s request: %v", method, err)
 	}
-	resp := s.srv.HandleMessage(context.Background(), req)
+	resp := s.srv.HandleMessage(s.ctx, req)
 	if resp == nil {
 		s.tb.Fatalf("middlewaretest: %s got no response", method)
 	}

@@ -33,8 +33,8 @@ func TestCanonicalForms(t *testing.T) {
 		`"\u0041\/\u00e9\ud83d\ude00"`: `"A/é😀"`, `"\u001f\n\t"`: `"\u001f\n\t"`, `"a\"b\\"`: `"a\"b\\"`,
 		// Objects sorted by UTF-16 code units, white space gone.
 		` { "b" : 1 , "a" : [ 1 , { "d" : null , "c" : true } ] } `: `{"a":[1,{"c":true,"d":null}],"b":1}`,
-		`{"\ud83d\ude00":1,"\ufb33":2}`: "{\"\U0001F600\":1,\"\uFB33\":2}", // U+1F600 is D83D in UTF-16, before U+FB33
-		`{"aa":1,"a":2}`: `{"a":2,"aa":1}`, `[]`: `[]`, `{}`: `{}`, `false`: `false`,
+		`{"\ud83d\ude00":1,"\ufb33":2}`:                             "{\"\U0001F600\":1,\"\uFB33\":2}", // U+1F600 is D83D in UTF-16, before U+FB33
+		`{"aa":1,"a":2}`:                                            `{"a":2,"aa":1}`, `[]`: `[]`, `{}`: `{}`, `false`: `false`,
 	} {
 		if got := canonical(t, in); got != want {
 			t.Errorf("Canonical(%s) = %s, want %s", in, got, want)

@@ -141,7 +141,7 @@ func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolReque
 		// panic into a crash.
 		_ = safe.Call(func() { res = c.recovered(ctx, req, v) })
 	}()
-	args, repeated := c.repeats.check(ctx, req)
+	ticket, repeated := c.repeats.admit(ctx, req)
 	if repeated == nil {
 		res, err = next(ctx, method, req)
 	} else {
@@ -149,7 +149,7 @@ func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolReque
 	}
 	res, err = c.finish(ctx, req, res, err)
 	if repeated == nil {
-		c.repeats.record(ctx, req, res, args)
+		c.repeats.settle(ctx, ticket, req, res)
 	}
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
 		res = c.encodable(ctx, req, r)

@@ -280,16 +280,6 @@ func (g *Repeats) storeContext(ctx context.Context) (context.Context, context.Ca
 	return context.WithTimeout(context.WithoutCancel(ctx), g.timeout)
 }
 
-// Args returns the arguments the ticket's call was admitted with.
-func (t RepeatTicket) Args() []byte { return t.call.Args }
-
-// WithArgs returns t with the call's arguments set, for a consumer that
-// reads them only once the call failed.
-func (t RepeatTicket) WithArgs(args []byte) RepeatTicket {
-	t.call.Args = args
-	return t
-}
-
 // Settle records what the ticket's call answered: failure is the
 // envelope it failed with, or nil when it did not fail (a success, an
 // input_required round, a task). A success releases every count of the
@@ -324,6 +314,61 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 	sctx, cancel := g.storeContext(ctx)
 	_, _ = g.store.RepeatFail(sctx, key, t.call.Caller.credential(), t.digest, f, g.p)
 	cancel()
+}
+
+// RepeatStage is the guard as one stage of a consumer whose tool-call
+// requests are R: it reads a request's caller and arguments (read) only
+// when the guard needs them, so that a call costs an atomic load and no
+// allocation while nothing failed. A nil guard admits every call.
+type RepeatStage[R any] struct {
+	g    *Repeats
+	read func(context.Context, R) RepeatCall
+}
+
+// NewRepeatStage returns the stage of g for requests read by read. It
+// panics on a nil read.
+func NewRepeatStage[R any](g *Repeats, read func(context.Context, R) RepeatCall) RepeatStage[R] {
+	if read == nil {
+		panic("limit: NewRepeatStage with a nil read function")
+	}
+	return RepeatStage[R]{g: g, read: read}
+}
+
+// Guard returns the stage's guard, nil when it is off.
+func (s RepeatStage[R]) Guard() *Repeats { return s.g }
+
+// StageTicket is a call admitted by a [RepeatStage].
+type StageTicket struct {
+	t    RepeatTicket
+	read bool // t holds the call as read
+}
+
+// Admit returns the ticket of req, or the error to answer it with
+// instead of running it ([Repeats.Admit]).
+func (s RepeatStage[R]) Admit(ctx context.Context, req R) (StageTicket, error) {
+	if s.g == nil || s.g.Idle() {
+		return StageTicket{t: RepeatTicket{g: s.g}}, nil
+	}
+	t, err := s.g.Admit(ctx, s.read(ctx, req))
+	return StageTicket{t: t, read: true}, err
+}
+
+// Settle settles t, admitted for req, with failure ([RepeatTicket.Settle]).
+func (s RepeatStage[R]) Settle(ctx context.Context, t StageTicket, req R, failure *envelope.Envelope) {
+	if t.t.g == nil {
+		return
+	}
+	if !t.read {
+		if failure == nil && t.t.g.Idle() {
+			return
+		}
+		c := s.read(ctx, req)
+		if c.Continued {
+			return
+		}
+		t.t.call = c
+	}
+	t.t.Settle(ctx, failure)
 }
 
 // keepSteps bounds what a guard keeps of a failure's steps: the first

@@ -17,6 +17,13 @@ const (
 	DefaultRepeatWindow   = core.DefaultRepeatWindow
 )
 
+// WithRepeatBackoff sets how long [Repeats] holds a call back after its
+// n-th failure (d), doubling with each further one up to maxD. It panics
+// unless 0 < d <= maxD.
+func WithRepeatBackoff(d, maxD time.Duration) Option {
+	return core.WithRepeatBackoff[*mcp.CallToolRequest](d, maxD)
+}
+
 // RepeatStore keeps the failures of [Repeats] where every replica shares
 // them, such as the Redis store of github.com/mcpguard/mcpguard/redisstore.
 type RepeatStore = core.RepeatStore
@@ -28,8 +35,9 @@ type RepeatStore = core.RepeatStore
 func WithRepeatStore(s RepeatStore) Option { return core.WithRepeatStore[*mcp.CallToolRequest](s) }
 
 // Repeats returns a repeated-failure guard of n failures within window
-// for gosdk.WithRepeats (see gosdk.Repeats for what it does), keyed by
-// [WithKey] (default [DefaultKey]), in process (at most [WithMaxKeys]
+// for gosdk.WithRepeats (see gosdk.Repeats for what it does), its callers
+// named by [WithKey] (default: the principal, else the MCP session or
+// connection), held back as [WithRepeatBackoff] says, in process (at most [WithMaxKeys]
 // calls, and no more than 10,000) or in [WithRepeatStore]'s store:
 //
 //	gosdk.Middleware(gosdk.WithRepeats(limit.Repeats(3, 10*time.Minute, limit.WithRepeatStore(store))))
@@ -37,5 +45,5 @@ func WithRepeatStore(s RepeatStore) Option { return core.WithRepeatStore[*mcp.Ca
 // It panics unless n >= 1 and window > 0.
 func Repeats(n int, window time.Duration, opts ...Option) *gosdk.Repeats {
 	o := evaluate(opts)
-	return gosdk.NewRepeats(o.Repeats(n, window), o.Key())
+	return gosdk.NewRepeats(o.Repeats(n, window), o.CallerKey())
 }

@@ -60,6 +60,7 @@ import (
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/limit"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 )
@@ -95,6 +96,8 @@ type config struct {
 	command                          []string
 	stateKeysFile                    string // seal_main.go
 	noStateSealing                   bool
+	repeats                          int
+	repeatsWindow                    time.Duration
 }
 
 // usage is what -h prints before the flags.
@@ -126,6 +129,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
 	fs.BoolVar(&c.rawStderr, "raw-child-stderr", false, "pass the child's stderr on as it is, not redacted")
 	fs.BoolVar(&c.noDeclared, "no-declared-schemas", false, "do not check calls' arguments against their tools' declared input schemas")
+	fs.IntVar(&c.repeats, "repeats", limit.DefaultRepeatFailures, "identical failing calls of a client before the next is held back for a short wait (0: no repeated-failure guard)")
+	fs.DurationVar(&c.repeatsWindow, "repeats-window", limit.DefaultRepeatWindow, "how long the guard remembers a call's failures after the last")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
 	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
 	fs.BoolVar(&c.otlp, "otel", false, "export spans and metrics with OTLP over HTTP (OTEL_EXPORTER_OTLP_* variables)")
@@ -152,6 +157,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("--max-message must be at least 1024")
 	case c.timeout <= 0:
 		return nil, errors.New("--timeout must be positive")
+	case c.repeats < 0 || c.repeatsWindow <= 0:
+		return nil, errors.New("--repeats must be 0 or more and --repeats-window positive")
 	case c.rate < 0 || c.burst < 1 || c.concurrency < 0:
 		return nil, errors.New("--rate, --burst and --concurrency must be positive")
 	case c.otelStdout && c.upstream == "":
@@ -190,6 +197,12 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	}
 	if c.rawStderr {
 		opts = append(opts, proxy.WithRawChildStderr())
+	}
+	switch {
+	case c.repeats == 0:
+		opts = append(opts, proxy.WithRepeats(nil))
+	case c.repeats != limit.DefaultRepeatFailures || c.repeatsWindow != limit.DefaultRepeatWindow:
+		opts = append(opts, proxy.WithRepeats(limit.NewRepeats(c.repeats, c.repeatsWindow, nil, limit.DefaultRepeatMaxKeys, 0)))
 	}
 	return opts
 }

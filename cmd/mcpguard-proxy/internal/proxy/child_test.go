@@ -64,7 +64,9 @@ var childTools = `[
  {"name":"asks","inputSchema":{"type":"object"}},
  {"name":"asks_error","inputSchema":{"type":"object"}},
  {"name":"fail_long_s","inputSchema":{"type":"object"}},
- {"name":"starts_task","inputSchema":{"type":"object"}}
+ {"name":"starts_task","inputSchema":{"type":"object"}},
+ {"name":"fs_read","inputSchema":{"type":"object"}},
+ {"name":"fs_write","inputSchema":{"type":"object"}}
 ]`
 
 func childServer() {
@@ -85,6 +87,7 @@ func childServer() {
 	}
 	samples := map[string]json.RawMessage{} // sampling request id -> tool call id
 	tasks := map[string]string{}            // task id -> the path its call named
+	var fs files                            // fs_read and fs_write (repeats_test.go)
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 64<<20)
 	for in.Scan() {
@@ -114,6 +117,10 @@ func childServer() {
 				id, _ := m.Params.Arguments["task"].(string)
 				tasks[id], _ = m.Params.Arguments["path"].(string)
 				result(m.ID, `{"task":{"taskId":"`+id+`","status":"working","ttl":60000}}`)
+				continue
+			}
+			if out, isError, ok := fs.call(m.Params.Name, m.Params.Arguments); ok {
+				text(m.ID, out, isError)
 				continue
 			}
 			childCall(m, send, result, text, samples)

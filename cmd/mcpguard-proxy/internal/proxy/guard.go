@@ -40,9 +40,10 @@ type Guard struct {
 	listedCh chan struct{} // closed once a tools/list result was read
 	mu       sync.Mutex
 	in       *coreotel.Instrument // nil without WithTelemetry
-	ids      *mintedIDs           // the ids of the requests it sends upstream
-	state    *seal.Guard          // seals requestState; nil: WithoutStateSealing
-	tasks    taskTable            // which call each task came from (tasks.go)
+	repeats  limit.RepeatStage[*call]
+	ids      *mintedIDs  // the ids of the requests it sends upstream
+	state    *seal.Guard // seals requestState; nil: WithoutStateSealing
+	tasks    taskTable   // which call each task came from (tasks.go)
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -60,6 +61,7 @@ type stage func(ctx context.Context, c *call, key string) error
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
 	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{}), state: o.sealGuard()}
+	g.repeats = limit.NewRepeatStage(o.repeats, readRepeat)
 	var layers pipeline.Layers[stage]
 	if o.rate != nil {
 		layers.Limits = append(layers.Limits, g.allowRate)
@@ -96,6 +98,11 @@ type call struct {
 	// in its arguments repeats a name or writes one in another case.
 	plainArgs bool
 	t         *tool // the listed tool it calls, once looked up (toolOf)
+	// caller is who the call is from, for the repeated-failure guard;
+	// ticket is what the guard admitted it with, settled once (repeats.go).
+	caller  limit.Caller
+	ticket  limit.StageTicket
+	settled atomic.Bool
 }
 
 // callOf is the call m, a tools/call request readClient admitted, makes:
@@ -178,10 +185,10 @@ func (g *Guard) unknownTool(c *call) []byte {
 // maxNamedTools bounds the tools an unknown tool's answer names.
 const maxNamedTools = 50
 
-// admit answers a call of an unknown tool, then passes the call through
-// the stages of its admission in core/pipeline's order (the rate and
-// concurrency limits, then the declared input schema), before it is sent
-// upstream. A refused call gets the answer to send instead, and holds no
+// admit answers a call of an unknown tool, opens its requestState, then
+// passes the call through the stages of its admission in core/pipeline's
+// order (the repeated-failure guard, the rate and concurrency limits,
+// then the declared input schema), before it is sent upstream. A refused call gets the answer to send instead, and holds no
 // slot.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 	if out := g.unknownTool(c); out != nil {
@@ -190,10 +197,15 @@ func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 	if out := g.openState(ctx, c); out != nil {
 		return out
 	}
+	if out := g.admitRepeat(ctx, c); out != nil {
+		return out
+	}
 	for _, s := range g.stages {
 		if err := s(ctx, c, key); err != nil {
 			g.done(c)
-			return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+			env := g.r.Error(ctx, c.core(), err)
+			g.settleRefused(ctx, c, env)
+			return g.render(ctx, c, env)
 		}
 	}
 	return nil
@@ -306,8 +318,10 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 // head is m. It returns msg itself when nothing changes.
 func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (out []byte) {
 	if len(m.Error) == 0 && !c.taskResult && !g.o.successes && plainSuccess(m.Result) {
+		g.settleAnswer(ctx, c, msg, true)
 		return msg // the success path, what rewriteTask finds in more steps
 	}
+	defer func() { g.settleAnswer(ctx, c, out, false) }()
 	if p := safe.Call(func() { out = g.rewriteTask(ctx, c, msg, m) }); p != nil {
 		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
 		return g.render(ctx, c, env)

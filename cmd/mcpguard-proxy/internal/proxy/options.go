@@ -41,6 +41,8 @@ type options struct {
 	telemetry     []coreotel.Option
 	traced        bool         // WithTelemetry
 	state         stateOptions // WithStateKeys, WithoutStateSealing (seal.go)
+	repeats       *limit.Repeats
+	repeatsSet    bool // WithRepeats; unset: the default guard
 }
 
 func evaluate(opts []Option) *options {
@@ -54,6 +56,9 @@ func evaluate(opts []Option) *options {
 	if o.redactor == nil {
 		o.redactor = redact.Default()
 	}
+	if !o.repeatsSet {
+		o.repeats = limit.NewRepeats(limit.DefaultRepeatFailures, limit.DefaultRepeatWindow, nil, limit.DefaultRepeatMaxKeys, 0)
+	}
 	return o
 }
 
@@ -66,6 +71,13 @@ func (o *options) renderer(more ...envelope.Option) *envelope.Renderer {
 		envelope.WithTrustedEnvelopes()}, o.envelope...)
 	opts = append(opts, more...)
 	return envelope.NewRenderer(opts...)
+}
+
+// WithRepeats replaces the repeated-failure guard the proxy has by
+// default, core/limit's NewRepeats(3, 10 minutes), with g, the one every
+// consumer runs (repeats.go); nil turns it off.
+func WithRepeats(g *limit.Repeats) Option {
+	return func(o *options) { o.repeats, o.repeatsSet = g, true }
 }
 
 // WithLogger sets the logger of incidents and of what the proxy drops

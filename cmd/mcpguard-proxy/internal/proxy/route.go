@@ -136,6 +136,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		} else {
 			r.call = newCall(m.ID, m.Params)
 		}
+		r.call.caller = stdioCaller // the one client of a stdio proxy
 		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
 			s.reply(r, refusal, nil)
 			return

@@ -1,0 +1,79 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/limit"
+)
+
+// This file runs the repeated-failure guard, core/limit's stage every
+// consumer runs, on the proxy's calls: a call's caller is its MCP session
+// over HTTP (with the Authorization header it came with as its
+// credentials; a request without a session is never held back) and the
+// one client of a stdio proxy. A call is settled once, with what its
+// client receives: a refusal of the proxy's own stages (the declared
+// check), or the upstream's answer as the proxy rewrote it.
+
+// stdioCaller is the caller of every call of a stdio proxy: its one
+// client.
+var stdioCaller = limit.Caller{Session: "stdio"}
+
+// readRepeat reads c as the guard does.
+func readRepeat(_ context.Context, c *call) limit.RepeatCall {
+	return limit.RepeatCall{Caller: c.caller, Tool: c.tool, Args: c.args, Continued: c.hasState}
+}
+
+// admitRepeat asks the guard about c: nil to go on, or the answer to send
+// instead of sending c upstream.
+func (g *Guard) admitRepeat(ctx context.Context, c *call) []byte {
+	t, err := g.repeats.Admit(ctx, c)
+	if err != nil {
+		c.settled.Store(true)
+		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	}
+	c.ticket = t
+	return nil
+}
+
+// settleRefused settles c, refused by a stage of the proxy with env.
+func (g *Guard) settleRefused(ctx context.Context, c *call, env *envelope.Envelope) {
+	if c.settled.CompareAndSwap(false, true) {
+		g.repeats.Settle(ctx, c.ticket, c, env)
+	}
+}
+
+// settleAnswer settles c with out, the answer its client receives:
+// success is true when out is the upstream's success as it came (the
+// proxy's success path, which reads nothing more).
+func (g *Guard) settleAnswer(ctx context.Context, c *call, out []byte, success bool) {
+	if c.taskResult || !c.settled.CompareAndSwap(false, true) {
+		return
+	}
+	if success {
+		g.repeats.Settle(ctx, c.ticket, c, nil)
+		return
+	}
+	var resp struct {
+		Result *struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(out, &resp) != nil || resp.Result == nil {
+		return // a JSON-RPC error: not an answer the guard reads
+	}
+	if !resp.Result.IsError {
+		g.repeats.Settle(ctx, c.ticket, c, nil)
+		return
+	}
+	if len(resp.Result.Content) == 0 {
+		return
+	}
+	if env, ok := envelope.Parse(resp.Result.Content[0].Text); ok {
+		g.repeats.Settle(ctx, c.ticket, c, env)
+	}
+}

@@ -98,8 +98,9 @@ func BenchmarkToolsCall(b *testing.B) {
 }
 
 // BenchmarkRepeatsAfterAFailure measures the guard on a successful call
-// once some other call has failed: it then reads the arguments and looks
-// the call's digest up.
+// once another caller's call has failed: it then reads the call's caller
+// and arguments, digests the arguments' canonical form and looks the
+// caller up.
 //
 //	go test -run '^$' -bench 'Allowed/layer=(none|repeats)|RepeatsAfterAFailure' -benchmem ./limit
 func BenchmarkRepeatsAfterAFailure(b *testing.B) {
@@ -112,9 +113,11 @@ func BenchmarkRepeatsAfterAFailure(b *testing.B) {
 		return ok, nil
 	}
 	wrapped := limit.Repeats(3, time.Minute)(h)
-	ctx := context.Background()
-	_, _ = wrapped(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_get", Arguments: map[string]any{"sku": "missing"}}})
-	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_get", Arguments: map[string]any{"sku": "SKU-1"}}}
+	s := server.NewMCPServer("bench", "1.0.0")
+	other := s.WithContext(context.Background(), server.NewInProcessSession("other", nil))
+	ctx := s.WithContext(context.Background(), server.NewInProcessSession("caller", nil))
+	_, _ = wrapped(other, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_get", RawArguments: []byte(`{"sku":"missing"}`), Arguments: map[string]any{"sku": "missing"}}})
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "shop_get", RawArguments: []byte(`{"sku":"SKU-1"}`), Arguments: map[string]any{"sku": "SKU-1"}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = wrapped(ctx, req)

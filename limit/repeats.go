@@ -79,11 +79,11 @@ func WithRepeatBackoff(d, maxD time.Duration) Option {
 // Repeats panics unless n >= 1 and window > 0.
 func Repeats(n int, window time.Duration, opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
-	g, key := o.Repeats(n, window), o.CallerKey()
+	stage := core.NewRepeatStage(o.Repeats(n, window), repeatReader(o.CallerKey()))
 	overlay := envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			t, err := g.Admit(ctx, repeatCall(ctx, req, key, g.Idle()))
+			t, err := stage.Admit(ctx, req)
 			if err != nil {
 				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
 			}
@@ -93,13 +93,10 @@ func Repeats(n int, window time.Duration, opts ...Option) server.ToolHandlerMidd
 				// Not an answer the guard can read: the envelope layer
 				// inside turns both into envelopes.
 			case !res.IsError:
-				t.Settle(ctx, nil)
+				stage.Settle(ctx, t, req, nil)
 			default:
 				if env, ok := envelope.FromResult(res); ok {
-					if len(t.Args()) == 0 {
-						t = t.WithArgs(arguments(req))
-					}
-					t.Settle(ctx, env)
+					stage.Settle(ctx, t, req, env)
 				}
 			}
 			return res, err
@@ -107,26 +104,25 @@ func Repeats(n int, window time.Duration, opts ...Option) server.ToolHandlerMidd
 	}
 }
 
-// repeatCall is req as the guard reads it. Arguments a client sent are
-// read as they came; those of a request built in process are encoded
-// only when the guard will read them.
-func repeatCall(ctx context.Context, req mcp.CallToolRequest, key func(context.Context, mcp.CallToolRequest) string, idle bool) core.RepeatCall {
-	c := core.RepeatCall{Tool: req.Params.Name, Args: req.Params.RawArguments, Continued: req.Params.RequestState != ""}
-	if key != nil {
-		c.Caller.Key = key(ctx, req)
-	} else {
-		c.Caller.Key = core.PrincipalKeyFrom(ctx)
-		if s := server.ClientSessionFromContext(ctx); s != nil && c.Caller.Key == "" {
-			c.Caller.Session = s.SessionID()
+// repeatReader reads a call as the guard does: its caller is key's, else
+// the principal the server named, else the MCP session; its credential,
+// the Authorization header it came with.
+func repeatReader(key func(context.Context, mcp.CallToolRequest) string) func(context.Context, mcp.CallToolRequest) core.RepeatCall {
+	return func(ctx context.Context, req mcp.CallToolRequest) core.RepeatCall {
+		c := core.RepeatCall{Tool: req.Params.Name, Args: arguments(req), Continued: req.Params.RequestState != ""}
+		if key != nil {
+			c.Caller.Key = key(ctx, req)
+		} else {
+			c.Caller.Key = core.PrincipalKeyFrom(ctx)
+			if s := server.ClientSessionFromContext(ctx); s != nil && c.Caller.Key == "" {
+				c.Caller.Session = s.SessionID()
+			}
 		}
+		if req.Header != nil {
+			c.Caller.Credential = req.Header.Get("Authorization")
+		}
+		return c
 	}
-	if req.Header != nil {
-		c.Caller.Credential = req.Header.Get("Authorization")
-	}
-	if len(c.Args) == 0 && !idle {
-		c.Args = arguments(req)
-	}
-	return c
 }
 
 // arguments are the arguments of a call built in process, as JSON.

@@ -255,8 +255,8 @@ func (g *Repeats) Admit(ctx context.Context, c RepeatCall) (RepeatTicket, error)
 		return t, nil
 	}
 	key := c.Caller.key()
-	if key == "" {
-		return t, nil
+	if key == "" || (g.mem != nil && !g.mem.knows(key)) {
+		return t, nil // nothing to hold back, nothing to release
 	}
 	t.digest, _ = wire.Digest(c.Tool, c.Args)
 	sctx, cancel := g.storeContext(ctx)
@@ -291,7 +291,7 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 		return
 	}
 	if failure == nil {
-		if !t.known && (g.mem == nil || g.Idle()) {
+		if !t.known {
 			return // nothing to release: a success costs no store call
 		}
 		key := t.call.Caller.key()

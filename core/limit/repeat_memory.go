@@ -56,6 +56,13 @@ func (r *repeatMemory) caller(key, credential string) *repeatCaller {
 	return c
 }
 
+// knows reports whether the memory holds anything of the caller key.
+func (r *repeatMemory) knows(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.callers[key] != nil
+}
+
 // RepeatEntry implements [RepeatStore].
 func (r *repeatMemory) RepeatEntry(_ context.Context, caller, credential, digest string, p RepeatPolicy) (RepeatEntry, bool, error) {
 	r.mu.Lock()

@@ -226,3 +226,32 @@ func optionFuncs(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestProxyFlagsAreDocumented: the flag table of docs/proxy.md names
+// every flag cmd/mcpguard-proxy defines, and no other.
+func TestProxyFlagsAreDocumented(t *testing.T) {
+	t.Parallel()
+	var code []string
+	for _, m := range regexp.MustCompile(`fs\.\w+Var\(&[\w.]+, "([\w-]+)"`).FindAllStringSubmatch(readDoc(t, "cmd/mcpguard-proxy/main.go"), -1) {
+		code = append(code, m[1])
+	}
+	if len(code) < 10 {
+		t.Fatalf("cmd/mcpguard-proxy/main.go defines the flags %v", code)
+	}
+	var documented []string
+	for _, row := range tableRows(t, readDoc(t, "docs/proxy.md"), "| flag | meaning |") {
+		for _, m := range regexp.MustCompile("`--([\\w-]+)").FindAllStringSubmatch(row[0], -1) {
+			documented = append(documented, m[1])
+		}
+	}
+	for _, f := range code {
+		if !slices.Contains(documented, f) {
+			t.Errorf("mcpguard-proxy has the flag --%s, which the flag table of docs/proxy.md does not name: add a row", f)
+		}
+	}
+	for _, f := range documented {
+		if !slices.Contains(code, f) {
+			t.Errorf("the flag table of docs/proxy.md names --%s, which cmd/mcpguard-proxy/main.go does not define", f)
+		}
+	}
+}

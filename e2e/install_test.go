@@ -33,7 +33,7 @@ func TestInstallFromAClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := readDoc(t, "README.md")
-	line := regexp.MustCompile("(?m)^cd your-server && (~/src/mcpguard)/scripts/use-local \\.$").FindStringSubmatch(readme)
+	line := regexp.MustCompile(`(?m)^cd your-server && (~/src/mcpguard)/scripts/use-local \.$`).FindStringSubmatch(readme)
 	if line == nil || !strings.Contains(readme, "git clone https://github.com/mcpguard/mcpguard ~/src/mcpguard\n") {
 		t.Fatal("the README's install path is no longer `git clone https://github.com/mcpguard/mcpguard ~/src/mcpguard` " +
 			"then `cd your-server && ~/src/mcpguard/scripts/use-local .`: update this test with it")

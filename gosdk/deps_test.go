@@ -61,6 +61,9 @@ func main() {
 `)
 		mustHave(t, graph, "github.com/mark3labs/mcp-go")
 		mustNotHave(t, graph, "github.com/modelcontextprotocol/go-sdk")
+		// OpenTelemetry and Redis only when asked (otel, redisstore).
+		mustNotHave(t, graph, "go.opentelemetry.io/otel")
+		mustNotHave(t, graph, "github.com/redis/rueidis")
 	})
 }
 

@@ -115,17 +115,17 @@
 //
 // The order of the chain for tools/call is then
 //
-//	log → recover → repeats → redact → envelope → seal → limits (in the order given) → declared schemas → middleware added before → go-sdk → handler
+//	request → log → recover → encode → repeats → redact → envelope → seal → hints → limits → declared → middleware added before → go-sdk → handler
 //
-// where "seal" seals every requestState a tool hands out and opens every
-// echo before anything inside reads the call ([WithStateKeys],
-// [WithStateCaller], [WithoutStateSealing]; docs/protocol-2026-07-28.md),
-// "repeats" is the repeated-failure guard ([Repeats], [WithRepeats]),
-// which counts the envelopes the Middleware finally renders and answers
-// a call that already failed 3 times unchanged without running it, and
-// where "declared schemas" checks each call against the input schema the
-// tool declares (low-level Server.AddTool tools and mcp.AddTool tools;
-// gosdk.AddTool's are left to it), off with [WithoutDeclaredSchemas].
+// [Middleware]'s doc comment says what each step does. "seal" seals every requestState a tool hands out and opens every echo before
+// anything inside reads the call ([WithStateKeys], [WithStateCaller],
+// [WithoutStateSealing]; docs/protocol-2026-07-28.md); "repeats" is the
+// repeated-failure guard ([Repeats], [WithRepeats];
+// docs/wire-contract.md#repeated-failures); "limits" are those of
+// [WithLimits], in the order given; "declared" checks each call against
+// the input schema the tool declares (low-level Server.AddTool tools and
+// mcp.AddTool tools; gosdk.AddTool's are left to it), off with
+// [WithoutDeclaredSchemas].
 //
 // Inside the recovery, a panic that limit.Timeout raises again from the
 // handler's goroutine ends as an internal_error incident rather than the

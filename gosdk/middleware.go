@@ -25,24 +25,27 @@ const (
 //
 //	server.AddReceivingMiddleware(gosdk.Middleware())
 //
-// For tools/call, outermost first, it
+// For tools/call, outermost first:
 //
-//	logs      (only with WithLogger) one record of what the client saw
-//	recovers  a panic anywhere inside into an internal_error envelope
-//	redacts   every error result on its way out
-//	renders   errors, handler-built error results and nil results as envelopes
-//	seals     every requestState handed out, and opens every echo
+//	log       (only with WithLogger) one record of what the client saw
+//	recover   a panic anywhere inside becomes an internal_error envelope
+//	encode    what in the result could run the handler's code or fail when
+//	          encoded (structuredContent, _meta, content items), once, so
+//	          that go-sdk's encoder, which runs after every middleware,
+//	          cannot panic or fail outside any recover
+//	repeats   the repeated-failure guard ([WithRepeats];
+//	          docs/wire-contract.md#repeated-failures)
+//	redact    scrubs every error result on its way out
+//	envelope  errors, handler-built error results and nil results become
+//	          envelopes
+//	seal      seals every requestState handed out and opens every echo
 //	          (WithStateKeys, WithoutStateSealing)
 //	hints     (only with WithHints) the tools' next steps
-//	encodes   what in the result could run the handler's code or fail when
-//	          encoded (structuredContent, _meta, content items), once, so that
-//	          go-sdk's encoder, which runs after every middleware, cannot
-//	          panic or fail outside any recover
 //	limits    (only with WithLimits) rate, concurrency and time bounds
 //	declared  checks the arguments against the tool's declared input
 //	          schema (off with WithoutDeclaredSchemas)
 //
-// and every other method passes through untouched, without allocating
+// Every other method passes through untouched, without allocating
 // (tools/list results are only read, to learn which tools declare an
 // output schema). See the package documentation for what each step
 // guarantees and where to add it among other middleware.

@@ -21,8 +21,9 @@
 //
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ seal ──▶ [limits] ──▶ declared ──▶ [your layers] ──▶ handler
-//	            (opt-in)                           (limit.Repeats)          (SealState) (WithLimits) (validate.DeclaredSchemas)
+//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ seal ──▶ limits ──▶ declared ──▶ [your layers] ──▶ handler
+//	            (opt-in)                           (limit.Repeats)          (SealState)         (validate.DeclaredSchemas)
+//	                                                                                 (opt-in: WithLimits)
 //	result  ◀── one record ◀── panic ──▶ internal_error
 //	                           ◀── scrub error text
 //	                                      ◀── (nil, err) ──▶ envelope

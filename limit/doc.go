@@ -76,15 +76,16 @@
 //
 // # Repeated failures
 //
-// [Repeats] stops agents that repeat a failing call: once the identical
-// call of a caller (same tool, same arguments by digest) has failed n
-// times within a window with a failure it cannot overcome unchanged
-// (validation_error, not_found, access_denied, authentication_failed,
-// configuration_error; never a retryable one), the next identical call is
-// answered without running the handler, with the failure's code, not
-// retryable, and its own next steps. middleware.Default has it, 3 in 10
-// minutes ([DefaultRepeatFailures], [DefaultRepeatWindow]);
-// [WithRepeatStore] shares the count between replicas.
+// [Repeats] stops agents that repeat a failing call, and never holds back
+// a call the handler would now answer otherwise: counts belong to one
+// caller (the principal, else the MCP session; never an address, never
+// everyone), any success of the caller or new credentials release them,
+// and a call held back waits at most a short, doubling time
+// ([DefaultRepeatBackoff] to [DefaultRepeatMaxBackoff]), told in
+// retry_after_ms. middleware.Default has it, 3 failures forgotten 10
+// minutes after the last ([DefaultRepeatFailures], [DefaultRepeatWindow]);
+// [WithRepeatStore] shares the counts between replicas. See
+// docs/wire-contract.md#repeated-failures.
 //
 // # Place in the chain
 //

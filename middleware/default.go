@@ -119,8 +119,8 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //	Logging   (only with WithLogger) records what the client finally saw
 //	recover   turns a panic anywhere below into an internal_error envelope
 //	redact    scrubs every error result on its way out
-//	repeats   answers a call that already failed 3 times unchanged without
-//	          running it (limit.Repeats; WithRepeats)
+//	repeats   holds back, for a short wait, a caller's call that already
+//	          failed 3 times unchanged (limit.Repeats; WithRepeats)
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
 //	seal      seals every requestState handed out and opens every echo
 //	          (SealState; WithStateKeys, WithoutStateSealing)

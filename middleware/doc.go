@@ -32,10 +32,11 @@
 // so it also sees error results that layers between them, or the handler,
 // built by themselves. Logging, when enabled, is outermost so it records
 // what the client finally received, including recovered panics. repeats
-// (limit.Repeats, [WithRepeats]) answers a call that already failed three
-// times with the same arguments, in a way it cannot overcome unchanged,
-// without running it; it sits outside envelope, whose envelopes it
-// counts, and outside the limits, so that such a call takes no token. Limits
+// (limit.Repeats, [WithRepeats]) holds back, for a short wait, a call that
+// already failed three times with the same arguments for the same caller,
+// in a way it cannot overcome unchanged, until any call of that caller
+// succeeds; it sits outside envelope, whose envelopes it counts, and
+// outside the limits, so that such a call takes no token. Limits
 // ([WithLimits]: limit.Rate, limit.Concurrency, limit.Timeout) sit right
 // inside envelope, so a refused call skips every layer after them and a
 // panic handed back by limit.Timeout still reaches recover. The declared

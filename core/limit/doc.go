@@ -71,13 +71,30 @@
 //
 // # Repeated failures
 //
-// [Repeats] is the repeated-failure guard both fronts put in their one
-// line: a front asks [Repeats.Check] before a call (nothing to do, and no
-// allocation, while [Repeats.Idle]) and [Repeats.Record] with the
-// envelope a failed call was answered with; [Repeated] says which
-// failures count. It needs nothing but a caller key, the tool's name, the
-// arguments' bytes and an envelope, so a proxy, which has only text, can
-// use it as it is. A [RepeatStore] shares the count between replicas.
+// [Repeats] is the repeated-failure guard, one stage written here and run
+// by every consumer (both fronts' one line and mcpguard-proxy) through a
+// [RepeatStage]: a consumer gives it a function that reads a request's
+// [RepeatCall] (its [Caller], tool, raw arguments, and whether it echoes a
+// requestState), asks [RepeatStage.Admit] before the call and settles the
+// ticket with what the client received: nothing to do, and no allocation,
+// while [Repeats.Idle]. What it promises:
+//
+//   - counts belong to one [Caller]: its principal or key, else its MCP
+//     session or connection; a caller with neither is never held back;
+//   - the same call is the same tool with the same arguments in canonical
+//     form (core/wire), exact for big integers;
+//   - only failures the identical call cannot overcome while nothing
+//     changes count ([Repeated]); never the guard's own answer, a
+//     retryable failure, authentication_failed, or a call that echoes a
+//     requestState;
+//   - any success of the caller, or new credentials, forget its counts;
+//   - a call held back is told so, retryable, with retry_after_ms (1 s
+//     doubling to 1 min by default), quoting the last real failure;
+//   - memory is bounded in all ([DefaultRepeatMaxKeys]) and per caller
+//     ([RepeatMaxPerCaller]): a flood evicts its own caller's oldest.
+//
+// A [RepeatStore] shares the counts between replicas with the same
+// meaning.
 //
 // # Why the answer is the token
 //

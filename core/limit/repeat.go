@@ -74,8 +74,8 @@ func Repeated(code envelope.Code, retryable bool) bool {
 }
 
 // Caller is who a call is from, as the guard scopes its counts: its Key,
-// else its Session. A caller with neither is one the server cannot tell
-// from others (a stateless HTTP server without authentication): its calls
+// else its Session, else its Credential. A caller with none is one the
+// server cannot tell from others (a stateless HTTP server without authentication): its calls
 // are never held back nor counted, so that one caller's failures never
 // change another's answer.
 type Caller struct {
@@ -91,13 +91,18 @@ type Caller struct {
 	Credential string
 }
 
-// key is the caller's name in a store, "" for an anonymous caller.
+// key is the caller's name in a store: its Key, else its Session, else
+// its credentials (MCP 2026-07-28 has no session, nor has a stateless
+// server: the credentials a client sends are then what tells it apart,
+// and new credentials are a new caller); "" for an anonymous caller.
 func (c Caller) key() string {
 	switch {
 	case c.Key != "":
 		return c.Key
 	case c.Session != "":
 		return "session\x00" + c.Session
+	case c.Credential != "":
+		return "credential\x00" + c.credential()
 	}
 	return ""
 }

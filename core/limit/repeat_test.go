@@ -156,6 +156,19 @@ func TestRepeatsScopesCountsToTheirCaller(t *testing.T) {
 	for range 5 {
 		require.NoError(t, run(t, g, call("", "t", `{"a":1}`), fail(envelope.AccessDenied, "no")), "an anonymous caller is never held back")
 	}
+	// Without a key or a session, the credentials name the caller.
+	byCredential := limit.RepeatCall{Caller: limit.Caller{Credential: "Bearer dave"}, Tool: "t", Args: []byte(`{}`)}
+	for range 2 {
+		require.NoError(t, run(t, g, byCredential, fail(envelope.AccessDenied, "no")))
+	}
+	assert.Error(t, admit(g, byCredential))
+	other := byCredential
+	other.Caller.Credential = "Bearer erin"
+	assert.NoError(t, admit(g, other), "other credentials, another caller")
+	session := byCredential
+	session.Caller.Session = "s1"
+	assert.NoError(t, admit(g, session), "a session is its own caller, whatever its credentials")
+
 	big := call("carol", "t", `{"id":9007199254740993}`)
 	for range 2 {
 		require.NoError(t, run(t, g, big, fail(envelope.NotFound, "no")))

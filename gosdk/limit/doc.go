@@ -107,11 +107,13 @@
 // # Repeated failures
 //
 // gosdk.Middleware has a repeated-failure guard (see gosdk.Repeats): once
-// the identical call of a caller has failed 3 times within 10 minutes in a
-// way it cannot overcome unchanged, the next identical call is answered
-// without running the handler. [Repeats] builds another, with its own
-// count, window, key ([WithKey]) or a store every replica shares
-// ([WithRepeatStore]), for gosdk.WithRepeats.
+// the identical call of a caller (its principal, else its session or
+// connection) has failed 3 times in a way it cannot overcome unchanged,
+// the next identical call is held back for a short wait (1 s doubling to
+// 1 min), retryable, until any call of the caller succeeds. [Repeats]
+// builds another, with its own count, window, backoff
+// ([WithRepeatBackoff]), caller key ([WithKey]) or a store every replica
+// shares ([WithRepeatStore]), for gosdk.WithRepeats.
 //
 // # Only tools the server has
 //

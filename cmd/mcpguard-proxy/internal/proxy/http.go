@@ -171,7 +171,7 @@ const maxOwnLists = 3
 func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
 	h.listTools(r)
 	x.call = h.g.callOf(m)
-	x.call.caller = limit.Caller{Session: r.Header.Get("Mcp-Session-Id"), Credential: r.Header.Get("Authorization")}
+	x.call.caller = httpCaller(r)
 	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
 		x.tr.answered(refusal, nil)
 		writeJSON(w, http.StatusOK, refusal)

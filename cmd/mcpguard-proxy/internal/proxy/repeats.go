@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
@@ -10,15 +11,21 @@ import (
 
 // This file runs the repeated-failure guard, core/limit's stage every
 // consumer runs, on the proxy's calls: a call's caller is its MCP session
-// over HTTP (with the Authorization header it came with as its
-// credentials; a request without a session is never held back) and the
-// one client of a stdio proxy. A call is settled once, with what its
+// over HTTP, else its credentials (httpCaller), and the one client of a
+// stdio proxy. A call is settled once, with what its
 // client receives: a refusal of the proxy's own stages (the declared
 // check), or the upstream's answer as the proxy rewrote it.
 
 // stdioCaller is the caller of every call of a stdio proxy: its one
 // client.
 var stdioCaller = limit.Caller{Session: "stdio"}
+
+// httpCaller is who an HTTP request is from: its MCP session, with its
+// Authorization header as its credentials (core/limit names a caller
+// without a session by its credentials).
+func httpCaller(r *http.Request) limit.Caller {
+	return limit.Caller{Session: r.Header.Get("Mcp-Session-Id"), Credential: r.Header.Get("Authorization")}
+}
 
 // readRepeat reads c as the guard does.
 func readRepeat(_ context.Context, c *call) limit.RepeatCall {

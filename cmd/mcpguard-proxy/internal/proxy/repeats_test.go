@@ -177,8 +177,23 @@ func TestHTTPRepeatsScopesCountsToTheSession(t *testing.T) {
 		envelopeOf(t, lastData(t, body))
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.reads != 6 {
-		t.Fatalf("a stateless server's calls were held back: %d of 6 ran", f.reads)
+		t.Fatalf("calls with neither a session nor credentials were held back: %d of 6 ran", f.reads)
+	}
+	f.mu.Unlock()
+	// Without a session (MCP 2026-07-28, a stateless server), the
+	// credentials name the caller.
+	for range 4 {
+		_, body := post(t, url, callBody(2, "fs_read", `{"path":"x"}`), "Authorization", "Bearer alice")
+		envelopeOf(t, lastData(t, body))
+	}
+	_, body := post(t, url, callBody(2, "fs_read", `{"path":"x"}`), "Authorization", "Bearer bob")
+	if env := envelopeOf(t, lastData(t, body)); env["error_type"] != "not_found" {
+		t.Fatalf("bob was held back by alice's failures: %v", env)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.reads != 6+3+1 {
+		t.Fatalf("%d reads reached the server, want 6 anonymous, 3 of alice's 4, 1 of bob's", f.reads)
 	}
 }

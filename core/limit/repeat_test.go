@@ -242,3 +242,29 @@ func TestNewRepeatsPanicsOnBadConfiguration(t *testing.T) {
 	assert.Panics(t, func() { limit.NewRepeats(1, time.Hour, nil, 1, 0).WithBackoff(0, time.Second) })
 	assert.Panics(t, func() { limit.NewRepeats(1, time.Hour, nil, 1, 0).WithBackoff(time.Second, time.Millisecond) })
 }
+
+// The in-process guard's memory per remembered call, full (10,000 calls
+// of 100 callers, each with a message of about 100 bytes of its own and
+// one step): logged for
+// the docs, and bounded well under the 2.5 KB DefaultRepeatMaxKeys
+// documents for the largest failure kept.
+func TestRepeatsMemoryPerCall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory changes the heap")
+	}
+	g := limit.NewRepeats(3, time.Hour, nil, limit.DefaultRepeatMaxKeys, 0)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range limit.DefaultRepeatMaxKeys {
+		f := fail(envelope.NotFound, fmt.Sprintf("file-%d.txt does not exist %s", i, strings.Repeat("m", 80)), "List the directory first.")
+		_ = run(t, g, call(fmt.Sprint("caller-", i%100), "read_file", fmt.Sprintf(`{"path":"file-%d.txt"}`, i)), f)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(limit.RepeatsLive(g))
+	t.Logf("%d calls remembered, %d bytes each", limit.RepeatsLive(g), per)
+	assert.Equal(t, limit.DefaultRepeatMaxKeys, limit.RepeatsLive(g))
+	assert.Less(t, per, int64(1024))
+	runtime.KeepAlive(g)
+}

@@ -183,3 +183,29 @@ func errorType(res map[string]any) string {
 	s, _ := sc["error_type"].(string)
 	return s
 }
+
+// TestProxyRepeatsFlags: --repeats 0 turns the proxy's guard off;
+// --repeats 1 holds back after one failure.
+func TestProxyRepeatsFlags(t *testing.T) {
+	t.Parallel()
+	upstream := httptest.NewServer(server.NewStreamableHTTPServer(mcpgoRepeatServer(false)))
+	t.Cleanup(upstream.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for flag, want := range map[string][]string{
+		"0": {"not_found", "not_found", "not_found", "not_found", "not_found"},
+		"1": {"not_found", "execution_failed", "execution_failed", "execution_failed", "execution_failed"},
+	} {
+		c, err := client.NewStreamableHttpClient(startProxy(t, proxyBin(t), upstream.URL+"/mcp", "--repeats", flag),
+			transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer e2e"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := mcpgoCaller(t, c)
+		for i, w := range want {
+			if res, _ := call(ctx, "missing", `{"path":"x"}`); errorType(res) != w {
+				t.Errorf("--repeats %s, call %d: %q, want %q", flag, i+1, errorType(res), w)
+			}
+		}
+	}
+}

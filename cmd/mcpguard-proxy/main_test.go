@@ -22,6 +22,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--timeout", "0s", "--", "server"},
 		{"--hints", bad, "--", "server"},
 		{"--log-level", "loud", "--", "server"},
+		{"--repeats", "-1", "--", "server"},
+		{"--repeats-window", "0s", "--", "server"},
 		{"--no-such-flag"},
 	} {
 		var stderr bytes.Buffer

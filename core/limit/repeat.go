@@ -28,9 +28,11 @@ const (
 	DefaultRepeatBackoff    = time.Second
 	DefaultRepeatMaxBackoff = time.Minute
 	// DefaultRepeatMaxKeys bounds the failed calls the in-process guard
-	// remembers, all callers together: at most about 2.5 KB each (a
-	// 32-byte digest, the code, a message of up to RepeatMaxMessageBytes
-	// and up to RepeatMaxSteps steps of RepeatMaxStepBytes), 25 MB in all.
+	// remembers, all callers together: about 270 bytes each for a failure
+	// with a 100-byte message and one step (TestRepeatsMemoryPerCall), at
+	// most about 2.5 KB (a 32-byte digest, the code, a message of up to
+	// RepeatMaxMessageBytes and up to RepeatMaxSteps steps of
+	// RepeatMaxStepBytes): 3 MB in all, 25 MB at most.
 	DefaultRepeatMaxKeys = 10_000
 	// RepeatMaxPerCaller bounds the failed calls remembered for one
 	// caller: a caller that fails with ever new arguments evicts its own

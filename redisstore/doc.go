@@ -34,11 +34,15 @@
 //   - Failures are the front's to decide: the store answers an error when
 //     Redis is down, hung past the call's deadline (the front's
 //     WithStoreTimeout, default 50 ms), or answers something that is not a
-//     verdict (a key of another type: [ErrAnswer] or Redis's WRONGTYPE);
-//     the front decides by a local bucket of the call's key (the default),
-//     fails open (allows) or closed (refuses with a retryable envelope),
-//     and logs and counts it. When Redis is back the client reconnects by
-//     itself.
+//     verdict (a key of another type: [ErrAnswer] or Redis's WRONGTYPE,
+//     which wrap core/limit.ErrNoVerdict); the front decides by a local
+//     bucket of the call's key (the default), fails open (allows) or
+//     closed (refuses with a retryable envelope), and counts it. After a
+//     timeout or an error other than a key's, the front asks Redis
+//     nothing more, and decides the calls after at once, until a probe in
+//     the background finds it answering; it logs the outage once, then
+//     with a count, and once when it ends. When Redis is back the client
+//     reconnects by itself.
 //   - A decision returns by its deadline whatever Redis does: the command
 //     runs on a goroutine that holds one of [MaxInFlight] slots until
 //     Redis answers or the connection is given up; beyond them, [ErrBusy]

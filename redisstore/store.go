@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -113,7 +114,15 @@ type limiter struct {
 
 // ErrAnswer is the error of a verdict Redis answered with something other
 // than the script's: a store of another kind on that key, or not Redis.
-var ErrAnswer = errors.New("redisstore: Redis answered something other than a rate-limit verdict")
+// It wraps core/limit.ErrNoVerdict, as does Redis's WRONGTYPE error: the
+// store answered, and a rate limit keeps asking it for other keys.
+var ErrAnswer error = noVerdict{errors.New("redisstore: Redis answered something other than a rate-limit verdict")}
+
+// noVerdict is an answer of Redis that is no verdict for the key it was
+// asked about: Redis is up, that key is not usable.
+type noVerdict struct{ error }
+
+func (e noVerdict) Unwrap() []error { return []error{e.error, limit.ErrNoVerdict} }
 
 // Take asks Redis for a token from the bucket of tool and key: one round
 // trip, EVALSHA of the store's script (EVAL when Redis does not know it
@@ -223,6 +232,9 @@ func (l *limiter) ask(name string) verdict {
 		resp = c.Do(ctx, c.B().Eval().Script(gcra).Numkeys(1).Key(name).Arg(l.interval, l.burst).Build())
 	}
 	if err := resp.Error(); err != nil {
+		if e, ok := rueidis.IsRedisErr(err); ok && strings.HasPrefix(e.Error(), "WRONGTYPE") {
+			return verdict{err: noVerdict{err}} // another program's value on this key
+		}
 		return verdict{err: err}
 	}
 	us, err := resp.AsInt64()

@@ -170,7 +170,32 @@ type undecided struct {
 	n    atomic.Int64
 	mu   sync.Mutex
 	last error
-	log  bytes.Buffer // the records of the limit's logger
+	log  lockedBuffer // the records of the limit's logger
+}
+
+// lockedBuffer is a log safe for concurrent writes: a limit logs from
+// its probes' goroutines too.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *lockedBuffer) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Reset()
 }
 
 func (u *undecided) logger() *slog.Logger { return slog.New(slog.NewTextHandler(&u.log, nil)) }
@@ -194,7 +219,7 @@ func (u *undecided) err() error {
 const testTimeout = 100 * time.Millisecond
 
 // limits are a fail-open and a fail-closed limit of 1 call an hour on one
-// store, counting their undecided calls. (The default, the local bucket,
+// store, counting their undecided calls and logging to their own logs. (The default, the local bucket,
 // is TestAFloodCannotTurnTheLimitOff's.)
 func limits(store limit.Store) (open, closed *limit.Shared, uo, uc *undecided) {
 	uo, uc = &undecided{}, &undecided{}
@@ -203,10 +228,37 @@ func limits(store limit.Store) (open, closed *limit.Shared, uo, uc *undecided) {
 	return open, closed, uo, uc
 }
 
-func TestAHungRedisIsDecidedWithoutAtTheDeadline(t *testing.T) {
+// counted hands every Take on to its store and counts those of callers'
+// buckets, not of the limits' probes.
+type counted struct {
+	limit.Store
+	asked atomic.Int64
+}
+
+func (c *counted) Limiter(r rate.Limit, burst int) limit.Limiter {
+	return countedLimiter{c, c.Store.Limiter(r, burst)}
+}
+
+type countedLimiter struct {
+	c     *counted
+	inner limit.Limiter
+}
+
+func (l countedLimiter) Take(ctx context.Context, tool, key string) (time.Duration, bool, error) {
+	if key != limit.StoreProbeKey {
+		l.c.asked.Add(1)
+	}
+	return l.inner.Take(ctx, tool, key)
+}
+
+// A hung Redis (SIGSTOP) holds one call per limit until its deadline:
+// the calls after it are decided without asking Redis, each counted by
+// the hook, and each limit logs the outage once. Once Redis answers a
+// probe again, it decides again.
+func TestAHungRedisIsWaitedForOnceThenProbed(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	store := open(t, srv)
+	store := &counted{Store: open(t, srv)}
 	failOpen, failClosed, uo, uc := limits(store)
 	ctx := context.Background()
 	// The first calls dial and load the script, which on a loaded machine
@@ -216,12 +268,13 @@ func TestAHungRedisIsDecidedWithoutAtTheDeadline(t *testing.T) {
 		uo.n.Store(0)
 		key := fmt.Sprintf("alice-%d", time.Now().UnixNano())
 		allowed, refused := failOpen.Allow(ctx, "", key) == nil, failOpen.Allow(ctx, "", key) != nil
-		return allowed && refused && uo.n.Load() == 0
+		return allowed && refused && uo.n.Load() == 0 && failOpen.Allow(ctx, "", "alice") == nil
 	}, 10*time.Second, 10*time.Millisecond, "the store decides while Redis answers")
 	uo.log.Reset()
 
 	require.NoError(t, srv.Pause())
-	for range 5 {
+	asked := store.asked.Load()
+	for range 20 {
 		assert.NoError(t, failOpen.Allow(ctx, "shop_search", "alice"), "fail open: a hung Redis allows")
 		env := render(failClosed.Allow(ctx, "shop_search", "alice"))
 		assert.Equal(t, envelope.ExecutionFailed, env.ErrorType)
@@ -230,16 +283,25 @@ func TestAHungRedisIsDecidedWithoutAtTheDeadline(t *testing.T) {
 		assert.Contains(t, env.Message, "store is unavailable")
 		assert.NotContains(t, env.Message, srv.Addr, "nothing about the store reaches the client")
 	}
-	assert.Equal(t, int64(5), uo.n.Load())
-	assert.Equal(t, int64(5), uc.n.Load())
-	assert.ErrorIs(t, uo.err(), context.DeadlineExceeded, "each call ended at its deadline, not the client's")
-	// One log record per call decided without the store.
-	assert.Equal(t, 5, strings.Count(uo.log.String(), limit.StoreLogMessage+`" tool=shop_search outcome="allowed (fail open)" error="context deadline exceeded"`), uo.log.String())
-	assert.Equal(t, 5, strings.Count(uc.log.String(), `outcome="refused (fail closed)"`), uc.log.String())
+	assert.Equal(t, asked+2, store.asked.Load(), "one call of each limit waited for Redis; the 38 after it did not ask")
+	assert.Equal(t, int64(20), uo.n.Load())
+	assert.Equal(t, int64(20), uc.n.Load())
+	assert.ErrorIs(t, uo.err(), context.DeadlineExceeded, "the store's error, at its deadline, not the client's")
+	// One record of the outage per limit, not one per call.
+	assert.Equal(t, 1, strings.Count(uo.log.String(), "\n"), uo.log.String())
+	assert.Equal(t, 1, strings.Count(uo.log.String(), limit.StoreLogMessage+`" tool=shop_search outcome="allowed (fail open)" error="context deadline exceeded"`), uo.log.String())
+	assert.Equal(t, 1, strings.Count(uc.log.String(), "\n"), uc.log.String())
+	assert.Equal(t, 1, strings.Count(uc.log.String(), `outcome="refused (fail closed)"`), uc.log.String())
 
 	require.NoError(t, srv.Resume())
-	require.Eventually(t, func() bool { return failOpen.Allow(ctx, "", "alice") != nil }, 10*time.Second, 10*time.Millisecond,
-		"back from the hang, Redis decides again: alice's bucket is still empty")
+	require.Eventually(t, func() bool {
+		before := store.asked.Load()
+		return failOpen.Allow(ctx, "", "alice") != nil && store.asked.Load() > before
+	}, 10*time.Second, 10*time.Millisecond, "back from the hang, Redis decides again: alice's bucket is still empty")
+	before := store.asked.Load()
+	assert.Error(t, failOpen.Allow(ctx, "", "alice"))
+	assert.Equal(t, before+1, store.asked.Load(), "each call asks Redis again")
+	assert.Equal(t, 1, strings.Count(uo.log.String(), limit.StoreBackLogMessage), uo.log.String())
 }
 
 func TestAStoppedRedisIsDecidedWithoutAndUsedAgainWhenBack(t *testing.T) {

@@ -66,8 +66,13 @@
 // and decides by a local bucket of the same key (or fail open, or fail
 // closed once the store is down) when the store cannot; a store names
 // its buckets with [StoreKey], so that they stay bounded in bytes as the
-// in-process ones are. [Shared] with [MemoryStore] sets no deadline and
-// does not allocate; the Redis store is github.com/mcpguard/mcpguard/redisstore.
+// in-process ones are. After a store call fails, [Shared] asks the store
+// nothing more, and decides at once, until a probe in the background
+// finds it answering: a hung store holds one call to its deadline, not
+// every call, and its outage is logged once, not per call. [Shared] with
+// [MemoryStore] sets no deadline and does not allocate; while a store
+// answers, asking whether it is down costs one atomic load. The Redis
+// store is github.com/mcpguard/mcpguard/redisstore.
 //
 // # Repeated failures
 //

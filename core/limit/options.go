@@ -133,9 +133,9 @@ func WithEnvelopeOptions[R any](opts ...envelope.Option) Option[R] {
 	return func(o *Options[R]) { o.envOpts = append(o.envOpts, opts...) }
 }
 
-// WithLogger sets where a Rate layer logs a call decided without its
-// store, and where a Timeout layer logs a handler that panicked after its
-// deadline. The default, nil, is [slog.Default] at the time.
+// WithLogger sets where a Rate layer logs its store's outages (see
+// [StoreOptions]), and where a Timeout layer logs a handler that panicked
+// after its deadline. The default, nil, is [slog.Default] at the time.
 func WithLogger[R any](l *slog.Logger) Option[R] { return func(o *Options[R]) { o.logger = l } }
 
 // WithStore keeps a Rate layer's buckets in s instead of process memory
@@ -186,8 +186,10 @@ func WithStoreReplicas[R any](n int) Option[R] {
 }
 
 // WithOnStoreUnavailable calls fn for each call a Rate layer decided
-// without its store, with the store's error: the hook for a metric. A
-// panic in fn is dropped. It panics on a nil fn.
+// without its store, with the store's error: the hook for a metric. It
+// is called per call, not per outage, also for the calls not asked of a
+// store that is down, with its last error (see [StoreOptions]). A panic
+// in fn is dropped. It panics on a nil fn.
 func WithOnStoreUnavailable[R any](fn func(ctx context.Context, err error)) Option[R] {
 	if fn == nil {
 		panic("limit: WithOnStoreUnavailable with a nil function")

@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -37,9 +38,26 @@ type Limiter interface {
 	// one is. A non-nil err says the store could not decide (it is down,
 	// slow or answered something else): wait and ok are then ignored. Take
 	// must return by ctx's deadline. ctx carries that deadline only, not
-	// the values of the tool call's context (see [Shared]).
+	// the values of the tool call's context (see [Shared]). An err that
+	// wraps [ErrNoVerdict] says the store answered, only not with a
+	// verdict for this bucket.
+	//
+	// Once a Take has failed, [Shared] asks the store for no caller's
+	// bucket until it answers again: it probes it in the background, one
+	// Take at a time, on the bucket of tool "" and key [StoreProbeKey].
 	Take(ctx context.Context, tool, key string) (wait time.Duration, ok bool, err error)
 }
+
+// ErrNoVerdict is what the error of a [Limiter]'s Take wraps when the
+// store answered, but with no verdict for this bucket (another program's
+// value on its key): the call is decided without the store, as for any
+// error, but the store is not down, and the next call asks it again.
+var ErrNoVerdict = errors.New("limit: the store answered with no verdict for this bucket")
+
+// StoreProbeKey is the key of the bucket a [Shared] rate limit takes a
+// token from, tool "", to learn whether a store that failed answers
+// again; no key of [Key] is spelled like it.
+const StoreProbeKey = "probe\x00mcpguard"
 
 // MemoryStore returns the in-process store: the buckets of [Rate], at
 // most maxKeys per limit, in this process's memory only. It is the
@@ -116,8 +134,14 @@ const DefaultStoreRetryAfter = time.Second
 const StoreDownAfter = time.Second
 
 // StoreLogMessage is the message of the record a [Shared] rate limit
-// logs for each call decided without its store.
+// logs when its store fails: once when an outage starts (then
+// [StoreStillDownLogMessage] and [StoreBackLogMessage]), and for each call
+// whose bucket the store answered with no verdict ([ErrNoVerdict]).
 const StoreLogMessage = "mcpguard: rate-limit store unavailable"
+
+// rateOutage are the messages of the records of a rate-limit store's
+// outage.
+var rateOutage = outageMessages{down: StoreLogMessage, still: StoreStillDownLogMessage, back: StoreBackLogMessage}
 
 // StoreOptions says how a [Shared] rate limit treats its store.
 //
@@ -128,6 +152,13 @@ const StoreLogMessage = "mcpguard: rate-limit store unavailable"
 // times the rate while the store is away, as N replicas without a store
 // do, and a flood that makes the store miss its deadline gains nothing.
 // Replicas > 1 gives each replica its share instead, rate / Replicas.
+//
+// Once a store call has failed (timed out, or any error but
+// [ErrNoVerdict]), the store is down: the calls after it are decided the
+// same way at once, without asking or waiting for the store, while a
+// probe in the background asks it again 100 ms later, then twice as long
+// after each failed probe, up to 2 s, one probe at a time; the first
+// probe it answers brings it back, and the calls after ask it again.
 type StoreOptions struct {
 	// Timeout bounds each call to the store; 0 means DefaultStoreTimeout.
 	Timeout time.Duration
@@ -146,11 +177,19 @@ type StoreOptions struct {
 	Replicas int
 	// MaxKeys bounds the local buckets; 0 means DefaultMaxKeys.
 	MaxKeys int
-	// Logger gets a warning for each call decided without the store; nil
-	// means slog.Default() at the time.
+	// Logger gets the records of the store's outages: a warning when one
+	// starts ([StoreLogMessage], with the tool and outcome of the call
+	// that found the store down and the store's error), one at most every
+	// [StoreLogEvery] while it lasts ([StoreStillDownLogMessage], with how
+	// many calls were decided without the store), and one when it ends
+	// ([StoreBackLogMessage]); and a warning for each call whose bucket
+	// the store answered with no verdict. nil means slog.Default() at the
+	// time.
 	Logger *slog.Logger
 	// OnUnavailable, if set, is called for each call decided without the
-	// store, with the store's error: the hook for a metric.
+	// store, whether its own store call failed or the store was not asked
+	// because it is down, with the store's last error: the hook for a
+	// metric that counts such calls.
 	OnUnavailable func(ctx context.Context, err error)
 }
 
@@ -165,11 +204,13 @@ const (
 // Shared is a rate limit whose buckets are in a [Store]: what a front
 // asks when it was given one. It bounds each store call by a deadline and
 // decides by a local bucket, or fail open, or fail closed, when the store
-// cannot (see [StoreOptions]). It is safe for concurrent use.
+// cannot, at once while the store is down (see [StoreOptions]). It is
+// safe for concurrent use.
 type Shared struct {
 	lim        Limiter
-	local      bool  // an in-process limiter: no deadline to set
-	fallback   *Rate // the local buckets; nil when failing open
+	local      bool     // an in-process limiter: no deadline to set
+	fallback   *Rate    // the local buckets; nil when failing open
+	breaker    *breaker // nil for an in-process limiter
 	deadlines  deadlines
 	failClosed bool
 	lastAnswer atomic.Int64 // UnixNano of the store's last verdict, when failing closed
@@ -213,7 +254,23 @@ func NewShared(store Store, r rate.Limit, burst int, o StoreOptions) *Shared {
 	if !o.FailOpen || o.FailClosed {
 		s.fallback = localShare(r, burst, o.Replicas, o.MaxKeys)
 	}
+	if !local {
+		s.breaker = newBreaker(rateOutage, o.Timeout, o.Logger, s.probe)
+	}
 	return s
+}
+
+// probe asks the store for a token from the bucket of [StoreProbeKey]:
+// any verdict says it answers again.
+func (s *Shared) probe(ctx context.Context) error {
+	_, _, err := s.lim.Take(ctx, "", StoreProbeKey)
+	if errors.Is(err, ErrNoVerdict) {
+		err = nil // an answer all the same
+	}
+	if err == nil && s.failClosed {
+		s.answered()
+	}
+	return err
 }
 
 // localShare is the local buckets of one of replicas replicas of a limit
@@ -250,7 +307,8 @@ func (s *Shared) Allow(ctx context.Context, tool, key string) error {
 // bucket every caller shares). It returns nil, or the refusal to answer
 // the call with, as [Rate.Allow] does. When the store does not decide
 // within the timeout, the call is decided as [StoreOptions] says, and
-// logged with tool; when ctx itself has ended, AllowCall returns
+// logged with tool, and so is, at once, each call after it until the
+// store answers again; when ctx itself has ended, AllowCall returns
 // ctx.Err().
 func (s *Shared) AllowCall(ctx context.Context, bucket, key, tool string) error {
 	var (
@@ -261,13 +319,16 @@ func (s *Shared) AllowCall(ctx context.Context, bucket, key, tool string) error 
 	if err := ctx.Err(); err != nil {
 		return err // the caller went away: no verdict is wanted
 	}
-	if s.local {
+	switch {
+	case s.local:
 		wait, ok, err = s.lim.Take(ctx, bucket, key)
-	} else {
+	case !s.breaker.up():
+		return s.undecided(ctx, bucket, key, tool, s.breaker.skip(), false)
+	default:
 		wait, ok, err = s.lim.Take(s.deadlines.get(), bucket, key)
 	}
 	if err != nil {
-		return s.undecided(ctx, bucket, key, tool, err)
+		return s.undecided(ctx, bucket, key, tool, err, true)
 	}
 	if s.failClosed {
 		s.answered()
@@ -298,11 +359,37 @@ func (s *Shared) whyOf(key string) string {
 	return s.why
 }
 
-// undecided answers a call the store could not decide.
-func (s *Shared) undecided(ctx context.Context, bucket, key, tool string, err error) error {
+// undecided answers a call the store did not decide: asked, it failed
+// with err; else it is down, and err is its last error.
+func (s *Shared) undecided(ctx context.Context, bucket, key, tool string, err error, asked bool) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr // the caller went away: no verdict is wanted
 	}
+	outcome, refusal := s.fallbackOf(bucket, key)
+	attrs := func() []slog.Attr {
+		return []slog.Attr{slog.String(logkey.Tool, tool), slog.String(logkey.Outcome, outcome)}
+	}
+	switch {
+	case !asked: // counted by the breaker, logged once per outage
+	case errors.Is(err, ErrNoVerdict): // the store is up: this bucket is not
+		logger := s.logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		safe.Log(ctx, logger, slog.LevelWarn, StoreLogMessage, append(attrs(), slog.String(logkey.Error, safe.Error(err)))...)
+	default:
+		s.breaker.failed(ctx, err, attrs()...)
+	}
+	if s.hook != nil {
+		_ = safe.Call(func() { s.hook(ctx, err) })
+	}
+	return refusal
+}
+
+// fallbackOf decides a call the store did not decide, by
+// [StoreOptions]: the outcome its records carry, and the refusal to
+// answer it with, or nil.
+func (s *Shared) fallbackOf(bucket, key string) (string, error) {
 	var refusal error
 	outcome := outcomeOpen
 	switch {
@@ -316,16 +403,7 @@ func (s *Shared) undecided(ctx context.Context, bucket, key, tool string, err er
 			refusal = Refusal(s.whyOf(key), wait)
 		}
 	}
-	logger := s.logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	safe.Log(ctx, logger, slog.LevelWarn, StoreLogMessage,
-		slog.String(logkey.Tool, tool), slog.String(logkey.Outcome, outcome), slog.String(logkey.Error, safe.Error(err)))
-	if s.hook != nil {
-		_ = safe.Call(func() { s.hook(ctx, err) })
-	}
-	return refusal
+	return outcome, refusal
 }
 
 // deadlines hands out the contexts of store calls: each expires between

@@ -160,12 +160,15 @@ func TestSharedDecidesAMissedCallByTheLocalBucket(t *testing.T) {
 
 // Fail closed refuses for want of the store only once the store has
 // given no verdict for StoreDownAfter: a store that answers every other
-// call is not down, and the local bucket decides the calls it misses.
+// call is not down, and the local bucket decides the calls it misses, and
+// those after a miss until a probe finds it answering.
 func TestSharedFailsClosedOnlyWhenTheStoreIsDown(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := limit.NewShared(&missStore{}, 1e6, 1e6, limit.StoreOptions{FailClosed: true, Logger: slog.New(slog.DiscardHandler)})
 	assert.Contains(t, render(s.AllowCall(ctx, "", "alice", "t")).Message, "store is unavailable", "never answered: down")
+	require.Eventually(t, func() bool { return s.AllowCall(ctx, "", "alice", "t") == nil }, 10*time.Second, time.Millisecond,
+		"a probe finds the store answering")
 	for range 100 {
 		require.NoError(t, s.AllowCall(ctx, "", "alice", "t"), "the store answers: a missed call is the local bucket's")
 	}

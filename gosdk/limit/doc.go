@@ -101,8 +101,11 @@
 // the store miss its deadline gains nothing; [WithStoreReplicas] gives
 // each replica its share), refused with a retryable envelope once the
 // store is down ([WithFailClosed]), or allowed ([WithFailOpen]), and
-// either way logged and handed to [WithOnStoreUnavailable]'s function.
-// See docs/replicas.md.
+// either way handed to [WithOnStoreUnavailable]'s function. The calls
+// after one the store missed do not wait for it: they are decided the
+// same way at once while a probe in the background asks the store again,
+// until it answers. An outage is logged once when it starts, then with a
+// count, and once when it ends. See docs/replicas.md.
 //
 // # Repeated failures
 //

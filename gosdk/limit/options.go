@@ -92,8 +92,8 @@ func WithEnvelopeOptions(opts ...gosdk.EnvelopeOption) Option {
 	return core.WithEnvelopeOptions[*mcp.CallToolRequest](opts...)
 }
 
-// WithLogger sets where [Rate] logs a call decided without its
-// [WithStore] store, and where [Timeout] logs a handler that panicked after its
+// WithLogger sets where [Rate] logs the outages of its [WithStore]
+// store, and where [Timeout] logs a handler that panicked after its
 // deadline, when no caller is left to hand the panic to. The default is
 // [slog.Default] at the time of the panic.
 func WithLogger(l *slog.Logger) Option { return core.WithLogger[*mcp.CallToolRequest](l) }
@@ -104,9 +104,16 @@ func WithLogger(l *slog.Logger) Option { return core.WithLogger[*mcp.CallToolReq
 // (down, hung, or answering garbage) is decided by a bucket of the same
 // rate for its key in this process (a flood that makes the store miss
 // its deadline gains nothing), refused once the store is down with
-// [WithFailClosed], allowed with [WithFailOpen], and logged to
-// [WithLogger]'s logger with message core/limit.StoreLogMessage and the
-// tool. [WithMaxKeys] bounds the local buckets. It panics on nil.
+// [WithFailClosed], or allowed with [WithFailOpen]; the calls after it
+// are decided so at once, without waiting for the store, until a probe in
+// the background finds it answering (after 100 ms, then twice as long
+// each time, up to 2 s). [WithLogger]'s logger gets one warning when the
+// store fails (message core/limit.StoreLogMessage, with the tool, the
+// outcome and the store's error), one every 10 s while it is down with
+// how many calls were decided without it, and one when it is back. A
+// store that answers a key with something other than a verdict
+// (core/limit.ErrNoVerdict) is not down: that call is decided without it
+// and logged. [WithMaxKeys] bounds the local buckets. It panics on nil.
 func WithStore(s Store) Option { return core.WithStore[*mcp.CallToolRequest](s) }
 
 // WithStoreTimeout bounds each call [Rate] makes to its [WithStore]
@@ -137,8 +144,11 @@ func WithStoreReplicas(n int) Option { return core.WithStoreReplicas[*mcp.CallTo
 
 // WithOnStoreUnavailable calls fn for each call [Rate] decided without its
 // [WithStore] store, with the store's error: the hook for a metric (a
-// counter of decisions made without the store). A panic in fn is dropped.
-// It panics on a nil fn.
+// counter of decisions made without the store). It is called per call,
+// not per outage: for the call whose store call failed, and for each call
+// decided without asking the store because it is down, with the store's
+// last error (the log says when an outage starts and ends). A panic in fn
+// is dropped. It panics on a nil fn.
 func WithOnStoreUnavailable(fn func(ctx context.Context, err error)) Option {
 	return core.WithOnStoreUnavailable[*mcp.CallToolRequest](fn)
 }

@@ -24,6 +24,9 @@ const (
 	Bytes      = "bytes"
 	Limit      = "limit"
 	HTTPStatus = "http_status"
+	// Key of a rate limit's records of its store's outage: how many calls
+	// it decided without the store.
+	DecidedWithoutStore = "decided_without_store"
 )
 
 // Message is the message of the one record per tool call that each front's

@@ -132,7 +132,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.otelStderr, "otel-stderr", false, "print spans and metrics to stderr")
 	fs.BoolVar(&c.otelStdout, "otel-stdout", false, "print spans and metrics to stdout (HTTP mode only)")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
-	fs.StringVar(&c.stateKeysFile, "state-keys-file", "", "a file of keys to seal requestState with, lines kid:base64key, the first current (else $"+stateKeysEnv+", else a key per process)")
+	fs.StringVar(&c.stateKeysFile, "state-keys-file", "", "a file of keys to seal requestState with, lines kid:base64key, the first current, readable by its owner only (else $"+stateKeysEnv+", else a key per process)")
 	fs.BoolVar(&c.noStateSealing, "no-state-sealing", false, "pass requestState unsealed")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -64,7 +64,8 @@ var childTools = `[
  {"name":"asks","inputSchema":{"type":"object"}},
  {"name":"asks_error","inputSchema":{"type":"object"}},
  {"name":"fail_long_s","inputSchema":{"type":"object"}},
- {"name":"starts_task","inputSchema":{"type":"object"}}
+ {"name":"starts_task","inputSchema":{"type":"object"}},
+ {"name":"received","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1},"verbose":{"type":"boolean"}},"additionalProperties":false}}
 ]`
 
 func childServer() {
@@ -193,6 +194,9 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 		result(m.ID, `{"resultType":"input_required","isError":true,"content":[{"type":"text","text":"connect failed: password=hunter2"}]}`)
 	case "fail_long_s": // isError spelled with the long s, U+017F, which encoding/json reads as isError
 		result(m.ID, `{"content":[{"type":"text","text":"connect failed: password=hunter2"}],"iſError":true}`)
+	case "received": // the arguments as the server read them
+		b, _ := json.Marshal(m.Params.Arguments)
+		text(m.ID, string(b), false)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:

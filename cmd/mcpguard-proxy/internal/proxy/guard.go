@@ -76,9 +76,12 @@ func newGuard(opts ...Option) *Guard {
 
 // call is one tools/call in flight.
 type call struct {
-	id    []byte // the request's id, copied
-	tool  string
-	args  json.RawMessage // copied
+	id   []byte // the request's id, copied
+	tool string
+	args json.RawMessage // copied
+	// sent is what the upstream is sent as the arguments when the check
+	// read them otherwise than written (declared.go); nil: as written.
+	sent  json.RawMessage
 	start time.Time
 	slot  *limit.Slot
 	// freed: the slot was released. A call's answer and its deadline can

@@ -55,16 +55,22 @@ func (g *Guard) openState(ctx context.Context, c *call) []byte {
 }
 
 // upstreamParams are the params the upstream is sent for c: params, as
-// read, with the opened requestState in place of the sealed one.
+// read, with the arguments as checked (declared.go) and the opened
+// requestState in place of those the client sent.
 func (c *call) upstreamParams(params span) span {
-	if !c.opened {
+	if !c.opened && c.sent == nil {
 		return params
 	}
 	var p map[string]json.RawMessage // admitted by readClient: no duplicate or case-folded names
 	if json.Unmarshal(params, &p) != nil {
 		return params
 	}
-	p["requestState"], _ = json.Marshal(c.state)
+	if c.opened {
+		p["requestState"], _ = json.Marshal(c.state)
+	}
+	if c.sent != nil {
+		p["arguments"] = c.sent
+	}
 	out, err := json.Marshal(p)
 	if err != nil {
 		return params

@@ -173,8 +173,8 @@ func (s *Sealer) put(p *[]byte) {
 }
 
 // Seal returns state sealed for the call b describes: URL-safe base64
-// without padding, about 1.33 times the state's length plus 100 bytes.
-// An empty state seals too (the result is never empty).
+// without padding, 4/3 of the length of the state, the key id and 70
+// bytes. An empty state seals too (the result is never empty).
 func (s *Sealer) Seal(b Binding, state string) (string, error) {
 	if len(state) > s.max {
 		return "", ErrTooLarge

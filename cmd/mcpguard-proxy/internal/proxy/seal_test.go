@@ -201,6 +201,13 @@ func TestProxyStateExpiresAndRotates(t *testing.T) {
 		t.Fatalf("another replica, rotated, received %q", got)
 	}
 	a.expectStateRefused(a.stateCall("deploy", "staging", b.stateStart("deploy", "staging")), seal.ErrUnknownKey)
+	// Without a ring, each proxy's key has an id of its own: the log says
+	// the key is not held, and points to the ring.
+	e, f := startState(t), startState(t)
+	e.expectStateRefused(e.stateCall("deploy", "staging", f.stateStart("deploy", "staging")), seal.ErrUnknownKey)
+	if logs := e.logs.String(); !strings.Contains(logs, "docs/protocol-2026-07-28.md#keys") {
+		t.Errorf("the log does not point to the key ring:\n%s", logs)
+	}
 
 	var now atomic.Int64
 	now.Store(1_800_000_000)

@@ -380,7 +380,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		out = withoutFailureMeta(out)
 	}
 	if g.o.successes {
-		out = redactResult(g.r.Redactor().ForCall(c.args), out, g.state != nil)
+		out = redactResult(g.o.successRedactor.ForCall(c.args), out, g.state != nil)
 	}
 	if bytes.Equal(out, m.Result) {
 		return msg
@@ -425,7 +425,7 @@ func redactResult(red *redact.Redactor, result []byte, sealed bool) []byte {
 	_ = json.Unmarshal(top["content"], &content)
 	changed := false
 	for k, v := range top {
-		if k == "content" || (sealed && k == "requestState") {
+		if k == "content" || (sealed && foldsAs([]byte(k), []byte("requestState"))) { // sealed under every spelling (seal.go)
 			continue
 		}
 		if out, ok := red.JSON(string(v)); ok && out != string(v) {

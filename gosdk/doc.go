@@ -176,6 +176,7 @@
 //	middleware.AddTaskTool         -                                 mcp-go runs AddTaskTool handlers outside s.Use; go-sdk v1.8.0 serves no tasks
 //	middleware.AddTaskTools        -                                 the same
 //	middleware.TaskHandler         -                                 the same
+//	middleware.TaskToolsLogMessage  -                                the same: the record of task tools mcp-go runs outside s.Use
 //	middleware.WithRecoverOptions  -                                 recovery options are the Middleware's own (WithOnPanic, WithoutStack)
 //	middleware.WithRedactOptions   -                                 redaction options are the Middleware's own (WithRedactor, WithRedactSuccesses)
 //	redact.WithRedactSuccesses    WithRedactSuccesses               the same name, also here

@@ -198,7 +198,7 @@ func fallback() *mcp.CallToolResult {
 // one (redacted); any other error, a handler's own error result and a nil
 // result become envelopes; error results are redacted; a successful or
 // input_required result passes as it is, without a toolFailure _meta of
-// its own, redacted only WithRedactSuccesses.
+// its own, redacted only WithRedactSuccesses (the rules of ForSuccess).
 func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error) (mcp.Result, error) {
 	var pe *jsonrpc.Error
 	if err != nil {
@@ -226,10 +226,10 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 	if o.Policy().DropForgedFailure {
 		r = withoutForgedFailure(r)
 	}
-	if !c.successes {
+	if c.successes == nil {
 		return r, nil
 	}
-	return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), r), nil
+	return redactResult(c.successes.ForCall(callFrom(ctx, req).Args), r), nil
 }
 
 // normalize renders a result with isError: true as an envelope result,

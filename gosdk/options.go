@@ -106,10 +106,11 @@ func WithoutNormalization() Option { return WithEnvelopeOptions(core.WithoutNorm
 //	gosdk.WithRedactor(redact.Default().With(myRule))
 func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
 
-// WithRedactSuccesses redacts successful results too. By default only
-// error results are: a successful result is the tool's intended output,
-// which may legitimately hold a path or a key, and leaving it alone keeps
-// the success path free.
+// WithRedactSuccesses redacts successful results too, with the rules of
+// redact.Redactor.ForSuccess: secrets, tokens and stack traces go, paths
+// and source positions stay. By default only error results are: a
+// successful result is the tool's intended output, which may legitimately
+// hold a path or a key, and leaving it alone keeps the success path free.
 func WithRedactSuccesses() Option { return func(o *options) { o.successes = true } }
 
 // WithLogger writes one record per tool call to l (see [LogOption]) and
@@ -134,8 +135,8 @@ func WithOnPanic(fn func(ctx context.Context, req *mcp.CallToolRequest, p Panic)
 type chain struct {
 	front     *front
 	redactor  *redact.Redactor
-	successes bool
-	log       *logger // nil: no per-call record
+	successes *redact.Redactor // redactor.ForSuccess(); nil: successes pass as they are
+	log       *logger          // nil: no per-call record
 	recover   core.RecoverOptions
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
 	limits    []mcp.Middleware // WithLimits, inside the guard
@@ -163,13 +164,15 @@ func evaluate(opts []Option) *chain {
 	env = append(env, o.env...)
 	r := core.NewRenderer(env...)
 	c := &chain{
-		front:     &front{r: r},
-		redactor:  r.Redactor(),
-		successes: o.successes,
-		recover:   core.RecoverOptions{Logger: o.logger, Stack: !o.noStack},
-		onPanic:   o.onPanic,
-		limits:    o.limits,
-		declared:  newDeclared(&o),
+		front:    &front{r: r},
+		redactor: r.Redactor(),
+		recover:  core.RecoverOptions{Logger: o.logger, Stack: !o.noStack},
+		onPanic:  o.onPanic,
+		limits:   o.limits,
+		declared: newDeclared(&o),
+	}
+	if o.successes {
+		c.successes = c.redactor.ForSuccess()
 	}
 	if o.logger != nil {
 		c.log = newLogger(o.logger, o.logOpts)

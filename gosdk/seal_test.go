@@ -185,7 +185,7 @@ func TestSealedStateRefused(t *testing.T) {
 		}, seal.ErrTampered},
 		{"another server's key", func(t *testing.T, cs *mcp.ClientSession, _ string) *mcp.CallToolResult {
 			return stateCall(t, cs, "deploy", "staging", stateStart(t, other.connect(t, false), "deploy", "staging"))
-		}, seal.ErrTampered},
+		}, seal.ErrUnknownKey},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -17,7 +17,9 @@
 // s.Use. Register task tools with [AddTaskTool] instead: one extra line per
 // task tool, after which the chain guards each run of the task and a
 // failure reaches tasks/result as an envelope. A tool added with s.AddTool
-// and mcp.WithTaskSupport needs nothing more.
+// and mcp.WithTaskSupport needs nothing more. With [WithLogger], the
+// Logging layer names, once per server at the first call it sees there,
+// the task tools added with s.AddTaskTool ([TaskToolsLogMessage]).
 //
 // # The order of Default
 //

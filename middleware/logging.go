@@ -55,13 +55,20 @@ func WithLevels(success, toolError slog.Level) LogOption {
 //
 // Put it outermost, as [Default] does, so it records what the client
 // finally sees, panics included.
+//
+// At the first call it sees on a server, it lists that server's tools in
+// process (a tools/list through HandleMessage, which the server's hooks
+// see) and, if some are task tools added with s.AddTaskTool, which mcp-go
+// runs outside the chain, says so once at Warn ([TaskToolsLogMessage]).
 func Logging(logger *slog.Logger, opts ...LogOption) server.ToolHandlerMiddleware {
 	if logger == nil {
 		panic("middleware: Logging needs a logger")
 	}
 	lg := calllog.New(logger, opts...)
+	tasks := &unguardedTasks{}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			tasks.check(ctx, logger)
 			start := time.Now()
 			res, err := next(ctx, req)
 			lg.Record(ctx, logCall(req, res, err, time.Since(start)))

@@ -55,3 +55,31 @@ func TestDefaultOptionsReachTheirLayers(t *testing.T) {
 			ExpectSuccess().NoLeak("hunter2")
 	})
 }
+
+// searchFilesText is what a filesystem server's search answers: paths, a
+// file URL and a compiler's position, which the tool exists to return,
+// and what no success may carry: a password, a token, a DSN's password
+// and a stack trace.
+const searchFilesText = "/srv/files/a.txt\n/srv/files/sub/b.txt\nC:\\data\\c.txt\nroot: file:///srv/files\n" +
+	"main.go:12:3: x declared and not used\n" +
+	"config: password=hunter2 token ghp_abcdefghijklmnopqrstuvwxyz0123456789 dsn postgres://app:s3cr3t@db/shop\n" +
+	"goroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d\n"
+
+// Redacting successes removes secrets and stack traces, and keeps the
+// paths a file tool exists to return (issue 48: every one became [path]).
+func TestRedactSuccessesKeepsPaths(t *testing.T) {
+	t.Parallel()
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(searchFilesText),
+			mcp.NewResourceLink("file:///srv/files/sub/b.txt", "b.txt", "", "")}}, nil
+	}
+	r := middlewaretest.New(t, mcp.NewTool("search_files"), h,
+		middleware.Default(middleware.WithRedactOptions(redact.WithRedactSuccesses()))...).Call(nil).ExpectSuccess()
+	for _, kept := range []string{"/srv/files/a.txt\n/srv/files/sub/b.txt\nC:\\data\\c.txt\nroot: file:///srv/files\n", "main.go:12:3: x declared"} {
+		assert.Contains(t, r.Text(), kept)
+	}
+	assert.Contains(t, string(r.Raw), `"uri":"file:///srv/files/sub/b.txt"`)
+	for _, gone := range []string{"hunter2", "ghp_abcdef", "s3cr3t", "main.main()", "+0x1d"} {
+		assert.NotContains(t, string(r.Raw), gone)
+	}
+}

@@ -175,9 +175,9 @@ func TestSealedStateRefused(t *testing.T) {
 			return ss.call(t, "deploy", "production", state)
 		}, seal.ErrBinding},
 		{"another server's key", func(t *testing.T, ss *stateServer, _ string) map[string]any {
-			// Another server's per-process key has the same id, "process".
+			// Another server's per-process key: its id is its own.
 			return ss.call(t, "deploy", "staging", newStateServer(t).start(t, "deploy", "staging"))
-		}, seal.ErrTampered},
+		}, seal.ErrUnknownKey},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -186,6 +186,32 @@ func TestSealedStateRefused(t *testing.T) {
 			ss.expectRefused(t, tc.replay(t, ss, state), tc.reason)
 		})
 	}
+}
+
+// Replicas without a shared ring refuse each other's states; the log
+// record says the state was sealed under a key this server does not hold
+// (not that it was altered) and points to the key ring (issue 48).
+func TestSealedStateOfAnotherReplicaPointsToTheRing(t *testing.T) {
+	t.Parallel()
+	a, b := newStateServer(t), newStateServer(t)
+	b.expectRefused(t, b.call(t, "deploy", "staging", a.start(t, "deploy", "staging")), seal.ErrUnknownKey)
+	b.mu.Lock()
+	logs := b.logs.String()
+	b.mu.Unlock()
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+		if rec["msg"] != seal.LogMessage {
+			continue
+		}
+		found = true
+		assert.Equal(t, seal.ErrUnknownKey.Error(), rec["error"])
+		hint, _ := rec["hint"].(string)
+		assert.Contains(t, hint, "no key ring")
+		assert.Contains(t, hint, "docs/protocol-2026-07-28.md#keys")
+	}
+	assert.True(t, found, "no record of the refusal:\n%s", logs)
 }
 
 func TestSealedStateExpires(t *testing.T) {

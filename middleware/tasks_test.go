@@ -258,3 +258,41 @@ func TestAddTaskToolsKeepsTheToolsTaskSupport(t *testing.T) {
 		"optional": "optional", "required": "required",
 	}, got)
 }
+
+// TestPlainAddTaskToolIsLogged: a task tool added with s.AddTaskTool runs
+// outside the chain; the Logging layer says so once, at the first call the
+// chain sees on that server, naming it and the fix. A tool registered
+// with middleware.AddTaskTool, or a regular one, is not named.
+func TestPlainAddTaskToolIsLogged(t *testing.T) {
+	log := middlewaretest.NewLog(t)
+	s := server.NewMCPServer("tasks", "1.0.0", server.WithTaskCapabilities(true, true, true))
+	s.Use(middleware.Default(middleware.WithLogger(log.Logger()))...)
+	s.AddTaskTool(mcp.NewTool("db_export", mcp.WithTaskSupport(mcp.TaskSupportRequired)), taskFailures["panic"])
+	middleware.AddTaskTool(s, mcp.NewTool("guarded_export"), taskFailures["panic"])
+	s.AddTool(mcp.NewTool("ping"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("pong"), nil
+	})
+	w := newTaskWire(t, s)
+	w.send("tools/call", map[string]any{"name": "ping"})
+	w.send("tools/call", map[string]any{"name": "ping"})
+	w.runTask("guarded_export", nil)
+	var warned []map[string]any
+	for _, r := range log.Records() {
+		if r["msg"] == middleware.TaskToolsLogMessage {
+			warned = append(warned, r)
+		}
+	}
+	require.Len(t, warned, 1, "%v", log.Records())
+	assert.Equal(t, "WARN", warned[0]["level"])
+	assert.Equal(t, []any{"db_export"}, warned[0]["tools"])
+	assert.Contains(t, warned[0]["hint"], "middleware.AddTaskTool")
+
+	clean := middlewaretest.NewLog(t)
+	s2 := server.NewMCPServer("tasks", "1.0.0", server.WithTaskCapabilities(true, true, true))
+	s2.Use(middleware.Default(middleware.WithLogger(clean.Logger()))...)
+	middleware.AddTaskTool(s2, mcp.NewTool("guarded_export"), taskFailures["panic"])
+	newTaskWire(t, s2).runTask("guarded_export", nil)
+	for _, r := range clean.Records() {
+		assert.NotEqual(t, middleware.TaskToolsLogMessage, r["msg"], "a guarded task tool was named: %v", r)
+	}
+}

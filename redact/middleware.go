@@ -11,7 +11,8 @@ import (
 
 // Middleware redacts what a client sees of the results of the layers inside
 // it, in every position a result carries text (see [Result]), for
-// error results (and every result with [WithRedactSuccesses]). JSON text is
+// error results (and every result with [WithRedactSuccesses], with the
+// rules of [Redactor.ForSuccess]). JSON text is
 // redacted string by string, so an envelope stays a valid envelope. The
 // redactor is narrowed to the call with [Redactor.ForCall], so a path the
 // agent itself sent survives.
@@ -27,7 +28,11 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 			if res == nil || (!res.IsError && !o.RedactSuccesses) {
 				return res, err
 			}
-			return Result(o.Redactor.ForCall(req.GetRawArguments()), res), err
+			red := o.Redactor
+			if !res.IsError {
+				red = o.Successes // paths and source positions stay: a success is the tool's output
+			}
+			return Result(red.ForCall(req.GetRawArguments()), res), err
 		}
 	}
 }

@@ -124,7 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.ratePerTool, "rate-per-tool", false, "give --rate's budget to each tool of a client apart")
 	fs.IntVar(&c.burst, "burst", 10, "burst of --rate")
 	fs.IntVar(&c.concurrency, "concurrency", 0, "tool calls in flight at once (0: no limit)")
-	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too")
+	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too (secrets, tokens, stack traces; paths stay)")
 	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
 	fs.BoolVar(&c.rawStderr, "raw-child-stderr", false, "pass the child's stderr on as it is, not redacted")
@@ -137,7 +137,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.otelStderr, "otel-stderr", false, "print spans and metrics to stderr")
 	fs.BoolVar(&c.otelStdout, "otel-stdout", false, "print spans and metrics to stdout (HTTP mode only)")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
-	fs.StringVar(&c.stateKeysFile, "state-keys-file", "", "a file of keys to seal requestState with, lines kid:base64key, the first current (else $"+stateKeysEnv+", else a key per process)")
+	fs.StringVar(&c.stateKeysFile, "state-keys-file", "", "a file of keys to seal requestState with, lines kid:base64key, the first current, readable by its owner only (else $"+stateKeysEnv+", else a key per process)")
 	fs.BoolVar(&c.noStateSealing, "no-state-sealing", false, "pass requestState unsealed")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

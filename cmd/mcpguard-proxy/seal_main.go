@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 	"github.com/mcpguard/mcpguard/core/seal"
@@ -32,16 +33,9 @@ func stateOptions(c *config, getenv func(string) string) ([]proxy.Option, error)
 	var text []byte
 	switch {
 	case c.stateKeysFile != "":
-		f, err := os.Open(c.stateKeysFile)
-		if err != nil {
+		var err error
+		if text, err = readKeyFile(c.stateKeysFile); err != nil {
 			return nil, fmt.Errorf("--state-keys-file: %w", err)
-		}
-		defer f.Close()
-		if text, err = io.ReadAll(io.LimitReader(f, maxKeyFile+1)); err != nil {
-			return nil, fmt.Errorf("--state-keys-file: %w", err)
-		}
-		if len(text) > maxKeyFile {
-			return nil, fmt.Errorf("--state-keys-file: longer than %d bytes", maxKeyFile)
 		}
 	case getenv(stateKeysEnv) != "":
 		text = []byte(getenv(stateKeysEnv))
@@ -57,4 +51,32 @@ func stateOptions(c *config, getenv func(string) string) ([]proxy.Option, error)
 		return nil, fmt.Errorf("%s: %w", from, err)
 	}
 	return []proxy.Option{proxy.WithStateKeys(ring)}, nil
+}
+
+// readKeyFile reads a key ring's file, refusing one that group or others
+// may read or write, as ssh refuses such a private key: whoever reads the
+// keys reads and forges every sealed requestState. Windows is not
+// checked: its file modes do not say who may read a file.
+func readKeyFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if perm := fi.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
+		return nil, fmt.Errorf("permissions %04o for %s are too open: users other than its owner can read or change the keys "+
+			"(chmod 600 %s, and give new keys: these may have been read)", perm, name, name)
+	}
+	text, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(text) > maxKeyFile {
+		return nil, fmt.Errorf("longer than %d bytes", maxKeyFile)
+	}
+	return text, nil
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -53,6 +57,30 @@ func TestStateKeys(t *testing.T) {
 			t.Errorf("%s: the error shows the key: %v", tc.name, err)
 		case len(opts) != tc.options:
 			t.Errorf("%s: %d options, want %d", tc.name, len(opts), tc.options)
+		}
+	}
+}
+
+// A key file group or others may read is refused at start, naming its
+// mode and the fix, as ssh refuses such a private key: the keys are what
+// every sealed requestState's secrecy rests on.
+func TestStateKeysFileOthersCanReadIsRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes do not say who can read a file on Windows")
+	}
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o620} {
+		file := filepath.Join(t.TempDir(), "keys")
+		if err := os.WriteFile(file, []byte("k1:"+strings.Repeat("A", 43)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(file, mode); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"--state-keys-file", file, "--", "server"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if want := fmt.Sprintf("%04o", mode); code != exitUsage || !strings.Contains(stderr.String(), want) ||
+			!strings.Contains(stderr.String(), "chmod 600") {
+			t.Errorf("mode %04o: exit %d, stderr %q; want exit %d naming %s and the fix", mode, code, stderr.String(), exitUsage, want)
 		}
 	}
 }

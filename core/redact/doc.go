@@ -123,8 +123,11 @@
 // An SDK front's middleware sits outside the envelope layer, so that it sees every error
 // result on its way out, including ones a handler built itself. It leaves
 // successful results alone unless [WithRedactSuccesses] is given: they are
-// the tool's intended output. The envelope layer also redacts its own
-// messages, so each layer is safe alone.
+// the tool's intended output, and are then redacted with
+// [Redactor.ForSuccess], which removes secrets, tokens and stack traces
+// and keeps the paths, file URLs and source positions a file tool exists
+// to return. The envelope layer also redacts its own messages, so each
+// layer is safe alone.
 //
 // This is the SDK-neutral core of mcpguard's redaction; mcp-go servers use
 // it through github.com/mcpguard/mcpguard/redact, whose names are the same

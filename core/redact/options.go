@@ -16,12 +16,15 @@ type Config struct {
 	// RedactSuccesses reports whether successful results are redacted too
 	// (WithRedactSuccesses), not only failures.
 	RedactSuccesses bool
+	// Successes is the redactor of successful results, Redactor's
+	// [Redactor.ForSuccess]; never nil.
+	Successes *Redactor
 }
 
 // Configure evaluates opts, as a middleware built with them would.
 func Configure(opts ...Option) Config {
 	o := evaluate(opts)
-	return Config{Redactor: o.redactor, RedactSuccesses: o.successes}
+	return Config{Redactor: o.redactor, RedactSuccesses: o.successes, Successes: o.redactor.ForSuccess()}
 }
 
 func evaluate(opts []Option) options {
@@ -53,8 +56,10 @@ func WithoutRules(names ...string) Option {
 	return func(o *options) { o.redactor = o.redactor.Without(names...) }
 }
 
-// WithRedactSuccesses redacts successful results too. By default only error
-// results are redacted: a successful result is the tool's intended output,
-// which may legitimately hold paths (a file tool) or even a key (a tool that
-// issues them), and leaving it alone keeps the success path free.
+// WithRedactSuccesses redacts successful results too, with the rules of
+// [Redactor.ForSuccess]: secrets, tokens and stack traces go, paths and
+// source positions stay. By default only error results are redacted: a
+// successful result is the tool's intended output, which may legitimately
+// hold paths (a file tool) or even a key (a tool that issues them), and
+// leaving it alone keeps the success path free.
 func WithRedactSuccesses() Option { return func(o *options) { o.successes = true } }

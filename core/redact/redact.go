@@ -63,6 +63,31 @@ func named(name string, names []string) bool {
 	return false
 }
 
+// ForSuccess returns the Redactor for successful results: r without the
+// rules marked [Rule.KeepInSuccess]. A success is the tool's intended
+// output: a file server's search answers with paths, its roots are file
+// URLs, a linter's findings are source positions, and those stay;
+// secrets, tokens, passwords in URLs and DSNs, private keys, the values
+// of secret-named keys and stack traces are still removed. Every consumer
+// that redacts successes (WithRedactSuccesses on both fronts,
+// mcpguard-proxy --redact-successes) uses it. It returns r when no rule
+// is so marked; build it once, not per call.
+func (r *Redactor) ForSuccess() *Redactor {
+	if r == nil {
+		return nil
+	}
+	rules := make([]Rule, 0, len(r.rules))
+	for _, rule := range r.rules {
+		if !rule.KeepInSuccess {
+			rules = append(rules, rule)
+		}
+	}
+	if len(rules) == len(r.rules) {
+		return r
+	}
+	return &Redactor{rules: rules, call: r.call, roots: r.roots}
+}
+
 // Rules returns a copy of the Redactor's rules.
 func (r *Redactor) Rules() []Rule { return append([]Rule(nil), r.rules...) }
 

@@ -35,6 +35,12 @@ type Rule struct {
 	// has one. The default path rules keep what was sent; secret rules
 	// never do.
 	KeepSent bool
+	// KeepInSuccess leaves the rule out of the redaction of successful
+	// results ([Redactor.ForSuccess]): what it finds is what a tool's
+	// output holds by design. The default path rules and the bare source
+	// positions (main.go:12) are so marked; secret and stack trace rules
+	// never are.
+	KeepInSuccess bool
 
 	// pre is a default rule's cheap scan after its triggers matched.
 	pre func(string) bool
@@ -73,7 +79,8 @@ var defaultRules = func() []Rule {
 		if s.DetectOnly {
 			continue
 		}
-		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, pre: s.Pre, spans: s.Spans, accept: s.Accept}
+		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, KeepInSuccess: s.Output,
+			pre: s.Pre, spans: s.Spans, accept: s.Accept}
 		if s.Spans == nil {
 			rule.Pattern = leak.Compiled(s.Name)
 		}

@@ -2,6 +2,8 @@ package redact_test
 
 import (
 	"testing"
+
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 const pem = `-----BEGIN RSA PRIVATE KEY-----
@@ -87,5 +89,26 @@ func TestReadableMessagesAreUntouched(t *testing.T) {
 		`value ../../etc/passwd is not a valid card_id`,
 	} {
 		ruleCase{name: s, in: s}.check(t)
+	}
+}
+
+// ForSuccess drops the rules a tool's output holds by design (paths, file
+// URLs, bare source positions) and keeps every other one, a custom rule
+// included unless it is marked KeepInSuccess.
+func TestForSuccess(t *testing.T) {
+	emp := redact.NewRule("employee-id", `\bEMP-\d{6}\b`, "EMP-[REDACTED]", "emp-")
+	code := redact.NewRule("internal-code", `\bINT-\d{4}\b`, "INT-[X]", "int-")
+	code.KeepInSuccess = true
+	r := redact.Default().With(emp, code).ForSuccess()
+	in := "/srv/files/a.txt file:///srv/files main.go:12:3 src/main.rs:2:5 INT-1234 EMP-123456 password=hunter2 ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	want := "/srv/files/a.txt file:///srv/files main.go:12:3 src/main.rs:2:5 INT-1234 EMP-[REDACTED] password=[REDACTED] [REDACTED]"
+	if got := r.String(in); got != want {
+		t.Errorf("ForSuccess().String:\n got %s\nwant %s", got, want)
+	}
+	if got := redact.Default().String(in); got == in || got == want {
+		t.Errorf("the default redactor should still redact paths: %s", got)
+	}
+	if s := redact.New(emp); s.ForSuccess() != s {
+		t.Error("a redactor without such rules is its own ForSuccess")
 	}
 }

@@ -25,9 +25,11 @@
 //   - Keyed by a [KeyRing]: the current key seals, older keys still open
 //     (rotation); a state sealed under a key the ring lacks, another
 //     server's, does not open ([ErrUnknownKey]). Without a configured ring,
-//     [New] draws a random key for the process: a state then opens only in
-//     the process that sealed it, and replicas behind one address must
-//     share a ring ([ParseKeyRing]: lines "kid:base64key", first current).
+//     [New] draws a random key for the process, under an id of its own: a
+//     state then opens only in the process that sealed it (elsewhere it is
+//     [ErrUnknownKey], logged with a hint that points to the key ring),
+//     and replicas behind one address must share a ring ([ParseKeyRing]:
+//     lines "kid:base64key", first current).
 //   - Bounded: Seal refuses a state over [WithMaxState] (64 KiB by
 //     default, [ErrTooLarge]); Open refuses a longer sealed text before
 //     decoding it.

@@ -69,9 +69,24 @@ func (g *Guard) Open(ctx context.Context, b Binding, sealed string) (string, err
 	if logger == nil {
 		logger = slog.Default()
 	}
-	logger.LogAttrs(ctx, slog.LevelWarn, LogMessage,
-		slog.String(logkey.Tool, b.Name), slog.String(logkey.Error, err.Error()))
+	attrs := []slog.Attr{slog.String(logkey.Tool, b.Name), slog.String(logkey.Error, err.Error())}
+	if errors.Is(err, ErrUnknownKey) {
+		attrs = append(attrs, slog.String(logkey.Hint, unknownKeyHint(g.Sealer.ring)))
+	}
+	logger.LogAttrs(ctx, slog.LevelWarn, LogMessage, attrs...)
 	return "", refused
+}
+
+// unknownKeyHint says, for the log, why a state sealed under a key the
+// ring lacks reached this server, and where the fix is.
+func unknownKeyHint(r *KeyRing) string {
+	const ring = "; replicas behind one address need one shared key ring (WithStateKeys on each front, " +
+		"mcpguard-proxy --state-keys-file or $MCPGUARD_STATE_KEYS): see docs/protocol-2026-07-28.md#keys"
+	if r.random {
+		return "this server has no key ring: it seals with a random key of its own process, so another replica's " +
+			"state, or one from before a restart, does not open here" + ring
+	}
+	return "the key is not in this server's key ring: another replica's ring, or a key rotated out too soon" + ring
 }
 
 // Seal returns the state a result hands out, sealed, or an internal

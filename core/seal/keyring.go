@@ -27,6 +27,7 @@ const maxKeyID = 64
 type KeyRing struct {
 	current string
 	keys    map[string]cipher.AEAD
+	random  bool // RandomKeyRing's: no ring was configured
 }
 
 // NewKeyRing returns a ring whose current key is keys[current]. Every key
@@ -135,20 +136,25 @@ func decodeKey(s string) ([]byte, error) {
 	return nil, errors.New("not base64")
 }
 
-// RandomKeyRing returns a ring of one key drawn from crypto/rand, with the
-// id "process". It is what a [Sealer] uses when no ring is configured: a
-// state sealed by one process opens in that process only, so a restart
-// or another replica refuses it and the client starts the call over.
-// Replicas behind one address need a shared ring ([ParseKeyRing]).
+// RandomKeyRing returns a ring of one key drawn from crypto/rand, with an
+// id of its own, "process-" and 8 random characters, so that another
+// process's state is refused as sealed under a key this one does not hold
+// ([ErrUnknownKey]). It is what a [Sealer] uses when no ring is
+// configured: a state sealed by one process opens in that process only,
+// so a restart or another replica refuses it and the client starts the
+// call over. Replicas behind one address need a shared ring
+// ([ParseKeyRing]).
 func RandomKeyRing() *KeyRing {
 	key := make([]byte, KeySize)
 	if _, err := rand.Read(key); err != nil {
 		panic("seal: crypto/rand: " + err.Error()) // rand.Read does not fail since Go 1.24
 	}
-	r, err := NewKeyRing("process", map[string][]byte{"process": key})
+	id := "process-" + rand.Text()[:8]
+	r, err := NewKeyRing(id, map[string][]byte{id: key})
 	if err != nil {
 		panic(err)
 	}
+	r.random = true
 	return r
 }
 

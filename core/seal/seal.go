@@ -52,7 +52,10 @@ const (
 	minRaw = 2 + 1 + nonceSize + claimsSize + tagSize
 )
 
-var enc = base64.RawURLEncoding
+// enc is strict: the last character's spare bits must be zero, as Seal
+// writes them, so that a sealed state has one spelling (a lenient decoder
+// opens it under up to 16).
+var enc = base64.RawURLEncoding.Strict()
 
 // A Binding is what a sealed state is bound to: the call that received it.
 // A state opens only for a call with an equal Binding, so the retry must be
@@ -170,8 +173,8 @@ func (s *Sealer) put(p *[]byte) {
 }
 
 // Seal returns state sealed for the call b describes: URL-safe base64
-// without padding, about 1.33 times the state's length plus 100 bytes.
-// An empty state seals too (the result is never empty).
+// without padding, 4/3 of the length of the state, the key id and 70
+// bytes. An empty state seals too (the result is never empty).
 func (s *Sealer) Seal(b Binding, state string) (string, error) {
 	if len(state) > s.max {
 		return "", ErrTooLarge
@@ -205,9 +208,9 @@ func (s *Sealer) Seal(b Binding, state string) (string, error) {
 // error that says why it does not open ([ErrTampered], [ErrUnknownKey],
 // [ErrBinding], [ErrExpired]); the reason is for the server's log.
 func (s *Sealer) Open(b Binding, sealed string) (string, error) {
-	// The decoder skips line breaks, which Seal never writes: a state
-	// with one is refused, so that a sealed state has one spelling, and
-	// what decodes is as long as the text says.
+	// The decoder skips line breaks, even strict, and Seal never writes
+	// one: a state with one is refused, so that a sealed state has one
+	// spelling, and what decodes is as long as the text says.
 	if len(sealed) > s.maxSealed() || len(sealed) < enc.EncodedLen(minRaw) ||
 		strings.ContainsAny(sealed, "\r\n") {
 		return "", ErrTampered

@@ -28,6 +28,11 @@ type Spec struct {
 	Triggers []string
 	// KeepSent keeps a match the call's own arguments contain verbatim.
 	KeepSent bool
+	// Output marks what a tool's successful output holds by design (a
+	// file server's paths and file URLs, a linter's source positions):
+	// redaction of successes keeps it. Secrets and stack traces are never
+	// Output.
+	Output bool
 	// Pre, when set, runs after the triggers matched: a cheap scan that
 	// returns false when the expression cannot match (a URL's "://" holds
 	// the trigger ":/" but never a path).
@@ -84,11 +89,11 @@ var Specs = []Spec{
 	{Name: "stack/created-by", What: "a stack frame",
 		Expr: `(?m)^created by [^\n]*\n\s+[^\n]*\.go:\d+[^\n]*$\n?`, Triggers: []string{"created by"}},
 	{Name: "stack/source-position", What: "a Go source position (file.go:NN)",
-		Expr: `[\p{L}\p{N}_./\\-]*\.go:\d+(?::\d+)?(?: \+0x[0-9a-f]+)?`, Replacement: "[internal]", Triggers: []string{".go:"}},
+		Expr: `[\p{L}\p{N}_./\\-]*\.go:\d+(?::\d+)?(?: \+0x[0-9a-f]+)?`, Replacement: "[internal]", Triggers: []string{".go:"}, Output: true},
 	{Name: "stack/rust-backtrace", What: "a Rust backtrace",
 		Expr: `stack backtrace:(?:\n[ \t]+(?:\d+: [^\n]*|at [^\n]*))*`, Replacement: stackMarker, Triggers: []string{"stack backtrace:"}},
 	{Name: "stack/rust-position", What: "a Rust source position (file.rs:NN:NN)",
-		Expr: `[\p{L}\p{N}_./\\-]*\.rs:\d+:\d+`, Replacement: "[internal]", Triggers: []string{".rs:"}},
+		Expr: `[\p{L}\p{N}_./\\-]*\.rs:\d+:\d+`, Replacement: "[internal]", Triggers: []string{".rs:"}, Output: true},
 	// Other runtimes' traces: each run of frames becomes one marker, and
 	// the message around it (the exception and its text) stays.
 	{Name: "stack/java", What: "a Java stack trace",
@@ -157,21 +162,21 @@ var Specs = []Spec{
 	{Name: PairsName, What: "the value of a secret-named key", Triggers: PairTriggers, Spans: SecretValues},
 	{Name: "paths/file-url", What: "a file URL",
 		// Not ending in the punctuation of the sentence around it.
-		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*[^\s"'<>` + "`" + `:,;.])`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true},
+		Expr: `(?i)\b(?P<kept>file://[^\s"'<>` + "`" + `]*[^\s"'<>` + "`" + `:,;.])`, Replacement: "[path]", Triggers: []string{"file://"}, KeepSent: true, Output: true},
 	{Name: "paths/unc", What: "a Windows network path",
 		// A share after the server: "\\x7f\" is how a quoted "\x7f" looks
 		// in JSON text, and names nothing. Nor does a backslash that starts
 		// an escape (see notEscapedUNC).
 		Expr:        `(^|[^\\\p{L}\p{N}])(?P<kept>\\{2,}[\p{L}\p{N}_.$-]+(?:\\+` + winSeg + `)*\\+` + winChar + `*` + winEnd + `)`,
-		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true, Accept: notEscapedUNC},
+		Replacement: "${1}[path]", Triggers: []string{`\\`}, KeepSent: true, Output: true, Accept: notEscapedUNC},
 	{Name: "paths/windows", What: "a Windows file path",
 		// At least one character after the drive's separator: a bare "A:\"
 		// names nothing, and in JSON text it is how `"A:"` looks escaped.
 		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `*` + winEnd + `)`,
-		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Pre: mayBeDrivePath},
+		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Output: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
 		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+(?:` + segChar + `*` + segEnd + `)?)`,
-		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Pre: mayBeUnixPath, Accept: notSchemaPointer},
+		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Output: true, Pre: mayBeUnixPath, Accept: notSchemaPointer},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.
 	{Name: "stack/goroutine-header", DetectOnly: true, What: "a goroutine dump", Expr: `goroutine \d+ \[`, Triggers: []string{"goroutine "}},

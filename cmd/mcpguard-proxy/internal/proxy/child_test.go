@@ -66,7 +66,9 @@ var childTools = `[
  {"name":"fail_long_s","inputSchema":{"type":"object"}},
  {"name":"starts_task","inputSchema":{"type":"object"}},
  {"name":"fs_read","inputSchema":{"type":"object"}},
- {"name":"fs_write","inputSchema":{"type":"object"}}
+ {"name":"fs_write","inputSchema":{"type":"object"}},
+ {"name":"search_files","inputSchema":{"type":"object"}},
+ {"name":"received","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1},"verbose":{"type":"boolean"}},"additionalProperties":false}}
 ]`
 
 func childServer() {
@@ -200,6 +202,12 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 		result(m.ID, `{"resultType":"input_required","isError":true,"content":[{"type":"text","text":"connect failed: password=hunter2"}]}`)
 	case "fail_long_s": // isError spelled with the long s, U+017F, which encoding/json reads as isError
 		result(m.ID, `{"content":[{"type":"text","text":"connect failed: password=hunter2"}],"iſError":true}`)
+	case "search_files": // a filesystem server's success: the paths are the answer
+		result(m.ID, `{"content":[{"type":"text","text":"`+childSearchFiles+`"},`+
+			`{"type":"resource_link","uri":"file:///srv/files/sub/b.txt","name":"b.txt"}],"_meta":{"root":"file:///srv/files"}}`)
+	case "received": // the arguments as the server read them
+		b, _ := json.Marshal(m.Params.Arguments)
+		text(m.ID, string(b), false)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:
@@ -228,3 +236,11 @@ func escaped(id json.RawMessage) json.RawMessage {
 
 // childBase64 is base64 that the redactor takes for a token.
 const childBase64 = "aGVsbG8gd29ybGQgc2VjcmV0PWh1bnRlcjI="
+
+// childSearchFiles is search_files' text, JSON-escaped: paths and a file
+// URL the tool exists to return, a compiler's position, and what no
+// success may carry: a password, a token, a DSN's password and a stack.
+const childSearchFiles = `/srv/files/a.txt\n/srv/files/sub/b.txt\nC:\\data\\c.txt\nroot: file:///srv/files\n` +
+	`main.go:12:3: x declared and not used\n` +
+	`config: password=hunter2 token ghp_abcdefghijklmnopqrstuvwxyz0123456789 dsn postgres://app:s3cr3t@db/shop\n` +
+	`goroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d\n`

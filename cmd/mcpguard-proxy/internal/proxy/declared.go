@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sync"
 
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/redact"
 )
 
 // declared is the check of a tool's declared input schema, compiled once
@@ -55,8 +58,12 @@ func (t *tool) checker(ctx context.Context, o *options) *coredeclared.Checker {
 // "", 0, false or empty are left out (how servers on mcpguard's validate,
 // and many others, read them, though their schemas do not say so) goes
 // through, and so does one whose only difference from the schema is a
-// lossless string spelling of a number, integer or boolean ("5"). Either
-// way it goes as the client sent it: the proxy does not rewrite requests.
+// lossless string spelling of a number, integer or boolean ("5").
+//
+// What the upstream is sent is what was checked, as the fronts hand their
+// handlers what they checked: the members the check read as not set are
+// left out, a string read as the number it spells is sent as that number
+// (c.sent); a call the check passes as written goes as written.
 //
 // Whatever the tool and its check, arguments that readers would read
 // differently (a member sent twice, two names that differ only in case,
@@ -70,18 +77,15 @@ func (g *Guard) checkDeclared(ctx context.Context, c *call) error {
 		return c.ambiguousArguments()
 	}
 	red := g.o.redactor // Check keeps the values the call sent (ForCall) itself
-	_, err := d.Check(ctx, c.args, nil, red)
+	converted, err := d.Check(ctx, c.args, nil, red)
 	if err == nil {
+		c.sent = converted            // nil: as written
 		return c.ambiguousArguments() // a fold the check spells otherwise
 	}
 	if c.ambiguousArguments() != nil {
 		return err // it names the members; arguments read two ways are not read as a map below
 	}
-	set, changed := withoutUnsetOptionals(c.args, t.declared.required)
-	if !changed {
-		return err
-	}
-	_, err = d.Check(ctx, set, nil, red)
+	c.sent, err = withoutUnsetOptionals(ctx, d, red, c.args, t.declared.required, err)
 	return err
 }
 
@@ -99,29 +103,63 @@ func (g *Guard) declaredFor(ctx context.Context, c *call) (*tool, *coredeclared.
 	return t, t.checker(ctx, g.o)
 }
 
-// withoutUnsetOptionals returns args without the top-level members that
-// are not required and hold null, "", 0, false, [] or {}, and whether any
-// was left out.
-func withoutUnsetOptionals(args json.RawMessage, required map[string]bool) (json.RawMessage, bool) {
+// withoutUnsetOptionals returns the arguments the upstream is sent when
+// the check passes args once the top-level members that are not required
+// and hold null, "", 0, false, [] or {} are read as not set: args without
+// those of them the check refuses. Each is put back, in the order of
+// their names, where the check passes with it, so a member sent as the
+// schema allows (false beside a refused null) goes as sent. When the
+// check refuses args all the same, err is its violation without them, or
+// refused, the violation of args as written, when none is unset.
+func withoutUnsetOptionals(ctx context.Context, d *coredeclared.Checker, red *redact.Redactor, args json.RawMessage,
+	required map[string]bool, refused error) (sent json.RawMessage, err error) {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(args, &members) != nil {
-		return args, false
+		return nil, refused
 	}
-	changed := false
+	var unsetNames []string
 	for k, v := range members {
 		if !required[k] && unset(v) {
-			delete(members, k)
-			changed = true
+			unsetNames = append(unsetNames, k)
 		}
 	}
-	if !changed {
-		return args, false
+	if len(unsetNames) == 0 {
+		return nil, refused
 	}
-	out, err := json.Marshal(members)
+	slices.Sort(unsetNames)
+	kept := maps.Clone(members)
+	for _, k := range unsetNames {
+		delete(kept, k)
+	}
+	if sent, err = check(ctx, d, red, kept); err != nil {
+		return nil, err
+	}
+	for _, k := range unsetNames {
+		kept[k] = members[k]
+		if s, err := check(ctx, d, red, kept); err == nil {
+			sent = s
+		} else {
+			delete(kept, k)
+		}
+	}
+	return sent, nil
+}
+
+// check checks the arguments members, returning their text as checked
+// (converted where the check converted) or the violation.
+func check(ctx context.Context, d *coredeclared.Checker, red *redact.Redactor, members map[string]json.RawMessage) (json.RawMessage, error) {
+	b, err := json.Marshal(members)
 	if err != nil {
-		return args, false
+		return nil, envelope.Internal(err)
 	}
-	return out, true
+	converted, err := d.Check(ctx, b, nil, red)
+	switch {
+	case err != nil:
+		return nil, err
+	case converted != nil:
+		return converted, nil
+	}
+	return b, nil
 }
 
 func unset(v json.RawMessage) bool {

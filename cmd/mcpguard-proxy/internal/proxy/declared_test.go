@@ -69,3 +69,25 @@ func TestUnsetOptionalMembersAreNotRefused(t *testing.T) {
 		t.Fatalf("an unset optional member hides no other error: %v", env)
 	}
 }
+
+// What the server receives is what the proxy checked: an optional member
+// the check read as not set, because the schema refuses its value (null,
+// 0 under a minimum of 1), is left out upstream, so a server whose schema
+// forbids it never sees it; the members the schema accepts as sent
+// (false) go as sent; a string the check read as the integer it spells
+// goes as that integer; a valid call goes unchanged.
+func TestUnsetOptionalMembersAreLeftOutUpstream(t *testing.T) {
+	s := start(t)
+	s.request("tools/list", `{}`)
+	for args, want := range map[string]string{
+		`{"text":"a","times":null}`:                 `{"text":"a"}`,
+		`{"text":"a","times":null,"verbose":false}`: `{"text":"a","verbose":false}`,
+		`{"text":"a","times":0,"verbose":null}`:     `{"text":"a"}`,
+		`{"text":"","times":2}`:                     `{"text":"","times":2}`,
+		`{"times":null,"text":"a","verbose":true}`:  `{"text":"a","verbose":true}`,
+	} {
+		if got := textOf(t, s.call("received", args)); got != want {
+			t.Errorf("%s: the server received %s, want %s", args, got, want)
+		}
+	}
+}

@@ -37,7 +37,8 @@
 // no object at any depth holds two names equal or equal but for case), and
 // what goes upstream for a request is the proxy's own: an id it minted
 // (answers are matched by it and sent back under the client's id bytes), a
-// tools/call's params in the proxy's encoding. A message the proxy cannot
+// tools/call's params in the proxy's encoding, its arguments as the
+// declared check read them (declared.go). A message the proxy cannot
 // read as every server would is answered by the proxy (refuse.go), on
 // stdio as on HTTP. tools/list results are read on the way (and the proxy
 // lists the tools itself before the first call when no client did) to

@@ -78,9 +78,12 @@ func newGuard(opts ...Option) *Guard {
 
 // call is one tools/call in flight.
 type call struct {
-	id    []byte // the request's id, copied
-	tool  string
-	args  json.RawMessage // copied
+	id   []byte // the request's id, copied
+	tool string
+	args json.RawMessage // copied
+	// sent is what the upstream is sent as the arguments when the check
+	// read them otherwise than written (declared.go); nil: as written.
+	sent  json.RawMessage
 	start time.Time
 	slot  *limit.Slot
 	// freed: the slot was released. A call's answer and its deadline can
@@ -391,7 +394,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		out = withoutFailureMeta(out)
 	}
 	if g.o.successes {
-		out = redactResult(g.r.Redactor().ForCall(c.args), out, g.state != nil)
+		out = redactResult(g.o.successRedactor.ForCall(c.args), out, g.state != nil)
 	}
 	if bytes.Equal(out, m.Result) {
 		return msg
@@ -436,7 +439,7 @@ func redactResult(red *redact.Redactor, result []byte, sealed bool) []byte {
 	_ = json.Unmarshal(top["content"], &content)
 	changed := false
 	for k, v := range top {
-		if k == "content" || (sealed && k == "requestState") {
+		if k == "content" || (sealed && foldsAs([]byte(k), []byte("requestState"))) { // sealed under every spelling (seal.go)
 			continue
 		}
 		if out, ok := red.JSON(string(v)); ok && out != string(v) {

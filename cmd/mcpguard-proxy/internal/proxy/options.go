@@ -23,26 +23,28 @@ const DefaultTimeout = 2 * time.Minute
 type Option func(*options)
 
 type options struct {
-	logger        *slog.Logger
-	redactor      *redact.Redactor
-	successes     bool
-	maxMessage    int
-	timeout       time.Duration
-	rate          *limit.Rate
-	ratePerTool   bool // WithRatePerTool
-	rawStderr     bool // WithRawChildStderr
-	exitWithChild bool // WithExitWithChild
-	slots         *limit.Slots
-	envelope      []envelope.Option
-	mappings      []Mapping
-	rules         []hints.Rule[envelope.Call, json.RawMessage]
-	hints         *hints.Registry[envelope.Call, json.RawMessage]
-	noDeclared    bool // WithoutDeclaredSchemas
-	telemetry     []coreotel.Option
-	traced        bool         // WithTelemetry
-	state         stateOptions // WithStateKeys, WithoutStateSealing (seal.go)
-	repeats       *limit.Repeats
-	repeatsSet    bool // WithRepeats; unset: the default guard
+	logger    *slog.Logger
+	redactor  *redact.Redactor
+	successes bool
+	// successRedactor is redactor.ForSuccess(), for WithRedactSuccesses.
+	successRedactor *redact.Redactor
+	maxMessage      int
+	timeout         time.Duration
+	rate            *limit.Rate
+	ratePerTool     bool // WithRatePerTool
+	rawStderr       bool // WithRawChildStderr
+	exitWithChild   bool // WithExitWithChild
+	slots           *limit.Slots
+	envelope        []envelope.Option
+	mappings        []Mapping
+	rules           []hints.Rule[envelope.Call, json.RawMessage]
+	hints           *hints.Registry[envelope.Call, json.RawMessage]
+	noDeclared      bool // WithoutDeclaredSchemas
+	telemetry       []coreotel.Option
+	traced          bool         // WithTelemetry
+	state           stateOptions // WithStateKeys, WithoutStateSealing (seal.go)
+	repeats         *limit.Repeats
+	repeatsSet      bool // WithRepeats; unset: the default guard
 }
 
 func evaluate(opts []Option) *options {
@@ -59,6 +61,7 @@ func evaluate(opts []Option) *options {
 	if !o.repeatsSet {
 		o.repeats = limit.NewRepeats(limit.DefaultRepeatFailures, limit.DefaultRepeatWindow, nil, limit.DefaultRepeatMaxKeys, 0)
 	}
+	o.successRedactor = o.redactor.ForSuccess()
 	return o
 }
 
@@ -88,7 +91,8 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
 
 // WithRedactSuccesses redacts successful tool results too (error results
-// always are).
+// always are), with the rules of redact.Redactor.ForSuccess: secrets,
+// tokens and stack traces go, paths and source positions stay.
 func WithRedactSuccesses() Option { return func(o *options) { o.successes = true } }
 
 // WithMaxMessage bounds one message, in bytes, both ways. It panics

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -54,16 +55,22 @@ func (g *Guard) openState(ctx context.Context, c *call) []byte {
 }
 
 // upstreamParams are the params the upstream is sent for c: params, as
-// read, with the opened requestState in place of the sealed one.
+// read, with the arguments as checked (declared.go) and the opened
+// requestState in place of those the client sent.
 func (c *call) upstreamParams(params span) span {
-	if !c.opened {
+	if !c.opened && c.sent == nil {
 		return params
 	}
 	var p map[string]json.RawMessage // admitted by readClient: no duplicate or case-folded names
 	if json.Unmarshal(params, &p) != nil {
 		return params
 	}
-	p["requestState"], _ = json.Marshal(c.state)
+	if c.opened {
+		p["requestState"], _ = json.Marshal(c.state)
+	}
+	if c.sent != nil {
+		p["arguments"] = c.sent
+	}
 	out, err := json.Marshal(p)
 	if err != nil {
 		return params
@@ -72,25 +79,34 @@ func (c *call) upstreamParams(params span) span {
 }
 
 // sealState seals the requestState of an upstream's tools/call result,
-// returning result itself when it has none. Only a result that may hold
-// the member is decoded.
+// returning result itself when it has none: under every name a client's
+// encoding/json reads as requestState (in any case, the long s, an
+// escape; twice), so that none reaches the client unsealed. Only a
+// result that may hold such a name is decoded.
 func (g *Guard) sealState(c *call, result []byte) ([]byte, error) {
-	if g.state == nil || !containsFold(result, foldRequestState) {
+	if g.state == nil || (bytes.IndexByte(result, '\\') < 0 && !containsFold(result, foldRequestState)) {
 		return result, nil
 	}
-	var top map[string]json.RawMessage
+	var top map[string]json.RawMessage // escapes decoded: "requestSt\u0061te" is requestState here
 	if json.Unmarshal(result, &top) != nil {
 		return result, nil
 	}
-	var state string
-	if json.Unmarshal(top["requestState"], &state) != nil || state == "" {
+	changed := false
+	for name, v := range top {
+		var state string
+		if !foldsAs([]byte(name), []byte("requestState")) || json.Unmarshal(v, &state) != nil || state == "" {
+			continue
+		}
+		sealed, err := g.state.Seal(g.state.Binding(context.Background(), c.tool, c.args), state)
+		if err != nil {
+			return nil, err
+		}
+		top[name], _ = json.Marshal(sealed)
+		changed = true
+	}
+	if !changed {
 		return result, nil
 	}
-	sealed, err := g.state.Seal(g.state.Binding(context.Background(), c.tool, c.args), state)
-	if err != nil {
-		return nil, err
-	}
-	top["requestState"], _ = json.Marshal(sealed)
 	out, err := json.Marshal(top)
 	if err != nil {
 		return nil, envelope.Internal(err)

@@ -50,6 +50,9 @@ func stateChild() {
 			} else {
 				b, _ := json.Marshal("env=" + m.Params.Arguments["environment"])
 				res = `{"resultType":"input_required","inputRequests":{"confirm":{"method":"elicitation/create","params":{"mode":"form","message":"sure?","requestedSchema":{"type":"object"}}}},"requestState":` + string(b) + `}`
+				if len(os.Args) > 2 { // requestState spelled as os.Args[2] says (TestProxySealsEverySpelling)
+					res = strings.Replace(res, `"requestState":`, os.Args[2], 1)
+				}
 			}
 		default:
 			res = `{}`
@@ -143,6 +146,44 @@ func TestProxySealsRequestState(t *testing.T) {
 	}
 }
 
+// A server's requestState is sealed however it spells the name, where
+// encoding/json, which clients read with, reads it as requestState: in
+// another case, with the long s (U+017F) or the Kelvin sign, with an
+// escape, or twice. The state the client reads opens on the retry.
+func TestProxySealsEverySpelling(t *testing.T) {
+	t.Parallel()
+	for _, spelled := range []string{
+		`"requeſtState":`, `"requestSt\u0061te":`, `"REQUESTSTATE":`, `"requestState":"env=staging","requeſtState":`,
+		`"requeſtState":"env=staging","requestState":`,
+	} {
+		_, body := post(t, proxyFor(t, stateUpstreamSpelled(t, spelled)), callBody(1, "deploy", `{"environment":"staging"}`))
+		if data := lastData(t, body); strings.Contains(body, "staging") || data["result"] == nil {
+			t.Errorf("%s over HTTP the client reads %s", spelled, body)
+		}
+		s := startCmd(t, []string{os.Args[0], "state-child", spelled})
+		s.send(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"deploy","arguments":{"environment":"staging"}}}`)
+		var line []byte
+		for line = s.read(); !strings.Contains(string(line), `"id":"a"`); line = s.read() {
+		}
+		if strings.Contains(string(line), "staging") {
+			t.Errorf("%s the client reads the plaintext: %s", spelled, line)
+			continue
+		}
+		var got struct {
+			Result struct {
+				RequestState string `json:"requestState"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(line, &got); err != nil || got.Result.RequestState == "" {
+			t.Errorf("%s no requestState read (%v): %s", spelled, err, line)
+			continue
+		}
+		if up := upstreamGot(s.stateCall("deploy", "staging", got.Result.RequestState)); up != "env=staging" {
+			t.Errorf("%s the retry: the upstream received %q", spelled, up)
+		}
+	}
+}
+
 func TestProxyStateExpiresAndRotates(t *testing.T) {
 	t.Parallel()
 	k1 := "k1:" + strings.Repeat("A", 43)
@@ -160,6 +201,13 @@ func TestProxyStateExpiresAndRotates(t *testing.T) {
 		t.Fatalf("another replica, rotated, received %q", got)
 	}
 	a.expectStateRefused(a.stateCall("deploy", "staging", b.stateStart("deploy", "staging")), seal.ErrUnknownKey)
+	// Without a ring, each proxy's key has an id of its own: the log says
+	// the key is not held, and points to the ring.
+	e, f := startState(t), startState(t)
+	e.expectStateRefused(e.stateCall("deploy", "staging", f.stateStart("deploy", "staging")), seal.ErrUnknownKey)
+	if logs := e.logs.String(); !strings.Contains(logs, "docs/protocol-2026-07-28.md#keys") {
+		t.Errorf("the log does not point to the key ring:\n%s", logs)
+	}
 
 	var now atomic.Int64
 	now.Store(1_800_000_000)
@@ -181,7 +229,10 @@ func TestProxyWithoutStateSealing(t *testing.T) {
 }
 
 // stateUpstream is stateChild over streamable HTTP, answering in JSON.
-func stateUpstream(t *testing.T) string {
+func stateUpstream(t *testing.T) string { return stateUpstreamSpelled(t, `"requestState":`) }
+
+// stateUpstreamSpelled is stateUpstream writing requestState as spelled.
+func stateUpstreamSpelled(t *testing.T, spelled string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -207,7 +258,7 @@ func stateUpstream(t *testing.T) string {
 				res = `{"content":[{"type":"text","text":` + string(b) + `}]}`
 			} else {
 				b, _ := json.Marshal("env=" + m.Params.Arguments["environment"])
-				res = `{"resultType":"input_required","inputRequests":{},"requestState":` + string(b) + `}`
+				res = `{"resultType":"input_required","inputRequests":{},` + spelled + string(b) + `}`
 			}
 		}
 		w.Header().Set("Content-Type", "application/json")

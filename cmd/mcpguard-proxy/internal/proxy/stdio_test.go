@@ -100,8 +100,28 @@ func TestSuccessesRedactedOnlyWithTheOption(t *testing.T) {
 		t.Errorf("without the option a success is untouched, got %q", got)
 	}
 	s = start(t, proxy.WithRedactSuccesses())
-	if got := textOf(t, s.call("secret_ok", `{}`)); strings.Contains(got, "hunter2") || strings.Contains(got, "/srv/app") {
-		t.Errorf("with the option the success is redacted, got %q", got)
+	if got := textOf(t, s.call("secret_ok", `{}`)); strings.Contains(got, "hunter2") || !strings.Contains(got, "/srv/app/db") {
+		t.Errorf("with the option the success loses its secret and keeps its path, got %q", got)
+	}
+}
+
+// --redact-successes removes secrets, tokens, DSN passwords and stack
+// traces from a success, and keeps what a filesystem server's search
+// exists to return: its paths, file URLs and a compiler's positions
+// (issue 48: every path became [path]).
+func TestRedactSuccessesKeepsPaths(t *testing.T) {
+	s := start(t, proxy.WithRedactSuccesses())
+	wire, _ := json.Marshal(s.call("search_files", `{"pattern":"*.txt"}`))
+	for _, kept := range []string{`/srv/files/a.txt\n/srv/files/sub/b.txt`, `C:\\data\\c.txt`, "root: file:///srv/files",
+		`"uri":"file:///srv/files/sub/b.txt"`, `"root":"file:///srv/files"`, "main.go:12:3: x declared"} {
+		if !strings.Contains(string(wire), kept) {
+			t.Errorf("the success lost %s: %s", kept, wire)
+		}
+	}
+	for _, gone := range []string{"hunter2", "ghp_abcdef", "s3cr3t", "main.main()", "+0x1d"} {
+		if strings.Contains(string(wire), gone) {
+			t.Errorf("the success still carries %s: %s", gone, wire)
+		}
 	}
 }
 

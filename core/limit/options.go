@@ -226,6 +226,9 @@ func (o *Options[R]) Repeats(n int, window time.Duration) *Repeats {
 	if o.backoff[0] > 0 {
 		g = g.WithBackoff(o.backoff[0], o.backoff[1])
 	}
+	if g.breaker != nil {
+		g.breaker.logger = o.logger
+	}
 	return g
 }
 

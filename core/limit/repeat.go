@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/wire"
+	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/str"
 )
 
@@ -195,7 +197,25 @@ type Repeats struct {
 	store   RepeatStore
 	mem     *repeatMemory // the store when it is in process, for Idle
 	timeout time.Duration
+	// breaker keeps a shared store that failed from costing every call
+	// its deadline (nil in process): calls run without the guard until a
+	// probe finds the store answering.
+	breaker *breaker
 }
+
+// The messages of the records of a repeat store's outage (see the rate
+// limit's [StoreLogMessage]): while it lasts, calls run unguarded.
+const (
+	RepeatStoreLogMessage          = "mcpguard: repeated-failure store unavailable; calls run unguarded"
+	RepeatStoreStillDownLogMessage = "mcpguard: repeated-failure store still unavailable"
+	RepeatStoreBackLogMessage      = "mcpguard: repeated-failure store available again"
+)
+
+var repeatOutage = outageMessages{down: RepeatStoreLogMessage, still: RepeatStoreStillDownLogMessage, back: RepeatStoreBackLogMessage}
+
+// repeatProbeCaller is the caller a probe of a shared store asks about:
+// no caller's key can be it.
+const repeatProbeCaller = "probe\x00mcpguard"
 
 // NewRepeats returns the guard of n failures in window, in process
 // (store nil, at most maxKeys calls remembered) or in store, each store
@@ -217,8 +237,30 @@ func NewRepeats(n int, window time.Duration, store RepeatStore, maxKeys int, tim
 	if store == nil {
 		g.mem = newRepeatMemory(maxKeys, time.Now)
 		g.store = g.mem
+	} else {
+		g.breaker = newBreaker(repeatOutage, timeout, nil, func(ctx context.Context) error {
+			_, _, err := store.RepeatEntry(ctx, repeatProbeCaller, "", "", g.p)
+			return err
+		})
 	}
 	return g
+}
+
+// storeUp reports whether the store may be asked; a call that finds it
+// down runs unguarded, and says so to the breaker.
+func (g *Repeats) storeUp() bool {
+	if g.breaker == nil || g.breaker.up() {
+		return true
+	}
+	_ = g.breaker.skip()
+	return false
+}
+
+// storeFailed notes a store call that failed.
+func (g *Repeats) storeFailed(ctx context.Context, tool string, err error) {
+	if g.breaker != nil && err != nil {
+		g.breaker.failed(ctx, err, slog.String(logkey.Tool, tool))
+	}
 }
 
 // WithBackoff returns a copy of g that holds a call back for d after its
@@ -265,11 +307,15 @@ func (g *Repeats) Admit(ctx context.Context, c RepeatCall) (RepeatTicket, error)
 	if key == "" || (g.mem != nil && !g.mem.knows(key)) {
 		return t, nil // nothing to hold back, nothing to release
 	}
+	if !g.storeUp() {
+		return t, nil // the guard saves work; without its store, the call runs
+	}
 	t.digest, _ = wire.Digest(c.Tool, c.Args)
 	sctx, cancel := g.storeContext(ctx)
 	e, known, err := g.store.RepeatEntry(sctx, key, c.Caller.credential(), t.digest, g.p)
 	cancel()
 	if err != nil {
+		g.storeFailed(ctx, c.Tool, err)
 		t.known = true // it may hold counts: a success releases them
 		return t, nil  // the guard saves work; without its store, the call runs
 	}
@@ -302,16 +348,17 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 			return // nothing to release: a success costs no store call
 		}
 		key := t.call.Caller.key()
-		if key == "" {
+		if key == "" || !g.storeUp() {
 			return
 		}
 		sctx, cancel := g.storeContext(ctx)
-		_ = g.store.RepeatRelease(sctx, key)
+		err := g.store.RepeatRelease(sctx, key)
 		cancel()
+		g.storeFailed(ctx, t.call.Tool, err)
 		return
 	}
 	key := t.call.Caller.key()
-	if key == "" || !Repeated(failure.ErrorType, failure.Retryable) {
+	if key == "" || !Repeated(failure.ErrorType, failure.Retryable) || !g.storeUp() {
 		return
 	}
 	if t.digest == "" {
@@ -319,8 +366,9 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 	}
 	f := Failure{Code: failure.ErrorType, Message: str.Clip(failure.Message, RepeatMaxMessageBytes, " …"), Steps: keepSteps(failure.NextSteps)}
 	sctx, cancel := g.storeContext(ctx)
-	_, _ = g.store.RepeatFail(sctx, key, t.call.Caller.credential(), t.digest, f, g.p)
+	_, err := g.store.RepeatFail(sctx, key, t.call.Caller.credential(), t.digest, f, g.p)
 	cancel()
+	g.storeFailed(ctx, t.call.Tool, err)
 }
 
 // RepeatStage is the guard as one stage of a consumer whose tool-call

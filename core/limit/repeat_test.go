@@ -3,9 +3,11 @@ package limit_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -267,4 +269,48 @@ func TestRepeatsMemoryPerCall(t *testing.T) {
 	assert.Equal(t, limit.DefaultRepeatMaxKeys, limit.RepeatsLive(g))
 	assert.Less(t, per, int64(1024))
 	runtime.KeepAlive(g)
+}
+
+// hungRepeats is a RepeatStore that never answers: each call waits for
+// its deadline.
+type hungRepeats struct{ calls atomic.Int64 }
+
+func (h *hungRepeats) RepeatEntry(ctx context.Context, _, _, _ string, _ limit.RepeatPolicy) (limit.RepeatEntry, bool, error) {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return limit.RepeatEntry{}, false, ctx.Err()
+}
+
+func (h *hungRepeats) RepeatFail(ctx context.Context, _, _, _ string, _ limit.Failure, _ limit.RepeatPolicy) (limit.RepeatEntry, error) {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return limit.RepeatEntry{}, ctx.Err()
+}
+
+func (h *hungRepeats) RepeatRelease(ctx context.Context, _ string) error {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A hung shared store costs the first call its deadline, not every call:
+// the calls after it run unguarded at once while a probe in the
+// background waits for the store, and the outage is logged once.
+func TestRepeatsStopWaitingForAHungStore(t *testing.T) {
+	t.Parallel()
+	store := &hungRepeats{}
+	var logs lockedLog
+	o := limit.Evaluate(func(context.Context, struct{}) string { return "" }, []limit.Option[struct{}]{
+		limit.WithRepeatStore[struct{}](store), limit.WithStoreTimeout[struct{}](20 * time.Millisecond),
+		limit.WithLogger[struct{}](slog.New(slog.NewTextHandler(&logs, nil))),
+	})
+	g := o.Repeats(3, time.Hour)
+	c := call("alice", "t", `{}`)
+	for range 50 {
+		require.NoError(t, run(t, g, c, fail(envelope.NotFound, "no")), "without its store, the call runs")
+	}
+	// The first call asked the store (and found it hung); the other 49,
+	// and their failures, did not wait for it; at most a few probes ran.
+	assert.LessOrEqual(t, store.calls.Load(), int64(4), "store calls")
+	assert.Equal(t, 1, strings.Count(logs.String(), limit.RepeatStoreLogMessage), logs.String())
 }

@@ -92,6 +92,7 @@
 // pair: what a host launches. [HTTP] is an http.Handler in front of a
 // streamable HTTP server; it reads event streams event by event, and
 // rewrites only the event that answers the call, on the call's POST or,
-// when the server ended that stream before answering (SEP-1699 polling),
-// on a GET stream of the call's session.
+// when the server ended that stream before answering (SEP-1699 polling)
+// or replays it (Last-Event-ID), on a GET stream of the call's session.
+// A response there whose request the proxy does not remember is dropped.
 package proxy

@@ -34,6 +34,7 @@ type HTTP struct {
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	resume   resumable    // resume.go
+	sent     sentRequests // resume.go
 	inflight inflight     // the requests in flight, for the client's cancellations
 	listed   atomic.Int32 // the proxy's own tools/list requests so far
 }
@@ -77,7 +78,14 @@ type exchange struct {
 	tr     *traced // the request's span; nil when nothing records
 
 	session string // the request's Mcp-Session-Id
-	resume  bool   // a GET stream, which may answer calls awaiting resumption (resume.go)
+}
+
+// sessionID is x's session, "" for none.
+func (x *exchange) sessionID() string {
+	if x == nil {
+		return ""
+	}
+	return x.session
 }
 
 type answered struct{ done bool }
@@ -148,6 +156,8 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			x.call = h.g.taskCall(m.ID, m.Params)
 		}
 		x.method = m.Method
+		n, _ := h.g.ids.minted(x.up)
+		h.sent.record(x, n) // its answer may come, or come again, on a GET stream (resume.go)
 	case m.Method == "notifications/cancelled":
 		if out = h.inflight.cancelled(x.session, m.Params); out == nil {
 			w.WriteHeader(http.StatusAccepted) // not in flight: nothing to tell the upstream
@@ -320,19 +330,71 @@ func (h *HTTP) modify(resp *http.Response) error {
 		resp.Header.Del("Content-Length")
 		return nil
 	case "application/json":
-		if x == nil || x.id == nil {
-			if resp.StatusCode >= http.StatusBadRequest {
-				return h.redactedError(resp)
-			}
-			resp.Body = &capped{r: resp.Body, left: int64(h.g.o.maxMessage)}
-			return nil
+		switch {
+		case x != nil && x.id != nil:
+			return h.modifyJSON(resp, x)
+		case resp.StatusCode >= http.StatusBadRequest:
+			return h.redactedError(resp)
 		}
-		return h.modifyJSON(resp, x)
+		return h.foreignJSON(resp, x)
 	}
-	if resp.StatusCode >= http.StatusBadRequest {
+	switch {
+	case resp.StatusCode >= http.StatusBadRequest:
 		h.errorPage(resp, x)
+	case resp.StatusCode >= http.StatusOK && resp.StatusCode < http.StatusMultipleChoices:
+		h.unreadBody(resp, x, ct)
 	}
 	return nil
+}
+
+// foreignJSON reads a JSON answer to a request other than one the client
+// expects a response to (a GET, a notification, a response): a JSON-RPC
+// response in it answers no request on this stream, and is rewritten as
+// the answer to the request it names (resume.go), or dropped.
+func (h *HTTP) foreignJSON(resp *http.Response, x *exchange) error {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)+1))
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	var out []byte
+	switch {
+	case len(bytes.TrimSpace(b)) == 0:
+		out = b
+	case len(b) > h.g.o.maxMessage:
+		out = h.oversize(resp.Request.Context(), x, b[:min(len(b), peekBytes)])
+	default:
+		out = h.message(resp.Request.Context(), x, b)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	return nil
+}
+
+// unreadBody handles a successful answer in a content type that is
+// neither JSON nor an event stream, which the proxy does not read: never
+// passed on. A request's is answered by the proxy; any other's body is
+// dropped.
+func (h *HTTP) unreadBody(resp *http.Response, x *exchange, ct string) {
+	if x != nil && x.id != nil {
+		_ = resp.Body.Close()
+		h.answerInstead(resp, x, h.unanswered(resp.Request.Context(), x, "the upstream answered in the content type "+safe.Value(ct)))
+		return
+	}
+	if resp.ContentLength == 0 {
+		return
+	}
+	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
+	_ = resp.Body.Close()
+	if n > 0 {
+		safe.Log(resp.Request.Context(), h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped an upstream's answer in a content type it does not read",
+			slog.String(logkey.Error, safe.Value(ct)), slog.Int(logkey.Bytes, int(n)))
+	}
+	resp.Header.Del("Content-Type")
+	resp.Header.Set("Content-Length", "0")
+	resp.Body = io.NopCloser(bytes.NewReader(nil))
+	resp.ContentLength = 0
 }
 
 // errorPage answers for an upstream's HTTP error that is not JSON-RPC (a
@@ -457,17 +519,13 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 }
 
 // message handles one message of an answer: the answer to the exchange's
-// request is rewritten (tools/call) or learned from (tools/list); anything
-// else comes back as it is.
+// request is rewritten (tools/call) or learned from (tools/list); a
+// response on a stream that is no request's own is rewritten as the
+// answer to the request it names, or dropped (resume.go); anything else
+// comes back as it is.
 func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
-	if x != nil && x.resume {
-		return h.resumedAnswer(ctx, x, b)
-	}
 	if x == nil || x.id == nil {
-		if m, err := parse(b); err == nil {
-			return h.g.relayedTask(m.Method, b) // a task's status text is made safe (tasks.go)
-		}
-		return b
+		return h.foreignAnswer(ctx, x.sessionID(), b)
 	}
 	m, err := parse(b)
 	if err == nil && m.Method != "" {
@@ -484,26 +542,35 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	if x.list && len(m.Result) > 0 {
 		h.g.learn(m.Result)
 	}
-	out := b
-	if x.call != nil {
-		out = h.g.answer(ctx, x.call, b, &m)
-	} else if len(m.Error) > 0 {
-		if red := h.g.redactedRPCError(x.id, m.Error); red != nil {
-			x.tr.answered(red, nil)
-			return red
-		}
-	}
-	if same(out, b) {
-		out = withID(b, &m, x.id) // the client's id, as the client wrote it
-		if safe := h.g.relayedTask(x.method, out); !same(safe, out) {
-			x.tr.answered(safe, nil)
-			return safe
-		}
+	out, relayed := h.answerFor(ctx, x.call, x.id, x.method, b, &m)
+	if relayed {
 		x.tr.answered(out, &m)
 	} else {
 		x.tr.answered(out, nil)
 	}
 	return out
+}
+
+// answerFor rewrites b, the upstream's response m to the request the
+// client sent under id (of method; c is its call, for tools/call and
+// tasks/result): a call's answer as the guard rewrites it, another
+// request's error redacted, and the client's id in place of the one the
+// proxy minted. relayed reports that out is b but for its id.
+func (h *HTTP) answerFor(ctx context.Context, c *call, id []byte, method string, b []byte, m *message) (out []byte, relayed bool) {
+	if c != nil {
+		if out = h.g.answer(ctx, c, b, m); !same(out, b) {
+			return out, false
+		}
+	} else if len(m.Error) > 0 {
+		if red := h.g.redactedRPCError(id, m.Error); red != nil {
+			return red, false
+		}
+	}
+	out = withID(b, m, id) // the client's id, as the client wrote it
+	if safe := h.g.relayedTask(method, out); !same(safe, out) {
+		return safe, false
+	}
+	return out, true
 }
 
 // oversize answers the exchange's tool call when its answer was too large;
@@ -512,10 +579,13 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 	id, method := peek(prefix)
 	safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
-	if x != nil && x.resume && method == "" {
-		return h.resumedTooLarge(ctx, x, id) // resume.go
+	if x == nil || x.id == nil {
+		if method != "" {
+			return nil
+		}
+		return h.foreignTooLarge(ctx, x.sessionID(), id) // resume.go
 	}
-	if k, ok := idKey(id); x == nil || x.state.done || !ok || k != x.upKey {
+	if k, ok := idKey(id); x.state.done || !ok || k != x.upKey {
 		return nil
 	}
 	x.state.done = true
@@ -610,26 +680,6 @@ var bufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 func (buffers) Get() []byte  { return *bufferPool.Get().(*[]byte) }
 func (buffers) Put(b []byte) { bufferPool.Put(&b) }
-
-// capped fails a body past its bound, which ends the response.
-type capped struct {
-	r    io.ReadCloser
-	left int64
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, errors.New("the upstream's answer is larger than the proxy's limit")
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left+1]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
-
-func (c *capped) Close() error { return c.r.Close() }
 
 // inflight is the HTTP proxy's table of requests in flight, by session
 // and the client's id, for the client's notifications/cancelled, which

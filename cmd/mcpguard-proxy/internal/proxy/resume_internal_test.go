@@ -2,9 +2,15 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -49,5 +55,62 @@ func TestResumableIsBounded(t *testing.T) {
 	}
 	if n := len(h.resume.sessions); n != maxResumableSessions {
 		t.Errorf("%d sessions remembered, want %d", n, maxResumableSessions)
+	}
+}
+
+// TestForgottenAnswersAreDropped: past the bound of the requests the
+// proxy remembers, a server's answer replayed on a GET stream to a call
+// the proxy forgot is dropped, never passed as the server wrote it; the
+// answers to the calls it remembers are rewritten.
+func TestForgottenAnswersAreDropped(t *testing.T) {
+	var mu sync.Mutex
+	var answers []string // every answer, replayed to every GET
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodGet {
+			for _, a := range answers {
+				fmt.Fprintf(w, "data: %s\n\n", a)
+			}
+			return
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &m)
+		a := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db/prod"}}`, m.ID)
+		answers = append(answers, a)
+		fmt.Fprintf(w, "data: %s\n\n", a)
+	}))
+	t.Cleanup(up.Close)
+	h := NewHTTP(up.URL, WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h.sent.size = 4
+	p := httptest.NewServer(h)
+	t.Cleanup(p.Close)
+	do := func(method, body string) string {
+		req, _ := http.NewRequest(method, p.URL, strings.NewReader(body))
+		req.Header.Set("Mcp-Session-Id", "s1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	const calls = 10
+	for i := 1; i <= calls; i++ {
+		if got := do(http.MethodPost, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"q","arguments":{}}}`); strings.Contains(got, "hunter2") {
+			t.Fatalf("the answer on the POST: %s", got)
+		}
+	}
+	got := do(http.MethodGet, "")
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "mcpguard-") {
+		t.Fatalf("a replayed answer passed as the server wrote it: %s", got)
+	}
+	if n := strings.Count(got, `"isError":true`); n != h.sent.size {
+		t.Errorf("%d replayed answers rewritten, want the %d remembered: %s", n, h.sent.size, got)
 	}
 }

@@ -42,7 +42,9 @@
 // stdio as on HTTP. tools/list results are read on the way (and the proxy
 // lists the tools itself before the first call when no client did) to
 // learn which tools exist, their input schemas, and which declare an
-// output schema (their envelopes then carry no structuredContent).
+// output schema (their envelopes then carry no structuredContent). When
+// the server sends notifications/tools/list_changed, what was learned is
+// forgotten and the proxy lists the tools again before the next call.
 //
 // # Bounds and faults
 //

@@ -31,24 +31,22 @@ type Guard struct {
 	r     *envelope.Renderer
 	metaR *envelope.Renderer // r's options and the toolFailure _meta, for an upstream that sends one
 	tools toolTable          // from tools/list results
-	// outputs: which tools declare an output schema, from tools/list.
-	outputs pipeline.Outputs
 	// stages are the checks a call passes before it is sent upstream, in
 	// core/pipeline's admission order.
-	stages   []stage
-	known    bool          // set once a tools/list result was read; guarded by mu
-	listedCh chan struct{} // closed once a tools/list result was read
-	mu       sync.Mutex
-	in       *coreotel.Instrument // nil without WithTelemetry
-	ids      *mintedIDs           // the ids of the requests it sends upstream
-	state    *seal.Guard          // seals requestState; nil: WithoutStateSealing
-	tasks    taskTable            // which call each task came from (tasks.go)
+	stages []stage
+	known  bool // set once a tools/list result was read; guarded by mu
+	mu     sync.Mutex
+	in     *coreotel.Instrument // nil without WithTelemetry
+	ids    *mintedIDs           // the ids of the requests it sends upstream
+	state  *seal.Guard          // seals requestState; nil: WithoutStateSealing
+	tasks  taskTable            // which call each task came from (tasks.go)
 }
 
 // tool is what the proxy learned of one tool from tools/list.
 type tool struct {
 	name     string
 	declared *declared // its inputSchema's check; nil without one
+	output   bool      // it declares an outputSchema
 }
 
 // stage is one check of a call's admission; a non-nil error refuses the
@@ -59,7 +57,7 @@ type stage func(ctx context.Context, c *call, key string) error
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{}), state: o.sealGuard()}
+	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), state: o.sealGuard()}
 	var layers pipeline.Layers[stage]
 	if o.rate != nil {
 		layers.Limits = append(layers.Limits, g.allowRate)
@@ -237,9 +235,10 @@ func (g *Guard) release(c *call, answered bool, deadline time.Time) {
 	time.AfterFunc(time.Until(deadline), func() { g.done(c) })
 }
 
-// learn reads a tools/list result passing through: which tools exist and
-// which declare an output schema.
-func (g *Guard) learn(result []byte) {
+// learn reads a tools/list result passing through, asked for in the
+// generation gen of the table t: which tools exist and which declare an
+// output schema.
+func (g *Guard) learn(t *toolTable, gen uint64, result []byte) {
 	var r struct {
 		Tools []struct {
 			Name         string          `json:"name"`
@@ -253,33 +252,48 @@ func (g *Guard) learn(result []byte) {
 	}
 	names := make([]string, 0, len(r.Tools))
 	entries := make([]*tool, 0, len(r.Tools))
-	for _, t := range r.Tools {
-		entry := &tool{name: t.Name}
-		g.outputs.Learn(t.Name, len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null")
-		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
-			entry.declared = &declared{schema: t.InputSchema}
-			if old := g.tools.get(t.Name); old != nil && old.declared != nil && bytes.Equal(old.declared.schema, t.InputSchema) {
+	for _, l := range r.Tools {
+		entry := &tool{name: l.Name, output: len(l.OutputSchema) > 0 && string(l.OutputSchema) != "null"}
+		if len(l.InputSchema) > 0 && string(l.InputSchema) != "null" {
+			entry.declared = &declared{schema: l.InputSchema}
+			if old := t.get(l.Name); old != nil && old.declared != nil && bytes.Equal(old.declared.schema, l.InputSchema) {
 				entry.declared = old.declared // compiled once, until the tool's schema changes
 			}
 		}
 		entries = append(entries, entry)
-		names = append(names, t.Name)
+		names = append(names, l.Name)
 	}
-	g.tools.add(entries)
-	if r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "") {
-		g.tools.complete.Store(true) // a result without tools lists nothing
+	// A result without tools lists nothing: complete only with a list.
+	if !t.add(gen, entries, r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) {
+		return // the server's tools changed since it was asked
 	}
 	g.mu.Lock()
 	first := !g.known
 	g.known = true
 	g.mu.Unlock()
 	if first {
-		close(g.listedCh)
 		g.checkHints(names)
 	}
 }
 
-func (g *Guard) declaresOutput(name string) bool { return g.outputs.Declares(name) }
+// declaresOutput reports whether the tool c calls was listed with an
+// output schema.
+func (g *Guard) declaresOutput(c *call) bool {
+	t := g.toolOf(c)
+	return t != nil && t.output
+}
+
+// serverMessage is what the client is sent for msg, a request or
+// notification of the server's (of method) whose listed tools are t: the
+// tools are forgotten when the server says they changed, so that the next
+// call is checked against them as listed again, and a task's status text
+// is made safe (tasks.go).
+func (g *Guard) serverMessage(t *toolTable, method string, msg []byte) []byte {
+	if method == "notifications/tools/list_changed" {
+		t.forget()
+	}
+	return g.relayedTask(method, msg)
+}
 
 // isUnknownTool reports whether a JSON-RPC error answers a call of a tool
 // the server does not have: that error stays a protocol error, as the MCP
@@ -291,10 +305,7 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 	if code != -32602 && code != -32601 {
 		return false
 	}
-	g.mu.Lock()
-	known := g.known
-	g.mu.Unlock()
-	if known && !g.listed(c) {
+	if g.tools.learned() && !g.listed(c) {
 		return true
 	}
 	m := strings.ToLower(msg)
@@ -616,7 +627,7 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 		Meta              map[string]any     `json:"_meta,omitempty"`
 	}{IsError: true}
 	red := g.r.Redactor().ForCall(c.args)
-	in := pipeline.ErrorInput{Envelope: env, Renderer: g.r, Relay: g.metaR, DeclaresOutput: g.declaresOutput(c.tool)}
+	in := pipeline.ErrorInput{Envelope: env, Renderer: g.r, Relay: g.metaR, DeclaresOutput: g.declaresOutput(c)}
 	if from != nil && len(from.Meta) > 0 {
 		v, _ := red.Value(from.Meta)
 		in.Meta, _ = v.(map[string]any) // redacted values, the same keys

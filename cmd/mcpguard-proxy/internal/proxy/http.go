@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -36,7 +35,6 @@ type HTTP struct {
 	resume   resumable    // resume.go
 	sent     sentRequests // resume.go
 	inflight inflight     // the requests in flight, for the client's cancellations
-	listed   atomic.Int32 // the proxy's own tools/list requests so far
 }
 
 // NewHTTP returns a proxy in front of the streamable HTTP endpoint at
@@ -73,6 +71,7 @@ type exchange struct {
 	upKey  string // its key (idKey)
 	call   *call  // tools/call, and tasks/result (answered as the call that created the task)
 	list   bool   // tools/list: learn from the answer
+	gen    uint64 // the tool table's generation when tools/list was sent
 	method string // the request's method
 	state  *answered
 	tr     *traced // the request's span; nil when nothing records
@@ -151,7 +150,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			defer end()
 			out = upstreamCall(x.up, x.call, &m) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
-			x.list = true
+			x.list, x.gen = true, h.g.tools.gen.Load()
 		case "tasks/result":
 			x.call = h.g.taskCall(m.ID, m.Params)
 		}
@@ -170,9 +169,9 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	h.rp.ServeHTTP(w, r)
 }
 
-// maxOwnLists bounds the proxy's own tools/list requests over HTTP: a
-// server that never answers one costs a few calls a request each, not
-// every call.
+// maxOwnLists bounds the proxy's own tools/list requests over HTTP
+// between two changes of the server's tools: a server that never answers
+// one costs a few calls a request each, not every call.
 const maxOwnLists = 3
 
 // startCall admits the tool call x, answering it when refused (end is
@@ -529,7 +528,7 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	}
 	m, err := parse(b)
 	if err == nil && m.Method != "" {
-		return h.g.relayedTask(m.Method, b) // the server's requests and notifications, untouched but a task's status text
+		return h.g.serverMessage(&h.g.tools, m.Method, b) // the server's requests and notifications, untouched but a task's status text
 	}
 	if k, _ := idKey(m.ID); err != nil || x.state.done || k != x.upKey {
 		// On a request's own stream, only its answer is a response: this
@@ -540,7 +539,7 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	}
 	x.state.done = true
 	if x.list && len(m.Result) > 0 {
-		h.g.learn(m.Result)
+		h.g.learn(&h.g.tools, x.gen, m.Result)
 	}
 	out, relayed := h.answerFor(ctx, x.call, x.id, x.method, b, &m)
 	if relayed {
@@ -728,19 +727,17 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 
 // listTools has the proxy ask the upstream for its tools itself, in the
 // client's session and with its headers, before the first tool call that
-// comes before any client's tools/list: declared schemas are checked, and
-// unknown tools answered, from the first call. A failure is logged and
-// the call goes on unchecked; the next call asks again, up to
-// maxOwnLists times in all.
+// comes before any client's tools/list, and again after the server said
+// they changed: declared schemas are checked, and unknown tools answered,
+// against the tools the server lists now. A failure is logged and the call
+// goes on unchecked; the next call asks again, up to maxOwnLists times
+// between two changes.
 func (h *HTTP) listTools(r *http.Request) {
-	select {
-	case <-h.g.listedCh:
-		return
-	default:
-	}
-	if h.listed.Add(1) > maxOwnLists {
+	t := &h.g.tools
+	if t.learned() || t.lists.Add(1) > maxOwnLists {
 		return
 	}
+	gen := t.gen.Load()
 	ctx, cancel := context.WithTimeout(r.Context(), min(listWait, h.g.o.timeout))
 	defer cancel()
 	up, key := h.g.ids.next()
@@ -756,11 +753,11 @@ func (h *HTTP) listTools(r *http.Request) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	t := h.rp.Transport
-	if t == nil {
-		t = http.DefaultTransport
+	rt := h.rp.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
 	}
-	resp, err := t.RoundTrip(req)
+	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: its own tools/list failed", slog.String(logkey.Error, safe.Error(err)))
 		return
@@ -771,7 +768,7 @@ func (h *HTTP) listTools(r *http.Request) {
 		msg = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(msg), []byte("data:")))
 		if m, err := parse(msg); err == nil && len(m.Result) > 0 {
 			if k, _ := idKey(m.ID); k == key {
-				h.g.learn(m.Result)
+				h.g.learn(t, gen, m.Result)
 				return
 			}
 		}

@@ -13,7 +13,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	req := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"message":"latency stdio proxy 1234"},"_meta":{"progressToken":7}}}`)
 	ans := []byte(`{"result":{"content":[{"type":"text","text":"Echo: latency stdio proxy 1234"}]},"jsonrpc":"2.0","id":"mcpguard-abcdefghij-12"}`)
 	g := newGuard()
-	g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	g.learn(&g.tools, 0, []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
 	ctx := context.Background()
 	m, _ := readClient(req)
 	c := g.callOf(&m)

@@ -226,7 +226,7 @@ func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
 func (h *HTTP) foreignAnswer(ctx context.Context, session string, b []byte) []byte {
 	m, err := parse(b)
 	if err == nil && m.Method != "" {
-		return h.g.relayedTask(m.Method, b) // a task's status text is made safe (tasks.go)
+		return h.g.serverMessage(&h.g.tools, m.Method, b) // a task's status text is made safe (tasks.go)
 	}
 	rq, ok := h.requestOf(session, m.ID)
 	if err != nil || !ok {

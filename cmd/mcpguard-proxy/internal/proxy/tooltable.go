@@ -10,12 +10,31 @@ import (
 // reads it, tools/list results (rare) write it: a reader takes no lock
 // and makes no allocation, as sync.Map's did (it hashes an interface), on
 // the path of every call. A write copies the map.
+//
+// When the server says its tools changed (notifications/tools/list_changed)
+// the table forgets them (forget): the next call is checked only after the
+// proxy lists them again, and a listing asked for before the change is
+// not learned (its generation is past).
 type toolTable struct {
 	mu sync.Mutex // held by writers
 	m  atomic.Pointer[map[string]*tool]
 	// complete: a last page of tools/list (no nextCursor) was read, so a
 	// tool not in the table does not exist.
 	complete atomic.Bool
+	// gen counts the times the table forgot its tools.
+	gen atomic.Uint64
+	// lists counts the proxy's own tools/list requests since it last forgot.
+	lists atomic.Int32
+}
+
+// forget forgets the tools, after the server said they changed.
+func (t *toolTable) forget() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.gen.Add(1)
+	t.m.Store(nil)
+	t.complete.Store(false)
+	t.lists.Store(0)
 }
 
 // get returns the tool listed under name.
@@ -38,10 +57,15 @@ func (t *toolTable) getBytes(name []byte) *tool {
 	return nil
 }
 
-// add lists tools, each replacing any under its name.
-func (t *toolTable) add(tools []*tool) {
+// add lists tools, each replacing any under its name, from a page of
+// tools/list asked for in the generation gen (last: the last page), unless
+// the table forgot its tools since. It reports whether it did.
+func (t *toolTable) add(gen uint64, tools []*tool, last bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.gen.Load() != gen {
+		return false
+	}
 	var old map[string]*tool
 	if p := t.m.Load(); p != nil {
 		old = *p
@@ -54,6 +78,10 @@ func (t *toolTable) add(tools []*tool) {
 		m[x.name] = x
 	}
 	t.m.Store(&m)
+	if last {
+		t.complete.Store(true)
+	}
+	return true
 }
 
 // names returns up to max+1 of the tools' names, sorted.

@@ -70,6 +70,9 @@ type sentRequest struct {
 
 // record remembers the request x, sent upstream under the minted counter n.
 func (sr *sentRequests) record(x *exchange, n uint64) {
+	if !rememberable(x.session) {
+		return
+	}
 	e := sentRequest{n: n, session: x.session, id: x.id, method: x.method, until: time.Now().Add(resumableFor)}
 	if x.call != nil {
 		e.call = x.call.replayed(len(x.call.args) <= maxKeptArgs)
@@ -100,6 +103,12 @@ func (sr *sentRequests) lookup(session string, n uint64) (sentRequest, bool) {
 	return e, true
 }
 
+// rememberable reports whether the proxy keeps what it knows of the MCP
+// session: a session ID is visible ASCII, and one longer than maxSessionID
+// was not minted by a server (a client can send a header of a megabyte);
+// answers on another stream to its requests are then dropped.
+func rememberable(session string) bool { return len(session) <= maxSessionID }
+
 // replayed is a copy of c, the call as it went upstream, to rewrite an
 // answer to it that comes on another stream: what rewriting reads, with
 // c's arguments when withArgs, and never c's slot.
@@ -129,7 +138,7 @@ type resumed struct {
 // awaitResume remembers x's call, whose POST stream ended before the
 // answer, until its answer comes on a GET stream of its session.
 func (h *HTTP) awaitResume(ctx context.Context, x *exchange) {
-	if x.session == "" {
+	if x.session == "" || !rememberable(x.session) {
 		return // no session: no GET stream to resume on
 	}
 	now := time.Now()

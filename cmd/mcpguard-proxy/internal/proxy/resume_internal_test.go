@@ -114,3 +114,20 @@ func TestForgottenAnswersAreDropped(t *testing.T) {
 		t.Errorf("%d replayed answers rewritten, want the %d remembered: %s", n, h.sent.size, got)
 	}
 }
+
+// TestLongSessionsAreNotRemembered: a session ID longer than any server
+// mints (a client's header can be a megabyte) is not kept.
+func TestLongSessionsAreNotRemembered(t *testing.T) {
+	h := NewHTTP("http://127.0.0.1:1/mcp", WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	long := strings.Repeat("s", maxSessionID+1)
+	x := &exchange{id: []byte("1"), upKey: "n1", call: &call{tool: "t"}, session: long}
+	h.sent.record(x, 1)
+	h.awaitResume(context.Background(), x)
+	if _, ok := h.sent.lookup(long, 1); ok || len(h.resume.sessions) != 0 {
+		t.Errorf("a session ID of %d bytes was kept", len(long))
+	}
+	x.session = "s1"
+	if h.sent.record(x, 1); func() bool { _, ok := h.sent.lookup("s1", 1); return !ok }() {
+		t.Errorf("a session ID of 2 bytes was not kept")
+	}
+}

@@ -137,3 +137,91 @@ func TestHTTPSchemasFollowListChanged(t *testing.T) {
 		})
 	}
 }
+
+// sessionToolsUpstream is a streamable HTTP server that lists each session
+// its own tools, as mcp-go's AddSessionTool does: in session a, lookup
+// takes an id of at most 10; in session b, an id of at least 100, and b
+// alone has b_only. The session is named by the client's name.
+func sessionToolsUpstream(t *testing.T) *httptest.Server {
+	tools := map[string]string{
+		"s-a": `{"tools":[{"name":"lookup","inputSchema":{"type":"object","properties":{"id":{"type":"integer","maximum":10}}}}]}`,
+		"s-b": `{"tools":[{"name":"lookup","inputSchema":{"type":"object","properties":{"id":{"type":"integer","minimum":100}}}},{"name":"b_only","inputSchema":{"type":"object"}}]}`,
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name       string         `json:"name"`
+				Arguments  map[string]any `json:"arguments"`
+				ClientInfo struct {
+					Name string `json:"name"`
+				} `json:"clientInfo"`
+			} `json:"params"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		sid := r.Header.Get("Mcp-Session-Id")
+		result := `{}`
+		switch m.Method {
+		case "initialize":
+			sid = "s-" + m.Params.ClientInfo.Name
+			w.Header().Set("Mcp-Session-Id", sid)
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sessions","version":"1"}}`
+		case "tools/list":
+			result = tools[sid]
+		case "tools/call":
+			result = fmt.Sprintf(`{"content":[{"type":"text","text":"%s ran %s %v"}]}`, sid, m.Params.Name, m.Params.Arguments["id"])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
+	}))
+	t.Cleanup(up.Close)
+	return up
+}
+
+// Over HTTP, each session's calls are checked against the tools the
+// server listed to that session, whichever session listed last and
+// whether the client or the proxy listed them.
+func TestHTTPSchemasPerSession(t *testing.T) {
+	for _, clientLists := range []bool{false, true} {
+		t.Run(fmt.Sprint("clientLists=", clientLists), func(t *testing.T) {
+			url := proxyFor(t, sessionToolsUpstream(t).URL)
+			init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"%s","version":"1"}}}`
+			_, _, a := postIn(t, url, "", fmt.Sprintf(init, "a"))
+			_, _, b := postIn(t, url, "", fmt.Sprintf(init, "b"))
+			call := func(sid string, id int, tool, args string) map[string]any {
+				_, body, _ := postIn(t, url, sid, callBody(id, tool, args))
+				return lastData(t, body)
+			}
+			if clientLists {
+				postIn(t, url, a, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+				postIn(t, url, b, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			} else {
+				call(a, 2, "lookup", `{"id":1}`) // the proxy lists a's tools
+				call(b, 2, "lookup", `{"id":100}`)
+			}
+			if got := textOf(t, call(a, 3, "lookup", `{"id":5}`)); got != "s-a ran lookup 5" {
+				t.Errorf("in a, an id a's schema allows: %q", got)
+			}
+			if env := envelopeOf(t, call(a, 4, "lookup", `{"id":500}`)); env["error_type"] != "validation_error" {
+				t.Errorf("in a, an id a's schema forbids: %v", env)
+			}
+			if got := textOf(t, call(b, 3, "lookup", `{"id":500}`)); got != "s-b ran lookup 500" {
+				t.Errorf("in b, an id b's schema allows: %q", got)
+			}
+			if env := envelopeOf(t, call(b, 4, "lookup", `{"id":5}`)); env["error_type"] != "validation_error" {
+				t.Errorf("in b, an id b's schema forbids: %v", env)
+			}
+			if got := textOf(t, call(b, 5, "b_only", `{}`)); got != "s-b ran b_only <nil>" {
+				t.Errorf("in b, its own tool: %q", got)
+			}
+			if resp := call(a, 5, "b_only", `{}`); resp["error"] == nil {
+				t.Errorf("in a, a tool only b has: %v", resp)
+			}
+		})
+	}
+}

@@ -45,6 +45,7 @@
 // output schema (their envelopes then carry no structuredContent). When
 // the server sends notifications/tools/list_changed, what was learned is
 // forgotten and the proxy lists the tools again before the next call.
+// Over HTTP each MCP session has its own tools (tooltable.go).
 //
 // # Bounds and faults
 //

@@ -30,7 +30,10 @@ type Guard struct {
 	o     *options
 	r     *envelope.Renderer
 	metaR *envelope.Renderer // r's options and the toolFailure _meta, for an upstream that sends one
-	tools toolTable          // from tools/list results
+	tools toolTable          // from tools/list results (over HTTP, each session has its own: tooltable.go)
+	// lastListed is the table a tools/list result was last learned into:
+	// a schema it holds is compiled once for every table that lists it.
+	lastListed atomic.Pointer[toolTable]
 	// stages are the checks a call passes before it is sent upstream, in
 	// core/pipeline's admission order.
 	stages []stage
@@ -93,16 +96,29 @@ type call struct {
 	// plainArgs: the quick reader read the call (quick.go), so no object
 	// in its arguments repeats a name or writes one in another case.
 	plainArgs bool
-	t         *tool // the listed tool it calls, once looked up (toolOf)
+	t         *tool      // the listed tool it calls, once looked up (toolOf)
+	tools     *toolTable // the tools it is checked against; nil: the Guard's (tableOf)
 }
 
-// callOf is the call m, a tools/call request readClient admitted, makes:
-// from what the quick reader read, or by newCall. It copies what it keeps.
-func (g *Guard) callOf(m *message) *call {
-	if !m.quick {
-		return newCall(m.ID, m.Params)
+// tableOf is the tools c is checked against: its session's over HTTP,
+// the Guard's own over stdio.
+func (g *Guard) tableOf(c *call) *toolTable {
+	if c.tools != nil {
+		return c.tools
 	}
-	c := new(call)
+	return &g.tools
+}
+
+// callOf is the call m, a tools/call request readClient admitted, makes,
+// checked against the tools t: from what the quick reader read, or by
+// newCall. It copies what it keeps.
+func (g *Guard) callOf(m *message, t *toolTable) *call {
+	if !m.quick {
+		c := newCall(m.ID, m.Params)
+		c.tools = t
+		return c
+	}
+	c := &call{tools: t}
 	g.quickCall(c, m, bytes.Clone(m.ID))
 	return c
 }
@@ -112,7 +128,7 @@ func (g *Guard) callOf(m *message) *call {
 // id, a copy of m's id.
 func (g *Guard) quickCall(c *call, m *message, id []byte) {
 	c.id, c.start, c.args, c.plainArgs = id, time.Now(), appendArgs(c.args, m.call.args), true
-	if c.t = g.tools.getBytes(m.call.tool); c.t != nil {
+	if c.t = g.tableOf(c).getBytes(m.call.tool); c.t != nil {
 		c.tool = c.t.name
 	} else {
 		c.tool = string(m.call.tool)
@@ -158,10 +174,11 @@ func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c
 // tools/list does not name, nil otherwise: -32602, as the mcp-go and
 // go-sdk fronts answer an unknown tool, naming the tools that exist.
 func (g *Guard) unknownTool(c *call) []byte {
-	if !g.tools.complete.Load() || g.listed(c) {
+	t := g.tableOf(c)
+	if !t.complete.Load() || g.listed(c) {
 		return nil
 	}
-	names := g.tools.names(maxNamedTools)
+	names := t.names(maxNamedTools)
 	list := strings.Join(names, ", ")
 	if len(names) > maxNamedTools {
 		list = strings.Join(names[:maxNamedTools], ", ") + ", …"
@@ -256,9 +273,7 @@ func (g *Guard) learn(t *toolTable, gen uint64, result []byte) {
 		entry := &tool{name: l.Name, output: len(l.OutputSchema) > 0 && string(l.OutputSchema) != "null"}
 		if len(l.InputSchema) > 0 && string(l.InputSchema) != "null" {
 			entry.declared = &declared{schema: l.InputSchema}
-			if old := t.get(l.Name); old != nil && old.declared != nil && bytes.Equal(old.declared.schema, l.InputSchema) {
-				entry.declared = old.declared // compiled once, until the tool's schema changes
-			}
+			entry.declared = g.compiled(t, l.Name, l.InputSchema)
 		}
 		entries = append(entries, entry)
 		names = append(names, l.Name)
@@ -267,6 +282,7 @@ func (g *Guard) learn(t *toolTable, gen uint64, result []byte) {
 	if !t.add(gen, entries, r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) {
 		return // the server's tools changed since it was asked
 	}
+	g.lastListed.Store(t)
 	g.mu.Lock()
 	first := !g.known
 	g.known = true
@@ -274,6 +290,21 @@ func (g *Guard) learn(t *toolTable, gen uint64, result []byte) {
 	if first {
 		g.checkHints(names)
 	}
+}
+
+// compiled is the check of the tool name's input schema: the one t, or
+// the table last listed, holds for the same schema (compiled once, until
+// the schema changes), else a new one.
+func (g *Guard) compiled(t *toolTable, name string, schema []byte) *declared {
+	for _, from := range []*toolTable{t, g.lastListed.Load()} {
+		if from == nil {
+			continue
+		}
+		if old := from.get(name); old != nil && old.declared != nil && bytes.Equal(old.declared.schema, schema) {
+			return old.declared
+		}
+	}
+	return &declared{schema: schema}
 }
 
 // declaresOutput reports whether the tool c calls was listed with an
@@ -289,7 +320,7 @@ func (g *Guard) declaresOutput(c *call) bool {
 // call is checked against them as listed again, and a task's status text
 // is made safe (tasks.go).
 func (g *Guard) serverMessage(t *toolTable, method string, msg []byte) []byte {
-	if method == "notifications/tools/list_changed" {
+	if method == "notifications/tools/list_changed" && t != nil {
 		t.forget()
 	}
 	return g.relayedTask(method, msg)
@@ -305,7 +336,7 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 	if code != -32602 && code != -32601 {
 		return false
 	}
-	if g.tools.learned() && !g.listed(c) {
+	if g.tableOf(c).learned() && !g.listed(c) {
 		return true
 	}
 	m := strings.ToLower(msg)

@@ -32,9 +32,10 @@ type HTTP struct {
 	g        *Guard
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
-	resume   resumable    // resume.go
-	sent     sentRequests // resume.go
-	inflight inflight     // the requests in flight, for the client's cancellations
+	resume   resumable     // resume.go
+	sent     sentRequests  // resume.go
+	tables   sessionTables // each session's tools (tooltable.go)
+	inflight inflight      // the requests in flight, for the client's cancellations
 }
 
 // NewHTTP returns a proxy in front of the streamable HTTP endpoint at
@@ -66,13 +67,14 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 
 // exchange is what the proxy knows of one POST while it is answered.
 type exchange struct {
-	id     []byte // the request's id as the client wrote it, when it is a request
-	up     []byte // the id the proxy minted for it, which the upstream sees
-	upKey  string // its key (idKey)
-	call   *call  // tools/call, and tasks/result (answered as the call that created the task)
-	list   bool   // tools/list: learn from the answer
-	gen    uint64 // the tool table's generation when tools/list was sent
-	method string // the request's method
+	id     []byte     // the request's id as the client wrote it, when it is a request
+	up     []byte     // the id the proxy minted for it, which the upstream sees
+	upKey  string     // its key (idKey)
+	call   *call      // tools/call, and tasks/result (answered as the call that created the task)
+	list   bool       // tools/list: learn from the answer
+	tools  *toolTable // the session's tools, for tools/call, tools/list and tasks/result
+	gen    uint64     // the tool table's generation when tools/list was sent
+	method string     // the request's method
 	state  *answered
 	tr     *traced // the request's span; nil when nothing records
 
@@ -142,6 +144,13 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		out = withID(body, &m, x.up)
 		switch m.Method {
+		case "tools/call", "tools/list", "tasks/result":
+			x.tools = h.tables.of(x.session)
+			if x.tr != nil {
+				x.tr.tools = x.tools
+			}
+		}
+		switch m.Method {
 		case "tools/call":
 			var end func()
 			if ctx, end = h.startCall(ctx, w, r, &m, x); end == nil {
@@ -150,9 +159,10 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			defer end()
 			out = upstreamCall(x.up, x.call, &m) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
-			x.list, x.gen = true, h.g.tools.gen.Load()
+			x.list, x.gen = true, x.tools.gen.Load()
 		case "tasks/result":
 			x.call = h.g.taskCall(m.ID, m.Params)
+			x.call.tools = x.tools
 		}
 		x.method = m.Method
 		n, _ := h.g.ids.minted(x.up)
@@ -178,8 +188,8 @@ const maxOwnLists = 3
 // then nil), and returns the context its upstream request runs in and
 // what to do once it was answered.
 func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
-	h.listTools(r)
-	x.call = h.g.callOf(m)
+	h.listTools(r, x.tools)
+	x.call = h.g.callOf(m, x.tools)
 	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
 		x.tr.answered(refusal, nil)
 		writeJSON(w, http.StatusOK, refusal)
@@ -310,6 +320,10 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // answer to tools/list, and bounds every message of every answer.
 func (h *HTTP) modify(resp *http.Response) error {
 	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	if x != nil && x.session != "" && (resp.StatusCode == http.StatusNotFound ||
+		(resp.Request.Method == http.MethodDelete && resp.StatusCode < http.StatusMultipleChoices)) {
+		h.tables.drop(x.session) // the session ended: 404 says so, as does a DELETE the upstream took
+	}
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		// An encoding the transport did not decode (one the proxy never
 		// asked for): never passed on unread.
@@ -528,7 +542,7 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	}
 	m, err := parse(b)
 	if err == nil && m.Method != "" {
-		return h.g.serverMessage(&h.g.tools, m.Method, b) // the server's requests and notifications, untouched but a task's status text
+		return h.g.serverMessage(h.tables.lookup(x.session), m.Method, b) // the server's requests and notifications, untouched but a task's status text
 	}
 	if k, _ := idKey(m.ID); err != nil || x.state.done || k != x.upKey {
 		// On a request's own stream, only its answer is a response: this
@@ -539,7 +553,7 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	}
 	x.state.done = true
 	if x.list && len(m.Result) > 0 {
-		h.g.learn(&h.g.tools, x.gen, m.Result)
+		h.g.learn(x.tools, x.gen, m.Result)
 	}
 	out, relayed := h.answerFor(ctx, x.call, x.id, x.method, b, &m)
 	if relayed {
@@ -732,8 +746,7 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 // against the tools the server lists now. A failure is logged and the call
 // goes on unchecked; the next call asks again, up to maxOwnLists times
 // between two changes.
-func (h *HTTP) listTools(r *http.Request) {
-	t := &h.g.tools
+func (h *HTTP) listTools(r *http.Request, t *toolTable) {
 	if t.learned() || t.lists.Add(1) > maxOwnLists {
 		return
 	}

@@ -16,7 +16,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	g.learn(&g.tools, 0, []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
 	ctx := context.Background()
 	m, _ := readClient(req)
-	c := g.callOf(&m)
+	c := g.callOf(&m, nil)
 	am, _ := parse(ans)
 	b.Run("readClient", func(b *testing.B) {
 		for b.Loop() {
@@ -25,7 +25,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	})
 	b.Run("newCall", func(b *testing.B) {
 		for b.Loop() {
-			_ = g.callOf(&m)
+			_ = g.callOf(&m, nil)
 		}
 	})
 	b.Run("admit", func(b *testing.B) {

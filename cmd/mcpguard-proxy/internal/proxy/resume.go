@@ -217,15 +217,20 @@ func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
 	if !ok {
 		return sentRequest{}, false // no id the proxy minted: it answers no request of the client's
 	}
-	if rq, ok := h.resume.lookup(session, id); ok {
-		s := sentRequest{id: rq.id, method: rq.method}
+	s, ok := h.sent.lookup(session, n)
+	if rq, pending := h.resume.lookup(session, id); pending {
+		s, ok = sentRequest{id: rq.id, method: rq.method, call: rq.call}, true
 		if rq.call != nil {
-			s.call = rq.call.replayed(true)
 			h.g.done(rq.call) // the server is done with it: its slot is free
 		}
-		return s, true
 	}
-	return h.sent.lookup(session, n)
+	if ok && s.call != nil {
+		// A copy for each answer (the rewriting notes what it looked up in
+		// it), checked against its session's tools.
+		s.call = s.call.replayed(true)
+		s.call.tools = h.tables.lookup(session)
+	}
+	return s, ok
 }
 
 // foreignAnswer handles a message of a stream that is no request's own
@@ -235,7 +240,7 @@ func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
 func (h *HTTP) foreignAnswer(ctx context.Context, session string, b []byte) []byte {
 	m, err := parse(b)
 	if err == nil && m.Method != "" {
-		return h.g.serverMessage(&h.g.tools, m.Method, b) // a task's status text is made safe (tasks.go)
+		return h.g.serverMessage(h.tables.lookup(session), m.Method, b) // a task's status text is made safe (tasks.go)
 	}
 	rq, ok := h.requestOf(session, m.ID)
 	if err != nil || !ok {

@@ -131,3 +131,55 @@ func TestLongSessionsAreNotRemembered(t *testing.T) {
 		t.Errorf("a session ID of 2 bytes was not kept")
 	}
 }
+
+// TestSessionTablesAreBounded: the HTTP proxy keeps the tools of at most
+// maxToolSessions sessions, forgetting the one used least recently, and
+// forgets a session's tools when the session ends: the upstream took the
+// client's DELETE, or answered 404.
+func TestSessionTablesAreBounded(t *testing.T) {
+	var s sessionTables
+	first := s.of("first")
+	for i := range maxToolSessions + 10 {
+		s.of("s" + strconv.Itoa(i))
+		if i == maxToolSessions/2 {
+			s.of("first") // used again: not the least recent
+		}
+	}
+	if n := len(s.m); n != maxToolSessions {
+		t.Errorf("%d sessions' tools kept, want %d", n, maxToolSessions)
+	}
+	if s.lookup("first") != first || s.lookup("s0") != nil {
+		t.Errorf("want the tables used least recently forgotten first")
+	}
+	if s.of(strings.Repeat("x", maxSessionID+1)); s.lookup(strings.Repeat("x", maxSessionID+1)) != nil {
+		t.Errorf("a session ID no server mints was kept")
+	}
+
+	status := http.StatusOK
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":"mcpguard-x-1","result":{"tools":[]}}`)
+	}))
+	t.Cleanup(up.Close)
+	h := NewHTTP(up.URL, WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	p := httptest.NewServer(h)
+	t.Cleanup(p.Close)
+	for _, tc := range []struct {
+		method string
+		status int
+	}{{http.MethodDelete, http.StatusOK}, {http.MethodPost, http.StatusNotFound}} {
+		h.tables.of("s1")
+		status = tc.status
+		req, _ := http.NewRequest(tc.method, p.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Mcp-Session-Id", "s1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if h.tables.lookup("s1") != nil {
+			t.Errorf("%s answered %d: the session's tools were kept", tc.method, tc.status)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // toolTable is the tools the server listed, by name. Every tool call
@@ -97,4 +98,79 @@ func (t *toolTable) names(max int) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// sessionTables are the HTTP proxy's tool tables, one for each MCP
+// session: a server may list each session other tools, or other schemas
+// (mcp-go's AddSessionTool), so a call is checked against the tools its
+// own session was listed. A session's table is forgotten when the session
+// ends (the client's DELETE, the upstream's 404 for it) and, past
+// maxToolSessions, the one used least recently first: its next call lists
+// the tools again. Requests without a session share one table, as they
+// share a server's tools.
+type sessionTables struct {
+	mu sync.Mutex
+	m  map[string]*sessionTable
+}
+
+// sessionTable is one session's tools and when a call last read them.
+type sessionTable struct {
+	toolTable
+	used atomic.Int64 // unix nanoseconds
+}
+
+// maxToolSessions bounds the sessions whose tools the HTTP proxy keeps.
+const maxToolSessions = 4096
+
+// of returns the table of session, made when there is none. A session ID
+// the proxy does not remember (rememberable) gets a table of its own,
+// kept by no one.
+func (s *sessionTables) of(session string) *toolTable {
+	if !rememberable(session) {
+		return new(toolTable)
+	}
+	now := time.Now().UnixNano()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.m[session]
+	if !ok {
+		if s.m == nil {
+			s.m = map[string]*sessionTable{}
+		}
+		if len(s.m) >= maxToolSessions {
+			s.evict()
+		}
+		t = new(sessionTable)
+		s.m[session] = t
+	}
+	t.used.Store(now)
+	return &t.toolTable
+}
+
+// evict forgets the table used least recently. s.mu is held.
+func (s *sessionTables) evict() {
+	oldest, at := "", int64(0)
+	for k, t := range s.m {
+		if u := t.used.Load(); oldest == "" || u < at {
+			oldest, at = k, u
+		}
+	}
+	delete(s.m, oldest)
+}
+
+// lookup returns the table of session, nil when there is none.
+func (s *sessionTables) lookup(session string) *toolTable {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.m[session]; ok {
+		return &t.toolTable
+	}
+	return nil
+}
+
+// drop forgets the table of session, which ended.
+func (s *sessionTables) drop(session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, session)
 }

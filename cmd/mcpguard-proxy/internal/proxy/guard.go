@@ -98,6 +98,7 @@ type call struct {
 	plainArgs bool
 	t         *tool      // the listed tool it calls, once looked up (toolOf)
 	tools     *toolTable // the tools it is checked against; nil: the Guard's (tableOf)
+	session   string     // the MCP session it came in (HTTP): its tasks are its session's (tasks.go)
 }
 
 // tableOf is the tools c is checked against: its session's over HTTP,

@@ -161,7 +161,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		case "tools/list":
 			x.list, x.gen = true, x.tools.gen.Load()
 		case "tasks/result":
-			x.call = h.g.taskCall(m.ID, m.Params)
+			x.call = h.g.taskCall(m.ID, m.Params, x.session)
 			x.call.tools = x.tools
 		}
 		x.method = m.Method
@@ -190,6 +190,7 @@ const maxOwnLists = 3
 func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
 	h.listTools(r, x.tools)
 	x.call = h.g.callOf(m, x.tools)
+	x.call.session = x.session
 	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
 		x.tr.answered(refusal, nil)
 		writeJSON(w, http.StatusOK, refusal)

@@ -114,7 +114,7 @@ func rememberable(session string) bool { return len(session) <= maxSessionID }
 // c's arguments when withArgs, and never c's slot.
 func (c *call) replayed(withArgs bool) *call {
 	r := &call{id: c.id, tool: c.tool, start: c.start, state: c.state, hasState: c.hasState, opened: c.opened,
-		taskResult: c.taskResult, task: c.task, plainArgs: c.plainArgs}
+		taskResult: c.taskResult, task: c.task, plainArgs: c.plainArgs, session: c.session}
 	if withArgs {
 		r.args = c.args
 	}

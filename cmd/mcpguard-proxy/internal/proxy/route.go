@@ -141,7 +141,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 			return
 		}
 	case "tasks/result": // answered as the call that created the task (tasks.go)
-		r.call = s.g.taskCall(m.ID, m.Params)
+		r.call = s.g.taskCall(m.ID, m.Params, "")
 	}
 	r.up, r.n = s.g.ids.appendNext(r.upBuf[:0])
 	s.mu.Lock()

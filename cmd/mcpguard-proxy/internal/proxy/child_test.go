@@ -32,7 +32,11 @@ func TestMain(m *testing.M) {
 		stateChild() // seal_test.go
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if shopBuild.dir != "" {
+		os.RemoveAll(shopBuild.dir) // the shop built once for every test (ambiguous_test.go)
+	}
+	os.Exit(code)
 }
 
 type childMsg struct {

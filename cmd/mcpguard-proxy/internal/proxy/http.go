@@ -143,13 +143,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			}
 		}
 		out = withID(body, &m, x.up)
-		switch m.Method {
-		case "tools/call", "tools/list", "tasks/result":
-			x.tools = h.tables.of(x.session)
-			if x.tr != nil {
-				x.tr.tools = x.tools
-			}
-		}
+		h.sessionTools(x, m.Method)
 		switch m.Method {
 		case "tools/call":
 			var end func()
@@ -177,6 +171,18 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(out))
 	r.ContentLength = int64(len(out))
 	h.rp.ServeHTTP(w, r)
+}
+
+// sessionTools gives x, a request of method, the tools of its session
+// when it reads or learns them.
+func (h *HTTP) sessionTools(x *exchange, method string) {
+	switch method {
+	case "tools/call", "tools/list", "tasks/result":
+		x.tools = h.tables.of(x.session)
+		if x.tr != nil {
+			x.tr.tools = x.tools
+		}
+	}
 }
 
 // maxOwnLists bounds the proxy's own tools/list requests over HTTP

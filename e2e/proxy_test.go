@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -26,16 +27,17 @@ var proxyBuild struct {
 	err  error
 }
 
-// proxyBin builds cmd/mcpguard-proxy once per test binary.
+// proxyBin builds cmd/mcpguard-proxy once per test binary, in the folder
+// of the binaries the tests build, which TestMain removes.
 func proxyBin(t testing.TB) string {
 	t.Helper()
 	proxyBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpguard-proxy-e2e-")
-		if err != nil {
-			proxyBuild.err = err
+		dirOnce.Do(func() { binDir, proxyBuild.err = os.MkdirTemp("", "mcpguard-e2e-") })
+		if binDir == "" {
+			proxyBuild.err = errors.Join(errors.New("no folder for the binaries"), proxyBuild.err)
 			return
 		}
-		proxyBuild.path = filepath.Join(dir, "mcpguard-proxy")
+		proxyBuild.path = filepath.Join(binDir, "mcpguard-proxy")
 		out, err := exec.Command("go", "build", "-o", proxyBuild.path, "../cmd/mcpguard-proxy").CombinedOutput()
 		if err != nil {
 			proxyBuild.err = err
@@ -114,7 +116,9 @@ func TestProxyNPMServers(t *testing.T) {
 		{bin: "mcp-server-filesystem", args: []string{allowed}},
 		{bin: "mcp-server-memory", env: []string{"MEMORY_FILE_PATH=" + filepath.Join(t.TempDir(), "memory.jsonl")}},
 		{bin: "mcp-server-sequential-thinking"},
-		{bin: "playwright-mcp", args: []string{"--headless", "--isolated", "--executable-path", noBrowser}},
+		// playwright-mcp leaves a profile and an artifacts folder in
+		// TMPDIR for each browser it fails to start: in the test's own.
+		{bin: "playwright-mcp", args: []string{"--headless", "--isolated", "--executable-path", noBrowser}, env: []string{"TMPDIR=" + t.TempDir()}},
 		{bin: "context7-mcp"},
 	} {
 		t.Run(tc.bin, func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 
 var shopBuild struct {
 	once sync.Once
+	dir  string // removed when the tests end (TestMain)
 	path string
 	err  error
 }
@@ -37,6 +38,7 @@ func shopServer(t *testing.T) string {
 			shopBuild.err = err
 			return
 		}
+		shopBuild.dir = dir
 		shopBuild.path = filepath.Join(dir, "shop-server")
 		if runtime.GOOS == "windows" {
 			shopBuild.path += ".exe"

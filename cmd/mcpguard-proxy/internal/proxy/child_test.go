@@ -24,11 +24,19 @@ func TestMain(m *testing.M) {
 	// one-second sleep at exit, which each start and stop of a child
 	// otherwise pays (it made most of this package's time under -race).
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	if len(os.Args) > 1 && os.Args[1] == "changing-child" {
+		changingChild() // changed_test.go
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "state-child" {
 		stateChild() // seal_test.go
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if shopBuild.dir != "" {
+		os.RemoveAll(shopBuild.dir) // the shop built once for every test (ambiguous_test.go)
+	}
+	os.Exit(code)
 }
 
 type childMsg struct {

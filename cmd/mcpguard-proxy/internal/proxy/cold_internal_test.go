@@ -58,7 +58,7 @@ func routing(tb testing.TB, out io.Writer) (*Stdio, *child) {
 	c := &child{w: writer{w: io.Discard}}
 	s.child = c
 	s.setReady(true)
-	s.g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	s.g.learn(&s.g.tools, 0, []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
 	return s, c
 }
 

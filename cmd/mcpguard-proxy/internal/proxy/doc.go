@@ -43,7 +43,10 @@
 // stdio as on HTTP. tools/list results are read on the way (and the proxy
 // lists the tools itself before the first call when no client did) to
 // learn which tools exist, their input schemas, and which declare an
-// output schema (their envelopes then carry no structuredContent).
+// output schema (their envelopes then carry no structuredContent). When
+// the server sends notifications/tools/list_changed, what was learned is
+// forgotten and the proxy lists the tools again before the next call.
+// Over HTTP each MCP session has its own tools (tooltable.go).
 //
 // # Bounds and faults
 //
@@ -93,6 +96,7 @@
 // pair: what a host launches. [HTTP] is an http.Handler in front of a
 // streamable HTTP server; it reads event streams event by event, and
 // rewrites only the event that answers the call, on the call's POST or,
-// when the server ended that stream before answering (SEP-1699 polling),
-// on a GET stream of the call's session.
+// when the server ended that stream before answering (SEP-1699 polling)
+// or replays it (Last-Event-ID), on a GET stream of the call's session.
+// A response there whose request the proxy does not remember is dropped.
 package proxy

@@ -30,26 +30,27 @@ type Guard struct {
 	o     *options
 	r     *envelope.Renderer
 	metaR *envelope.Renderer // r's options and the toolFailure _meta, for an upstream that sends one
-	tools toolTable          // from tools/list results
-	// outputs: which tools declare an output schema, from tools/list.
-	outputs pipeline.Outputs
+	tools toolTable          // from tools/list results (over HTTP, each session has its own: tooltable.go)
+	// lastListed is the table a tools/list result was last learned into:
+	// a schema it holds is compiled once for every table that lists it.
+	lastListed atomic.Pointer[toolTable]
 	// stages are the checks a call passes before it is sent upstream, in
 	// core/pipeline's admission order.
-	stages   []stage
-	known    bool          // set once a tools/list result was read; guarded by mu
-	listedCh chan struct{} // closed once a tools/list result was read
-	mu       sync.Mutex
-	in       *coreotel.Instrument // nil without WithTelemetry
-	repeats  limit.RepeatStage[*call]
-	ids      *mintedIDs  // the ids of the requests it sends upstream
-	state    *seal.Guard // seals requestState; nil: WithoutStateSealing
-	tasks    taskTable   // which call each task came from (tasks.go)
+	stages  []stage
+	known   bool // set once a tools/list result was read; guarded by mu
+	mu      sync.Mutex
+	in      *coreotel.Instrument // nil without WithTelemetry
+	repeats limit.RepeatStage[*call]
+	ids     *mintedIDs  // the ids of the requests it sends upstream
+	state   *seal.Guard // seals requestState; nil: WithoutStateSealing
+	tasks   taskTable   // which call each task came from (tasks.go)
 }
 
 // tool is what the proxy learned of one tool from tools/list.
 type tool struct {
 	name     string
 	declared *declared // its inputSchema's check; nil without one
+	output   bool      // it declares an outputSchema
 }
 
 // stage is one check of a call's admission; a non-nil error refuses the
@@ -60,7 +61,7 @@ type stage func(ctx context.Context, c *call, key string) error
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), listedCh: make(chan struct{}), state: o.sealGuard()}
+	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), state: o.sealGuard()}
 	g.repeats = limit.NewRepeatStage(o.repeats, readRepeat)
 	var layers pipeline.Layers[stage]
 	if o.rate != nil {
@@ -100,7 +101,9 @@ type call struct {
 	// plainArgs: the quick reader read the call (quick.go), so no object
 	// in its arguments repeats a name or writes one in another case.
 	plainArgs bool
-	t         *tool // the listed tool it calls, once looked up (toolOf)
+	t         *tool      // the listed tool it calls, once looked up (toolOf)
+	tools     *toolTable // the tools it is checked against; nil: the Guard's (tableOf)
+	session   string     // the MCP session it came in (HTTP): its tasks are its session's (tasks.go)
 	// caller is who the call is from, for the repeated-failure guard;
 	// ticket is what the guard admitted it with, settled once (repeats.go).
 	caller  limit.Caller
@@ -108,13 +111,25 @@ type call struct {
 	settled atomic.Bool
 }
 
-// callOf is the call m, a tools/call request readClient admitted, makes:
-// from what the quick reader read, or by newCall. It copies what it keeps.
-func (g *Guard) callOf(m *message) *call {
-	if !m.quick {
-		return newCall(m.ID, m.Params)
+// tableOf is the tools c is checked against: its session's over HTTP,
+// the Guard's own over stdio.
+func (g *Guard) tableOf(c *call) *toolTable {
+	if c.tools != nil {
+		return c.tools
 	}
-	c := new(call)
+	return &g.tools
+}
+
+// callOf is the call m, a tools/call request readClient admitted, makes,
+// checked against the tools t: from what the quick reader read, or by
+// newCall. It copies what it keeps.
+func (g *Guard) callOf(m *message, t *toolTable) *call {
+	if !m.quick {
+		c := newCall(m.ID, m.Params)
+		c.tools = t
+		return c
+	}
+	c := &call{tools: t}
 	g.quickCall(c, m, bytes.Clone(m.ID))
 	return c
 }
@@ -124,7 +139,7 @@ func (g *Guard) callOf(m *message) *call {
 // id, a copy of m's id.
 func (g *Guard) quickCall(c *call, m *message, id []byte) {
 	c.id, c.start, c.args, c.plainArgs = id, time.Now(), appendArgs(c.args, m.call.args), true
-	if c.t = g.tools.getBytes(m.call.tool); c.t != nil {
+	if c.t = g.tableOf(c).getBytes(m.call.tool); c.t != nil {
 		c.tool = c.t.name
 	} else {
 		c.tool = string(m.call.tool)
@@ -170,10 +185,11 @@ func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c
 // tools/list does not name, nil otherwise: -32602, as the mcp-go and
 // go-sdk fronts answer an unknown tool, naming the tools that exist.
 func (g *Guard) unknownTool(c *call) []byte {
-	if !g.tools.complete.Load() || g.listed(c) {
+	t := g.tableOf(c)
+	if !t.complete.Load() || g.listed(c) {
 		return nil
 	}
-	names := g.tools.names(maxNamedTools)
+	names := t.names(maxNamedTools)
 	list := strings.Join(names, ", ")
 	if len(names) > maxNamedTools {
 		list = strings.Join(names[:maxNamedTools], ", ") + ", …"
@@ -252,9 +268,10 @@ func (g *Guard) release(c *call, answered bool, deadline time.Time) {
 	time.AfterFunc(time.Until(deadline), func() { g.done(c) })
 }
 
-// learn reads a tools/list result passing through: which tools exist and
-// which declare an output schema.
-func (g *Guard) learn(result []byte) {
+// learn reads a tools/list result passing through, asked for in the
+// generation gen of the table t: which tools exist and which declare an
+// output schema.
+func (g *Guard) learn(t *toolTable, gen uint64, result []byte) {
 	var r struct {
 		Tools []struct {
 			Name         string          `json:"name"`
@@ -268,33 +285,62 @@ func (g *Guard) learn(result []byte) {
 	}
 	names := make([]string, 0, len(r.Tools))
 	entries := make([]*tool, 0, len(r.Tools))
-	for _, t := range r.Tools {
-		entry := &tool{name: t.Name}
-		g.outputs.Learn(t.Name, len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null")
-		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
-			entry.declared = &declared{schema: t.InputSchema}
-			if old := g.tools.get(t.Name); old != nil && old.declared != nil && bytes.Equal(old.declared.schema, t.InputSchema) {
-				entry.declared = old.declared // compiled once, until the tool's schema changes
-			}
+	for _, l := range r.Tools {
+		entry := &tool{name: l.Name, output: len(l.OutputSchema) > 0 && string(l.OutputSchema) != "null"}
+		if len(l.InputSchema) > 0 && string(l.InputSchema) != "null" {
+			entry.declared = &declared{schema: l.InputSchema}
+			entry.declared = g.compiled(t, l.Name, l.InputSchema)
 		}
 		entries = append(entries, entry)
-		names = append(names, t.Name)
+		names = append(names, l.Name)
 	}
-	g.tools.add(entries)
-	if r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "") {
-		g.tools.complete.Store(true) // a result without tools lists nothing
+	// A result without tools lists nothing: complete only with a list.
+	if !t.add(gen, entries, r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) {
+		return // the server's tools changed since it was asked
 	}
+	g.lastListed.Store(t)
 	g.mu.Lock()
 	first := !g.known
 	g.known = true
 	g.mu.Unlock()
 	if first {
-		close(g.listedCh)
 		g.checkHints(names)
 	}
 }
 
-func (g *Guard) declaresOutput(name string) bool { return g.outputs.Declares(name) }
+// compiled is the check of the tool name's input schema: the one t, or
+// the table last listed, holds for the same schema (compiled once, until
+// the schema changes), else a new one.
+func (g *Guard) compiled(t *toolTable, name string, schema []byte) *declared {
+	for _, from := range []*toolTable{t, g.lastListed.Load()} {
+		if from == nil {
+			continue
+		}
+		if old := from.get(name); old != nil && old.declared != nil && bytes.Equal(old.declared.schema, schema) {
+			return old.declared
+		}
+	}
+	return &declared{schema: schema}
+}
+
+// declaresOutput reports whether the tool c calls was listed with an
+// output schema.
+func (g *Guard) declaresOutput(c *call) bool {
+	t := g.toolOf(c)
+	return t != nil && t.output
+}
+
+// serverMessage is what the client is sent for msg, a request or
+// notification of the server's (of method) whose listed tools are t: the
+// tools are forgotten when the server says they changed, so that the next
+// call is checked against them as listed again, and a task's status text
+// is made safe (tasks.go).
+func (g *Guard) serverMessage(t *toolTable, method string, msg []byte) []byte {
+	if method == "notifications/tools/list_changed" && t != nil {
+		t.forget()
+	}
+	return g.relayedTask(method, msg)
+}
 
 // isUnknownTool reports whether a JSON-RPC error answers a call of a tool
 // the server does not have: that error stays a protocol error, as the MCP
@@ -306,10 +352,7 @@ func (g *Guard) isUnknownTool(c *call, code int, msg string) bool {
 	if code != -32602 && code != -32601 {
 		return false
 	}
-	g.mu.Lock()
-	known := g.known
-	g.mu.Unlock()
-	if known && !g.listed(c) {
+	if g.tableOf(c).learned() && !g.listed(c) {
 		return true
 	}
 	m := strings.ToLower(msg)
@@ -633,7 +676,7 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 		Meta              map[string]any     `json:"_meta,omitempty"`
 	}{IsError: true}
 	red := g.r.Redactor().ForCall(c.args)
-	in := pipeline.ErrorInput{Envelope: env, Renderer: g.r, Relay: g.metaR, DeclaresOutput: g.declaresOutput(c.tool)}
+	in := pipeline.ErrorInput{Envelope: env, Renderer: g.r, Relay: g.metaR, DeclaresOutput: g.declaresOutput(c)}
 	if from != nil && len(from.Meta) > 0 {
 		v, _ := red.Value(from.Meta)
 		in.Meta, _ = v.(map[string]any) // redacted values, the same keys

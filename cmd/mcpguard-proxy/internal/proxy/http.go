@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -33,9 +32,10 @@ type HTTP struct {
 	g        *Guard
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
-	resume   resumable    // resume.go
-	inflight inflight     // the requests in flight, for the client's cancellations
-	listed   atomic.Int32 // the proxy's own tools/list requests so far
+	resume   resumable     // resume.go
+	sent     sentRequests  // resume.go
+	tables   sessionTables // each session's tools (tooltable.go)
+	inflight inflight      // the requests in flight, for the client's cancellations
 }
 
 // NewHTTP returns a proxy in front of the streamable HTTP endpoint at
@@ -67,17 +67,26 @@ func NewHTTP(upstream string, opts ...Option) *HTTP {
 
 // exchange is what the proxy knows of one POST while it is answered.
 type exchange struct {
-	id     []byte // the request's id as the client wrote it, when it is a request
-	up     []byte // the id the proxy minted for it, which the upstream sees
-	upKey  string // its key (idKey)
-	call   *call  // tools/call, and tasks/result (answered as the call that created the task)
-	list   bool   // tools/list: learn from the answer
-	method string // the request's method
+	id     []byte     // the request's id as the client wrote it, when it is a request
+	up     []byte     // the id the proxy minted for it, which the upstream sees
+	upKey  string     // its key (idKey)
+	call   *call      // tools/call, and tasks/result (answered as the call that created the task)
+	list   bool       // tools/list: learn from the answer
+	tools  *toolTable // the session's tools, for tools/call, tools/list and tasks/result
+	gen    uint64     // the tool table's generation when tools/list was sent
+	method string     // the request's method
 	state  *answered
 	tr     *traced // the request's span; nil when nothing records
 
 	session string // the request's Mcp-Session-Id
-	resume  bool   // a GET stream, which may answer calls awaiting resumption (resume.go)
+}
+
+// sessionID is x's session, "" for none.
+func (x *exchange) sessionID() string {
+	if x == nil {
+		return ""
+	}
+	return x.session
 }
 
 type answered struct{ done bool }
@@ -134,6 +143,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			}
 		}
 		out = withID(body, &m, x.up)
+		h.sessionTools(x, m.Method)
 		switch m.Method {
 		case "tools/call":
 			var end func()
@@ -143,11 +153,14 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			defer end()
 			out = upstreamCall(x.up, x.call, &m) // what the proxy checked, as the proxy encodes it
 		case "tools/list":
-			x.list = true
+			x.list, x.gen = true, x.tools.gen.Load()
 		case "tasks/result":
-			x.call = h.g.taskCall(m.ID, m.Params)
+			x.call = h.g.taskCall(m.ID, m.Params, x.session)
+			x.call.tools = x.tools
 		}
 		x.method = m.Method
+		n, _ := h.g.ids.minted(x.up)
+		h.sent.record(x, n) // its answer may come, or come again, on a GET stream (resume.go)
 	case m.Method == "notifications/cancelled":
 		if out = h.inflight.cancelled(x.session, m.Params); out == nil {
 			w.WriteHeader(http.StatusAccepted) // not in flight: nothing to tell the upstream
@@ -160,17 +173,30 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	h.rp.ServeHTTP(w, r)
 }
 
-// maxOwnLists bounds the proxy's own tools/list requests over HTTP: a
-// server that never answers one costs a few calls a request each, not
-// every call.
+// sessionTools gives x, a request of method, the tools of its session
+// when it reads or learns them.
+func (h *HTTP) sessionTools(x *exchange, method string) {
+	switch method {
+	case "tools/call", "tools/list", "tasks/result":
+		x.tools = h.tables.of(x.session)
+		if x.tr != nil {
+			x.tr.tools = x.tools
+		}
+	}
+}
+
+// maxOwnLists bounds the proxy's own tools/list requests over HTTP
+// between two changes of the server's tools: a server that never answers
+// one costs a few calls a request each, not every call.
 const maxOwnLists = 3
 
 // startCall admits the tool call x, answering it when refused (end is
 // then nil), and returns the context its upstream request runs in and
 // what to do once it was answered.
 func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
-	h.listTools(r)
-	x.call = h.g.callOf(m)
+	h.listTools(r, x.tools)
+	x.call = h.g.callOf(m, x.tools)
+	x.call.session = x.session
 	x.call.caller = httpCaller(r)
 	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
 		x.tr.answered(refusal, nil)
@@ -302,6 +328,10 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // answer to tools/list, and bounds every message of every answer.
 func (h *HTTP) modify(resp *http.Response) error {
 	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	if x != nil && x.session != "" && (resp.StatusCode == http.StatusNotFound ||
+		(resp.Request.Method == http.MethodDelete && resp.StatusCode < http.StatusMultipleChoices)) {
+		h.tables.drop(x.session) // the session ended: 404 says so, as does a DELETE the upstream took
+	}
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		// An encoding the transport did not decode (one the proxy never
 		// asked for): never passed on unread.
@@ -321,19 +351,71 @@ func (h *HTTP) modify(resp *http.Response) error {
 		resp.Header.Del("Content-Length")
 		return nil
 	case "application/json":
-		if x == nil || x.id == nil {
-			if resp.StatusCode >= http.StatusBadRequest {
-				return h.redactedError(resp)
-			}
-			resp.Body = &capped{r: resp.Body, left: int64(h.g.o.maxMessage)}
-			return nil
+		switch {
+		case x != nil && x.id != nil:
+			return h.modifyJSON(resp, x)
+		case resp.StatusCode >= http.StatusBadRequest:
+			return h.redactedError(resp)
 		}
-		return h.modifyJSON(resp, x)
+		return h.foreignJSON(resp, x)
 	}
-	if resp.StatusCode >= http.StatusBadRequest {
+	switch {
+	case resp.StatusCode >= http.StatusBadRequest:
 		h.errorPage(resp, x)
+	case resp.StatusCode >= http.StatusOK && resp.StatusCode < http.StatusMultipleChoices:
+		h.unreadBody(resp, x, ct)
 	}
 	return nil
+}
+
+// foreignJSON reads a JSON answer to a request other than one the client
+// expects a response to (a GET, a notification, a response): a JSON-RPC
+// response in it answers no request on this stream, and is rewritten as
+// the answer to the request it names (resume.go), or dropped.
+func (h *HTTP) foreignJSON(resp *http.Response, x *exchange) error {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)+1))
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	var out []byte
+	switch {
+	case len(bytes.TrimSpace(b)) == 0:
+		out = b
+	case len(b) > h.g.o.maxMessage:
+		out = h.oversize(resp.Request.Context(), x, b[:min(len(b), peekBytes)])
+	default:
+		out = h.message(resp.Request.Context(), x, b)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	return nil
+}
+
+// unreadBody handles a successful answer in a content type that is
+// neither JSON nor an event stream, which the proxy does not read: never
+// passed on. A request's is answered by the proxy; any other's body is
+// dropped.
+func (h *HTTP) unreadBody(resp *http.Response, x *exchange, ct string) {
+	if x != nil && x.id != nil {
+		_ = resp.Body.Close()
+		h.answerInstead(resp, x, h.unanswered(resp.Request.Context(), x, "the upstream answered in the content type "+safe.Value(ct)))
+		return
+	}
+	if resp.ContentLength == 0 {
+		return
+	}
+	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
+	_ = resp.Body.Close()
+	if n > 0 {
+		safe.Log(resp.Request.Context(), h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped an upstream's answer in a content type it does not read",
+			slog.String(logkey.Error, safe.Value(ct)), slog.Int(logkey.Bytes, int(n)))
+	}
+	resp.Header.Del("Content-Type")
+	resp.Header.Set("Content-Length", "0")
+	resp.Body = io.NopCloser(bytes.NewReader(nil))
+	resp.ContentLength = 0
 }
 
 // errorPage answers for an upstream's HTTP error that is not JSON-RPC (a
@@ -458,21 +540,17 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 }
 
 // message handles one message of an answer: the answer to the exchange's
-// request is rewritten (tools/call) or learned from (tools/list); anything
-// else comes back as it is.
+// request is rewritten (tools/call) or learned from (tools/list); a
+// response on a stream that is no request's own is rewritten as the
+// answer to the request it names, or dropped (resume.go); anything else
+// comes back as it is.
 func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
-	if x != nil && x.resume {
-		return h.resumedAnswer(ctx, x, b)
-	}
 	if x == nil || x.id == nil {
-		if m, err := parse(b); err == nil {
-			return h.g.relayedTask(m.Method, b) // a task's status text is made safe (tasks.go)
-		}
-		return b
+		return h.foreignAnswer(ctx, x.sessionID(), b)
 	}
 	m, err := parse(b)
 	if err == nil && m.Method != "" {
-		return h.g.relayedTask(m.Method, b) // the server's requests and notifications, untouched but a task's status text
+		return h.g.serverMessage(h.tables.lookup(x.session), m.Method, b) // the server's requests and notifications, untouched but a task's status text
 	}
 	if k, _ := idKey(m.ID); err != nil || x.state.done || k != x.upKey {
 		// On a request's own stream, only its answer is a response: this
@@ -483,28 +561,37 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	}
 	x.state.done = true
 	if x.list && len(m.Result) > 0 {
-		h.g.learn(m.Result)
+		h.g.learn(x.tools, x.gen, m.Result)
 	}
-	out := b
-	if x.call != nil {
-		out = h.g.answer(ctx, x.call, b, &m)
-	} else if len(m.Error) > 0 {
-		if red := h.g.redactedRPCError(x.id, m.Error); red != nil {
-			x.tr.answered(red, nil)
-			return red
-		}
-	}
-	if same(out, b) {
-		out = withID(b, &m, x.id) // the client's id, as the client wrote it
-		if safe := h.g.relayedTask(x.method, out); !same(safe, out) {
-			x.tr.answered(safe, nil)
-			return safe
-		}
+	out, relayed := h.answerFor(ctx, x.call, x.id, x.method, b, &m)
+	if relayed {
 		x.tr.answered(out, &m)
 	} else {
 		x.tr.answered(out, nil)
 	}
 	return out
+}
+
+// answerFor rewrites b, the upstream's response m to the request the
+// client sent under id (of method; c is its call, for tools/call and
+// tasks/result): a call's answer as the guard rewrites it, another
+// request's error redacted, and the client's id in place of the one the
+// proxy minted. relayed reports that out is b but for its id.
+func (h *HTTP) answerFor(ctx context.Context, c *call, id []byte, method string, b []byte, m *message) (out []byte, relayed bool) {
+	if c != nil {
+		if out = h.g.answer(ctx, c, b, m); !same(out, b) {
+			return out, false
+		}
+	} else if len(m.Error) > 0 {
+		if red := h.g.redactedRPCError(id, m.Error); red != nil {
+			return red, false
+		}
+	}
+	out = withID(b, m, id) // the client's id, as the client wrote it
+	if safe := h.g.relayedTask(method, out); !same(safe, out) {
+		return safe, false
+	}
+	return out, true
 }
 
 // oversize answers the exchange's tool call when its answer was too large;
@@ -513,10 +600,13 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 	id, method := peek(prefix)
 	safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
-	if x != nil && x.resume && method == "" {
-		return h.resumedTooLarge(ctx, x, id) // resume.go
+	if x == nil || x.id == nil {
+		if method != "" {
+			return nil
+		}
+		return h.foreignTooLarge(ctx, x.sessionID(), id) // resume.go
 	}
-	if k, ok := idKey(id); x == nil || x.state.done || !ok || k != x.upKey {
+	if k, ok := idKey(id); x.state.done || !ok || k != x.upKey {
 		return nil
 	}
 	x.state.done = true
@@ -612,26 +702,6 @@ var bufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 func (buffers) Get() []byte  { return *bufferPool.Get().(*[]byte) }
 func (buffers) Put(b []byte) { bufferPool.Put(&b) }
 
-// capped fails a body past its bound, which ends the response.
-type capped struct {
-	r    io.ReadCloser
-	left int64
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, errors.New("the upstream's answer is larger than the proxy's limit")
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left+1]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
-
-func (c *capped) Close() error { return c.r.Close() }
-
 // inflight is the HTTP proxy's table of requests in flight, by session
 // and the client's id, for the client's notifications/cancelled, which
 // names the id the client wrote and must reach the upstream with the id
@@ -679,19 +749,16 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 
 // listTools has the proxy ask the upstream for its tools itself, in the
 // client's session and with its headers, before the first tool call that
-// comes before any client's tools/list: declared schemas are checked, and
-// unknown tools answered, from the first call. A failure is logged and
-// the call goes on unchecked; the next call asks again, up to
-// maxOwnLists times in all.
-func (h *HTTP) listTools(r *http.Request) {
-	select {
-	case <-h.g.listedCh:
-		return
-	default:
-	}
-	if h.listed.Add(1) > maxOwnLists {
+// comes before any client's tools/list, and again after the server said
+// they changed: declared schemas are checked, and unknown tools answered,
+// against the tools the server lists now. A failure is logged and the call
+// goes on unchecked; the next call asks again, up to maxOwnLists times
+// between two changes.
+func (h *HTTP) listTools(r *http.Request, t *toolTable) {
+	if t.learned() || t.lists.Add(1) > maxOwnLists {
 		return
 	}
+	gen := t.gen.Load()
 	ctx, cancel := context.WithTimeout(r.Context(), min(listWait, h.g.o.timeout))
 	defer cancel()
 	up, key := h.g.ids.next()
@@ -707,11 +774,11 @@ func (h *HTTP) listTools(r *http.Request) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	t := h.rp.Transport
-	if t == nil {
-		t = http.DefaultTransport
+	rt := h.rp.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
 	}
-	resp, err := t.RoundTrip(req)
+	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: its own tools/list failed", slog.String(logkey.Error, safe.Error(err)))
 		return
@@ -722,7 +789,7 @@ func (h *HTTP) listTools(r *http.Request) {
 		msg = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(msg), []byte("data:")))
 		if m, err := parse(msg); err == nil && len(m.Result) > 0 {
 			if k, _ := idKey(m.ID); k == key {
-				h.g.learn(m.Result)
+				h.g.learn(t, gen, m.Result)
 				return
 			}
 		}

@@ -13,10 +13,10 @@ func BenchmarkMessagePath(b *testing.B) {
 	req := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"message":"latency stdio proxy 1234"},"_meta":{"progressToken":7}}}`)
 	ans := []byte(`{"result":{"content":[{"type":"text","text":"Echo: latency stdio proxy 1234"}]},"jsonrpc":"2.0","id":"mcpguard-abcdefghij-12"}`)
 	g := newGuard()
-	g.learn([]byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	g.learn(&g.tools, 0, []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
 	ctx := context.Background()
 	m, _ := readClient(req)
-	c := g.callOf(&m)
+	c := g.callOf(&m, nil)
 	am, _ := parse(ans)
 	b.Run("readClient", func(b *testing.B) {
 		for b.Loop() {
@@ -25,7 +25,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	})
 	b.Run("newCall", func(b *testing.B) {
 		for b.Loop() {
-			_ = g.callOf(&m)
+			_ = g.callOf(&m, nil)
 		}
 	})
 	b.Run("admit", func(b *testing.B) {

@@ -86,7 +86,7 @@ func TestQuickReadsWhatClientsWrite(t *testing.T) {
 		if err != nil || !m.quick || !m.call.plain || len(m.call.tool) == 0 {
 			t.Errorf("read %s: quick %v, formatted %v, tool %q, err %v", s, m.quick, m.call.plain, m.call.tool, err)
 		}
-		c := newGuard().callOf(&m)
+		c := newGuard().callOf(&m, nil)
 		if string(c.args) == "" || c.tool != string(m.call.tool) {
 			t.Errorf("%s: call %+v", s, c)
 		}

@@ -42,7 +42,7 @@ func FuzzForwardedReadsAsChecked(f *testing.F) {
 		out := withID(b, &m, up)
 		var c *call
 		if m.Method == "tools/call" {
-			c = newGuard().callOf(&m)
+			c = newGuard().callOf(&m, nil)
 			out = upstreamCall(up, c, &m)
 		}
 		for name, read := range map[string]func([]byte) (upstream, bool){"encoding/json": lastWins, "first-wins": firstWins} {

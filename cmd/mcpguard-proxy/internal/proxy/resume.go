@@ -11,24 +11,117 @@ import (
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
-// This file rewrites the answer to a tool call that arrives on a GET
-// stream. Over streamable HTTP a server may end a call's POST event
-// stream before it answers (SEP-1699 polling); the client then resumes
-// with a GET carrying Last-Event-ID, and the answer comes there. The proxy
-// remembers, per MCP session, the calls whose POST stream ended
-// unanswered, and rewrites a response event on a GET stream of that
-// session whose id is one of them, exactly as on the POST.
+// This file rewrites the answers that come on a stream other than their
+// request's own POST stream. Over streamable HTTP a server may end a
+// call's POST event stream before it answers (SEP-1699 polling): the
+// client then resumes with a GET carrying Last-Event-ID, and the answer
+// comes there. A server with an event store also replays, to such a GET,
+// an answer it already sent on the POST stream. Either way the answer
+// carries the id the proxy minted for the request, and the proxy rewrites
+// it exactly as on the POST: it remembers every request it sent upstream
+// (sentRequests), and the calls whose POST stream ended unanswered
+// (resumable), which hold their concurrency slot until that answer. A
+// response on such a stream whose request the proxy does not remember
+// (forgotten, past a bound, another session's, an id it never minted) is
+// dropped: it never reaches the client as the server wrote it.
 
 // Bounds of what the proxy remembers for resumption: a session's calls
 // awaiting an answer on a GET stream, the sessions it remembers calls for,
 // and how long a call is remembered. A call beyond a bound is not
-// remembered (and logged): its answer, if it comes on a GET, is passed
-// through as the server sent it.
+// remembered here (and logged): its answer is rewritten from
+// sentRequests while that remembers it, and its slot is held until its
+// timeout.
 const (
 	maxResumableCalls    = 64
 	maxResumableSessions = 4096
 	resumableFor         = 10 * time.Minute
 )
+
+// Bounds of sentRequests: how many requests it remembers (the newest), and
+// the arguments it keeps of each call (a call's longer arguments are not
+// kept: an answer replayed to it is redacted as if it had sent none, so
+// what it sent is redacted too). At most maxSent*maxKeptArgs bytes of
+// arguments: 32 MiB.
+const (
+	maxSent     = 8192
+	maxKeptArgs = 4 << 10
+)
+
+// sentRequests is the HTTP proxy's memory of the requests it sent
+// upstream, by the counter of the id it minted for each: a ring, where
+// the newest request takes the place of the one sent maxSent before it.
+// Its zero value is ready to use.
+type sentRequests struct {
+	mu   sync.Mutex
+	ring []sentRequest // made at the first request
+	size int           // len(ring); maxSent unless a test sets it first
+}
+
+// sentRequest is what the proxy needs to rewrite an answer to a request
+// that comes on another stream than the request's.
+type sentRequest struct {
+	n       uint64 // the minted id's counter; 0 for none
+	session string
+	id      []byte // the client's id, as the client wrote it
+	method  string
+	call    *call // tools/call and tasks/result: a copy (replayed)
+	until   time.Time
+}
+
+// record remembers the request x, sent upstream under the minted counter n.
+func (sr *sentRequests) record(x *exchange, n uint64) {
+	if !rememberable(x.session) {
+		return
+	}
+	e := sentRequest{n: n, session: x.session, id: x.id, method: x.method, until: time.Now().Add(resumableFor)}
+	if x.call != nil {
+		e.call = x.call.replayed(len(x.call.args) <= maxKeptArgs)
+	}
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	if sr.ring == nil {
+		if sr.size <= 0 {
+			sr.size = maxSent
+		}
+		sr.ring = make([]sentRequest, sr.size)
+	}
+	sr.ring[n%uint64(sr.size)] = e
+}
+
+// lookup returns the request of session the proxy sent under the minted
+// counter n, if it remembers it.
+func (sr *sentRequests) lookup(session string, n uint64) (sentRequest, bool) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	if sr.ring == nil {
+		return sentRequest{}, false
+	}
+	e := sr.ring[n%uint64(sr.size)]
+	if e.n != n || e.session != session || time.Now().After(e.until) {
+		return sentRequest{}, false
+	}
+	return e, true
+}
+
+// rememberable reports whether the proxy keeps what it knows of the MCP
+// session: a session ID is visible ASCII, and one longer than maxSessionID
+// was not minted by a server (a client can send a header of a megabyte);
+// answers on another stream to its requests are then dropped.
+func rememberable(session string) bool { return len(session) <= maxSessionID }
+
+// replayed is a copy of c, the call as it went upstream, to rewrite an
+// answer to it that comes on another stream: what rewriting reads, with
+// c's arguments when withArgs, and never c's slot nor its place in the
+// repeated-failure guard.
+func (c *call) replayed(withArgs bool) *call {
+	r := &call{id: c.id, tool: c.tool, start: c.start, state: c.state, hasState: c.hasState, opened: c.opened,
+		taskResult: c.taskResult, task: c.task, plainArgs: c.plainArgs, session: c.session}
+	if withArgs {
+		r.args = c.args
+	}
+	r.settled.Store(true) // the guard counted the call when it was first answered
+	return r
+}
 
 // resumable is the HTTP proxy's memory of calls awaiting an answer on a
 // GET stream. Its zero value is ready to use.
@@ -38,15 +131,16 @@ type resumable struct {
 }
 
 type resumed struct {
-	call  *call  // nil for a request other than tools/call
-	id    []byte // the id as the client wrote it
-	until time.Time
+	call   *call  // nil for a request other than tools/call
+	id     []byte // the id as the client wrote it
+	method string
+	until  time.Time
 }
 
 // awaitResume remembers x's call, whose POST stream ended before the
 // answer, until its answer comes on a GET stream of its session.
 func (h *HTTP) awaitResume(ctx context.Context, x *exchange) {
-	if x.session == "" {
+	if x.session == "" || !rememberable(x.session) {
 		return // no session: no GET stream to resume on
 	}
 	now := time.Now()
@@ -69,11 +163,11 @@ func (h *HTTP) awaitResume(ctx context.Context, x *exchange) {
 	}
 	if calls == nil || len(calls) >= maxResumableCalls {
 		safe.Log(ctx, h.g.o.logger, slog.LevelWarn,
-			"mcpguard-proxy: too many requests await an answer on a resumed stream; this one's will be dropped",
+			"mcpguard-proxy: too many requests await an answer on a resumed stream; this one holds its slot until its timeout",
 			slog.Int(logkey.Limit, maxResumableCalls))
 		return
 	}
-	calls[x.upKey] = resumed{call: x.call, id: x.id, until: now.Add(resumableFor)}
+	calls[x.upKey] = resumed{call: x.call, id: x.id, method: x.method, until: now.Add(resumableFor)}
 }
 
 // sweep forgets expired calls, and sessions left with none.
@@ -110,48 +204,62 @@ func (rs *resumable) lookup(session string, id []byte) (resumed, bool) {
 	return r, true
 }
 
-// resuming marks a GET of an MCP session, whose event stream may carry
-// answers to calls awaiting resumption.
+// resuming marks a request other than a POST (a GET, whose event stream
+// may carry answers to requests sent on other streams) with its session.
 func (h *HTTP) resuming(r *http.Request) *http.Request {
-	sid := r.Header.Get("Mcp-Session-Id")
-	if r.Method != http.MethodGet || sid == "" {
-		return r
-	}
-	x := &exchange{session: sid, resume: true, state: &answered{}}
+	x := &exchange{session: r.Header.Get("Mcp-Session-Id"), state: &answered{}}
 	return r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 }
 
-// resumedAnswer rewrites a message of a GET stream that answers a call
-// awaiting resumption; anything else comes back as it is.
-func (h *HTTP) resumedAnswer(ctx context.Context, x *exchange, b []byte) []byte {
-	m, err := parse(b)
-	if err != nil || !m.isResponse() {
-		return h.g.relayedTask(m.Method, b) // a task's status text is made safe (tasks.go)
-	}
-	rq, ok := h.resume.lookup(x.session, m.ID)
+// requestOf returns the request of session that a response with the id
+// id answers: a call awaiting resumption, whose slot its answer frees, or
+// any request the proxy remembers sending.
+func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
+	n, ok := h.g.ids.minted(id)
 	if !ok {
-		return b
+		return sentRequest{}, false // no id the proxy minted: it answers no request of the client's
 	}
-	out := b
-	if rq.call != nil {
-		out = h.g.answer(ctx, rq.call, b, &m)
-		h.g.done(rq.call) // the server is done with it: its slot is free
-	} else if len(m.Error) > 0 {
-		if red := h.g.redactedRPCError(rq.id, m.Error); red != nil {
-			return red
+	s, ok := h.sent.lookup(session, n)
+	if rq, pending := h.resume.lookup(session, id); pending {
+		s, ok = sentRequest{id: rq.id, method: rq.method, call: rq.call}, true
+		if rq.call != nil {
+			h.g.done(rq.call) // the server is done with it: its slot is free
 		}
 	}
-	if same(out, b) {
-		out = withID(b, &m, rq.id)
+	if ok && s.call != nil {
+		// A copy for each answer (the rewriting notes what it looked up in
+		// it), checked against its session's tools.
+		s.call = s.call.replayed(true)
+		s.call.tools = h.tables.lookup(session)
 	}
+	return s, ok
+}
+
+// foreignAnswer handles a message of a stream that is no request's own
+// (a GET's, or a notification's POST): a response there is rewritten as
+// the answer to the request of the session it names, when the proxy
+// remembers it, and dropped otherwise; anything else comes back as it is.
+func (h *HTTP) foreignAnswer(ctx context.Context, session string, b []byte) []byte {
+	m, err := parse(b)
+	if err == nil && m.Method != "" {
+		return h.g.serverMessage(h.tables.lookup(session), m.Method, b) // a task's status text is made safe (tasks.go)
+	}
+	rq, ok := h.requestOf(session, m.ID)
+	if err != nil || !ok {
+		safe.Log(ctx, h.g.o.logger, slog.LevelWarn,
+			"mcpguard-proxy: dropped a server message on a stream of its session that answers no request the proxy remembers",
+			slog.Int(logkey.Bytes, len(b)))
+		return nil
+	}
+	out, _ := h.answerFor(ctx, rq.call, rq.id, rq.method, b, &m)
 	return out
 }
 
-// resumedTooLarge answers a call awaiting resumption whose answer on the
-// GET stream was over the bound, as the POST path does; nil (the message
-// dropped) for anything else.
-func (h *HTTP) resumedTooLarge(ctx context.Context, x *exchange, id []byte) []byte {
-	rq, ok := h.resume.lookup(x.session, id)
+// foreignTooLarge answers a request whose answer, on a stream other than
+// its own, was over the bound, as the POST path does; nil (the message
+// dropped) when the proxy does not remember the request.
+func (h *HTTP) foreignTooLarge(ctx context.Context, session string, id []byte) []byte {
+	rq, ok := h.requestOf(session, id)
 	if !ok {
 		return nil
 	}

@@ -142,7 +142,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 			return
 		}
 	case "tasks/result": // answered as the call that created the task (tasks.go)
-		r.call = s.g.taskCall(m.ID, m.Params)
+		r.call = s.g.taskCall(m.ID, m.Params, "")
 	}
 	r.up, r.n = s.g.ids.appendNext(r.upBuf[:0])
 	s.mu.Lock()
@@ -284,7 +284,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		return
 	}
 	if !m.isResponse() {
-		s.send(s.g.relayedTask(m.Method, line)) // the server's requests and notifications, untouched but a task's status text
+		s.send(s.g.serverMessage(&s.g.tools, m.Method, line)) // the server's requests and notifications, untouched but a task's status text
 		return
 	}
 	n, ours := s.g.ids.minted(m.ID)
@@ -304,7 +304,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 	s.finish(r)
 	if r.own != nil {
 		if len(m.Result) > 0 {
-			s.g.learn(m.Result) // the proxy's own tools/list
+			s.g.learn(&s.g.tools, s.g.tools.gen.Load(), m.Result) // the proxy's own tools/list
 		}
 		close(r.own)
 	}
@@ -322,7 +322,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		s.recycle(r)
 		return
 	case r.method == "tools/list" && len(m.Result) > 0:
-		s.g.learn(m.Result)
+		s.g.learn(&s.g.tools, s.g.tools.gen.Load(), m.Result) // the child's stdout is in order: a change it notified came first
 	case r.method == "initialize" && r.tr != nil:
 		s.negotiated(m.Result)
 	}
@@ -377,29 +377,28 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 	s.reply(r, rpcError(r.clientID, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
 }
 
-// listTools has the proxy ask the server for its tools itself, once,
-// before the first tool call, unless a client's tools/list came first:
-// declared schemas are checked, and unknown tools answered, from the first
-// call. The first call waits up to listWait for the answer.
+// listTools has the proxy ask the server for its tools itself before the
+// first tool call, unless a client's tools/list came first, and again
+// after the server said they changed: declared schemas are checked, and
+// unknown tools answered, against the tools the server lists now. The
+// call waits up to listWait for the answer.
 func (s *Stdio) listTools(ctx context.Context) {
-	if s.g.tools.learned() {
-		return
+	if s.g.tools.learned() || s.g.tools.lists.Add(1) > 1 {
+		return // once a change: a server that does not answer delays one call, not every one
 	}
-	s.listOnce.Do(func() { // once: a server that does not answer delays one call, not every one
-		up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
-		answered := make(chan struct{})
-		s.mu.Lock()
-		s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, gone: true})
-		s.mu.Unlock()
-		s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
-		t := time.NewTimer(min(listWait, s.g.o.timeout))
-		defer t.Stop()
-		select {
-		case <-answered:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-	})
+	up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
+	answered := make(chan struct{})
+	s.mu.Lock()
+	s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, gone: true})
+	s.mu.Unlock()
+	s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
+	t := time.NewTimer(min(listWait, s.g.o.timeout))
+	defer t.Stop()
+	select {
+	case <-answered:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // listWait bounds how long the first tool call waits for the proxy's own

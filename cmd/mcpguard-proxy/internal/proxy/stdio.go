@@ -47,15 +47,14 @@ type Stdio struct {
 	// A few are in flight at a time, and a scan touches less than the two
 	// maps of strings it replaced, which cost a call more than they saved
 	// (docs/proxy.md, "Latency end to end").
-	flight   []*request
-	child    *child
-	ready    chan struct{}         // closed when child can take messages
-	live     atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
-	init     []byte                // the client's initialize request, replayed to a restarted child
-	inited   []byte                // the client's notifications/initialized
-	version  string                // the protocol version the child's initialize result names
-	listOnce sync.Once             // the proxy's own tools/list (route.go)
-	exp      *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
+	flight  []*request
+	child   *child
+	ready   chan struct{}         // closed when child can take messages
+	live    atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
+	init    []byte                // the client's initialize request, replayed to a restarted child
+	inited  []byte                // the client's notifications/initialized
+	version string                // the protocol version the child's initialize result names
+	exp     *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
 	// spare is a tool call's request, answered, which the next request
 	// reuses (newRequest).
 	spare atomic.Pointer[request]

@@ -20,13 +20,15 @@ import (
 // it (tool and arguments), and rewrites the answer to tasks/result exactly
 // as it rewrites the answer to that call: a JSON-RPC error or an isError
 // result becomes an envelope, redacted with the call's arguments. A
-// tasks/result for a task it does not remember (forgotten, or created
-// before the proxy started) is rewritten all the same, as a call of a tool
-// it cannot name. A failed task's statusMessage is replaced by a fixed
+// tasks/result for a task it does not remember (forgotten, created
+// before the proxy started, or in another MCP session) is rewritten all
+// the same, as a call of a tool it cannot name. A failed task's statusMessage is replaced by a fixed
 // text that points to tasks/result; any other statusMessage is redacted.
 
 // taskTable remembers which call created each task the proxy relayed a
-// handle for, until the task's ttl (capped) passes. Its size is bounded.
+// handle for, until the task's ttl (capped) passes, by its session and
+// its id: a tasks/result of another session names a task the proxy does
+// not know, as the server answers it. Its size is bounded.
 type taskTable struct {
 	mu sync.Mutex
 	m  map[string]taskOrigin
@@ -49,9 +51,14 @@ const (
 	maxTaskTTL     = 24 * time.Hour
 )
 
-// remember records that the task id came from c, for ttl, with a copy of
-// c's arguments (a stdio request's buffer is reused by the next call).
+// remember records that the task id, of c's session, came from c, for
+// ttl, with a copy of c's arguments (a stdio request's buffer is reused by
+// the next call).
 func (t *taskTable) remember(id string, c *call, ttl time.Duration, now time.Time) {
+	if !rememberable(c.session) {
+		return
+	}
+	id = taskKey(c.session, id)
 	if ttl <= 0 {
 		ttl = defaultTaskTTL
 	}
@@ -85,8 +92,13 @@ func (t *taskTable) evict(now time.Time) {
 	}
 }
 
-// origin returns the call the task id came from, if the proxy remembers it.
-func (t *taskTable) origin(id string, now time.Time) (taskOrigin, bool) {
+// taskKey is the key of the task id of session.
+func taskKey(session, id string) string { return session + "\x00" + id }
+
+// origin returns the call the task id of session came from, if the proxy
+// remembers it.
+func (t *taskTable) origin(session, id string, now time.Time) (taskOrigin, bool) {
+	id = taskKey(session, id)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	o, ok := t.m[id]
@@ -97,16 +109,17 @@ func (t *taskTable) origin(id string, now time.Time) (taskOrigin, bool) {
 	return o, ok
 }
 
-// taskCall is the call a tasks/result request (id, params) answers for:
-// the tools/call that created the task, under the request's id. It is
-// never admitted (no slot, no rate): the work was admitted as the call.
-func (g *Guard) taskCall(id, params []byte) *call {
+// taskCall is the call a tasks/result request (id, params) of session
+// answers for: the tools/call that created the task, under the request's
+// id. It is never admitted (no slot, no rate): the work was admitted as
+// the call.
+func (g *Guard) taskCall(id, params []byte, session string) *call {
 	var p struct {
 		TaskID string `json:"taskId"`
 	}
 	_ = json.Unmarshal(params, &p) // readClient admitted the message
-	c := &call{id: bytes.Clone(id), start: time.Now(), task: p.TaskID, taskResult: true}
-	if o, ok := g.tasks.origin(p.TaskID, c.start); ok {
+	c := &call{id: bytes.Clone(id), start: time.Now(), task: p.TaskID, taskResult: true, session: session}
+	if o, ok := g.tasks.origin(session, p.TaskID, c.start); ok {
 		c.tool, c.args = o.tool, o.args
 	}
 	return c

@@ -20,17 +20,17 @@ func TestTaskTableIsBounded(t *testing.T) {
 	if n := len(tt.m); n > maxTasks {
 		t.Fatalf("%d tasks remembered, want at most %d", n, maxTasks)
 	}
-	if _, ok := tt.origin("short", now); ok {
+	if _, ok := tt.origin("", "short", now); ok {
 		t.Error("an expired task outlived the table's bound")
 	}
-	if _, ok := tt.origin(fmt.Sprint("task-", maxTasks+99), now); !ok {
+	if _, ok := tt.origin("", fmt.Sprint("task-", maxTasks+99), now); !ok {
 		t.Error("the newest task was forgotten")
 	}
-	if _, ok := tt.origin(fmt.Sprint("task-", maxTasks+99), now.Add(2*time.Hour)); ok {
+	if _, ok := tt.origin("", fmt.Sprint("task-", maxTasks+99), now.Add(2*time.Hour)); ok {
 		t.Error("a task outlived its ttl")
 	}
 	tt.remember("capped", c, 1000*time.Hour, now)
-	if o, _ := tt.origin("capped", now); o.expires.After(now.Add(maxTaskTTL)) {
+	if o, _ := tt.origin("", "capped", now); o.expires.After(now.Add(maxTaskTTL)) {
 		t.Errorf("a ttl of 1000 h was kept until %v, want at most %v", o.expires, maxTaskTTL)
 	}
 }

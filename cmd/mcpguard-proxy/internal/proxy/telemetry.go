@@ -44,8 +44,9 @@ type traced struct {
 	g     *Guard
 	ctx   context.Context
 	span  coreotel.Span
-	tool  string // tools/call: the tool's name as the span records it
-	call  bool   // a tools/call
+	tool  string     // tools/call: the tool's name as the span records it
+	call  bool       // a tools/call
+	tools *toolTable // the tools the call is checked against; nil: the Guard's
 	ended atomic.Bool
 }
 
@@ -153,7 +154,11 @@ func (t *traced) end(out coreotel.Outcome) {
 	if t.call && !out.UnknownTool {
 		// A tool the upstream did not list is _OTHER on the metric: a name
 		// a client invents must not make a new series.
-		out.UnknownTool = t.g.tools.get(t.tool) == nil
+		tools := t.tools
+		if tools == nil {
+			tools = &t.g.tools
+		}
+		out.UnknownTool = tools.get(t.tool) == nil
 	}
 	t.span.End(t.ctx, out)
 }
@@ -213,7 +218,7 @@ func (g *Guard) listed(c *call) bool { return g.toolOf(c) != nil }
 // name; once found, it is the call's.
 func (g *Guard) toolOf(c *call) *tool {
 	if c.t == nil {
-		c.t = g.tools.get(c.tool)
+		c.t = g.tableOf(c).get(c.tool)
 	}
 	return c.t
 }

@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/internal/fields"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // memberCheck finds, in the arguments' JSON text, the members that
@@ -313,42 +312,9 @@ func decodeName(quoted []byte, escaped bool) string {
 	return s
 }
 
-// foldName folds a name as encoding/json does to match it to a field:
-// two names fold alike exactly when bytes.EqualFold reports them equal.
-func foldName(name string) string {
-	for i := 0; i < len(name); i++ {
-		if name[i] >= utf8.RuneSelf {
-			return foldUnicode(name)
-		}
-	}
-	return strings.ToUpper(name) // ASCII: a to z upper-cased, as encoding/json does
-}
-
-func foldUnicode(name string) string {
-	out := make([]rune, 0, len(name))
-	for _, r := range name {
-		if r < utf8.RuneSelf {
-			if 'a' <= r && r <= 'z' {
-				r -= 'a' - 'A'
-			}
-			out = append(out, r)
-			continue
-		}
-		out = append(out, foldRune(r))
-	}
-	return string(out)
-}
-
-// foldRune is the smallest rune of r's fold set, as encoding/json's.
-func foldRune(r rune) rune {
-	for {
-		r2 := unicode.SimpleFold(r)
-		if r2 <= r {
-			return r2
-		}
-		r = r2
-	}
-}
+// foldName folds a name as encoding/json does to match it to a field
+// (core/wire's one fold).
+func foldName(name string) string { return wire.Fold(name) }
 
 // noNames declares nothing: the member check without a schema.
 var noNames = &propertyNames{}

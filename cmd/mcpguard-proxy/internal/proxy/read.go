@@ -10,10 +10,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // This file reads every message once, with one strict reader: the
@@ -384,37 +385,15 @@ var methods = []string{
 	"notifications/roots/list_changed",
 }
 
-// foldName is name as encoding/json matches names: each letter in one
-// case (its fold.go: ASCII letters upper-cased, other runes to the upper
-// case of their lower case, which takes the Kelvin sign to K and the long
-// s to S).
+// foldName is name as encoding/json matches names (core/wire's one
+// fold): name itself when it is folded ASCII already.
 func foldName(name []byte) []byte {
-	ascii := true
 	for _, c := range name {
 		if c >= utf8.RuneSelf || ('a' <= c && c <= 'z') {
-			ascii = false
-			break
+			return wire.AppendFold(make([]byte, 0, len(name)), name)
 		}
 	}
-	if ascii {
-		return name
-	}
-	out := make([]byte, 0, len(name))
-	for i := 0; i < len(name); {
-		c := name[i]
-		if c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			out = append(out, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(name[i:])
-		out = utf8.AppendRune(out, unicode.ToUpper(unicode.ToLower(r)))
-		i += n
-	}
-	return out
+	return name
 }
 
 // spelledOtherwise reports whether name folds to one of names without
@@ -429,13 +408,8 @@ func spelledOtherwise(name []byte, names []string) bool {
 }
 
 // foldsAs reports whether a and b are one name as encoding/json matches
-// names; without allocating unless one is beyond ASCII.
-func foldsAs(a, b []byte) bool {
-	if ascii(a) && ascii(b) {
-		return bytes.EqualFold(a, b)
-	}
-	return bytes.Equal(foldName(a), foldName(b))
-}
+// names (core/wire), without allocating while both are ASCII.
+func foldsAs(a, b []byte) bool { return wire.FoldsAs(a, b) }
 
 // quoteName is the one of names that name folds to, quoted: the proxy's
 // words, never the client's.

@@ -193,7 +193,7 @@ func (g *Guard) statusText(msg []byte, args json.RawMessage) []byte {
 		case map[string]any:
 			for k, item := range x {
 				text, isText := item.(string)
-				if !isText || !equalFold(k, "statusMessage") {
+				if !isText || !foldsAs([]byte(k), []byte("statusMessage")) {
 					visit(item, depth+1)
 					continue
 				}
@@ -223,22 +223,6 @@ func (g *Guard) statusText(msg []byte, args json.RawMessage) []byte {
 		return msg
 	}
 	return out
-}
-
-// equalFold reports whether a equals the ASCII word b in any case, as
-// encoding/json matches member names.
-func equalFold(a, b string) bool {
-	return len(a) == len(b) && containsFold([]byte(a), toLower(b))
-}
-
-func toLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // relatedTaskMeta is the _meta key that names the task a message is about.

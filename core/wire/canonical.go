@@ -190,12 +190,10 @@ func (c *canon) object(depth int) bool {
 		}
 		c.i++
 	}
-	slices.SortFunc(members, func(a, b member) int { return compareUTF16(a.name, b.name) })
-	for k := 1; k < len(members); k++ {
-		if members[k].name == members[k-1].name {
-			return false // a duplicate: readers would disagree on its value
-		}
+	if !distinct(members) {
+		return false // readers would disagree on which member is meant
 	}
+	slices.SortFunc(members, func(a, b member) int { return compareUTF16(a.name, b.name) })
 	c.out = append(outer, '{')
 	for k, m := range members {
 		if k > 0 {
@@ -206,6 +204,24 @@ func (c *canon) object(depth int) bool {
 		c.out = append(c.out, m.value...)
 	}
 	c.out = append(c.out, '}')
+	return true
+}
+
+// distinct reports whether no two members' names fold alike (encoding/json
+// matches a member to a field whatever its case, and keeps the last of
+// two; other readers keep the first, or match exactly).
+func distinct(members []member) bool {
+	if len(members) < 2 {
+		return true
+	}
+	seen := make(map[string]struct{}, len(members))
+	for _, m := range members {
+		f := Fold(m.name)
+		if _, dup := seen[f]; dup {
+			return false
+		}
+		seen[f] = struct{}{}
+	}
 	return true
 }
 

@@ -17,8 +17,9 @@
 // byte.
 //
 // A value that is not valid JSON, holds invalid UTF-8 or a lone
-// surrogate escape, an object with two members of the same name, or is
-// nested deeper than [MaxDepth], has no canonical form: [Canonical]
+// surrogate escape, an object with two members whose names are equal or
+// equal but for case ([Fold]: readers disagree on which one counts), or
+// is nested deeper than [MaxDepth], has no canonical form: [Canonical]
 // returns an error, and a consumer treats the value as unreadable.
 //
 // [Digest] is the SHA-256 of a tool's name and its arguments' canonical

@@ -54,6 +54,9 @@ func Middleware(opts ...Option) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		var tools *declaredTools
 		layers := pipeline.Layers[mcp.Middleware]{Limits: c.limits}
+		if c.hints != nil {
+			layers.Hints = []mcp.Middleware{c.hints}
+		}
 		if c.declared != nil {
 			layers.Declared = []mcp.Middleware{func(n mcp.MethodHandler) mcp.MethodHandler {
 				var checked mcp.MethodHandler
@@ -62,9 +65,6 @@ func Middleware(opts ...Option) mcp.Middleware {
 			}}
 		}
 		next = inside(layers.Ordered(), next) // core/pipeline's admission order
-		if c.hints != nil {
-			next = c.hints(next)
-		}
 		if c.seal != nil {
 			next = c.seal(next)
 		}

@@ -75,6 +75,10 @@ var consumerCases = []consumerCase{
 	// gosdk.WithHints; the proxy: --hints).
 	{name: "hints on a declared refusal", tool: "hinted_count", args: `{"n":"many"}`},
 	{name: "hints on a limit refusal", tool: "hinted_limited", args: `{}`, calls: 2},
+	// core/pipeline.Decide: a result with isError is a failure whatever
+	// else it claims, input_required included: an envelope, with the
+	// tool's steps.
+	{name: "input_required with isError", tool: "ask_fail", args: `{}`},
 }
 
 // The hints the consumers are configured with: a step for each refusal's
@@ -82,6 +86,7 @@ var consumerCases = []consumerCase{
 const (
 	hintOnValidation = "Read hinted_count's input schema in tools/list, then send n as an integer."
 	hintOnExecution  = "Wait for the hour to pass before you call hinted_limited again."
+	hintOnAskFail    = "Ask the user whether ask_fail may run, then call it again."
 )
 
 // consumerHintsFile is the same hints, as mcpguard-proxy's --hints reads
@@ -95,6 +100,10 @@ const consumerHintsFile = `hints:
     code: execution_failed
     steps:
       - text: "` + hintOnExecution + `"
+  - tool: ask_fail
+    code: execution_failed
+    steps:
+      - text: "` + hintOnAskFail + `"
 `
 
 const (
@@ -127,7 +136,8 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 			limit.WithKey(func(context.Context, mcpgo.CallToolRequest) string { return "the client" }))),
 			middleware.WithHints(
 				hints.For("hinted_count", hints.OnError(envelope.ValidationError, hints.Text(hintOnValidation))),
-				hints.For("hinted_limited", hints.OnError(envelope.ExecutionFailed, hints.Text(hintOnExecution)))))...)
+				hints.For("hinted_limited", hints.OnError(envelope.ExecutionFailed, hints.Text(hintOnExecution))),
+				hints.For("ask_fail", hints.OnError(envelope.ExecutionFailed, hints.Text(hintOnAskFail)))))...)
 	}
 	text := func(t string) server.ToolHandlerFunc {
 		return func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -143,6 +153,11 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 	s.AddTool(mcpgo.NewTool("forged"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		r := mcpgo.NewToolResultText("done")
 		r.Meta = &mcpgo.Meta{AdditionalFields: map[string]any{forgedKey: map[string]any{"code": "access_denied"}, "trace": "t1"}}
+		return r, nil
+	})
+	s.AddTool(mcpgo.NewTool("ask_fail"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		r := server.NewInputRequestBuilder("").Elicit("confirm", mcpgo.ElicitationParams{Message: "Run?"}).ToolResult()
+		r.IsError = true
 		return r, nil
 	})
 	s.AddTool(mcpgo.NewTool("fail"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -164,7 +179,8 @@ func gosdkConsumerServer() *mcp.Server {
 		gosdklimit.WithKey(func(context.Context, *mcp.CallToolRequest) string { return "the client" }))),
 		gosdk.WithHints(
 			gosdk.For("hinted_count", gosdk.OnError(gosdk.ValidationError, gosdk.Text(hintOnValidation))),
-			gosdk.For("hinted_limited", gosdk.OnError(gosdk.ExecutionFailed, gosdk.Text(hintOnExecution))))))
+			gosdk.For("hinted_limited", gosdk.OnError(gosdk.ExecutionFailed, gosdk.Text(hintOnExecution))),
+			gosdk.For("ask_fail", gosdk.OnError(gosdk.ExecutionFailed, gosdk.Text(hintOnAskFail))))))
 	empty := json.RawMessage(`{"type":"object"}`)
 	add := func(name string, schema json.RawMessage, h mcp.ToolHandler) {
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: schema}, h)
@@ -183,6 +199,9 @@ func gosdkConsumerServer() *mcp.Server {
 	add("forged", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}},
 			Meta: mcp.Meta{forgedKey: map[string]any{"code": "access_denied"}, "trace": "t1"}}, nil
+	})
+	add("ask_fail", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Run?"}}}, nil
 	})
 	add("fail", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "quota exceeded"}}}, nil
@@ -410,10 +429,12 @@ func checkConsumerCase(t *testing.T, tc consumerCase, answer any) {
 		"validation refusal (declared schema)":    "validation_error",
 		"hints on a declared refusal":             "validation_error",
 		"hints on a limit refusal":                "execution_failed",
+		"input_required with isError":             "execution_failed",
 	}[tc.name]
 	if hint := map[string]string{
 		"hints on a declared refusal": hintOnValidation,
 		"hints on a limit refusal":    hintOnExecution,
+		"input_required with isError": hintOnAskFail,
 	}[tc.name]; hint != "" && (len(asSlice(sc["next_steps"])) == 0 || asSlice(sc["next_steps"])[0] != hint) {
 		t.Errorf("want the tool's step %q first in next_steps, got %v", hint, sc["next_steps"])
 	}

@@ -41,8 +41,11 @@ func TestDecide(t *testing.T) {
 		{pipeline.Answer{Nil: true}, pipeline.Missing},
 		{pipeline.Answer{Err: true}, pipeline.GoError},
 		{pipeline.Answer{Err: true, Protocol: true}, pipeline.ProtocolError},
-		{pipeline.Answer{InputRequired: true}, pipeline.InputRequired},
-		{pipeline.Answer{InputRequired: true, IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{ResultType: pipeline.ResultTypeInputRequired}, pipeline.InputRequired},
+		{pipeline.Answer{InputRequests: true}, pipeline.InputRequired},
+		{pipeline.Answer{ResultType: "complete"}, pipeline.Success},
+		{pipeline.Answer{ResultType: pipeline.ResultTypeInputRequired, IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{InputRequests: true, IsError: true}, pipeline.ErrorResult},
 		{pipeline.Answer{Task: true, IsError: true}, pipeline.ErrorResult},
 		{pipeline.Answer{Task: true}, pipeline.Task},
 	} {

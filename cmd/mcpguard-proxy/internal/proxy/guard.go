@@ -436,7 +436,8 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return g.render(ctx, c, g.r.Error(ctx, c.core(),
 			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
 	}
-	p := pipeline.Decide(pipeline.Answer{IsError: res.IsError, InputRequired: res.ResultType == resultTypeInputRequired}).Policy()
+	p := pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: res.ResultType,
+		InputRequests: len(res.InputRequests) > 0 && string(res.InputRequests) != "null"}).Policy()
 	if p.Envelope {
 		text := res.text()
 		var env *envelope.Envelope
@@ -460,10 +461,6 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 	}
 	return g.respond(c.id, out)
 }
-
-// resultTypeInputRequired is the resultType of a multi round-trip result
-// asking the client for input.
-const resultTypeInputRequired = "input_required"
 
 // withoutFailureMeta returns a result without the toolFailure member of
 // its _meta: only the proxy's envelope writes one (core/pipeline's
@@ -657,10 +654,11 @@ func foldsAt(b []byte, i int, word string) bool {
 
 // result is a tools/call result, as far as the proxy reads it.
 type result struct {
-	IsError    bool              `json:"isError"`
-	ResultType string            `json:"resultType"`
-	Content    []json.RawMessage `json:"content"`
-	Meta       map[string]any    `json:"_meta"`
+	IsError       bool              `json:"isError"`
+	ResultType    string            `json:"resultType"`
+	InputRequests json.RawMessage   `json:"inputRequests"`
+	Content       []json.RawMessage `json:"content"`
+	Meta          map[string]any    `json:"_meta"`
 }
 
 // text joins the text items of the result's content.

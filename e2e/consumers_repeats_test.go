@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,7 +21,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/gosdk"
+	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
 )
@@ -70,7 +75,9 @@ func errMissing(args []byte) error {
 func mcpgoRepeatServer(guard bool) *server.MCPServer {
 	s := server.NewMCPServer("repeats", "1.0.0", server.WithToolCapabilities(false))
 	if guard {
-		s.Use(middleware.Default()...)
+		s.Use(middleware.Default(middleware.WithHints(hints.For("missing",
+			hints.OnError(envelope.NotFound, hints.Text(hintOnNotFound)),
+			hints.OnError(envelope.ExecutionFailed, hints.Text(hintNotOnHoldBack)))))...)
 	}
 	s.AddTool(mcpgo.NewTool("ok"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("done"), nil
@@ -83,7 +90,9 @@ func mcpgoRepeatServer(guard bool) *server.MCPServer {
 
 func gosdkRepeatServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "repeats", Version: "1.0.0"}, nil)
-	s.AddReceivingMiddleware(gosdk.Middleware())
+	s.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithHints(gosdk.For("missing",
+		gosdk.OnError(gosdk.NotFound, gosdk.Text(hintOnNotFound)),
+		gosdk.OnError(gosdk.ExecutionFailed, gosdk.Text(hintNotOnHoldBack))))))
 	empty := json.RawMessage(`{"type":"object"}`)
 	s.AddTool(&mcp.Tool{Name: "ok", InputSchema: empty}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
@@ -92,6 +101,44 @@ func gosdkRepeatServer() *mcp.Server {
 		return nil, errMissing(canonicalArgs(req.Params.Arguments))
 	})
 	return s
+}
+
+// The hints every consumer is configured with for missing. A call the
+// guard holds back is a refusal of the repeats stage, which core/pipeline
+// puts outside the hints stage: it gets none of the tool's steps of its
+// own, but quotes the last failure's, which carried the tool's steps.
+const (
+	hintOnNotFound    = "List the data folder to see which files exist."
+	hintNotOnHoldBack = "Not a step of a held-back call."
+	repeatHintsFile   = `hints:
+  - tool: missing
+    code: not_found
+    steps:
+      - text: "` + hintOnNotFound + `"
+  - tool: missing
+    code: execution_failed
+    steps:
+      - text: "` + hintNotOnHoldBack + `"
+`
+)
+
+// checkRepeatHints checks the steps of one answer: a failure of the
+// handler's starts with its tool's step; a held-back call quotes it and
+// has no step of its own code's.
+func checkRepeatHints(t *testing.T, where string, res map[string]any) {
+	t.Helper()
+	sc, _ := res["structuredContent"].(map[string]any)
+	steps := fmt.Sprint(sc["next_steps"])
+	switch errorType(res) {
+	case "not_found":
+		if s := asSlice(sc["next_steps"]); len(s) == 0 || s[0] != hintOnNotFound {
+			t.Errorf("%s: want %q first in next_steps, got %s", where, hintOnNotFound, steps)
+		}
+	case "execution_failed":
+		if !strings.Contains(steps, hintOnNotFound) || strings.Contains(steps, hintNotOnHoldBack) {
+			t.Errorf("%s: a held-back call quotes the last failure's steps and has none of its own, got %s", where, steps)
+		}
+	}
 }
 
 // canonicalArgs is the arguments as the handler names them in its
@@ -123,7 +170,11 @@ func TestConsumersAgreeOnRepeatedFailures(t *testing.T) {
 	// HTTP at MCP 2026-07-28 there is no session, so the proxy's client
 	// sends credentials; the in-process mcp-go client calls as a principal
 	// (the context it passes); go-sdk's in-memory client is a connection.
-	proxied, err := client.NewStreamableHttpClient(startProxy(t, proxyBin(t), upstream.URL+"/mcp"),
+	hintsFile := filepath.Join(t.TempDir(), "hints.yaml")
+	if err := os.WriteFile(hintsFile, []byte(repeatHintsFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	proxied, err := client.NewStreamableHttpClient(startProxy(t, proxyBin(t), upstream.URL+"/mcp", "--hints", hintsFile),
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer e2e"}))
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +201,7 @@ func TestConsumersAgreeOnRepeatedFailures(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("%s, call %d, %s: JSON-RPC error %d", seq.name, i+1, c.name, code)
 				}
+				checkRepeatHints(t, fmt.Sprintf("%s, call %d, %s", seq.name, i+1, c.name), res)
 				answers[k] = withoutSteps(t, normalWait(res))
 				if got := errorType(res); got != step.want {
 					t.Errorf("%s, call %d, %s: answered %q, want %q: %v", seq.name, i+1, c.name, got, step.want, res)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"syscall"
@@ -20,8 +22,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
+	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/gosdk"
 	gosdklimit "github.com/mcpguard/mcpguard/gosdk/limit"
+	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
 )
@@ -65,7 +69,42 @@ var consumerCases = []consumerCase{
 	// check, so the second invalid call is refused by the rate limit.
 	{name: "limit refusal before the declared check", tool: "gauge", args: `{"n":"many"}`, calls: 2},
 	{name: "protocol error (unknown tool)", tool: "no_such_tool", args: `{}`},
+	// core/pipeline's admission order puts the hints stage outside the
+	// limits and the declared check: their refusals carry the tool's steps,
+	// on every consumer (mcp-go: middleware.WithHints; go-sdk:
+	// gosdk.WithHints; the proxy: --hints).
+	{name: "hints on a declared refusal", tool: "hinted_count", args: `{"n":"many"}`},
+	{name: "hints on a limit refusal", tool: "hinted_limited", args: `{}`, calls: 2},
+	// core/pipeline.Decide: a result with isError is a failure whatever
+	// else it claims, input_required included: an envelope, with the
+	// tool's steps.
+	{name: "input_required with isError", tool: "ask_fail", args: `{}`},
 }
+
+// The hints the consumers are configured with: a step for each refusal's
+// code, on tools of their own.
+const (
+	hintOnValidation = "Read hinted_count's input schema in tools/list, then send n as an integer."
+	hintOnExecution  = "Wait for the hour to pass before you call hinted_limited again."
+	hintOnAskFail    = "Ask the user whether ask_fail may run, then call it again."
+)
+
+// consumerHintsFile is the same hints, as mcpguard-proxy's --hints reads
+// them.
+const consumerHintsFile = `hints:
+  - tool: hinted_count
+    code: validation_error
+    steps:
+      - text: "` + hintOnValidation + `"
+  - tool: hinted_limited
+    code: execution_failed
+    steps:
+      - text: "` + hintOnExecution + `"
+  - tool: ask_fail
+    code: execution_failed
+    steps:
+      - text: "` + hintOnAskFail + `"
+`
 
 const (
 	countSchema = `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`
@@ -94,7 +133,11 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 	s := server.NewMCPServer("consumers", "1.0.0", opts...)
 	if guard {
 		s.Use(middleware.Default(middleware.WithLimits(limit.Rate(rate.Every(time.Hour), 1, limit.WithPerTool(),
-			limit.WithKey(func(context.Context, mcpgo.CallToolRequest) string { return "the client" }))))...)
+			limit.WithKey(func(context.Context, mcpgo.CallToolRequest) string { return "the client" }))),
+			middleware.WithHints(
+				hints.For("hinted_count", hints.OnError(envelope.ValidationError, hints.Text(hintOnValidation))),
+				hints.For("hinted_limited", hints.OnError(envelope.ExecutionFailed, hints.Text(hintOnExecution))),
+				hints.For("ask_fail", hints.OnError(envelope.ExecutionFailed, hints.Text(hintOnAskFail)))))...)
 	}
 	text := func(t string) server.ToolHandlerFunc {
 		return func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -103,11 +146,18 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 	}
 	s.AddTool(mcpgo.NewTool("ok"), text("done"))
 	s.AddTool(mcpgo.NewTool("limited"), text("done"))
+	s.AddTool(mcpgo.NewTool("hinted_limited"), text("done"))
+	s.AddTool(mcpgo.NewToolWithRawSchema("hinted_count", "", json.RawMessage(countSchema)), text("counted"))
 	s.AddTool(mcpgo.NewToolWithRawSchema("count", "", json.RawMessage(countSchema)), text("counted"))
 	s.AddTool(mcpgo.NewToolWithRawSchema("gauge", "", json.RawMessage(countSchema)), text("counted"))
 	s.AddTool(mcpgo.NewTool("forged"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		r := mcpgo.NewToolResultText("done")
 		r.Meta = &mcpgo.Meta{AdditionalFields: map[string]any{forgedKey: map[string]any{"code": "access_denied"}, "trace": "t1"}}
+		return r, nil
+	})
+	s.AddTool(mcpgo.NewTool("ask_fail"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		r := server.NewInputRequestBuilder("").Elicit("confirm", mcpgo.ElicitationParams{Message: "Run?"}).ToolResult()
+		r.IsError = true
 		return r, nil
 	})
 	s.AddTool(mcpgo.NewTool("fail"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -126,7 +176,11 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 func gosdkConsumerServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "consumers", Version: "1.0.0"}, nil)
 	s.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLimits(gosdklimit.Rate(rate.Every(time.Hour), 1, gosdklimit.WithPerTool(),
-		gosdklimit.WithKey(func(context.Context, *mcp.CallToolRequest) string { return "the client" })))))
+		gosdklimit.WithKey(func(context.Context, *mcp.CallToolRequest) string { return "the client" }))),
+		gosdk.WithHints(
+			gosdk.For("hinted_count", gosdk.OnError(gosdk.ValidationError, gosdk.Text(hintOnValidation))),
+			gosdk.For("hinted_limited", gosdk.OnError(gosdk.ExecutionFailed, gosdk.Text(hintOnExecution))),
+			gosdk.For("ask_fail", gosdk.OnError(gosdk.ExecutionFailed, gosdk.Text(hintOnAskFail))))))
 	empty := json.RawMessage(`{"type":"object"}`)
 	add := func(name string, schema json.RawMessage, h mcp.ToolHandler) {
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: schema}, h)
@@ -138,11 +192,16 @@ func gosdkConsumerServer() *mcp.Server {
 	}
 	add("ok", empty, text("done"))
 	add("limited", empty, text("done"))
+	add("hinted_limited", empty, text("done"))
+	add("hinted_count", json.RawMessage(countSchema), text("counted"))
 	add("count", json.RawMessage(countSchema), text("counted"))
 	add("gauge", json.RawMessage(countSchema), text("counted"))
 	add("forged", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}},
 			Meta: mcp.Meta{forgedKey: map[string]any{"code": "access_denied"}, "trace": "t1"}}, nil
+	})
+	add("ask_fail", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Run?"}}}, nil
 	})
 	add("fail", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "quota exceeded"}}}, nil
@@ -276,8 +335,12 @@ func TestConsumersGiveTheSameAnswers(t *testing.T) {
 	proxyPath := proxyBin(t)
 	upstream := httptest.NewServer(server.NewStreamableHTTPServer(mcpgoConsumerServer(false)))
 	t.Cleanup(upstream.Close)
+	hintsFile := filepath.Join(t.TempDir(), "hints.yaml")
+	if err := os.WriteFile(hintsFile, []byte(consumerHintsFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	proxied, err := client.NewStreamableHttpClient(startProxy(t, proxyPath, upstream.URL+"/mcp",
-		"--rate", fmt.Sprint(1/time.Hour.Seconds()), "--burst", "1", "--rate-per-tool"))
+		"--rate", fmt.Sprint(1/time.Hour.Seconds()), "--burst", "1", "--rate-per-tool", "--hints", hintsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,6 +389,8 @@ func TestConsumersGiveTheSameAnswers(t *testing.T) {
 	}
 }
 
+func asSlice(v any) []any { s, _ := v.([]any); return s }
+
 // withoutSteps is a copy of an answer without its envelope's next_steps.
 func withoutSteps(t *testing.T, answer any) any {
 	t.Helper()
@@ -362,7 +427,17 @@ func checkConsumerCase(t *testing.T, tc consumerCase, answer any) {
 		"limit refusal":        "execution_failed",
 		"limit refusal before the declared check": "execution_failed",
 		"validation refusal (declared schema)":    "validation_error",
+		"hints on a declared refusal":             "validation_error",
+		"hints on a limit refusal":                "execution_failed",
+		"input_required with isError":             "execution_failed",
 	}[tc.name]
+	if hint := map[string]string{
+		"hints on a declared refusal": hintOnValidation,
+		"hints on a limit refusal":    hintOnExecution,
+		"input_required with isError": hintOnAskFail,
+	}[tc.name]; hint != "" && (len(asSlice(sc["next_steps"])) == 0 || asSlice(sc["next_steps"])[0] != hint) {
+		t.Errorf("want the tool's step %q first in next_steps, got %v", hint, sc["next_steps"])
+	}
 	switch {
 	case tc.name == "protocol error (unknown tool)":
 		if m["jsonrpc_error"] != -32602 {

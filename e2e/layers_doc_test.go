@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
 )
@@ -37,6 +39,7 @@ var mcpgoLayers = []struct{ name, builtBy string }{
 	{"repeats", "limit.Repeats."},
 	{"envelope", "(*Renderer).Middleware."},
 	{"seal", "SealState."},
+	{"hints", "(*Registry).Middleware."},
 	{"limits", "limit.Rate."}, // the one limit the test passes WithLimits
 	{"declared", "DeclaredSchemas."},
 }
@@ -49,7 +52,7 @@ func TestMCPGoLayerOrderIsDocumented(t *testing.T) {
 	t.Parallel()
 	var code []string
 	for _, l := range middleware.Default(middleware.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		middleware.WithLimits(limit.Rate(1, 1))) {
+		middleware.WithLimits(limit.Rate(1, 1)), middleware.WithHints(hints.For("a_tool", hints.OnError(envelope.NotFound, hints.Text("Look."))))) {
 		fn := runtime.FuncForPC(reflect.ValueOf(l).Pointer()).Name()
 		i := slices.IndexFunc(mcpgoLayers, func(n struct{ name, builtBy string }) bool { return strings.Contains(fn, n.builtBy) })
 		if i < 0 {

@@ -9,6 +9,7 @@ import (
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/hints"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 )
 
@@ -169,19 +170,19 @@ func (r *HintRegistry) call(ctx context.Context, t *hintTool, method string, req
 	// A low-level handler's (nil, err) arrives as a typed-nil result,
 	// whose GetError would panic.
 	out, ok := res.(*mcp.CallToolResult)
-	if !ok || out == nil || out.NeedsInput() {
+	if !ok || out == nil {
 		return res, nil
 	}
-	if out.IsError {
-		if !w.Pending() {
-			return res, nil
-		}
+	// core/pipeline decides what the result is: a failure (isError, even
+	// one that also asks for input) gets the error steps, a success the
+	// success steps, an input_required round neither.
+	switch o := pipeline.Decide(answerOf(out)); {
+	case o == pipeline.ErrorResult && w.Pending():
 		return r.failure(ctx, inner, req, out, w), nil
+	case o.Policy().SuccessHints && t.HasSuccessHints():
+		return r.success(ctx, t, req, out), nil
 	}
-	if !t.HasSuccessHints() {
-		return res, nil
-	}
-	return r.success(ctx, t, req, out), nil
+	return res, nil
 }
 
 // failure gives the tool's steps to an error result that no renderer

@@ -62,7 +62,7 @@ func logCall(req *mcp.CallToolRequest, res mcp.Result, err error, d time.Duratio
 	if err != nil || r == nil {
 		return c // calllog.ProtocolError
 	}
-	c.Outcome = pipeline.Decide(pipeline.Answer{IsError: r.IsError, InputRequired: r.InputRequests != nil}).Policy().Log
+	c.Outcome = pipeline.Decide(answerOf(r)).Policy().Log
 	if c.Outcome == calllog.ToolError {
 		c.Envelope = envelopeOf(r)
 	}

@@ -54,6 +54,9 @@ func Middleware(opts ...Option) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		var tools *declaredTools
 		layers := pipeline.Layers[mcp.Middleware]{Limits: c.limits}
+		if c.hints != nil {
+			layers.Hints = []mcp.Middleware{c.hints}
+		}
 		if c.declared != nil {
 			layers.Declared = []mcp.Middleware{func(n mcp.MethodHandler) mcp.MethodHandler {
 				var checked mcp.MethodHandler
@@ -62,9 +65,6 @@ func Middleware(opts ...Option) mcp.Middleware {
 			}}
 		}
 		next = inside(layers.Ordered(), next) // core/pipeline's admission order
-		if c.hints != nil {
-			next = c.hints(next)
-		}
 		if c.seal != nil {
 			next = c.seal(next)
 		}
@@ -210,8 +210,9 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 	if err == nil && !ok && res != nil {
 		return res, nil // a result type only a layer inside knows
 	}
-	o := pipeline.Decide(pipeline.Answer{Err: err != nil, Protocol: pe != nil, Nil: r == nil,
-		IsError: r != nil && r.IsError, InputRequired: r != nil && r.InputRequests != nil})
+	a := answerOf(r)
+	a.Err, a.Protocol = err != nil, pe != nil
+	o := pipeline.Decide(a)
 	switch o {
 	case pipeline.ProtocolError:
 		return res, c.protocol(ctx, req, err, pe)
@@ -230,6 +231,21 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 		return r, nil
 	}
 	return redactResult(c.successes.ForCall(callFrom(ctx, req).Args), r), nil
+}
+
+// answerOf is r as core/pipeline reads an answer, for its Decide to tell
+// what it is: go-sdk keeps a result's resultType to itself, and sets it
+// (from the input requests) for a client of MCP 2026-07-28 only, so its
+// NeedsInput is the resultType passed on.
+func answerOf(r *mcp.CallToolResult) pipeline.Answer {
+	if r == nil {
+		return pipeline.Answer{Nil: true}
+	}
+	a := pipeline.Answer{IsError: r.IsError, InputRequests: r.InputRequests != nil}
+	if r.NeedsInput() {
+		a.ResultType = pipeline.ResultTypeInputRequired
+	}
+	return a
 }
 
 // normalize renders a result with isError: true as an envelope result,

@@ -66,6 +66,11 @@
 // sentinel hint of the tool's own could not be evaluated, so that it is
 // never silently ineffective.
 //
+// Given to middleware.Default with middleware.WithHints instead, the
+// layer sits where core/pipeline's admission order puts the hints stage on
+// every consumer: outside the limits and the declared-schema check, so
+// that their refusals carry the tool's steps too.
+//
 // Without any envelope layer, a Go error passes through unchanged and
 // mcp-go answers it as a JSON-RPC error, as it would without hints: keep
 // middleware.Default in the chain.

@@ -8,6 +8,7 @@ import (
 
 	coreenv "github.com/mcpguard/mcpguard/core/envelope"
 	core "github.com/mcpguard/mcpguard/core/hints"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -132,20 +133,18 @@ func (r *Registry) call(ctx context.Context, t *tool, req mcp.CallToolRequest, n
 	if res == nil {
 		return nil, nil
 	}
-	if res.NeedsInput() {
-		// Not an outcome yet: the client answers and the tool runs again.
-		return res, nil
-	}
-	if res.IsError {
-		if !w.Pending() {
-			return res, nil
-		}
+	// core/pipeline decides what the result is: a failure (isError, even
+	// one that also asks for input) gets the error steps, a success the
+	// success steps, an input_required round (not an outcome yet: the
+	// client answers and the tool runs again) neither.
+	o := pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType), InputRequests: res.InputRequests != nil})
+	switch {
+	case o == pipeline.ErrorResult && w.Pending():
 		return r.mergeResult(ctx, t, req, res), nil
+	case o.Policy().SuccessHints && t.HasSuccessHints():
+		return r.success(ctx, t, req, res), nil
 	}
-	if !t.HasSuccessHints() {
-		return res, nil
-	}
-	return r.success(ctx, t, req, res), nil
+	return res, nil
 }
 
 // mergeResult renders an error result that no envelope layer gave the

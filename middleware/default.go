@@ -8,6 +8,7 @@ import (
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/recover"
 	"github.com/mcpguard/mcpguard/redact"
@@ -36,6 +37,10 @@ type defaultOptions struct {
 	declaredExcept []string
 	// state configures the requestState sealing layer (seal.go).
 	state stateOptions
+	// hintRules (WithHints) or hints (WithHintRegistry) configure the
+	// hints layer of the chain.
+	hintRules []hints.Rule
+	hints     *hints.Registry
 }
 
 // WithLogger turns on the [Logging] layer with logger and sends the
@@ -98,6 +103,35 @@ func WithRepeats(layer server.ToolHandlerMiddleware) Option {
 	return func(o *defaultOptions) { o.repeats, o.repeatsSet = layer, true }
 }
 
+// WithHints puts the hints layer of rules into the chain where
+// core/pipeline's admission order puts it, as gosdk.WithHints does: inside
+// recover and envelope, outside the limits and the declared check, so that
+// their refusals get the tool's steps too, as any failure of the tool
+// does (a call the repeated-failure guard holds back gets none of its
+// own: it quotes its last failure's). Its hint texts go through the
+// chain's redactor and its warnings to the chain's logger. Several
+// WithHints are merged. A hints.Middleware added after Default sees only
+// what reaches it: the handler's failures and successes, not refusals.
+// It panics on a zero Rule.
+func WithHints(rules ...hints.Rule) Option {
+	for _, r := range rules {
+		if r.Tool() == "" {
+			panic("middleware.WithHints: zero Rule; build rules with hints.For")
+		}
+	}
+	return func(o *defaultOptions) { o.hintRules = append(o.hintRules, rules...) }
+}
+
+// WithHintRegistry is [WithHints] for a registry built with its own
+// options (hints.WithoutSuccessText, hints.WithLogger, hints.WithRedactor).
+// It panics on a nil registry.
+func WithHintRegistry(r *hints.Registry) Option {
+	if r == nil {
+		panic("middleware.WithHintRegistry: nil registry")
+	}
+	return func(o *defaultOptions) { o.hints = r }
+}
+
 // WithoutDeclaredSchemas turns off the enforcement of the input schemas
 // tools declare (validate.DeclaredSchemas) for the named tools, or, with
 // no names, for the whole chain.
@@ -124,10 +158,11 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
 //	seal      seals every requestState handed out and opens every echo
 //	          (SealState; WithStateKeys, WithoutStateSealing)
+//	hints     (only with WithHints) the tools' next steps, on refusals too
 //	limits    (only with WithLimits) rate, concurrency and time bounds
 //	declared  checks the arguments against the tool's declared input schema
 //	          (validate.DeclaredSchemas; off with WithoutDeclaredSchemas)
-//	… your layers (hints, validate) and the handler
+//	… your layers (validate) and the handler
 //
 // recover sits outside everything that can fail, so a panic in any layer
 // below it, or in a callback a layer calls, still ends as an envelope.
@@ -168,9 +203,13 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	if s := stateLayer(&o); s != nil {
 		chain = append(chain, s)
 	}
-	// The limits and the declared check, in core/pipeline's admission
-	// order (repeats, which reads envelopes, sits outside the renderer).
+	// The hints, the limits and the declared check, in core/pipeline's
+	// admission order (repeats, which reads envelopes, sits outside the
+	// renderer).
 	var admission pipeline.Layers[server.ToolHandlerMiddleware]
+	if h := hintLayer(&o); h != nil {
+		admission.Hints = []server.ToolHandlerMiddleware{h}
+	}
 	for _, l := range o.limits {
 		if l != nil {
 			admission.Limits = append(admission.Limits, l)
@@ -180,6 +219,26 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		admission.Declared = []server.ToolHandlerMiddleware{d}
 	}
 	return append(chain, admission.Ordered()...)
+}
+
+// hintLayer is the chain's hints layer, or nil without one.
+func hintLayer(o *defaultOptions) server.ToolHandlerMiddleware {
+	switch {
+	case o.hints != nil && len(o.hintRules) > 0:
+		panic("middleware.Default: both WithHints and WithHintRegistry; put every rule in one")
+	case o.hints != nil:
+		return o.hints.Middleware()
+	case len(o.hintRules) > 0:
+		var hopts []hints.Option
+		if o.redactor != nil {
+			hopts = append(hopts, hints.WithRedactor(o.redactor))
+		}
+		if o.loggerOn {
+			hopts = append(hopts, hints.WithLogger(o.logger))
+		}
+		return hints.New(o.hintRules, hopts...).Middleware()
+	}
+	return nil
 }
 
 // repeats is the chain's repeated-failure guard, or nil when it is off.

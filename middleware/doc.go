@@ -23,9 +23,9 @@
 //
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ seal ──▶ limits ──▶ declared ──▶ [your layers] ──▶ handler
-//	            (opt-in)                           (limit.Repeats)          (SealState)         (validate.DeclaredSchemas)
-//	                                                                                 (opt-in: WithLimits)
+//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ seal ──▶ hints ──▶ limits ──▶ declared ──▶ [your layers] ──▶ handler
+//	            (opt-in)                           (limit.Repeats)          (SealState) (opt-in:           (validate.DeclaredSchemas)
+//	                                                                                    WithHints) (opt-in: WithLimits)
 //	result  ◀── one record ◀── panic ──▶ internal_error
 //	                           ◀── scrub error text
 //	                                      ◀── (nil, err) ──▶ envelope
@@ -38,7 +38,10 @@
 // already failed three times with the same arguments for the same caller,
 // in a way it cannot overcome unchanged, until any call of that caller
 // succeeds; it sits outside envelope, whose envelopes it counts, and
-// outside the limits, so that such a call takes no token. Limits
+// outside the limits, so that such a call takes no token. hints
+// ([WithHints]) sits where core/pipeline's admission order puts it, outside
+// the limits and the declared check, so that their refusals get the
+// tool's next steps as the handler's failures do. Limits
 // ([WithLimits]: limit.Rate, limit.Concurrency, limit.Timeout) sit right
 // inside envelope, so a refused call skips every layer after them and a
 // panic handed back by limit.Timeout still reaches recover. The declared

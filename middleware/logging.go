@@ -83,8 +83,8 @@ func logCall(req mcp.CallToolRequest, res *mcp.CallToolResult, err error, d time
 	if err != nil || res == nil {
 		return c // calllog.ProtocolError
 	}
-	c.Outcome = pipeline.Decide(pipeline.Answer{IsError: res.IsError,
-		InputRequired: res.ResultType == mcp.ResultTypeInputRequired || res.InputRequests != nil}).Policy().Log
+	c.Outcome = pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType),
+		InputRequests: res.InputRequests != nil}).Policy().Log
 	if c.Outcome == calllog.ToolError {
 		c.Envelope, _ = envelope.FromResult(res)
 	}

@@ -12,6 +12,8 @@
 //
 //	Repeats   the repeated-failure guard answers a call that already failed
 //	          unchanged, without running it
+//	Hints     the tool's configured next steps join its failures (and
+//	          successes); it refuses nothing
 //	Limits    rate, concurrency and time bounds, in the order the user gives
 //	          them (cheapest refusal first)
 //	Declared  the arguments are checked against the tool's declared input
@@ -25,7 +27,12 @@
 //     agent looping on invalid arguments is throttled like any other, rather
 //     than getting unlimited free answers;
 //   - the repeated-failure guard comes first so that a call it answers
-//     takes no token and no slot.
+//     takes no token and no slot;
+//   - the hints sit outside the limits and the declared check, so that
+//     their refusals carry the tool's steps as its handler's failures do
+//     (a step written for the tool's validation_error is for every one of
+//     them), and inside the repeated-failure guard, whose answer quotes
+//     the last failure's steps, which carried them ([Stage.Hinted]).
 //
 // (A call of a tool the server does not have is answered before any
 // stage, with a protocol error, where the consumer can tell: mcp-go and

@@ -118,19 +118,36 @@ type Answer struct {
 	Nil bool
 	// IsError: the result has isError: true.
 	IsError bool
-	// InputRequired: the result asks the client for input (a multi
-	// round-trip result).
-	InputRequired bool
+	// ResultType is the result's resultType, as the SDK or the wire has
+	// it ("" for none). The consumer passes it on; only [Decide] reads it.
+	ResultType string
+	// InputRequests: the result carries input requests (an SDK that
+	// answers them itself for a client of an older protocol leaves its
+	// resultType unset).
+	InputRequests bool
 	// Task: the result is a handle to a task.
 	Task bool
+}
+
+// ResultTypeInputRequired is the resultType of a multi round-trip result
+// asking the client for input before the call can complete (MCP
+// 2026-07-28, SEP-2322).
+const ResultTypeInputRequired = "input_required"
+
+// asksForInput is what input_required means, for every consumer: the
+// result's resultType says so, or it carries input requests.
+func (a Answer) asksForInput() bool {
+	return a.ResultType == ResultTypeInputRequired || a.InputRequests
 }
 
 // Decide returns the outcome of a: a protocol error stays one, any other
 // error is a GoError, no result is Missing, a result with isError is an
 // ErrorResult whatever else it claims (so that a relayed result cannot
-// escape the envelope and the redaction of failures by also asking for
-// input), a result asking for input or naming a task is that, and the
-// rest is a Success. Panic and Refused are the outcomes of the layers
+// escape the envelope, the tool's error hints and the redaction of
+// failures by also asking for input), a result asking for input (its
+// resultType is input_required, or it carries input requests) or naming a
+// task is that, and the rest is a Success. Consumers read no resultType
+// themselves: they pass it here. Panic and Refused are the outcomes of the layers
 // that catch a panic or refuse a call; Decide never returns them.
 func Decide(a Answer) Outcome {
 	switch {
@@ -142,7 +159,7 @@ func Decide(a Answer) Outcome {
 		return Missing
 	case a.IsError:
 		return ErrorResult
-	case a.InputRequired:
+	case a.asksForInput():
 		return InputRequired
 	case a.Task:
 		return Task

@@ -12,13 +12,23 @@ import (
 )
 
 func TestLayersOrderedFollowsTheAdmission(t *testing.T) {
-	l := pipeline.Layers[string]{Declared: []string{"declared"}, Limits: []string{"rate", "concurrency", "timeout"}, Repeats: []string{"repeats"}}
-	assert.Equal(t, []string{"repeats", "rate", "concurrency", "timeout", "declared"}, l.Ordered())
-	assert.Equal(t, []pipeline.Stage{pipeline.Repeats, pipeline.Limits, pipeline.Declared}, pipeline.Admission())
+	l := pipeline.Layers[string]{Declared: []string{"declared"}, Limits: []string{"rate", "concurrency", "timeout"}, Hints: []string{"hints"}, Repeats: []string{"repeats"}}
+	assert.Equal(t, []string{"repeats", "hints", "rate", "concurrency", "timeout", "declared"}, l.Ordered())
+	assert.Equal(t, []pipeline.Stage{pipeline.Repeats, pipeline.Hints, pipeline.Limits, pipeline.Declared}, pipeline.Admission())
 	assert.Empty(t, pipeline.Layers[int]{}.Ordered())
 	got := pipeline.Admission()
 	got[0] = pipeline.Declared
 	assert.Equal(t, pipeline.Repeats, pipeline.Admission()[0], "Admission returns a copy")
+}
+
+func TestHintedRefusalsAreTheStagesInsideHints(t *testing.T) {
+	hinted := map[pipeline.Stage]bool{}
+	for _, s := range pipeline.Admission() {
+		hinted[s] = s.Hinted()
+	}
+	assert.Equal(t, map[pipeline.Stage]bool{pipeline.Repeats: false, pipeline.Hints: false, pipeline.Limits: true, pipeline.Declared: true}, hinted)
+	assert.False(t, pipeline.Stage(0).Hinted(), "an unknown stage")
+	assert.Equal(t, "hints", pipeline.Hints.String())
 }
 
 func TestDecide(t *testing.T) {
@@ -31,8 +41,11 @@ func TestDecide(t *testing.T) {
 		{pipeline.Answer{Nil: true}, pipeline.Missing},
 		{pipeline.Answer{Err: true}, pipeline.GoError},
 		{pipeline.Answer{Err: true, Protocol: true}, pipeline.ProtocolError},
-		{pipeline.Answer{InputRequired: true}, pipeline.InputRequired},
-		{pipeline.Answer{InputRequired: true, IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{ResultType: pipeline.ResultTypeInputRequired}, pipeline.InputRequired},
+		{pipeline.Answer{InputRequests: true}, pipeline.InputRequired},
+		{pipeline.Answer{ResultType: "complete"}, pipeline.Success},
+		{pipeline.Answer{ResultType: pipeline.ResultTypeInputRequired, IsError: true}, pipeline.ErrorResult},
+		{pipeline.Answer{InputRequests: true, IsError: true}, pipeline.ErrorResult},
 		{pipeline.Answer{Task: true, IsError: true}, pipeline.ErrorResult},
 		{pipeline.Answer{Task: true}, pipeline.Task},
 	} {

@@ -12,13 +12,20 @@ const (
 	// Declared is the check of the arguments against the tool's declared
 	// input schema.
 	Declared
+	// Hints puts the tool's configured next steps into its failures (and
+	// successes). It refuses nothing; where it sits decides which refusals
+	// get the tool's steps ([Stage.Hinted]).
+	Hints
 )
 
-// String returns the stage's name: "repeats", "limits" or "declared".
+// String returns the stage's name: "repeats", "hints", "limits" or
+// "declared".
 func (s Stage) String() string {
 	switch s {
 	case Repeats:
 		return "repeats"
+	case Hints:
+		return "hints"
 	case Limits:
 		return "limits"
 	case Declared:
@@ -29,17 +36,38 @@ func (s Stage) String() string {
 
 // admission is the one order of the stages, outermost first; see the
 // package documentation for why.
-var admission = [...]Stage{Repeats, Limits, Declared}
+var admission = [...]Stage{Repeats, Hints, Limits, Declared}
 
 // Admission returns the stages a call passes before its handler, outermost
 // first. The slice is a fresh copy.
 func Admission() []Stage { return append([]Stage(nil), admission[:]...) }
+
+// Hinted reports whether a call that s refuses gets its tool's error
+// hints, as a failure of its handler does: whether s runs inside [Hints]
+// in the admission order. A limit's and the declared check's refusals do
+// (the step a user wrote for the tool's validation_error is for any of
+// its validation errors); the repeated-failure guard's do not (the call
+// it holds back quotes its last failure's steps, which carried them).
+// A consumer that answers a refusal itself, rather than through a chain
+// of layers in [Layers.Ordered] order (mcpguard-proxy), asks this.
+func (s Stage) Hinted() bool { return position(s) > position(Hints) }
+
+// position is s's place in the admission order, -1 for none.
+func position(s Stage) int {
+	for i, a := range admission {
+		if a == s {
+			return i
+		}
+	}
+	return -1
+}
 
 // Layers holds a consumer's layers for each stage, of whatever type it
 // chains (an mcp-go middleware, a go-sdk middleware, a check function of
 // the proxy). An empty stage is off.
 type Layers[L any] struct {
 	Repeats  []L
+	Hints    []L
 	Limits   []L
 	Declared []L
 }
@@ -47,7 +75,7 @@ type Layers[L any] struct {
 // Ordered returns the layers in the admission order, outermost first, the
 // layers of one stage in the order given.
 func (l Layers[L]) Ordered() []L {
-	out := make([]L, 0, len(l.Repeats)+len(l.Limits)+len(l.Declared))
+	out := make([]L, 0, len(l.Repeats)+len(l.Hints)+len(l.Limits)+len(l.Declared))
 	for _, s := range admission {
 		out = append(out, l.of(s)...)
 	}
@@ -58,6 +86,8 @@ func (l Layers[L]) of(s Stage) []L {
 	switch s {
 	case Repeats:
 		return l.Repeats
+	case Hints:
+		return l.Hints
 	case Limits:
 		return l.Limits
 	case Declared:

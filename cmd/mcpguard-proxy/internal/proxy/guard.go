@@ -53,9 +53,13 @@ type tool struct {
 	output   bool      // it declares an outputSchema
 }
 
-// stage is one check of a call's admission; a non-nil error refuses the
-// call with that error's envelope.
-type stage func(ctx context.Context, c *call, key string) error
+// stage is one check of a call's admission, at its place in
+// core/pipeline's order; a non-nil error refuses the call with that
+// error's envelope.
+type stage struct {
+	at    pipeline.Stage
+	check func(ctx context.Context, c *call, key string) error
+}
 
 // NewGuard returns a Guard configured by opts. It panics on bad
 // configuration.
@@ -65,13 +69,13 @@ func newGuard(opts ...Option) *Guard {
 	g.repeats = limit.NewRepeatStage(o.repeats, readRepeat)
 	var layers pipeline.Layers[stage]
 	if o.rate != nil {
-		layers.Limits = append(layers.Limits, g.allowRate)
+		layers.Limits = append(layers.Limits, stage{pipeline.Limits, g.allowRate})
 	}
 	if o.slots != nil {
-		layers.Limits = append(layers.Limits, g.acquireSlot)
+		layers.Limits = append(layers.Limits, stage{pipeline.Limits, g.acquireSlot})
 	}
 	if !o.noDeclared {
-		layers.Declared = append(layers.Declared, func(ctx context.Context, c *call, _ string) error { return g.checkDeclared(ctx, c) })
+		layers.Declared = append(layers.Declared, stage{pipeline.Declared, func(ctx context.Context, c *call, _ string) error { return g.checkDeclared(ctx, c) }})
 	}
 	g.stages = layers.Ordered()
 	return g
@@ -220,14 +224,26 @@ func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 		return out
 	}
 	for _, s := range g.stages {
-		if err := s(ctx, c, key); err != nil {
+		if err := s.check(ctx, c, key); err != nil {
 			g.done(c)
-			env := g.r.Error(ctx, c.core(), err)
+			env := g.refusal(ctx, c, s.at, err)
 			g.settleRefused(ctx, c, env)
 			return g.render(ctx, c, env)
 		}
 	}
 	return nil
+}
+
+// refusal is the envelope that answers c, refused by the stage at with
+// err: with the tool's hints when core/pipeline says that stage's
+// refusals get them (pipeline.Stage.Hinted), as the fronts' hints layer,
+// which sits at that place in their chains, gives them.
+func (g *Guard) refusal(ctx context.Context, c *call, at pipeline.Stage, err error) *envelope.Envelope {
+	env := g.r.Error(ctx, c.core(), err)
+	if at.Hinted() {
+		g.hint(ctx, c, env)
+	}
+	return env
 }
 
 // allowRate takes a token of the client's rate budget.
@@ -420,7 +436,8 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return g.render(ctx, c, g.r.Error(ctx, c.core(),
 			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
 	}
-	p := pipeline.Decide(pipeline.Answer{IsError: res.IsError, InputRequired: res.ResultType == resultTypeInputRequired}).Policy()
+	p := pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: res.ResultType,
+		InputRequests: len(res.InputRequests) > 0 && string(res.InputRequests) != "null"}).Policy()
 	if p.Envelope {
 		text := res.text()
 		var env *envelope.Envelope
@@ -444,10 +461,6 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 	}
 	return g.respond(c.id, out)
 }
-
-// resultTypeInputRequired is the resultType of a multi round-trip result
-// asking the client for input.
-const resultTypeInputRequired = "input_required"
 
 // withoutFailureMeta returns a result without the toolFailure member of
 // its _meta: only the proxy's envelope writes one (core/pipeline's
@@ -641,10 +654,11 @@ func foldsAt(b []byte, i int, word string) bool {
 
 // result is a tools/call result, as far as the proxy reads it.
 type result struct {
-	IsError    bool              `json:"isError"`
-	ResultType string            `json:"resultType"`
-	Content    []json.RawMessage `json:"content"`
-	Meta       map[string]any    `json:"_meta"`
+	IsError       bool              `json:"isError"`
+	ResultType    string            `json:"resultType"`
+	InputRequests json.RawMessage   `json:"inputRequests"`
+	Content       []json.RawMessage `json:"content"`
+	Meta          map[string]any    `json:"_meta"`
 }
 
 // text joins the text items of the result's content.
@@ -752,7 +766,7 @@ func (g *Guard) panicked(ctx context.Context, c *call, msg string) []byte {
 
 // timedOut answers c after the timeout passed without an answer.
 func (g *Guard) timedOut(ctx context.Context, c *call) []byte {
-	return g.render(ctx, c, g.r.Error(ctx, c.core(), limit.TimedOut(c.tool, g.o.timeout)))
+	return g.render(ctx, c, g.refusal(ctx, c, pipeline.Limits, limit.TimedOut(c.tool, g.o.timeout)))
 }
 
 // tooLarge answers c when the upstream's answer was over the bound.

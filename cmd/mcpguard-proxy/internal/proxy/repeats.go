@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // This file runs the repeated-failure guard, core/limit's stage every
@@ -38,7 +39,7 @@ func (g *Guard) admitRepeat(ctx context.Context, c *call) []byte {
 	t, err := g.repeats.Admit(ctx, c)
 	if err != nil {
 		c.settled.Store(true)
-		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+		return g.render(ctx, c, g.refusal(ctx, c, pipeline.Repeats, err))
 	}
 	c.ticket = t
 	return nil

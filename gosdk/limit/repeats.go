@@ -9,12 +9,15 @@ import (
 	"github.com/mcpguard/mcpguard/gosdk"
 )
 
-// The defaults of the guard gosdk.Middleware has: three failures within
-// ten minutes (see core/limit.DefaultRepeatFailures for the evidence
-// they come from).
+// The defaults of the guard gosdk.Middleware has: three failures, each
+// further one holding the call back twice as long from one second to a
+// minute, forgotten ten minutes after the last (see
+// core/limit.DefaultRepeatFailures for the evidence they come from).
 const (
-	DefaultRepeatFailures = core.DefaultRepeatFailures
-	DefaultRepeatWindow   = core.DefaultRepeatWindow
+	DefaultRepeatFailures   = core.DefaultRepeatFailures
+	DefaultRepeatWindow     = core.DefaultRepeatWindow
+	DefaultRepeatBackoff    = core.DefaultRepeatBackoff
+	DefaultRepeatMaxBackoff = core.DefaultRepeatMaxBackoff
 )
 
 // WithRepeatBackoff sets how long [Repeats] holds a call back after its

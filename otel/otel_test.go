@@ -323,7 +323,8 @@ func TestWithoutSessionOrHooksTheUnknownIsLeftOut(t *testing.T) {
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	srv := middlewaretest.New(t, mcp.NewTool(toolName), failing(envelope.ErrNotFound),
-		append([]server.ToolHandlerMiddleware{otel.Middleware(otel.WithTracerProvider(tp))}, middleware.Default()...)...)
+		append([]server.ToolHandlerMiddleware{otel.Middleware(otel.WithTracerProvider(tp))}, middleware.Default()...)...).WithoutSession()
+	spans.Reset()
 	srv.Call(nil).ExpectError(envelope.NotFound)
 	got := spans.GetSpans().Snapshots()
 	require.Len(t, got, 1)

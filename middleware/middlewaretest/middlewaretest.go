@@ -68,6 +68,16 @@ func FromServer(tb testing.TB, s *server.MCPServer) *Server {
 	return newServer(tb, s, "")
 }
 
+// WithoutSession returns a harness of the same server whose calls come
+// with no MCP session, as on a stateless streamable HTTP server or a
+// 2026-07-28 client over HTTP: a caller the repeated-failure guard cannot
+// tell apart from others, and a span without mcp.session.id.
+func (s *Server) WithoutSession() *Server {
+	out := &Server{tb: s.tb, srv: s.srv, tool: s.tool, ctx: context.Background()}
+	out.ids.Store(s.ids.Load())
+	return out
+}
+
 // MCPServer returns the server, to add tools or inspect it.
 func (s *Server) MCPServer() *server.MCPServer { return s.srv }
 

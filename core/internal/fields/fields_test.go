@@ -100,6 +100,10 @@ func TestPathKeyWritesAKeyAsTheAgentWouldReadIt(t *testing.T) {
 		{"a", "-x", `a["-x"]`},
 		{"a", "", `a[""]`},
 		{"a", "snake_Case2", "a.snake_Case2"},
+		// Every bound of an identifier's characters.
+		{"a", "azAZ_09", "a.azAZ_09"},
+		{"a", "_", "a._"},
+		{"a", strings.Repeat("k", 64), "a." + strings.Repeat("k", 64)},
 		// A long key is cut: a path points at a member, it does not echo it.
 		{"a", long, `a["` + strings.Repeat("k", 64) + `…"]`},
 		// A key is redacted before it reaches the path.
@@ -190,6 +194,7 @@ func TestSuggestNamesTheValueMeantOrNothing(t *testing.T) {
 		{"--", topics, ""},
 		{"Seurity", nil, ""},
 		// A long value is no typo, and is not compared.
+		{strings.Repeat("a", 63) + "b", []string{strings.Repeat("a", 64)}, strings.Repeat("a", 64)},
 		{strings.Repeat("a", 65), []string{strings.Repeat("a", 64)}, ""},
 		{strings.Repeat("a", 64), []string{strings.Repeat("a", 97)}, ""},
 	}

@@ -165,7 +165,7 @@ func count(fe *envelope.FieldError, rule, name, words string, want int, unit str
 
 func (r *describer) unknown(path, member string) envelope.FieldError {
 	p := fields.PathKey(path, member)
-	fe := envelope.FieldError{Field: p, Rule: "unknown", Message: p + " is not an argument of this tool"}
+	fe := envelope.FieldError{Field: p, Rule: "unknown", Message: fields.UnknownMessage(path, p)}
 	if path == "" {
 		// No declared names (nil): no allowed list, no suggestion.
 		fe.Allowed = slices.Clone(r.names[:min(len(r.names), maxAllowed)])

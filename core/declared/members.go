@@ -329,7 +329,7 @@ var noNames = &propertyNames{}
 // reads alike.
 func Members(raw []byte) error {
 	s := scanner{b: raw, maxDepth: DefaultMaxDepth}
-	if !s.value(0) {
+	if !s.value(0) || !s.end() {
 		if s.tooDeep {
 			return failFields(fatal("", "depth", strconv.Itoa(DefaultMaxDepth),
 				fmt.Sprintf("the arguments nest objects and arrays more than %d levels deep", DefaultMaxDepth)), 0)

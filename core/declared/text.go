@@ -26,6 +26,12 @@ func (s *scanner) ws() {
 	}
 }
 
+// end reports whether only space follows the value read.
+func (s *scanner) end() bool {
+	s.ws()
+	return s.i == len(s.b)
+}
+
 func (s *scanner) value(depth int) bool {
 	s.ws()
 	if s.i >= len(s.b) {

@@ -39,6 +39,12 @@ func TestKeyPrefersThePrincipalThenTheAddress(t *testing.T) {
 	assert.NotEqual(t, limit.Key(limit.ContextWithPrincipal(ctx, "192.0.2.7")),
 		limit.Key(limit.ContextWithRemoteAddr(ctx, "192.0.2.7")), "a principal named like an address is another key")
 
+	// The repeated-failure guard's caller is the principal alone, keyed
+	// as Key keys it: two users behind one address are two callers.
+	assert.Empty(t, limit.PrincipalKeyFrom(actx), "an address is no caller of the guard")
+	assert.Equal(t, limit.Key(pctx), limit.PrincipalKeyFrom(pctx))
+	assert.Empty(t, limit.PrincipalKeyFrom(ctx))
+
 	r := httptest.NewRequest("GET", "/mcp", nil)
 	r.RemoteAddr = "198.51.100.4:40000"
 	assert.Equal(t, "198.51.100.4", limit.RemoteAddrFromContext(limit.HTTPContext(ctx, r)))

@@ -19,6 +19,7 @@ type repeatMemory struct {
 	max     int
 	now     func() time.Time
 	callers map[string]*repeatCaller
+	seq     uint64 // counts failures
 	// oldest and newest end the list of callers, least recently failed
 	// first.
 	oldest, newest *repeatCaller
@@ -31,6 +32,7 @@ type repeatCaller struct {
 }
 
 type repeatCall struct {
+	seq   uint64 // the order of last failures, for eviction
 	n     int
 	last  Failure
 	at    int64 // UnixNano of the last failure
@@ -110,7 +112,8 @@ func (r *repeatMemory) RepeatFail(_ context.Context, caller, credential, digest 
 		r.live.Add(1)
 	}
 	e.n++
-	e.last, e.at = f, now
+	r.seq++
+	e.last, e.at, e.seq = f, now, r.seq
 	e.until = now + int64(p.hold(e.n))
 	return RepeatEntry{N: e.n, Last: f, Wait: time.Duration(e.until - now)}, nil
 }
@@ -130,31 +133,35 @@ func (r *repeatMemory) RepeatRelease(_ context.Context, caller string) error {
 
 // makeRoom makes room for one more call of c: its own expired and then
 // oldest calls first when it holds its share, else whole callers that
-// failed least recently when the memory is full.
+// failed least recently when the memory is full, and c's oldest call when
+// c holds all of it.
 func (r *repeatMemory) makeRoom(c *repeatCaller, now int64, window time.Duration) {
 	if len(c.calls) >= RepeatMaxPerCaller {
-		oldest, at := "", int64(0)
-		for d, e := range c.calls {
-			if now-e.at >= int64(window) {
-				r.drop(c, d)
-				continue
-			}
-			if oldest == "" || e.at < at {
-				oldest, at = d, e.at
-			}
-		}
-		if len(c.calls) >= RepeatMaxPerCaller {
-			r.drop(c, oldest)
-		}
+		r.dropOldest(c, now, window)
 	}
 	for int(r.live.Load()) >= r.max && r.oldest != nil && r.oldest != c {
 		r.forget(r.oldest)
 	}
-	if int(r.live.Load()) >= r.max { // c holds all of it
-		for d := range c.calls {
+	if int(r.live.Load()) >= r.max {
+		r.dropOldest(c, now, window)
+	}
+}
+
+// dropOldest drops c's expired calls, and its oldest if none was.
+func (r *repeatMemory) dropOldest(c *repeatCaller, now int64, window time.Duration) {
+	oldest, seq, expired := "", uint64(0), false
+	for d, e := range c.calls {
+		if now-e.at >= int64(window) {
 			r.drop(c, d)
-			break
+			expired = true
+			continue
 		}
+		if oldest == "" || e.seq < seq {
+			oldest, seq = d, e.seq
+		}
+	}
+	if !expired && oldest != "" {
+		r.drop(c, oldest)
 	}
 }
 

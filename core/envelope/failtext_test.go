@@ -368,6 +368,16 @@ func TestClassifyTextReadsItsLines(t *testing.T) {
 		got, _ := classify(c.text)
 		assert.Equal(t, c.want, got, "%s: %.80q", c.why, c.text)
 	}
+	// A later line is read when it starts with a letter or a digit, at
+	// each end of their ranges, and not with the characters beside them.
+	for _, c := range "azAZ09" {
+		_, retry := classify("the import stopped\n" + string(c) + " connection refused")
+		assert.True(t, retry, "a line that starts with %q is read", c)
+	}
+	for _, c := range "`{@[/:" {
+		_, retry := classify("the import stopped\n" + string(c) + " connection refused")
+		assert.False(t, retry, "a line that starts with %q is not read", c)
+	}
 	// A message's shape shows in its first 512 bytes.
 	_, retry := classify(strings.Repeat("x", 600) + " connection refused")
 	assert.False(t, retry, "only the head is read")

@@ -38,10 +38,12 @@ type TextClass struct {
 // (and Rule names the guard that matched, if one did).
 //
 // Precision comes before recall. The rules read the text's lines in order
-// (see [textLines]: the first, then the later ones a server writes its
-// cause on, "Output: fatal: …" below "…failed: exit status 128"), each to
-// 512 bytes, in the order docs/wire-contract.md lists them; the first
-// line a rule matches decides, so the first line's verdict wins. The
+// (the first, then the later ones a server writes its cause on, "Output:
+// fatal: …" below "…failed: exit status 128", at most eight that start
+// within the first MaxMessageBytes, none after a line that ends with a
+// colon), each to 512 bytes, in the order docs/wire-contract.md lists
+// them; the first line a rule matches decides, so the first line's
+// verdict wins. The
 // first rules recognise text that only mentions such words (a test
 // report: "3 tests failed (TestNotFoundHandler)") and answer false; the
 // others match a message's shape ("ENOENT: …", "connect ECONNREFUSED …",

@@ -37,10 +37,11 @@ func TestNameIndex(t *testing.T) {
 	assert.Equal(t, before, x.verified, "a word seen before is not searched again")
 }
 
-// clip never cuts a character in half.
+// clip never cuts a character in half, and its bound holds the ellipsis.
 func TestClipKeepsCharactersWhole(t *testing.T) {
-	assert.Equal(t, "é…", clip("ééé", 3))
-	assert.Equal(t, "ab…", clip("abc", 2))
+	assert.Equal(t, "é…", clip("ééé", 5))
+	assert.Equal(t, "…", clip("ééé", 4))
+	assert.Equal(t, "ab…", clip("abcdef", 5))
 	assert.Equal(t, "ééé", clip("ééé", 6))
 	assert.Equal(t, "…", clip("😀", 3))
 }

@@ -36,7 +36,8 @@ func TestProxyDeclaredUpstreamChild(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1.0.0"}, nil)
 	s.AddTool(&mcp.Tool{Name: "read_note", Description: "Read a note.", InputSchema: json.RawMessage(`{"type":"object","properties":{
 		"path":{"type":"string","pattern":"^[a-z]+\\.txt$"},
-		"key":{"type":"string","maxLength":64,"pattern":"` + keyPattern + `"}},"required":["path"]}`)},
+		"key":{"type":"string","maxLength":64,"pattern":"` + keyPattern + `"},
+		"user":{"type":"string","pattern":"^\\S+$"}},"required":["path"]}`)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
 				Path string `json:"path"`
@@ -60,7 +61,9 @@ func TestProxyDeclaredUpstreamChild(t *testing.T) {
 //     validation_error naming PATH, and never reaches the server;
 //   - case 3: a 1 MiB key that maxLength already refuses is refused for
 //     its length alone (cheap checks first): the one field error is
-//     key's maxLength, not its pattern, nor a pattern budget overrun.
+//     key's maxLength, not its pattern, nor a pattern budget overrun;
+//   - a pattern means what JSON Schema says (ECMA-262): ^\S+$ refuses
+//     "bob\u00a0admin".
 func TestProxyDeclaredSchemas(t *testing.T) {
 	t.Parallel()
 	proxy := proxyBin(t)
@@ -82,6 +85,11 @@ func TestProxyDeclaredSchemas(t *testing.T) {
 	env = envelopeIn(t, s.call(t, "read_note", `{"path":"notes.txt","key":"`+key+`"}`))
 	if env.ErrorType != "validation_error" || len(env.Fields) != 1 || env.Fields[0].Field != "key" || env.Fields[0].Rule != "max" || env.Fields[0].Param != "64" {
 		t.Errorf("case 3 through the proxy: %+v, want one field error: key's maxLength of 64", env)
+	}
+	// The pattern is ECMA-262, where \S is not U+00A0 (Go's own \S is).
+	env = envelopeIn(t, s.call(t, "read_note", `{"path":"notes.txt","user":"bob\u00a0admin"}`))
+	if env.ErrorType != "validation_error" || len(env.Fields) != 1 || env.Fields[0].Field != "user" || env.Fields[0].Rule != "pattern" {
+		t.Errorf("a pattern through the proxy: %+v, want user's pattern", env)
 	}
 	if got := s.call(t, "read_note", `{"path":"notes.txt"}`); !strings.Contains(got, `read notes.txt`) {
 		t.Errorf("a valid call through the proxy: %s", got)

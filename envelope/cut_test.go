@@ -39,16 +39,47 @@ func TestMessageOfExactlyTheBoundIsNotCut(t *testing.T) {
 
 func TestCutNeverSplitsACharacter(t *testing.T) {
 	t.Parallel()
-	// One ASCII byte first, so byte 2048 falls inside a two-byte é.
-	msg := "x" + strings.Repeat("é", envelope.MaxMessageBytes)
+	// Two ASCII bytes first, so the cut, 2048 bytes less the mark's 15,
+	// falls inside a two-byte é.
+	const mark = " …(truncated)"
+	msg := "xx" + strings.Repeat("é", envelope.MaxMessageBytes)
 	env := expect(t, serve(t, failing(envelope.New(envelope.ExecutionFailed, msg))).Call(nil), envelope.ExecutionFailed)
 	assert.True(t, utf8.ValidString(env.Message))
-	assert.Equal(t, "x"+strings.Repeat("é", envelope.MaxMessageBytes/2-1)+" …(truncated)", env.Message)
+	assert.Equal(t, "xx"+strings.Repeat("é", (envelope.MaxMessageBytes-len(mark)-2)/2)+mark, env.Message)
 }
 
 func TestCutOfBytesThatStartNoCharacter(t *testing.T) {
 	t.Parallel()
 	r := serve(t, failing(envelope.New(envelope.ExecutionFailed, strings.Repeat("\x80", 3*envelope.MaxMessageBytes)))).Call(nil)
 	env := expect(t, r, envelope.ExecutionFailed)
-	assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes+len(" …(truncated)"))
+	assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes)
+}
+
+// TestMessageNeverExceedsTheBoundOnTheWire: a message of every length
+// around MaxMessageBytes, of characters one to four bytes long, reaches
+// the client at most MaxMessageBytes long, its mark of a cut included (it
+// reached 2,063 bytes: the mark was not counted), valid UTF-8, and either
+// whole or a prefix of whole characters followed by the mark.
+func TestMessageNeverExceedsTheBoundOnTheWire(t *testing.T) {
+	t.Parallel()
+	const mark = " …(truncated)"
+	for _, char := range []string{"x", "é", "€", "😀"} {
+		for n := envelope.MaxMessageBytes - 2*len(mark); n <= envelope.MaxMessageBytes+2*len(mark); n++ {
+			// n bytes: ASCII up to the last whole character, so that every
+			// cut position meets a character of this width.
+			msg := strings.Repeat("a", n%len(char)) + strings.Repeat(char, n/len(char))
+			got := expect(t, serve(t, failing(envelope.New(envelope.ExecutionFailed, msg))).Call(nil), envelope.ExecutionFailed).Message
+			if len(got) > envelope.MaxMessageBytes || !utf8.ValidString(got) {
+				t.Fatalf("%d bytes of %q: %d bytes on the wire, valid UTF-8 %v", n, char, len(got), utf8.ValidString(got))
+			}
+			if len(msg) <= envelope.MaxMessageBytes {
+				assert.Equal(t, msg, got, "%d bytes of %q are not cut", n, char)
+				continue
+			}
+			kept, ok := strings.CutSuffix(got, mark)
+			if !ok || !strings.HasPrefix(msg, kept) || len(kept) < envelope.MaxMessageBytes-len(mark)-3 {
+				t.Fatalf("%d bytes of %q: cut to %d bytes, %q…", n, char, len(got), got[len(got)-20:])
+			}
+		}
+	}
 }

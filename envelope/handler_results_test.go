@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -88,4 +89,30 @@ func TestFailureTextIsClassified(t *testing.T) {
 	r = serve(t, failing(errors.New("connect ECONNREFUSED 10.0.0.5:5432 as postgres"))).Call(nil)
 	env = expect(t, r, envelope.InternalError)
 	assert.NotContains(t, env.Message, "10.0.0.5")
+}
+
+// TestFailureTextOnLaterLines: git-mcp-go's failures say what went wrong
+// on their second line, below a generic first one, and
+// mcp-filesystem-server's state their own fix; on the wire the agent gets
+// the type the second line names and the server's own fix as its next
+// step (before, both were execution_failed, with generic steps).
+func TestFailureTextOnLaterLines(t *testing.T) {
+	t.Parallel()
+	r := serve(t, returning(mcp.NewToolResultError("Failed to show commit: git command failed: exit status 128\n"+
+		"Output: fatal: ambiguous argument 'deadbeef': unknown revision or path not in the working tree.\n"+
+		"Use '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'\n"))).Call(nil)
+	env := expect(t, r, envelope.NotFound)
+	require.NotEmpty(t, env.NextSteps)
+	assert.Contains(t, env.NextSteps[0], "revision", "git's step, not its hint about '--'")
+	assert.NotContains(t, strings.Join(env.NextSteps, " "), "Use '--'")
+
+	r = serve(t, returning(mcp.NewToolResultError("Error: /srv/data/d is a directory. Use recursive=true to delete directories."))).Call(nil)
+	env = expect(t, r, envelope.ValidationError)
+	require.NotEmpty(t, env.NextSteps)
+	assert.Equal(t, "Use recursive=true to delete directories.", env.NextSteps[0])
+
+	// A line that ends with a colon quotes what follows: server-filesystem's
+	// failed edit quotes the text it looked for.
+	r = serve(t, returning(mcp.NewToolResultError("Could not find exact match for edit:\nthe user was not found"))).Call(nil)
+	expect(t, r, envelope.ExecutionFailed)
 }

@@ -226,3 +226,28 @@ func TestDeclaredSchemasFollowAToolReAddedUnderItsName(t *testing.T) {
 		t.Errorf("the re-added tool answered %q, want %q", got, "v2 5")
 	}
 }
+
+// TestDeclaredPatternsMeanWhatJSONSchemaSaysOnGoSDK: a low-level tool's
+// patterns are ECMA-262, as on mcp-go: \S is not U+00A0, "." is not \r.
+func TestDeclaredPatternsMeanWhatJSONSchemaSaysOnGoSDK(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mail", Version: "1.0.0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "send_mail", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"user":{"type":"string","pattern":"^\\S+$"},
+		"subject":{"type":"string","pattern":"^.{1,40}$"}},"required":["user","subject"]}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sent"}}}, nil
+		})
+	srv.AddReceivingMiddleware(gosdk.Middleware())
+	s := gosdktest.Connect(t, srv)
+	s.Call("send_mail", map[string]any{"user": "bob\u00a0admin", "subject": "hi"}).
+		ExpectError(gosdk.ValidationError).ExpectField("user", "pattern")
+	s.Call("send_mail", map[string]any{"user": "bob", "subject": "hello\rX-Injected: 1"}).
+		ExpectError(gosdk.ValidationError).ExpectField("subject", "pattern")
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the handler ran %d times on values the patterns refuse", n)
+	}
+	s.Call("send_mail", map[string]any{"user": "bob", "subject": "hello"}).ExpectSuccess()
+}

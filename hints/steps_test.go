@@ -18,15 +18,15 @@ func succeed(res *mcp.CallToolResult) func(context.Context, mcp.CallToolRequest)
 	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil }
 }
 
-// A step is cut at 2000 bytes: one of exactly 2000 is kept whole, a far
-// longer one is cut there.
+// A step is cut to 2000 bytes, its ellipsis included: one of exactly
+// 2000 is kept whole, a far longer one is cut.
 func TestStepLengthBound(t *testing.T) {
 	t.Parallel()
 	exact, long := strings.Repeat("a", 2000), strings.Repeat("b", 10_000)
 	rule := hints.For("shop_a", hints.OnSuccess(hints.Text(exact), hints.Text(long)))
 	r := middlewaretest.New(t, toolA, succeed(mcp.NewToolResultText("ok")), hints.Middleware(rule)).Call(nil).ExpectSuccess()
 	steps, _ := r.CallResult.Meta.AdditionalFields[hints.MetaKey].([]any)
-	assert.Equal(t, []any{exact, strings.Repeat("b", 2000) + "…"}, steps)
+	assert.Equal(t, []any{exact, strings.Repeat("b", 2000-len("…")) + "…"}, steps)
 }
 
 func TestCallWithoutArgumentsKeepsPercentSigns(t *testing.T) {

@@ -225,4 +225,9 @@ func TestDeclaredDisablesOnlyTheKeywordRE2CannotCompile(t *testing.T) {
 	if rec == nil || rec["tool"] != "lookahead" || rec["property"] != "/properties/role" {
 		t.Fatalf("no warning naming the tool, property and keyword: %v", log.Records())
 	}
+	// The warning says why in the pattern's own terms (it said "invalid or
+	// unsupported Perl syntax", which a JSON Schema author never wrote).
+	if why, _ := rec["error"].(string); !strings.Contains(why, `lookahead "(?!" cannot be checked`) {
+		t.Errorf("the warning does not say why: %q", why)
+	}
 }

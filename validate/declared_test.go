@@ -289,3 +289,43 @@ func TestDeclaredSchemasLeaveOptionalOnlyStructsToArgs(t *testing.T) {
 	s := middlewaretest.FromServer(t, srv)
 	s.CallTool("search", map[string]any{"query": nil, "limit": 0}).ExpectSuccess()
 }
+
+// patternServer declares JSON Schema patterns, which are ECMA-262: \S is
+// not any of ECMA's white space (U+00A0 among it), "." is no line
+// terminator (\r among them).
+func patternServer(ran *atomic.Int64) *server.MCPServer {
+	s := server.NewMCPServer("mail", "1.0.0", server.WithToolCapabilities(false))
+	s.Use(middleware.Default()...)
+	s.AddTool(mcp.NewTool("send_mail",
+		mcp.WithString("user", mcp.Required(), mcp.Pattern(`^\S+$`)),
+		mcp.WithString("subject", mcp.Required(), mcp.Pattern(`^.{1,40}$`))),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			return mcp.NewToolResultText("sent to " + req.GetString("user", "")), nil
+		})
+	return s
+}
+
+// TestDeclaredPatternsMeanWhatJSONSchemaSays: read with Go's own syntax,
+// ^\S+$ accepts "bob\u00a0admin" and ^.{1,40}$ a header injected after a
+// \r; read as ECMA-262, as the schema's author and every JSON Schema
+// validator in JavaScript read them, both are refused.
+func TestDeclaredPatternsMeanWhatJSONSchemaSays(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int64
+	s := middlewaretest.FromServer(t, patternServer(&ran))
+	s.CallTool("send_mail", map[string]any{"user": "bob\u00a0admin", "subject": "hi"}).
+		ExpectError(envelope.ValidationError).ExpectField("user", "pattern")
+	s.CallTool("send_mail", map[string]any{"user": "bob\u3000admin", "subject": "hi"}).
+		ExpectError(envelope.ValidationError).ExpectField("user", "pattern")
+	s.CallTool("send_mail", map[string]any{"user": "bob", "subject": "hello\rX-Injected: 1"}).
+		ExpectError(envelope.ValidationError).ExpectField("subject", "pattern")
+	s.CallTool("send_mail", map[string]any{"user": "bob", "subject": "hello\u2028X"}).
+		ExpectError(envelope.ValidationError).ExpectField("subject", "pattern")
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the handler ran %d times on values the patterns refuse", n)
+	}
+	if got := s.CallTool("send_mail", map[string]any{"user": "bob", "subject": "hello"}).ExpectSuccess().Text(); got != "sent to bob" {
+		t.Errorf("the handler answered %q", got)
+	}
+}

@@ -478,7 +478,8 @@ func (d *Checker) warnOnce(ctx context.Context) {
 }
 
 // warnDisabled says, once, which keywords of the schema are not enforced
-// because Go's RE2 cannot compile them: the rest of the schema is.
+// because Go's RE2 cannot express them (core/internal/ecma): the rest of
+// the schema is.
 func (d *Checker) warnDisabled(off []disabledKeyword) {
 	for _, k := range off {
 		safe.Log(context.Background(), d.o.logger, slog.LevelWarn, "mcpguard: a keyword of the tool's declared input schema is not enforced",

@@ -17,7 +17,10 @@
 // "path"), a member sent twice, two members that differ only in case.
 // Cheap keywords (type, length, bounds, enum) run before a pattern, which
 // is not run on a value they refuse, and the pattern work of one call is
-// bounded; a pattern RE2 cannot compile turns off that keyword alone, with
+// bounded. A pattern means what JSON Schema says, ECMA-262 (with the u
+// flag, not anchored: \s is ECMA's white space, "." no line terminator),
+// run as the RE2 program of the same meaning; one RE2 cannot express
+// (lookaround, a backreference) turns off that keyword alone, with
 // a warning naming the tool, the property and the keyword. Size and
 // nesting are bounded before anything is decoded. A violation is a
 // validation_error whose fields list each problem once, by JSON path,

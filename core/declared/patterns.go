@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpguard/mcpguard/core/internal/ecma"
 )
 
 // patternBudget bounds the pattern work of one check: the characters
@@ -38,7 +40,7 @@ type pattern struct {
 	// The cheap keywords of the schema the pattern belongs to.
 	minLen, maxLen int // -1: none
 	enum           []any
-	err            error // RE2 cannot compile it: the keyword is not enforced
+	err            error // RE2 cannot express it: the keyword is not enforced
 }
 
 func (p *pattern) String() string { return p.source }
@@ -79,24 +81,27 @@ func (p *pattern) refusedCheaply(s string) bool {
 	return p.enum != nil && !slices.Contains(p.enum, any(s))
 }
 
-// patternEngine compiles patterns with Go's RE2 for one compiled
-// instance, charging b. A pattern RE2 cannot compile (an ECMA lookahead
-// such as ^(?!admin)) does not fail the schema: it is kept as a pattern
-// that matches everything, and disablePatterns takes it out and says so.
+// patternEngine compiles patterns for one compiled instance, charging b.
+// A pattern is ECMA-262, as JSON Schema says: core/internal/ecma
+// translates it to the RE2 program of the same meaning (\s is ECMA's
+// white space, "." stops at \r). One RE2 cannot express (an ECMA
+// lookahead such as ^(?!admin)) does not fail the schema: it is kept as a
+// pattern that matches everything, and preparePatterns takes it out and
+// says so.
 func patternEngine(b *budget) jsonschema.RegexpEngine {
 	return func(source string) (jsonschema.Regexp, error) {
-		re, err := regexp.Compile(source)
+		re, err := ecma.Compile(source)
 		if err != nil {
 			return &pattern{source: source, err: err, b: b}, nil
 		}
-		return &pattern{re: re, source: source, cost: programSize(source), b: b, minLen: -1, maxLen: -1}, nil
+		return &pattern{re: re, source: source, cost: programSize(re.String()), b: b, minLen: -1, maxLen: -1}, nil
 	}
 }
 
-// programSize is the number of instructions of source's RE2 program, the
+// programSize is the number of instructions of expr's RE2 program, the
 // factor of its cost per character.
-func programSize(source string) int {
-	re, err := syntax.Parse(source, syntax.Perl)
+func programSize(expr string) int {
+	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return 1
 	}
@@ -115,8 +120,8 @@ type disabledKeyword struct {
 }
 
 // preparePatterns gives each pattern of the compiled schema its schema's
-// cheap keywords, and takes out the patterns RE2 cannot compile, returning
-// them.
+// cheap keywords, and takes out the patterns RE2 cannot express,
+// returning them.
 func preparePatterns(root *jsonschema.Schema) []disabledKeyword {
 	var off []disabledKeyword
 	eachSchema(root, func(s *jsonschema.Schema) {

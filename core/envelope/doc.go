@@ -28,9 +28,10 @@
 // such as sql.ErrNoRows. Whatever remains unclassified is internal_error,
 // whose message never reaches the client. A failure that arrives as text
 // only (a handler's own error result, a relayed server's failure) is read
-// by [ClassifyText]: an errno, an exception name, an SQL engine's, git's
-// or an HTTP status's message gives its type; other text stays
-// execution_failed. The standard library rules
+// by [ClassifyText], its first lines: an errno, an exception name, an
+// SQL engine's, git's, Redis's or an HTTP status's message gives its
+// type, and a fix the server states itself is the next step; other text
+// stays execution_failed. The standard library rules
 // (fs.ErrNotExist is not_found, fs.ErrPermission access_denied) read what
 // an error wraps, not whose it is: mark the server's own failures, such as
 // its missing data directory, with [Internal], which outranks every rule.

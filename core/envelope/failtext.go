@@ -21,7 +21,10 @@ type TextClass struct {
 	// (a refused connection, a rate limit, a timeout).
 	Retryable bool
 	// NextStep is the step that fits the text better than the code's
-	// default, or empty when the default fits.
+	// default, or empty when the default fits: the server's own fix when
+	// the line that decided states one ("…is a directory. Use
+	// recursive=true to delete directories."), which is the server's text
+	// and is redacted as the message is; otherwise the rule's.
 	NextStep string
 	// Rule names the rule that matched, as docs/wire-contract.md lists it.
 	Rule string
@@ -29,15 +32,19 @@ type TextClass struct {
 
 // ClassifyText reads a failure's free text the way an operator would: an
 // errno name or message (ENOENT, "connection refused"), an exception name
-// of Node, Python, Java, .NET, Go or Rust, an SQL engine's or git's
-// message, an HTTP status line. It answers false when the text says
-// nothing it knows for sure; the caller then keeps execution_failed (and
-// Rule names the guard that matched, if one did).
+// of Node, Python, Java, .NET, Go or Rust, an SQL engine's, git's or
+// Redis's message, an HTTP status line. It answers false when the text
+// says nothing it knows for sure; the caller then keeps execution_failed
+// (and Rule names the guard that matched, if one did).
 //
-// Precision comes before recall. The rules read the text's first line (a
-// Python traceback's last; a quoted "Stderr:" line's too), at most its first 512 bytes, in the order
-// docs/wire-contract.md lists them, and the first that matches decides.
-// The first rules recognise text that only mentions such words (a test
+// Precision comes before recall. The rules read the text's lines in order
+// (the first, then the later ones a server writes its cause on, "Output:
+// fatal: …" below "…failed: exit status 128", at most eight that start
+// within the first MaxMessageBytes, none after a line that ends with a
+// colon), each to 512 bytes, in the order docs/wire-contract.md lists
+// them; the first line a rule matches decides, so the first line's
+// verdict wins. The
+// first rules recognise text that only mentions such words (a test
 // report: "3 tests failed (TestNotFoundHandler)") and answer false; the
 // others match a message's shape ("ENOENT: …", "connect ECONNREFUSED …",
 // "… not found" at the end of the line), not a word anywhere.
@@ -47,49 +54,123 @@ type TextClass struct {
 // [errors.Is] and their own codes instead.
 func ClassifyText(text string) (TextClass, bool) {
 	rules := textRules()
-	for _, head := range textHeads(text) {
-		lower := lowerFold(head)
+	for _, line := range textLines(text) {
+		lower := lowerFold(line)
 		for _, r := range rules {
-			for _, p := range r.patterns {
-				if p.admits(lower) && p.re.MatchString(head) {
-					return r.class, r.class.Code != ""
-				}
+			if !r.matches(line, lower) {
+				continue
 			}
+			c := r.class
+			if fix := ownFix(line); fix != "" && c.Code != "" {
+				c.NextStep = fix
+			}
+			return c, c.Code != ""
 		}
 	}
 	return TextClass{}, false
 }
 
-// maxTextHead bounds the bytes of a line the rules read: a message's
-// shape shows in its first words, and a result can be megabytes long.
-const maxTextHead = 512
+// matches reports whether any of r's patterns matches line, whose
+// lowercased form is lower.
+func (r textRule) matches(line, lower string) bool {
+	for _, p := range r.patterns {
+		if p.admits(lower) && p.re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// Bounds on what the rules read: a message's shape shows in its first
+// words, and a result can be megabytes long.
+const (
+	// maxTextHead bounds the bytes of each line read.
+	maxTextHead = 512
+	// maxTextLines bounds the lines read, the first among them.
+	maxTextLines = 8
+)
 
 // tracebackHead starts a Python traceback, whose exception is on its last
 // line.
 const tracebackHead = "Traceback (most recent call last)"
 
-// stderrHead starts the line on which a server that ran a command quotes
-// the command's standard error, below its own generic first line
-// (@cyanheads/git-mcp-server: "Error: Git checkout failed: Exit Code: 1",
-// then "Stderr: error: pathspec 'x' did not match …").
-const stderrHead = "\nStderr: "
-
-// textHeads returns the lines of text the rules read: the first non-blank
-// line; after a Python traceback's head, the last; and the first line of
-// a quoted standard error that starts within the first maxTextHead bytes.
-func textHeads(text string) []string {
-	first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
-	first = strings.TrimSpace(str.Prefix(first, maxTextHead))
-	heads := []string{first}
-	if strings.HasPrefix(first, tracebackHead) {
+// textLines returns the lines of text the rules read, in order: the first
+// non-blank line, then the later lines that start within the message an
+// envelope shows (its first MaxMessageBytes), at most maxTextLines in all.
+// A later line is read only when it starts with a letter or a digit, as a
+// message does: an indented line (a stack frame, a hint's example), a
+// quoted or diff line is not. A line that ends with a colon introduces
+// what follows, which is data, not the failure ("Could not find exact
+// match for edit:" then the text looked for): no line after it is read.
+// After a Python traceback's head, its last line alone. A line that quotes
+// a command's output ("Stderr: fatal: …", "Output: fatal: …") is read
+// without its label, so that a rule anchored at the start matches.
+func textLines(text string) []string {
+	text = strings.TrimLeft(text, " \t\r\n")
+	first, rest, _ := strings.Cut(text, "\n")
+	lines := []string{unquote(first)}
+	if strings.HasPrefix(lines[0], tracebackHead) {
 		tail := strings.TrimRight(text[len(text)-min(len(text), maxTextHead):], " \t\r\n")
-		heads = append(heads, strings.TrimSpace(tail[strings.LastIndexByte(tail, '\n')+1:]))
+		return append(lines, unquote(tail[strings.LastIndexByte(tail, '\n')+1:]))
 	}
-	if i := strings.Index(str.Prefix(text, maxTextHead), stderrHead); i >= 0 {
-		quoted, _, _ := strings.Cut(text[i+len(stderrHead):], "\n")
-		heads = append(heads, strings.TrimSpace(str.Prefix(quoted, maxTextHead)))
+	for rest != "" && len(text)-len(rest) < MaxMessageBytes && len(lines) < maxTextLines {
+		if strings.HasSuffix(lines[len(lines)-1], ":") {
+			break // what follows is quoted data
+		}
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if line != "" && isAlnum(line[0]) {
+			lines = append(lines, unquote(line))
+		}
 	}
-	return heads
+	return lines
+}
+
+// quoteLabels start the lines on which a server that ran a command quotes
+// the command's output, below its own generic first line (git-mcp-go:
+// "Failed to show commit: git command failed: exit status 128", then
+// "Output: fatal: ambiguous argument …"; @cyanheads/git-mcp-server:
+// "Error: Git checkout failed: Exit Code: 1", then "Stderr: error:
+// pathspec 'x' did not match …").
+var quoteLabels = []string{"Stderr: ", "Output: "}
+
+// unquote bounds a line to maxTextHead bytes, trimmed, without the label
+// of a quoted output.
+func unquote(line string) string {
+	line = strings.TrimSpace(str.Prefix(line, maxTextHead))
+	for _, l := range quoteLabels {
+		if rest, ok := strings.CutPrefix(line, l); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return line
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// maxOwnFix bounds a server's own fix that becomes a next step: a longer
+// sentence is not a step but a paragraph, and is not cut (a cut could
+// leave half a secret that redaction no longer recognises).
+const maxOwnFix = 200
+
+// ownFixSentence is a sentence that starts with "Use", "Try" or "Pass":
+// at the start of the line, or after the end of another sentence or a
+// colon.
+var ownFixSentence = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[.!?;:] +)((?:Use|Try|Pass) [^\n]*?(?:[.!?](?: |$)|$))`)
+})
+
+// ownFix returns the fix a server states in the line that decided its
+// text's class ("…is a directory. Use recursive=true to delete
+// directories."), at most maxOwnFix bytes, or "".
+func ownFix(line string) string {
+	m := ownFixSentence().FindStringSubmatch(line)
+	if m == nil || len(m[1]) > maxOwnFix {
+		return ""
+	}
+	return strings.TrimSpace(m[1])
 }
 
 // textRule is one row of the classifier's table: the text has its class
@@ -245,7 +326,8 @@ func mentionRules() []textRule {
 func operatorRules() []textRule {
 	return []textRule{
 		rule(ConfigurationError, false, "", "missing program",
-			`\bspawn(?:Sync)? \S+ ENOENT\b`, `executable file not found in \$PATH`),
+			`\bspawn(?:Sync)? \S+ ENOENT\b`, `executable file not found in \$PATH`,
+			`\bdistribution '[^']+' is not found at\b`, `\bExecutable doesn't exist at\b`),
 		rule(ConfigurationError, false, "", "missing module",
 			`\bCannot find (?:module|package) '`, exception(`ModuleNotFoundError|ClassNotFoundException|NoClassDefFoundError`), `\bNo module named\b`),
 		rule(ConfigurationError, false, "", "missing setting",
@@ -308,7 +390,7 @@ func inputRules() []textRule {
 			`(?i)\bmissing (?:required )?(?:argument|parameter|field|property)s?\b`,
 			`\bInput validation error\b`, `\bInvalid arguments? for tool\b`),
 		rule(ValidationError, false, stepPathKind, "wrong kind of path",
-			errno(`EISDIR|ENOTDIR`), `(?i)\bis a directory\b|\bnot a directory\b`,
+			errno(`EISDIR|ENOTDIR`), `(?i)\bis a directory\b|\bnot a directory\b|\b(?:must be|cannot write to) a directory\b`,
 			exception(`IsADirectoryError|NotADirectoryError|NotDirectoryException`)),
 		rule(NotFound, false, stepPath, "missing file",
 			errno(`ENOENT`),
@@ -320,8 +402,9 @@ func inputRules() []textRule {
 			`(?i)\b(?:relation|table|column|view|database|schema|function|index|sequence|type) "[^"]+"(?: of relation "[^"]+")? does not exist\b`,
 			`\bTable '[^']+' doesn't exist\b`, `\bUnknown (?:column|table|database) '`, `\bInvalid (?:object|column) name '`, `\bORA-00942\b`, `\bORA-00904\b`),
 		rule(NotFound, false, stepGit, "git object",
-			`\bfatal: (?:Not a valid object name|bad revision|bad object|not a git repository|couldn't find remote ref)\b`,
-			`\bpathspec '[^']*' did not match\b`, `\bunknown revision or path not in the working tree\b`, `\bdid not resolve to an object\b`),
+			`\bfatal: (?:Not a valid object name|not a valid object name|bad revision|bad object|not a git repository|couldn't find remote ref|no such path)\b`,
+			`\bfatal: path '[^']*' does not exist in '`, `\bpathspec '[^']*' did not match\b`, `\bunknown revision\b`,
+			`\bdid not resolve to an object\b`, `\bnot something we can merge\b`),
 		rule(ExecutionFailed, false, stepExists, "already exists",
 			errno(`EEXIST`), `(?i)\balready exists\b`, exception(`FileExistsError|FileAlreadyExistsException`),
 			`\bUNIQUE constraint failed\b`, `\bduplicate key value violates unique constraint\b`, `\bDuplicate entry '`),
@@ -329,7 +412,7 @@ func inputRules() []textRule {
 			errno(`ENOTEMPTY`), `(?i)\bdirectory not empty\b`, exception(`DirectoryNotEmptyException`)),
 		rule(ValidationError, false, stepSyntax, "syntax",
 			`(?i)\bsyntax error\b|\binvalid syntax\b|\berror in your SQL syntax\b|\bincorrect syntax near\b|\binvalid input syntax for\b`,
-			`\bORA-009(?:00|33|36)\b`),
+			`\bORA-009(?:00|33|36)\b`, `\berror parsing regexp: `, `(?i)\binvalid regular expression\b`),
 		rule(ValidationError, false, "", "invalid value",
 			`(?i)\binvalid (?:argument|arguments|parameter|parameters|params|input|value|option|format|date|time zone|url|uri|email|enum value|page token|cursor)\b`,
 			`(?:^|: )Invalid [A-Za-z][\w-]{0,40}: `,
@@ -338,7 +421,9 @@ func inputRules() []textRule {
 			exception(`ValueError|IllegalArgumentException|ArgumentException|ArgumentNullException|ArgumentOutOfRangeException|FormatException|NumberFormatException`),
 			`\bERR_INVALID_ARG_(?:TYPE|VALUE)\b|\bERR_OUT_OF_RANGE\b|\bERR_INVALID_URL\b`,
 			`^[\w.\[\]"'-]{1,64} (?:must (?:be|not be|contain|match|have)|(?:cannot|can't|may not) be (?:empty|blank|null|negative|zero))\b`,
-			`(?i)\bcannot specify both\b|\bmutually exclusive\b`),
+			`(?i)\bcannot specify both\b|\bmutually exclusive\b`,
+			`\bis not a valid (?:branch|tag|reference|ref) name\b`, `(?i)\bunsupported (?:URL )?(?:protocol|scheme)\b`,
+			`(?:^|: )ERR (?:invalid|value is not|unknown command|wrong number of arguments)\b`, `(?:^|: )WRONGTYPE `),
 
 		rule(NotFound, false, "", "not found",
 			`\bsql: no rows in result set\b`, `\bNoSuch(?:Key|Bucket|Upload|Entity)\b`,

@@ -333,31 +333,51 @@ func TestClassifyTextNeverHidesOrInvents(t *testing.T) {
 	assert.Equal(t, envelope.TextClass{}, c)
 }
 
-func TestClassifyTextReadsTheHeadOnly(t *testing.T) {
+func TestClassifyTextReadsItsLines(t *testing.T) {
 	t.Parallel()
-	// The first line decides; a later line is what the handler quoted.
-	c, _ := classify("the import stopped\nENOENT: no such file or directory, open '/x'")
-	assert.Equal(t, failed, c)
-	// A quoted standard error is read when its line starts within the
-	// head's 512 bytes, and only that line of it.
-	quoted := "Error: Git show failed: Exit Code: 128\nStderr: fatal: Not a valid object name x\n"
-	c, _ = classify(quoted)
-	assert.Equal(t, nf, c)
-	c, _ = classify("\nStderr: Forbidden")
-	assert.Equal(t, denied, c, "a quote that starts the text is read as a quote (the rule is anchored)")
-	c, _ = classify("stderr follows\nstderr: fatal: Not a valid object name x")
-	assert.Equal(t, failed, c, "the head is a server's, spelled as it spells it")
-	c, _ = classify("Error: Git show failed\nStderr: \nfatal: Not a valid object name x")
-	assert.Equal(t, failed, c, "the quoted line alone")
-	pad := "Error: " + strings.Repeat("x", 512-len("Error: ")-len("\nStderr: ")+1)
-	c, _ = classify(pad + "\nStderr: fatal: Not a valid object name x")
-	assert.Equal(t, failed, c, "a quote that starts past the head is not read")
-	c, _ = classify(pad[:len(pad)-1] + "\nStderr: fatal: Not a valid object name x")
-	assert.Equal(t, nf, c, "a quote whose mark ends at the head's last byte is read")
-	c, _ = classify("Error: x\nStderr: " + strings.Repeat("y", 600) + " fatal: Not a valid object name x")
-	assert.Equal(t, failed, c, "a quoted line is read to 512 bytes")
-	c, _ = classify("\n\n  ENOENT: no such file or directory, open '/x'\r\nat Object.openSync (node:fs:601:3)")
-	assert.Equal(t, nf, c, "leading blank lines and a CRLF do not hide the head")
+	const enoent = "ENOENT: no such file or directory, open '/x'"
+	for _, c := range []struct {
+		text string
+		want envelope.Code
+		why  string
+	}{
+		{"the import stopped\n" + enoent, nf, "a later line is read"},
+		{"connect ECONNREFUSED 10.0.0.1:5432\n" + enoent, failed, "the first line's verdict wins"},
+		{"3 tests failed (TestNotFoundHandler)\n" + enoent, failed, "a guard on the first line wins"},
+		{"the import stopped\n2 tests failed\n" + enoent, failed, "a guard on a later line ends the reading"},
+		{"the import stopped\nthe rows were:\n" + enoent, failed, "a line that ends with a colon quotes what follows"},
+		{"Could not find exact match for edit:\nthe user was not found", failed, "server-filesystem's failed edit quotes the text"},
+		{"the import stopped\n  " + enoent, failed, "an indented line is not read"},
+		{"the import stopped\n-" + enoent, failed, "a diff or list line is not read"},
+		{"the import stopped\n\n\r\n" + enoent, nf, "blank lines are skipped"},
+		{"the import stopped\n404 Not Found", nf, "a line may start with a digit"},
+		{"\nStderr: Forbidden", denied, "a quote's label is not read, so an anchored rule matches"},
+		{"Error: Git show failed\nOutput: Forbidden", denied, "Output: is a quote's label"},
+		{"Error: Git show failed\nstderr: Forbidden", failed, "a label is spelled as servers spell it"},
+		{"Error: Git show failed\nStderr: \nfatal: Not a valid object name x", failed, "an empty quote introduces what follows"},
+		{"\n\n  " + enoent + "\r\nat Object.openSync (node:fs:601:3)", nf, "leading blank lines and a CRLF do not hide the head"},
+		{strings.Repeat("x", 2046) + "\n" + enoent, nf, "a line that starts within the message's 2048 bytes is read"},
+		{strings.Repeat("x", 2047) + "\n" + enoent, failed, "one that starts past them is not"},
+		{"a\nb\nc\nd\ne\nf\ng\n" + enoent, nf, "eight lines are read"},
+		{"a\nb\nc\nd\ne\nf\ng\nh\n" + enoent, failed, "the ninth is not"},
+		{"a\n  b\n  c\n  d\n  e\n  f\n  g\n  h\n" + enoent, nf, "lines not read do not count"},
+		{"Error: x\nStderr: " + strings.Repeat("y", 600) + " fatal: Not a valid object name x", failed, "a line is read to 512 bytes"},
+		{"Error: x\nStderr: " + strings.Repeat("y", 513-len("Stderr: ")-len(" permission denied")) + " permission denied", failed, "not its 513th"},
+		{"Error: x\nStderr: " + strings.Repeat("y", 512-len("Stderr: ")-len(" permission denied")) + " permission denied", denied, "its 512th byte included"},
+	} {
+		got, _ := classify(c.text)
+		assert.Equal(t, c.want, got, "%s: %.80q", c.why, c.text)
+	}
+	// A later line is read when it starts with a letter or a digit, at
+	// each end of their ranges, and not with the characters beside them.
+	for _, c := range "azAZ09" {
+		_, retry := classify("the import stopped\n" + string(c) + " connection refused")
+		assert.True(t, retry, "a line that starts with %q is read", c)
+	}
+	for _, c := range "`{@[/:" {
+		_, retry := classify("the import stopped\n" + string(c) + " connection refused")
+		assert.False(t, retry, "a line that starts with %q is not read", c)
+	}
 	// A message's shape shows in its first 512 bytes.
 	_, retry := classify(strings.Repeat("x", 600) + " connection refused")
 	assert.False(t, retry, "only the head is read")
@@ -365,7 +385,7 @@ func TestClassifyTextReadsTheHeadOnly(t *testing.T) {
 	assert.True(t, retry)
 	// A traceback's last line, however long the traceback.
 	tb := "Traceback (most recent call last):\n" + strings.Repeat("  File \"x.py\", line 1, in f\n", 100) + "PermissionError: [Errno 13] Permission denied: '/x'\n\n"
-	c, _ = classify(tb)
+	c, _ := classify(tb)
 	assert.Equal(t, denied, c)
 	c, _ = classify("Traceback (most recent call last):\n  File \"x.py\", line 1, in f\nForbidden")
 	assert.Equal(t, denied, c, "the last line alone, which a rule may anchor")
@@ -373,11 +393,52 @@ func TestClassifyTextReadsTheHeadOnly(t *testing.T) {
 	assert.Equal(t, failed, c, "a traceback's head alone says nothing")
 	c, _ = classify("Traceback (most recent call last):\nPermissionError: x")
 	assert.Equal(t, denied, c, "a traceback shorter than the tail that is read")
+	c, _ = classify("Traceback (most recent call last):\nValueError: x\nDuring handling\nForbidden")
+	assert.Equal(t, denied, c, "the last line alone, not the lines between")
 	// A text shorter than the tail and one exactly as long.
 	exact := "Traceback (most recent call last):\n" + strings.Repeat("y", 512-len("Traceback (most recent call last):\n")-len("\nsqlite3.OperationalError: no such table: t")) + "\nsqlite3.OperationalError: no such table: t"
 	require.Len(t, exact, 512)
 	c, _ = classify(exact)
 	assert.Equal(t, nf, c)
+}
+
+// TestClassifyTextTakesTheServersOwnFix: a sentence of the deciding line
+// that starts with Use, Try or Pass is the next step, in place of the
+// rule's.
+func TestClassifyTextTakesTheServersOwnFix(t *testing.T) {
+	t.Parallel()
+	long := "Use " + strings.Repeat("x", 195) + "."
+	require.Len(t, long, 200)
+	for text, want := range map[string]string{
+		"Error: /srv/d is a directory. Use recursive=true to delete directories.":            "Use recursive=true to delete directories.",
+		"ENOENT: no such file or directory. Use an existing path. Then retry.":               "Use an existing path.",
+		"Invalid value: Pass a number for limit":                                             "Pass a number for limit",
+		"Rate limit exceeded! Try again in 30 seconds":                                       "Try again in 30 seconds",
+		"rate limit exceeded; Try again later.":                                              "Try again later.",
+		"Error: /srv/d is a directory. " + long:                                              long,
+		"Error: /srv/d is a directory. " + long + "x":                                        envelope.StepPathKind,
+		"Error: /srv/d is a directory, use recursive=true":                                   envelope.StepPathKind,
+		"Error: /srv/d is a directory. Useful: recursive=true":                               envelope.StepPathKind,
+		"Error: /srv/d is a directory.Use recursive=true":                                    envelope.StepPathKind,
+		"Failed: exit status 1\nOutput: fatal: bad revision 'x'\nUse '--' to separate paths": envelope.StepGit,
+	} {
+		c, ok := envelope.ClassifyText(text)
+		assert.True(t, ok, text)
+		assert.Equal(t, want, c.NextStep, text)
+	}
+	// Only a classified text's: a guard's or an unclassified one's fix is no step.
+	c, ok := envelope.ClassifyText("3 tests failed. Use -v to see them.")
+	assert.False(t, ok)
+	assert.Equal(t, envelope.TextClass{Rule: "test report"}, c)
+	c, ok = envelope.ClassifyText("the export stopped. Try again later.")
+	assert.False(t, ok)
+	assert.Equal(t, envelope.TextClass{}, c)
+	// On the wire the fix is the first step, redacted as the message is.
+	r := envelope.NewRenderer(envelope.WithLogger(discard()))
+	env, raw := text(t, r, "EISDIR: illegal operation on a directory. Use the token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB to delete it.")
+	require.NotEmpty(t, env.NextSteps, raw)
+	assert.Contains(t, env.NextSteps[0], "Use the token ", raw)
+	assert.NotContains(t, raw, "ghp_0123456789", "the fix is redacted")
 }
 
 func TestClassifiedTextOnTheWire(t *testing.T) {

@@ -170,9 +170,11 @@ func dedupe(steps []string) []string {
 	return out
 }
 
-// MaxMessageBytes bounds an envelope's message. A longer one, such as an
-// error that quotes a whole request, is cut at a character boundary: the
-// agent's context window is worth more than the tail of a message.
+// MaxMessageBytes bounds an envelope's message, as the client receives
+// it. A longer one, such as an error that quotes a whole request, is cut
+// at a character boundary and marked " …(truncated)", the mark counted in
+// the bound: the agent's context window is worth more than the tail of a
+// message.
 const MaxMessageBytes = 2048
 
 // message redacts and bounds a client-visible message. The whole message is
@@ -181,8 +183,8 @@ const MaxMessageBytes = 2048
 // in the message, which the handler, not the client, made).
 func message(red *redact.Redactor, s string) string { return bounded(red, s, MaxMessageBytes) }
 
-// bounded redacts s and bounds it to n bytes, marking a cut: redaction
-// first, so that no secret is ever half-shown. Bytes that are not UTF-8
+// bounded redacts s and bounds it to n bytes, the mark of a cut included:
+// redaction first, so that no secret is ever half-shown. Bytes that are not UTF-8
 // are counted as the U+FFFD that JSON encoding turns each of them into,
 // so that the bound holds on the wire.
 func bounded(red *redact.Redactor, s string, n int) string {

@@ -201,27 +201,28 @@ func TestMessagesAreBounded(t *testing.T) {
 		t.Parallel()
 		msg := strings.Repeat("x", envelope.MaxMessageBytes+1)
 		env, _ := expect(t, r, envelope.New(envelope.ExecutionFailed, msg), envelope.ExecutionFailed)
-		assert.Equal(t, msg[:envelope.MaxMessageBytes]+suffix, env.Message)
+		assert.Equal(t, msg[:envelope.MaxMessageBytes-len(suffix)]+suffix, env.Message, "the mark counts against the bound")
 	})
 	t.Run("never inside a character", func(t *testing.T) {
 		t.Parallel()
-		// One ASCII byte first, so byte 2048 falls inside a two-byte é.
-		msg := "x" + strings.Repeat("é", envelope.MaxMessageBytes)
+		// Two ASCII bytes first, so the cut, 2048 bytes less the mark's
+		// 15, falls inside a two-byte é.
+		msg := "xx" + strings.Repeat("é", envelope.MaxMessageBytes)
 		env, _ := expect(t, r, envelope.New(envelope.ExecutionFailed, msg), envelope.ExecutionFailed)
 		assert.True(t, utf8.ValidString(env.Message))
-		assert.Equal(t, "x"+strings.Repeat("é", envelope.MaxMessageBytes/2-1)+suffix, env.Message)
+		assert.Equal(t, "xx"+strings.Repeat("é", (envelope.MaxMessageBytes-len(suffix)-2)/2)+suffix, env.Message)
 	})
 	t.Run("bytes that start no character", func(t *testing.T) {
 		t.Parallel()
 		env, _ := expect(t, r, envelope.New(envelope.ExecutionFailed, strings.Repeat("\x80", 3*envelope.MaxMessageBytes)), envelope.ExecutionFailed)
-		assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes+len(suffix))
+		assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes)
 		assert.True(t, strings.HasSuffix(env.Message, "…(truncated)"), env.Message)
 	})
 	t.Run("huge", func(t *testing.T) {
 		t.Parallel()
 		huge := strings.Repeat("é", 500_000) + " password=hunter2"
 		env, raw := expect(t, r, envelope.Wrap(envelope.ExecutionFailed, errors.New(huge)), envelope.ExecutionFailed)
-		assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes+len(suffix))
+		assert.LessOrEqual(t, len(env.Message), envelope.MaxMessageBytes)
 		assert.True(t, utf8.ValidString(env.Message))
 		noLeak(t, raw, "hunter2")
 	})

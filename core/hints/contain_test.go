@@ -181,7 +181,7 @@ func TestErrorStepsAreRedactedAndBounded(t *testing.T) {
 		env := wire(t, p.render(context.Background(), r.Lookup("shop_order"), renderer(), callOf("shop_order", "x"), envelope.ErrNotFound))
 		raw := string(env.Marshal())
 		assert.NotContains(t, raw, secret, p.name)
-		want := []string{"", strings.Repeat("x", 2000) + "…"}
+		want := []string{"", strings.Repeat("x", 2000-len("…")) + "…"}
 		for i := range 30 {
 			want = append(want, fmt.Sprintf("step %d", i))
 		}
@@ -192,8 +192,8 @@ func TestErrorStepsAreRedactedAndBounded(t *testing.T) {
 	}
 }
 
-// A step is cut at 2,000 bytes, on a character boundary, with an
-// ellipsis; one of exactly 2,000 is kept whole. Static and computed steps
+// A step is cut to 2,000 bytes, its ellipsis included, on a character
+// boundary; one of exactly 2,000 is kept whole. Static and computed steps
 // alike, whatever their length before.
 func TestStepLengthBound(t *testing.T) {
 	t.Parallel()
@@ -201,7 +201,7 @@ func TestStepLengthBound(t *testing.T) {
 	over := strings.Repeat("b", 2001)
 	split := "c" + strings.Repeat("é", 1000) // byte 2000 is in the middle of an é
 	huge := strings.Repeat("d", 9000)        // beyond what is redacted at all
-	want := []string{exact, strings.Repeat("b", 2000) + "…", "c" + strings.Repeat("é", 999) + "…", strings.Repeat("d", 2000) + "…"}
+	want := []string{exact, strings.Repeat("b", 1997) + "…", "c" + strings.Repeat("é", 998) + "…", strings.Repeat("d", 1997) + "…"}
 	texts := []hints.Step{hints.Text(exact), hints.Text(over), hints.Text(split), hints.Text(huge)}
 
 	static := newReg([]rule{hints.For("shop_a", hints.OnSuccess[shopReq, *shopRes](texts...))}).Lookup("shop_a")

@@ -15,7 +15,7 @@ func TestWriteKey(t *testing.T) {
 	k64, k65 := strings.Repeat("k", 64), strings.Repeat("k", 65)
 	for key, want := range map[string]string{
 		"a": "x.a", "_": "x._", "z": "x.z", "A": "x.A", "Z": "x.Z", "a0": "x.a0", "a9": "x.a9", "a-b": "x.a-b", "a_b": "x.a_b",
-		k64: "x." + k64, k65: `x["` + k64 + `…"]`,
+		k64: "x." + k64, k65: `x["` + k64[:64-len("…")] + `…"]`,
 		"": `x[""]`, "0a": `x["0a"]`, "-a": `x["-a"]`, "a`": "x[\"a`\"]", "a{": `x["a{"]`, "a@": `x["a@"]`, "a[": `x["a["]`,
 		"a/": `x["a/"]`, "a:": `x["a:"]`, "a b": `x["a b"]`, "a.b": `x["a.b"]`, "é": `x["é"]`, "9": `x["9"]`,
 	} {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/mcpguard/mcpguard/core/internal/ecma"
 )
 
 // Validator is a *validator.Validate together with the named patterns
@@ -89,8 +91,10 @@ func (v *Validator) RegisterPattern(name, expr string) {
 	}
 	// Always wrapped: "^a|b$" starts with ^ and ends with $, yet
 	// matches "b; DROP TABLE" unless the whole alternation is grouped.
+	// The check runs what the schema states, read as JSON Schema reads
+	// it (ECMA-262), by the translator core/declared runs patterns with.
 	anchored := "^(?:" + expr + ")$"
-	re, err := regexp.Compile(anchored)
+	re, err := ecma.Compile(anchored)
 	if err != nil {
 		panic(fmt.Sprintf("validate: pattern %q: %v", name, err))
 	}

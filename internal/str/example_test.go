@@ -7,7 +7,7 @@ import (
 )
 
 func Example() {
-	fmt.Println(str.Clip("naïve café", 3, "…"))
+	fmt.Println(str.Clip("naïve café", 6, "…"))
 	fmt.Println(str.Prefix("日本語", 4))
 	fmt.Println(str.Distance("qeury", "query", 3))
 	// Output:

@@ -30,13 +30,17 @@ func Prefix(s string, n int) string {
 }
 
 // Clip returns s when it is at most n bytes long, and otherwise its
-// [Prefix] of n bytes followed by mark ("…", " …(truncated)"), which the
-// bound does not count.
+// [Prefix] followed by mark ("…", " …(truncated)"), the two together at
+// most n bytes: the bound is what a reader receives, mark included. When
+// n cannot hold the mark, the cut is not marked.
 func Clip(s string, n int, mark string) string {
 	if len(s) <= n {
 		return s
 	}
-	return Prefix(s, n) + mark
+	if n < len(mark) {
+		return Prefix(s, n)
+	}
+	return Prefix(s, n-len(mark)) + mark
 }
 
 // ValidUTF8 returns s with each byte that is not part of a valid UTF-8

@@ -53,15 +53,25 @@ func TestClip(t *testing.T) {
 		n    int
 		want string
 	}{
-		{"", 0, ""}, {"abc", 3, "abc"}, {"abcd", 3, "abc…"}, {"abc", 4, "abc"},
-		{"日本", 6, "日本"}, {"日本語x", 9, "日本語…"}, {"日本語", 8, "日本…"}, {"a日", 1, "a…"},
-		{"ééé", 3, "é…"}, {"abc", 2, "ab…"}, {"😀", 3, "…"}, {"a\xffb", 2, "a\xff…"},
+		{"", 0, ""}, {"abc", 3, "abc"}, {"abcd", 3, "…"}, {"abcde", 4, "a…"}, {"abc", 4, "abc"},
+		{"日本", 6, "日本"}, {"日本語x", 10, "日本語x"}, {"日本語x", 9, "日本…"}, {"日本語", 8, "日…"}, {"日本語", 5, "…"},
+		{"a日", 1, "a"}, {"a日", 2, "a"}, {"a日", 0, ""}, {"ééé", 5, "é…"}, {"ééé", 4, "…"}, {"abcdef", 5, "ab…"},
+		{"😀😀", 7, "😀…"}, {"😀😀", 6, "…"}, {"a\xffbcde", 5, "a\xff…"},
 	} {
-		if got := str.Clip(c.s, c.n, "…"); got != c.want {
+		got := str.Clip(c.s, c.n, "…")
+		if got != c.want || len(got) > max(c.n, 0) {
 			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
 		}
 	}
-	if got := str.Clip(strings.Repeat("x", 10), 4, " …(truncated)"); got != "xxxx …(truncated)" {
+	// The bound counts the mark: at every length around it, never over.
+	for n := 0; n <= 30; n++ {
+		for _, s := range []string{strings.Repeat("x", 40), strings.Repeat("é", 20), strings.Repeat("€", 14)} {
+			if got := str.Clip(s, n, " …(truncated)"); len(got) > n || !utf8.ValidString(got) {
+				t.Errorf("Clip(%q, %d) = %q, %d bytes", s, n, got, len(got))
+			}
+		}
+	}
+	if got := str.Clip(strings.Repeat("x", 20), 17, " …(truncated)"); got != "xx …(truncated)" {
 		t.Errorf("mark: %q", got)
 	}
 }

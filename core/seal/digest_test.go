@@ -80,14 +80,14 @@ func nested(n int, inner, space string) string {
 	return strings.Repeat("["+space, n) + inner + strings.Repeat(space+"]", n)
 }
 
-// Nesting is canonicalized down to 128 levels; a value deeper than that
-// digests as its bytes.
+// Nesting is canonicalized down to 128 arrays and objects
+// (core/wire.MaxDepth); deeper arguments digest as their bytes.
 func TestArgumentsDigestDepthBound(t *testing.T) {
-	if seal.ArgumentsDigest([]byte(nested(127, "1", ""))) != seal.ArgumentsDigest([]byte(nested(127, "1", " "))) {
-		t.Error("a value at depth 128 is not canonicalized")
+	if seal.ArgumentsDigest([]byte(nested(128, "1", ""))) != seal.ArgumentsDigest([]byte(nested(128, "1", " "))) {
+		t.Error("128 nested arrays are not canonicalized")
 	}
-	if seal.ArgumentsDigest([]byte(nested(128, "1", ""))) == seal.ArgumentsDigest([]byte(nested(128, "1", " "))) {
-		t.Error("a value at depth 129 is canonicalized")
+	if seal.ArgumentsDigest([]byte(nested(129, "1", ""))) == seal.ArgumentsDigest([]byte(nested(129, "1", " "))) {
+		t.Error("129 nested arrays are canonicalized")
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"hash"
 	"slices"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -37,31 +37,47 @@ func Canonical(dst, src []byte) ([]byte, error) {
 
 // Digest returns the SHA-256 digest of a call of tool with the JSON
 // arguments args, as 32 bytes of a string: the tool's name preceded by
-// its length, then the arguments' canonical form. Absent arguments (nil,
-// empty or null) and an empty object are the same call. ok is false when
-// args has no canonical form; the digest is then of the bytes as given,
-// apart from every canonical one.
+// its length, then the arguments as [ArgumentsDigest] writes them. ok is
+// false when args has no canonical form.
 func Digest(tool string, args []byte) (digest string, ok bool) {
 	h := sha256.New()
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(tool)))
 	h.Write(n[:])
 	h.Write([]byte(tool))
+	ok = writeArguments(h, args)
+	return string(h.Sum(nil)), ok
+}
+
+// ArgumentsDigest is the SHA-256 of a call's arguments in canonical form.
+// Absent arguments (nil, empty or null) and an empty object digest alike.
+// Arguments with no canonical form digest as their bytes, apart from
+// every canonical form: respaced or reordered, they digest otherwise.
+func ArgumentsDigest(args []byte) [sha256.Size]byte {
+	h := sha256.New()
+	writeArguments(h, args)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// writeArguments writes args to h as the digests name them, and reports
+// whether they have a canonical form.
+func writeArguments(h hash.Hash, args []byte) bool {
 	var buf [256]byte
 	c, err := Canonical(buf[:0], args)
 	switch {
-	case len(strings.TrimSpace(string(args))) == 0:
+	case len(bytes.TrimSpace(args)) == 0 || (err == nil && string(c) == "null"):
 		h.Write([]byte{'c', '{', '}'})
 	case err != nil:
 		h.Write([]byte{'r'}) // raw: apart from every canonical form
 		h.Write(args)
-	case string(c) == "null":
-		h.Write([]byte{'c', '{', '}'})
+		return false
 	default:
 		h.Write([]byte{'c'})
 		h.Write(c)
 	}
-	return string(h.Sum(nil)), err == nil
+	return true
 }
 
 type canon struct {
@@ -82,10 +98,12 @@ func (c *canon) space() {
 }
 
 func (c *canon) value(depth int) bool {
-	if c.i >= len(c.src) || depth > MaxDepth {
+	if c.i >= len(c.src) {
 		return false
 	}
 	switch b := c.src[c.i]; {
+	case (b == '{' || b == '[') && depth >= MaxDepth:
+		return false
 	case b == '{':
 		return c.object(depth + 1)
 	case b == '[':

@@ -80,11 +80,12 @@ func TestFailBoundsEachFieldsText(t *testing.T) {
 	long := strings.Repeat("x", 3*fields.MaxMessageBytes)
 	env := rendered(t, fields.Fail([]envelope.FieldError{{Field: long, Rule: "type", Message: long}}, 0))
 	f := env.Fields[0]
-	if want := strings.Repeat("x", fields.MaxPathBytes) + "…"; f.Field != want {
-		t.Errorf("field is %d bytes, want the path cut at %d and marked", len(f.Field), fields.MaxPathBytes)
+	// The mark counts against the bound (internal/str.Clip).
+	if want := strings.Repeat("x", fields.MaxPathBytes-len("…")) + "…"; f.Field != want {
+		t.Errorf("field is %d bytes, want the path cut and marked within %d", len(f.Field), fields.MaxPathBytes)
 	}
-	if want := strings.Repeat("x", fields.MaxMessageBytes) + "…"; f.Message != want {
-		t.Errorf("message is %d bytes, want it cut at %d and marked", len(f.Message), fields.MaxMessageBytes)
+	if want := strings.Repeat("x", fields.MaxMessageBytes-len("…")) + "…"; f.Message != want {
+		t.Errorf("message is %d bytes, want it cut and marked within %d", len(f.Message), fields.MaxMessageBytes)
 	}
 }
 
@@ -105,7 +106,7 @@ func TestPathKeyWritesAKeyAsTheAgentWouldReadIt(t *testing.T) {
 		{"a", "_", "a._"},
 		{"a", strings.Repeat("k", 64), "a." + strings.Repeat("k", 64)},
 		// A long key is cut: a path points at a member, it does not echo it.
-		{"a", long, `a["` + strings.Repeat("k", 64) + `…"]`},
+		{"a", long, `a["` + strings.Repeat("k", 64-len("…")) + `…"]`},
 		// A key is redacted before it reaches the path.
 		{"a", secret, `a["[REDACTED]"]`},
 	}
@@ -120,7 +121,7 @@ func TestWriteKeyQuotesALongIdentifier(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	fields.WriteKey(&b, strings.Repeat("k", 65))
-	if want := `["` + strings.Repeat("k", 64) + `…"]`; b.String() != want {
+	if want := `["` + strings.Repeat("k", 64-len("…")) + `…"]`; b.String() != want {
 		t.Errorf("WriteKey = %q, want %q", b.String(), want)
 	}
 }
@@ -149,7 +150,7 @@ func TestPreviewShowsAShortRedactedScalar(t *testing.T) {
 		want string
 	}{
 		{"text", `"text"`},
-		{strings.Repeat("y", 40), `"` + strings.Repeat("y", 32) + `…"`},
+		{strings.Repeat("y", 40), `"` + strings.Repeat("y", 32-len("…")) + `…"`},
 		// Redacted whole before the cut: no prefix of the token shows.
 		{"key " + secret, `"key [REDACTED]"`},
 		{42, "42"},

@@ -436,8 +436,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return g.render(ctx, c, g.r.Error(ctx, c.core(),
 			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
 	}
-	p := pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: res.ResultType,
-		InputRequests: len(res.InputRequests) > 0 && string(res.InputRequests) != "null"}).Policy()
+	p := pipeline.Decide(res.answer()).Policy()
 	if p.Envelope {
 		text := res.text()
 		var env *envelope.Envelope
@@ -659,6 +658,12 @@ type result struct {
 	InputRequests json.RawMessage   `json:"inputRequests"`
 	Content       []json.RawMessage `json:"content"`
 	Meta          map[string]any    `json:"_meta"`
+}
+
+// answer is the result as core/pipeline reads an answer.
+func (r *result) answer() pipeline.Answer {
+	return pipeline.Answer{IsError: r.IsError, ResultType: r.ResultType,
+		InputRequests: len(r.InputRequests) > 0 && string(r.InputRequests) != "null"}
 }
 
 // text joins the text items of the result's content.

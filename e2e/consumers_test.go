@@ -1,7 +1,9 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +30,7 @@ import (
 	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
+	"github.com/mcpguard/mcpguard/redact"
 )
 
 // The three consumers of core/pipeline (the mcp-go front, the go-sdk front
@@ -449,5 +452,128 @@ func checkConsumerCase(t *testing.T, tc consumerCase, answer any) {
 		}
 	case m["isError"] != true || sc == nil || sc["error_type"] != want:
 		t.Errorf("want an envelope of %s, got %v", want, answer)
+	}
+}
+
+// The secrets of TestConsumersRedactAlike, one in every position a result
+// carries text, and an image whose base64 the redactor would take for a
+// token (it decodes to "hello world secret=hunter2").
+const (
+	leakToken    = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	leakText     = "{\n  \"status\": \"connected\",\n  \"credentials\": {\"user\": \"bob\", \"code\": \"plainvalue-9\"},\n  \"note\": \"password=hunter2 token " + leakToken + "\"\n}"
+	leakResource = "{\n  \"dsn\": \"postgres://app:hunter2@db/shop\",\n  \"pin\": 73915,\n  \"note\": \"token " + leakToken + "\"\n}"
+	leakImage    = "aGVsbG8gd29ybGQgc2VjcmV0PWh1bnRlcjI="
+)
+
+func leakStructured() map[string]any {
+	return map[string]any{"password": "hunter2", "note": "token " + leakToken}
+}
+
+func leakMeta() map[string]any {
+	return map[string]any{"api_key": "hunter2", "trace": "token " + leakToken}
+}
+
+// leakyMCPGoServer is leaky_ok and leaky_fail on mcp-go, guarded by
+// Default with successes redacted (guard) or bare, as the proxy's upstream.
+func leakyMCPGoServer(guard bool) *server.MCPServer {
+	s := server.NewMCPServer("consumers", "1.0.0", server.WithToolCapabilities(false))
+	if guard {
+		s.Use(middleware.Default(middleware.WithRedactOptions(redact.WithRedactSuccesses()))...)
+	}
+	leaky := func(isError bool) server.ToolHandlerFunc {
+		return func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return &mcpgo.CallToolResult{
+				Result: mcpgo.Result{Meta: &mcpgo.Meta{AdditionalFields: leakMeta()}},
+				Content: []mcpgo.Content{mcpgo.NewTextContent(leakText),
+					mcpgo.NewEmbeddedResource(mcpgo.TextResourceContents{URI: "db://config", MIMEType: "application/json", Text: leakResource}),
+					mcpgo.NewImageContent(leakImage, "image/png")},
+				StructuredContent: leakStructured(),
+				IsError:           isError,
+			}, nil
+		}
+	}
+	s.AddTool(mcpgo.NewTool("leaky_ok"), leaky(false))
+	s.AddTool(mcpgo.NewTool("leaky_fail"), leaky(true))
+	return s
+}
+
+// leakyGoSDKServer is the same tools on go-sdk, guarded by Middleware with
+// successes redacted.
+func leakyGoSDKServer(t *testing.T) *mcp.Server {
+	img, err := base64.StdEncoding.DecodeString(leakImage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "consumers", Version: "1.0.0"}, nil)
+	s.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithRedactSuccesses()))
+	leaky := func(isError bool) mcp.ToolHandler {
+		return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{
+				Meta: mcp.Meta(leakMeta()),
+				Content: []mcp.Content{&mcp.TextContent{Text: leakText},
+					&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "db://config", MIMEType: "application/json", Text: leakResource}},
+					&mcp.ImageContent{Data: img, MIMEType: "image/png"}},
+				StructuredContent: leakStructured(),
+				IsError:           isError,
+			}, nil
+		}
+	}
+	empty := json.RawMessage(`{"type":"object"}`)
+	s.AddTool(&mcp.Tool{Name: "leaky_ok", InputSchema: empty}, leaky(false))
+	s.AddTool(&mcp.Tool{Name: "leaky_fail", InputSchema: empty}, leaky(true))
+	return s
+}
+
+// TestConsumersRedactAlike: with successes redacted (the mcp-go front's
+// redact.WithRedactSuccesses, the go-sdk front's WithRedactSuccesses,
+// mcpguard-proxy's --redact-successes), a success and a failure carrying
+// a secret in every position a result carries text reach the client the
+// same from each consumer (core/redact's one walk of a result), with no
+// secret left and the image's base64 byte-identical.
+func TestConsumersRedactAlike(t *testing.T) {
+	t.Parallel()
+	upstream := httptest.NewServer(server.NewStreamableHTTPServer(leakyMCPGoServer(false)))
+	t.Cleanup(upstream.Close)
+	proxied, err := client.NewStreamableHttpClient(startProxy(t, proxyBin(t), upstream.URL+"/mcp", "--redact-successes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inProcess, err := client.NewInProcessClient(leakyMCPGoServer(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumers := []struct {
+		name string
+		call caller
+	}{
+		{"mcp-go", mcpgoCaller(t, inProcess)},
+		{"go-sdk", gosdkCaller(t, leakyGoSDKServer(t))},
+		{"proxy", mcpgoCaller(t, proxied)},
+	}
+	for _, tool := range []string{"leaky_ok", "leaky_fail"} {
+		t.Run(tool, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			answers := make([]map[string]any, len(consumers))
+			for i, c := range consumers {
+				answers[i], _ = c.call(ctx, tool, `{}`)
+				raw, _ := json.Marshal(answers[i])
+				for _, leak := range []string{"hunter2", leakToken, "73915", "plainvalue-9"} {
+					if bytes.Contains(raw, []byte(leak)) {
+						t.Errorf("%s: %q reached the client: %s", c.name, leak, raw)
+					}
+				}
+				if !bytes.Contains(raw, []byte(`"data":"`+leakImage+`"`)) {
+					t.Errorf("%s: the image's data changed: %s", c.name, raw)
+				}
+			}
+			for i := 1; i < len(consumers); i++ {
+				if !reflect.DeepEqual(answers[0], answers[i]) {
+					a, _ := json.MarshalIndent(answers[0], "", " ")
+					b, _ := json.MarshalIndent(answers[i], "", " ")
+					t.Errorf("%s answers\n%s\n%s answers\n%s", consumers[0].name, a, consumers[i].name, b)
+				}
+			}
+		})
 	}
 }

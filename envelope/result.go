@@ -130,15 +130,17 @@ func withFailureMeta(meta *mcp.Meta, failure map[string]any) *mcp.Meta {
 func splitText(content []mcp.Content) (string, []mcp.Content) {
 	var rest []mcp.Content
 	for _, c := range content {
-		if _, ok := textOf(c); !ok {
+		if _, ok := TextOf(c); !ok {
 			rest = append(rest, c)
 		}
 	}
-	return pipeline.JoinText(content, textOf), rest
+	return pipeline.JoinText(content, TextOf), rest
 }
 
-// textOf returns the text of a text content item, by value or pointer.
-func textOf(c mcp.Content) (string, bool) {
+// TextOf returns the text of a text content item, by value or pointer,
+// and false for any other item: mcp-go's reading of a result's text, for
+// core/pipeline.JoinText and core/otel.
+func TextOf(c mcp.Content) (string, bool) {
 	switch v := c.(type) {
 	case mcp.TextContent:
 		return v.Text, true
@@ -184,7 +186,7 @@ func FromResult(res *mcp.CallToolResult) (*Envelope, bool) {
 		return &cp, true
 	}
 	for _, c := range res.Content {
-		text, ok := textOf(c)
+		text, ok := TextOf(c)
 		if !ok {
 			continue
 		}
@@ -194,6 +196,16 @@ func FromResult(res *mcp.CallToolResult) (*Envelope, bool) {
 		break
 	}
 	return nil, false
+}
+
+// RPCCodeOf is the code of the JSON-RPC error mcp-go answers a call with
+// when its handler returns err (server/handler_errors.go): -32042 for a
+// URL elicitation before MCP 2026-07-28, -32603 for anything else.
+func RPCCodeOf(ctx context.Context, err error) int {
+	if _, ok := protocolError(ctx, err); ok {
+		return mcp.URL_ELICITATION_REQUIRED
+	}
+	return mcp.INTERNAL_ERROR
 }
 
 // protocolError reports whether err must stay a JSON-RPC error, and the

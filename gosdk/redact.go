@@ -51,30 +51,36 @@ type walker struct{ *redact.Redactor }
 // contents returns a redacted copy of cs, or nil when nothing changed.
 func (w walker) contents(cs []mcp.Content) []mcp.Content { return redact.Items(cs, w.content) }
 
-// content redacts one item into a copy; an untouched item costs no
-// allocation and the caller's item is never modified.
+// content redacts one item into a copy, read into core/redact's view of
+// an item and redacted by its one walk (Redactor.Item); an untouched item
+// costs no allocation and the caller's item is never modified.
 func (w walker) content(c mcp.Content) (mcp.Content, bool) {
 	switch v := c.(type) {
 	case *mcp.TextContent:
-		if v != nil {
-			return w.text(v)
+		if v == nil {
+			break
+		}
+		if it, ok := w.Item(redact.Item{Kind: redact.TextItem, Text: v.Text, Meta: fields(v.Meta)}); ok {
+			cp := *v
+			cp.Text, cp.Meta = it.Text, metaOf(it.Meta)
+			return &cp, true
 		}
 	case *mcp.ImageContent:
 		if v == nil {
 			break
 		}
-		if m, ok := w.meta(v.Meta); ok {
+		if it, ok := w.Item(redact.Item{Kind: redact.BinaryItem, Meta: fields(v.Meta)}); ok {
 			cp := *v
-			cp.Meta = m
+			cp.Meta = metaOf(it.Meta)
 			return &cp, true
 		}
 	case *mcp.AudioContent:
 		if v == nil {
 			break
 		}
-		if m, ok := w.meta(v.Meta); ok {
+		if it, ok := w.Item(redact.Item{Kind: redact.BinaryItem, Meta: fields(v.Meta)}); ok {
 			cp := *v
-			cp.Meta = m
+			cp.Meta = metaOf(it.Meta)
 			return &cp, true
 		}
 	case *mcp.ResourceLink:
@@ -92,72 +98,57 @@ func (w walker) content(c mcp.Content) (mcp.Content, bool) {
 	return c, false
 }
 
-func (w walker) text(v *mcp.TextContent) (mcp.Content, bool) {
-	t := w.Text(v.Text)
-	m, mc := w.meta(v.Meta)
-	if t == v.Text && !mc {
-		return v, false
-	}
-	cp := *v
-	cp.Text, cp.Meta = t, m
-	return &cp, true
-}
-
 func (w walker) link(v *mcp.ResourceLink) (mcp.Content, bool) {
-	cp := *v
-	changed := false
-	for _, f := range []*string{&cp.URI, &cp.Name, &cp.Title, &cp.Description} {
-		if t := w.String(*f); t != *f {
-			*f, changed = t, true
-		}
-	}
-	m, mc := w.meta(v.Meta)
-	if !changed && !mc {
+	it, ok := w.Item(redact.Item{Kind: redact.LinkItem, URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description, Meta: fields(v.Meta)})
+	if !ok {
 		return v, false
 	}
-	cp.Meta = m
+	cp := *v
+	cp.URI, cp.Name, cp.Title, cp.Description, cp.Meta = it.URI, it.Name, it.Title, it.Description, metaOf(it.Meta)
 	return &cp, true
 }
 
 func (w walker) embedded(v *mcp.EmbeddedResource) (mcp.Content, bool) {
-	m, mc := w.meta(v.Meta)
-	rc, rChanged := w.resource(v.Resource)
-	if !mc && !rChanged {
+	it := redact.Item{Kind: redact.ResourceItem, Meta: fields(v.Meta)}
+	if r := v.Resource; r != nil {
+		it.URI, it.Text, it.ResourceMeta = r.URI, r.Text, fields(r.Meta)
+	}
+	out, ok := w.Item(it)
+	if !ok {
 		return v, false
 	}
 	cp := *v
-	cp.Meta, cp.Resource = m, rc
+	cp.Meta = metaOf(out.Meta)
+	if r := v.Resource; r != nil {
+		rc := *r
+		rc.URI, rc.Text, rc.Meta = out.URI, out.Text, metaOf(out.ResourceMeta)
+		cp.Resource = &rc
+	}
 	return &cp, true
 }
 
-func (w walker) resource(v *mcp.ResourceContents) (*mcp.ResourceContents, bool) {
-	if v == nil {
-		return nil, false
+// fields is a _meta as the walk reads it.
+func fields(m mcp.Meta) any {
+	if len(m) == 0 {
+		return nil
 	}
-	uri, text := w.String(v.URI), v.Text
-	if text != "" {
-		text = w.Text(text)
-	}
-	m, mc := w.meta(v.Meta)
-	if uri == v.URI && text == v.Text && !mc {
-		return v, false
-	}
-	cp := *v
-	cp.URI, cp.Text, cp.Meta = uri, text, m
-	return &cp, true
+	return map[string]any(m)
+}
+
+// metaOf converts a redacted _meta back; one masked whole is dropped, not
+// sent.
+func metaOf(v any) mcp.Meta {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // meta redacts a _meta's values, key-aware.
 func (w walker) meta(m mcp.Meta) (mcp.Meta, bool) {
-	if len(m) == 0 {
-		return m, false
-	}
-	v, changed := w.Value(map[string]any(m))
+	v, changed := w.Value(fields(m))
 	if !changed {
 		return m, false
 	}
-	out, _ := v.(map[string]any) // a _meta masked whole is dropped, not sent
-	return out, true
+	return metaOf(v), true
 }
 
 // other redacts content kinds that are not a tool's usual output
@@ -168,11 +159,11 @@ func (w walker) other(c mcp.Content) (mcp.Content, bool) {
 	if err != nil {
 		return c, false
 	}
-	out, ok := w.JSON(string(b))
-	if !ok || out == string(b) {
+	it, ok := w.Item(redact.Item{JSON: string(b)})
+	if !ok {
 		return c, false
 	}
-	return rawContent{Content: c, raw: json.RawMessage(out)}, true
+	return rawContent{Content: c, raw: json.RawMessage(it.JSON)}, true
 }
 
 // rawContent is content sent as already-encoded JSON; it embeds the item

@@ -43,8 +43,10 @@ func WithPropagator(p propagation.TextMapPropagator) Option { return coreotel.Wi
 // not personal data.
 func WithArguments() Option { return coreotel.WithArguments() }
 
-// WithResults records the result's text as the conventions' opt-in
-// gen_ai.tool.call.result, redacted and bounded like [WithArguments].
+// WithResults records a successful tool result's text as the
+// conventions' opt-in gen_ai.tool.call.result, its text items joined with
+// a line break, redacted and bounded like [WithArguments]; a failure's
+// text is never recorded.
 func WithResults() Option { return coreotel.WithResults() }
 
 // WithRedactor sets the redactor for captured arguments, results and

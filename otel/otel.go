@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -74,10 +75,7 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 			defer span.EndIfPanicking(ctx, &completed)
 			res, err = next(ctx, req)
 			completed = true
-			if err == nil && in.RecordsResults() {
-				span.Result(resultText(res))
-			}
-			span.End(ctx, classify(res, err))
+			coreotel.End(ctx, span, answerOf(ctx, res, err))
 			return res, err
 		}
 	}
@@ -102,25 +100,20 @@ func toolCall(ctx context.Context, in *coreotel.Instrument, req mcp.CallToolRequ
 	return call
 }
 
-// classify tells what a tools/call ended as.
-func classify(res *mcp.CallToolResult, err error) coreotel.Outcome {
+// answerOf reads what mcp-go answers the client with: a Go error is a
+// JSON-RPC error, with the code mcp-go gives it (server/handler_errors.go:
+// -32042 for a URL elicitation before MCP 2026-07-28, -32603 otherwise).
+func answerOf(ctx context.Context, res *mcp.CallToolResult, err error) coreotel.Answer[mcp.Content] {
 	if err != nil {
-		code := mcp.INTERNAL_ERROR
-		_, isValue := envelope.As[mcp.URLElicitationRequiredError](err)
-		up, isPointer := envelope.As[*mcp.URLElicitationRequiredError](err)
-		if isValue || (isPointer && up != nil) {
-			code = mcp.URL_ELICITATION_REQUIRED
-		}
-		return coreotel.RPCError(code)
+		return coreotel.Answer[mcp.Content]{Answer: pipeline.Answer{Err: true}, Code: envelope.RPCCodeOf(ctx, err)}
 	}
-	if res == nil || !res.IsError {
-		return coreotel.Outcome{}
+	if res == nil { // mcp-go answers neither a result nor an error with -32603
+		return coreotel.Answer[mcp.Content]{Answer: pipeline.Answer{Err: true}, Code: mcp.INTERNAL_ERROR}
 	}
-	out := coreotel.ToolError("")
-	if env, ok := envelope.FromResult(res); ok {
-		out.Code, out.IncidentID = env.ErrorType, env.IncidentID
+	return coreotel.Answer[mcp.Content]{
+		Answer:  pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType), InputRequests: res.InputRequests != nil},
+		Content: res.Content, Text: envelope.TextOf,
 	}
-	return out
 }
 
 // ResourceMiddleware traces and measures resources/read the way
@@ -177,24 +170,6 @@ func arguments(req mcp.CallToolRequest) string {
 		return ""
 	}
 	return string(b)
-}
-
-func resultText(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var text string
-	for _, c := range res.Content {
-		switch t := c.(type) {
-		case mcp.TextContent:
-			text += t.Text
-		case *mcp.TextContent:
-			if t != nil {
-				text += t.Text
-			}
-		}
-	}
-	return text
 }
 
 func formatID(id any) string {

@@ -59,13 +59,21 @@ const (
 
 // pipeSession is a session without HTTP headers that is not in-process,
 // the way a stdio session looks to a handler.
-type pipeSession struct{ notes chan mcp.JSONRPCNotification }
+type pipeSession struct {
+	notes   chan mcp.JSONRPCNotification
+	version string // "" for protocolVersion
+}
 
 func (s *pipeSession) Initialize()                                         {}
 func (s *pipeSession) Initialized() bool                                   { return true }
 func (s *pipeSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
 func (s *pipeSession) SessionID() string                                   { return sessionID }
-func (s *pipeSession) ProtocolVersion() string                             { return protocolVersion }
+func (s *pipeSession) ProtocolVersion() string {
+	if s.version != "" {
+		return s.version
+	}
+	return protocolVersion
+}
 
 // rig is a real server with otel.Middleware outermost, then Default, then
 // extra layers, recording into the real OpenTelemetry SDK.
@@ -82,11 +90,17 @@ func newRig(t *testing.T, h server.ToolHandlerFunc, extra ...server.ToolHandlerM
 
 func newRigOn(t *testing.T, rec *oteltest.Recorder, h server.ToolHandlerFunc, extra ...server.ToolHandlerMiddleware) *rig {
 	t.Helper()
+	return newRigWith(t, rec, nil, h, extra...)
+}
+
+// newRigWith is newRigOn with otel options.
+func newRigWith(t *testing.T, rec *oteltest.Recorder, opts []otel.Option, h server.ToolHandlerFunc, extra ...server.ToolHandlerMiddleware) *rig {
+	t.Helper()
 	r := &rig{spans: rec.Spans, reader: rec.Reader}
 	tp, mp := rec.TracerProvider, rec.MeterProvider
 	hooks := &server.Hooks{}
 	r.s = server.NewMCPServer("t", "0", server.WithHooks(hooks))
-	r.s.Use(otel.Middleware(otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithHooks(hooks)))
+	r.s.Use(otel.Middleware(append([]otel.Option{otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithHooks(hooks)}, opts...)...))
 	r.s.Use(middleware.Default(middleware.WithLimits(extra...))...)
 	r.s.AddTool(mcp.NewTool(toolName), h)
 	return r
@@ -186,9 +200,18 @@ func TestSpanAndMetricPerOutcome(t *testing.T) {
 				extra = append(extra, limit.Timeout(time.Millisecond))
 			case oteltest.RateLimited:
 				extra = append(extra, limit.Rate(rate.Every(time.Hour), 1))
+			case oteltest.Texts:
+				h = func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(oteltest.TextItems[0]),
+						mcp.NewImageContent(oteltest.ImageData, "image/png"), mcp.NewTextContent(oteltest.TextItems[1])}}, nil
+				}
+			}
+			var opts []otel.Option
+			if c.Results {
+				opts = append(opts, otel.WithResults())
 			}
 			rec := oteltest.NewRecorder()
-			r := newRigOn(t, rec, h, extra...)
+			r := newRigWith(t, rec, opts, h, extra...)
 			var raw string
 			for i := range c.Calls() {
 				r.spans.Reset()
@@ -206,6 +229,50 @@ func TestSpanAndMetricPerOutcome(t *testing.T) {
 				Transport:       "pipe",
 			})
 		})
+	}
+}
+
+// TestBareOutcomes runs the table of what mcp-go itself answers, without
+// the chain (core/otel/oteltest's BareCases): the span says what the
+// client received, for a protocol version before MCP 2026-07-28 (which
+// answers a URL elicitation with -32042) and one from it (which answers
+// it as any other error, -32603).
+func TestBareOutcomes(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{protocolVersion, mcp.ProtocolVersion20260728} {
+		for _, c := range oteltest.BareCases() {
+			t.Run(version+" "+c.Name, func(t *testing.T) {
+				t.Parallel()
+				var h server.ToolHandlerFunc
+				switch c.Kind {
+				case oteltest.Fail:
+					h = failing(c.Err)
+				case oteltest.Coded:
+					h = failing(mcp.URLElicitationRequiredError{Elicitations: []mcp.ElicitationParams{{Mode: "url", URL: "https://example.com/auth"}}})
+				case oteltest.ForeignEnvelope:
+					h = func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						foreign, _ := envelope.Parse(oteltest.ForeignStructured)
+						return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(oteltest.ForeignText)},
+							StructuredContent: foreign}, nil
+					}
+				}
+				rec := oteltest.NewRecorder()
+				s := server.NewMCPServer("t", "0")
+				s.Use(otel.Middleware(otel.WithTracerProvider(rec.TracerProvider), otel.WithMeterProvider(rec.MeterProvider)))
+				s.AddTool(mcp.NewTool(toolName), h)
+				msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + toolName + `"}}`
+				ctx := s.WithContext(context.Background(), &pipeSession{notes: make(chan mcp.JSONRPCNotification, 8), version: version})
+				raw, err := json.Marshal(s.HandleMessage(ctx, json.RawMessage(msg)))
+				require.NoError(t, err)
+				var resp struct {
+					Error struct {
+						Code int `json:"code"`
+					} `json:"error"`
+				}
+				require.NoError(t, json.Unmarshal(raw, &resp))
+				oteltest.CheckBare(t, rec, c, resp.Error.Code)
+			})
+		}
 	}
 }
 

@@ -106,90 +106,82 @@ func changed[T mcp.Content](v T, ok bool) (mcp.Content, bool) {
 	return v, true
 }
 
+// Each kind is read into core/redact's view of an item, redacted by its
+// one walk (core.Redactor.Item) and written back only when it changed.
+
 func (r walker) text(v mcp.TextContent) (mcp.TextContent, bool) {
-	t := r.Text(v.Text)
-	m, mc := r.meta(v.Meta)
-	tc := t != v.Text
-	v.Text, v.Meta = t, m
-	return v, mc || tc
+	it, ok := r.Item(core.Item{Kind: core.TextItem, Text: v.Text, Meta: fields(v.Meta)})
+	if ok {
+		v.Text, v.Meta = it.Text, withFields(v.Meta, it.Meta)
+	}
+	return v, ok
 }
 
 func (r walker) image(v mcp.ImageContent) (mcp.ImageContent, bool) {
-	m, mc := r.meta(v.Meta)
-	v.Meta = m
-	return v, mc
+	it, ok := r.Item(core.Item{Kind: core.BinaryItem, Meta: fields(v.Meta)})
+	if ok {
+		v.Meta = withFields(v.Meta, it.Meta)
+	}
+	return v, ok
 }
 
 func (r walker) audio(v mcp.AudioContent) (mcp.AudioContent, bool) {
-	m, mc := r.meta(v.Meta)
-	v.Meta = m
-	return v, mc
+	it, ok := r.Item(core.Item{Kind: core.BinaryItem, Meta: fields(v.Meta)})
+	if ok {
+		v.Meta = withFields(v.Meta, it.Meta)
+	}
+	return v, ok
 }
 
 func (r walker) link(v mcp.ResourceLink) (mcp.ResourceLink, bool) {
-	changed := false
-	for _, f := range []*string{&v.URI, &v.Name, &v.Title, &v.Description} {
-		if t := r.String(*f); t != *f {
-			*f, changed = t, true
-		}
+	it, ok := r.Item(core.Item{Kind: core.LinkItem, URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description, Meta: fields(v.Meta)})
+	if ok {
+		v.URI, v.Name, v.Title, v.Description, v.Meta = it.URI, it.Name, it.Title, it.Description, withFields(v.Meta, it.Meta)
 	}
-	m, mc := r.meta(v.Meta)
-	v.Meta = m
-	return v, changed || mc
+	return v, ok
 }
 
 func (r walker) embedded(v mcp.EmbeddedResource) (mcp.EmbeddedResource, bool) {
-	m, mc := r.meta(v.Meta)
-	v.Meta = m
-	var rc bool
+	it := core.Item{Kind: core.ResourceItem, Meta: fields(v.Meta)}
 	switch x := v.Resource.(type) {
 	case mcp.TextResourceContents:
-		x, rc = r.textResource(x)
-		if rc {
-			v.Resource = x
-		}
+		it.URI, it.Text, it.ResourceMeta = x.URI, x.Text, x.Meta
 	case *mcp.TextResourceContents:
 		if x != nil {
-			var y mcp.TextResourceContents
-			if y, rc = r.textResource(*x); rc {
-				v.Resource = y
-			}
+			it.URI, it.Text, it.ResourceMeta = x.URI, x.Text, x.Meta
 		}
 	case mcp.BlobResourceContents:
-		x, rc = r.blobResource(x)
-		if rc {
-			v.Resource = x
-		}
+		it.URI, it.ResourceMeta = x.URI, x.Meta
 	case *mcp.BlobResourceContents:
 		if x != nil {
-			var y mcp.BlobResourceContents
-			if y, rc = r.blobResource(*x); rc {
-				v.Resource = y
-			}
+			it.URI, it.ResourceMeta = x.URI, x.Meta
 		}
 	}
-	return v, mc || rc
-}
-
-func (r walker) textResource(v mcp.TextResourceContents) (mcp.TextResourceContents, bool) {
-	uri, text := r.String(v.URI), r.Text(v.Text)
-	m, mc := r.Value(v.Meta)
-	if uri == v.URI && text == v.Text && !mc {
+	out, ok := r.Item(it)
+	if !ok {
 		return v, false
 	}
-	v.URI, v.Text = uri, text
-	v.Meta = metaMap(m)
-	return v, true
-}
-
-func (r walker) blobResource(v mcp.BlobResourceContents) (mcp.BlobResourceContents, bool) {
-	uri := r.String(v.URI)
-	m, mc := r.Value(v.Meta)
-	if uri == v.URI && !mc {
-		return v, false
+	v.Meta = withFields(v.Meta, out.Meta)
+	switch x := v.Resource.(type) {
+	case mcp.TextResourceContents:
+		x.URI, x.Text, x.Meta = out.URI, out.Text, metaMap(out.ResourceMeta)
+		v.Resource = x
+	case *mcp.TextResourceContents:
+		if x != nil {
+			y := *x
+			y.URI, y.Text, y.Meta = out.URI, out.Text, metaMap(out.ResourceMeta)
+			v.Resource = y
+		}
+	case mcp.BlobResourceContents:
+		x.URI, x.Meta = out.URI, metaMap(out.ResourceMeta)
+		v.Resource = x
+	case *mcp.BlobResourceContents:
+		if x != nil {
+			y := *x
+			y.URI, y.Meta = out.URI, metaMap(out.ResourceMeta)
+			v.Resource = y
+		}
 	}
-	v.URI = uri
-	v.Meta = metaMap(m)
 	return v, true
 }
 
@@ -200,8 +192,27 @@ func metaMap(v any) map[string]any {
 	return m
 }
 
-// meta redacts the additional fields of a _meta; the progress token is the
-// client's own.
+// fields is a _meta's additional fields, as the walk reads them; the
+// progress token is the client's own.
+func fields(m *mcp.Meta) any {
+	if m == nil {
+		return nil
+	}
+	return m.AdditionalFields
+}
+
+// withFields is a copy of m with the fields the walk returned (called
+// once an item changed; m itself is never modified).
+func withFields(m *mcp.Meta, v any) *mcp.Meta {
+	if m == nil {
+		return nil
+	}
+	cp := *m
+	cp.AdditionalFields = metaMap(v)
+	return &cp
+}
+
+// meta redacts the additional fields of a _meta.
 func (r walker) meta(m *mcp.Meta) (*mcp.Meta, bool) {
 	if m == nil {
 		return nil, false
@@ -222,19 +233,11 @@ func (r walker) otherContent(c mcp.Content) (mcp.Content, bool) {
 	if err != nil {
 		return c, false
 	}
-	out, ok := r.JSON(string(b))
+	it, ok := r.Item(core.Item{JSON: string(b)})
 	if !ok {
-		// A kind that does not encode as an object is sent as a string
-		// field at most; redact it as text and keep it well-formed.
-		out = r.String(string(b))
-		if !json.Valid([]byte(out)) {
-			out = `{"type":"text","text":"` + Placeholder + `"}`
-		}
-	}
-	if out == string(b) {
 		return c, false
 	}
-	return rawContent{raw: json.RawMessage(out)}, true
+	return rawContent{raw: json.RawMessage(it.JSON)}, true
 }
 
 // rawContent is content sent as already-encoded JSON. It embeds a content

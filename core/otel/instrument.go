@@ -250,7 +250,7 @@ type Outcome struct {
 }
 
 // ToolError is the outcome of a result with isError: true whose first text
-// content is text: error.type=tool_error, with the envelope's code and
+// content is text ([End] reads it so): error.type=tool_error, with the envelope's code and
 // incident ID when text is an envelope.
 func ToolError(text string) Outcome {
 	out := Outcome{ErrorType: errorTypeToolError}

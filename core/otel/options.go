@@ -79,8 +79,10 @@ func WithPropagator(p propagation.TextMapPropagator) Option {
 // redacted, up to 64 KiB (larger ones as their size only).
 func WithArguments() Option { return func(o *options) { o.arguments = true } }
 
-// WithResults records a result's text as gen_ai.tool.call.result, redacted
-// and bounded like [WithArguments].
+// WithResults records a successful result's text as
+// gen_ai.tool.call.result, its text items joined with a line break,
+// redacted and bounded like [WithArguments]. A failure's text is never
+// recorded.
 func WithResults() Option { return func(o *options) { o.results = true } }
 
 // WithRedactor sets the redactor for captured arguments, results and, unless

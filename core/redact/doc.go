@@ -68,13 +68,17 @@
 //
 // # Positions
 //
-// This package knows no MCP SDK. Each SDK front walks its own result type
-// (github.com/mcpguard/mcpguard/redact.Result for mcp-go, the gosdk module
-// for the official go-sdk) and redacts each position with [Redactor.String],
-// [Redactor.Value] (structuredContent, _meta) and [Redactor.RawJSON]: text
-// content, resource links, embedded resources, resource URIs, _meta and
-// structured content. Neither modifies its input, and neither allocates
-// when there is nothing to redact.
+// This package knows no MCP SDK. Each consumer reads every content item of
+// a result into an [Item] (the mcp-go front from mcp-go's types, the gosdk
+// module from go-sdk's, mcpguard-proxy from the wire's JSON) and
+// [Redactor.Item] is the one walk of it: text items' and embedded
+// resources' text with [Redactor.Text], links' and resources' URIs, names,
+// titles and descriptions with [Redactor.String], each _meta with
+// [Redactor.Value], an unknown kind's JSON; binary data (image and audio
+// data, a resource's blob) is not in the view and reaches the client byte
+// for byte. structuredContent and the result's _meta go through
+// [Redactor.Value] (or [Redactor.RawJSON]). Nothing modifies its input,
+// and nothing allocates when there is nothing to redact.
 //
 // # What the agent sent
 //

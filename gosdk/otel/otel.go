@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 )
 
@@ -98,11 +99,7 @@ func serve(ctx context.Context, in *coreotel.Instrument, method string, req mcp.
 	defer span.EndIfPanicking(ctx, &completed)
 	res, err = next(ctx, method, req)
 	completed = true
-	r, isTool := res.(*mcp.CallToolResult)
-	if isTool && err == nil && r != nil && in.RecordsResults() {
-		span.Result(textOf(r.Content))
-	}
-	span.End(ctx, classify(method, r, err))
+	coreotel.End(ctx, span, answerOf(method, res, err))
 	return res, err
 }
 
@@ -141,45 +138,38 @@ func readCall(ctx context.Context, in *coreotel.Instrument, method string, req m
 // answers a call of a tool it does not have with (mcp/server.go).
 const unknownToolPrefix = "unknown tool "
 
-// classify tells what a request ended as.
-func classify(method string, r *mcp.CallToolResult, err error) coreotel.Outcome {
+// answerOf reads what go-sdk answers the client with: an error is a
+// JSON-RPC error, with the code of the *jsonrpc.Error in its chain (0
+// without one, as go-sdk sends it); of a result, only a tools/call's is
+// read.
+func answerOf(method string, res mcp.Result, err error) coreotel.Answer[mcp.Content] {
 	if err != nil {
-		pe, ok := envelope.As[*jsonrpc.Error](err)
-		if !ok || pe == nil {
-			// go-sdk sends a plain error's text with no code; as on the
-			// mcp-go front, it counts as an internal error.
-			return coreotel.RPCError(int(jsonrpc.CodeInternalError))
+		a := coreotel.Answer[mcp.Content]{Answer: pipeline.Answer{Err: true}}
+		if pe, ok := envelope.As[*jsonrpc.Error](err); ok && pe != nil {
+			a.Code = int(pe.Code)
+			a.UnknownTool = method == coreotel.MethodCallTool && pe.Code == jsonrpc.CodeInvalidParams &&
+				strings.HasPrefix(pe.Message, unknownToolPrefix)
 		}
-		out := coreotel.RPCError(int(pe.Code))
-		out.UnknownTool = method == coreotel.MethodCallTool && pe.Code == jsonrpc.CodeInvalidParams &&
-			strings.HasPrefix(pe.Message, unknownToolPrefix)
-		return out
+		return a
 	}
-	if r == nil || !r.IsError {
-		return coreotel.Outcome{}
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r == nil {
+		return coreotel.Answer[mcp.Content]{} // another method's result, or none: a success
 	}
-	return coreotel.ToolError(firstText(r.Content))
+	a := coreotel.Answer[mcp.Content]{Answer: pipeline.Answer{IsError: r.IsError, InputRequests: r.InputRequests != nil},
+		Content: r.Content, Text: textOf}
+	if r.NeedsInput() {
+		a.ResultType = pipeline.ResultTypeInputRequired
+	}
+	return a
 }
 
-// firstText is the text of the first content item, where the envelope is.
-func firstText(content []mcp.Content) string {
-	if len(content) == 0 {
-		return ""
+// textOf returns the text of a text content item.
+func textOf(c mcp.Content) (string, bool) {
+	if t, ok := c.(*mcp.TextContent); ok && t != nil {
+		return t.Text, true
 	}
-	if t, ok := content[0].(*mcp.TextContent); ok && t != nil {
-		return t.Text
-	}
-	return ""
-}
-
-func textOf(content []mcp.Content) string {
-	var b strings.Builder
-	for _, c := range content {
-		if t, ok := c.(*mcp.TextContent); ok && t != nil {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
+	return "", false
 }
 
 // supported is what go-sdk supports, newest first.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
@@ -83,6 +84,20 @@ func handlerOf(c oteltest.Case) (mcp.ToolHandler, []mcp.Middleware) {
 		}, []mcp.Middleware{limit.Timeout(time.Millisecond)}
 	case oteltest.RateLimited:
 		return ok, []mcp.Middleware{limit.Rate(rate.Every(time.Hour), 1)}
+	case oteltest.Texts:
+		return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: oteltest.TextItems[0]},
+				&mcp.ImageContent{Data: []byte("hi"), MIMEType: "image/png"}, &mcp.TextContent{Text: oteltest.TextItems[1]}}}, nil
+		}, nil
+	case oteltest.Coded:
+		return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: oteltest.CodedCode, Message: "URL elicitation required"}
+		}, nil
+	case oteltest.ForeignEnvelope:
+		return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: oteltest.ForeignText}},
+				StructuredContent: json.RawMessage(oteltest.ForeignStructured)}, nil
+		}, nil
 	}
 	return ok, nil
 }
@@ -95,7 +110,11 @@ func TestSpanAndMetricPerOutcome(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			h, limits := handlerOf(c)
-			r := newRig(t, h, nil, limits...)
+			var opts []otel.Option
+			if c.Results {
+				opts = append(opts, otel.WithResults())
+			}
+			r := newRig(t, h, opts, limits...)
 			var res *gosdktest.Result
 			for range c.Calls() {
 				res = r.call(nil)
@@ -112,6 +131,35 @@ func TestSpanAndMetricPerOutcome(t *testing.T) {
 				// The in-memory transport has no session ID, and go-sdk
 				// tells a handler no transport but HTTP.
 			})
+		})
+	}
+}
+
+// TestBareOutcomes runs the table of what go-sdk itself answers, without
+// gosdk.Middleware (core/otel/oteltest's BareCases): the span says what
+// the client received.
+func TestBareOutcomes(t *testing.T) {
+	t.Parallel()
+	for _, c := range oteltest.BareCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			h, _ := handlerOf(c)
+			rec := oteltest.NewRecorder()
+			s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+			s.AddReceivingMiddleware(otel.Middleware(otel.WithTracerProvider(rec.TracerProvider), otel.WithMeterProvider(rec.MeterProvider)))
+			s.AddTool(&mcp.Tool{Name: toolName, InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
+			sess := gosdktest.Connect(t, s)
+			rec.Spans.Reset()
+			res := sess.Call(toolName, nil)
+			var resp struct {
+				Error struct {
+					Code int `json:"code"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(res.Raw, &resp); err != nil {
+				t.Fatal(err)
+			}
+			oteltest.CheckBare(t, rec, c, resp.Error.Code)
 		})
 	}
 }

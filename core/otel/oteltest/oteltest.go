@@ -58,11 +58,36 @@ type Kind int
 
 // The kinds of case.
 const (
-	Succeed     Kind = iota // returns a text result
-	Fail                    // returns Case.Err
-	Panic                   // panics with a value holding Secret
-	Hang                    // waits for its context, under a 1 ms Timeout
-	RateLimited             // succeeds, under a Rate of one call an hour
+	Succeed         Kind = iota // returns a text result
+	Fail                        // returns Case.Err
+	Panic                       // panics with a value holding Secret
+	Hang                        // waits for its context, under a 1 ms Timeout
+	RateLimited                 // succeeds, under a Rate of one call an hour
+	Texts                       // returns TextItems: two text items, an image between them
+	Coded                       // returns the error its SDK sends with its own JSON-RPC code, CodedCode where it can
+	ForeignEnvelope             // returns ForeignResult's isError result, built without the chain
+)
+
+// TextItems are the texts of a Texts case's result, in order; an image
+// (ImageData, image/png) sits between them.
+var TextItems = []string{"first line", "second line"}
+
+// ImageData is the image item's base64 data in results the cases build.
+const ImageData = "aGk="
+
+// CodedCode is the JSON-RPC code a Coded case's error asks for: -32042,
+// URL elicitation required, the one code mcp-go lets a handler choose
+// (and only before MCP 2026-07-28).
+const CodedCode = -32042
+
+// ForeignText and ForeignStructured are a ForeignEnvelope case's result:
+// the first text item is an envelope of not_found, and the structured
+// content one of access_denied, as a handler (or an upstream) may send
+// them when no chain renders its failures. The telemetry reads the first
+// text item, where every consumer's error result carries its envelope.
+const (
+	ForeignText       = `{"success":false,"error_type":"not_found","tool":"shop_tool","message":"no order 42","retryable":false}`
+	ForeignStructured = `{"success":false,"error_type":"access_denied","tool":"shop_tool","message":"forbidden","retryable":false}`
 )
 
 // Case is one outcome each front records alike.
@@ -71,6 +96,11 @@ type Case struct {
 	Kind Kind
 	Err  error         // for Fail
 	Code envelope.Code // the envelope's code; "" for a success
+	// Results: the front records results ([WithResults] of core/otel).
+	Results bool
+	// Result is the gen_ai.tool.call.result the span carries, "" for none:
+	// only a success's, its text items joined with a line break.
+	Result string
 }
 
 // Calls is how many calls the case makes: the last is the one recorded.
@@ -86,18 +116,59 @@ func (c Case) Calls() int {
 func Cases() []Case {
 	wrap := func(err error) error { return fmt.Errorf("card %s: %w", Secret, err) }
 	return []Case{
-		{"success", Succeed, nil, ""},
-		{"authentication_failed", Fail, wrap(envelope.ErrAuthenticationFailed), envelope.AuthenticationFailed},
-		{"access_denied", Fail, wrap(envelope.ErrAccessDenied), envelope.AccessDenied},
-		{"not_found", Fail, wrap(envelope.ErrNotFound), envelope.NotFound},
-		{"configuration_error", Fail, wrap(envelope.ErrConfiguration), envelope.ConfigurationError},
-		{"validation_error", Fail, wrap(envelope.ErrValidation), envelope.ValidationError},
-		{"execution_failed", Fail, wrap(envelope.ErrExecutionFailed), envelope.ExecutionFailed},
-		{"internal_error", Fail, errors.New("dial postgres://app:" + Secret + "@db/shop"), envelope.InternalError},
-		{"panic", Panic, nil, envelope.InternalError},
-		{"timeout", Hang, nil, envelope.ExecutionFailed},
-		{"rate limited", RateLimited, nil, envelope.ExecutionFailed},
+		{Name: "success", Kind: Succeed},
+		{Name: "authentication_failed", Kind: Fail, Err: wrap(envelope.ErrAuthenticationFailed), Code: envelope.AuthenticationFailed},
+		{Name: "access_denied", Kind: Fail, Err: wrap(envelope.ErrAccessDenied), Code: envelope.AccessDenied},
+		{Name: "not_found", Kind: Fail, Err: wrap(envelope.ErrNotFound), Code: envelope.NotFound},
+		{Name: "configuration_error", Kind: Fail, Err: wrap(envelope.ErrConfiguration), Code: envelope.ConfigurationError},
+		{Name: "validation_error", Kind: Fail, Err: wrap(envelope.ErrValidation), Code: envelope.ValidationError},
+		{Name: "execution_failed", Kind: Fail, Err: wrap(envelope.ErrExecutionFailed), Code: envelope.ExecutionFailed},
+		{Name: "internal_error", Kind: Fail, Err: errors.New("dial postgres://app:" + Secret + "@db/shop"), Code: envelope.InternalError},
+		{Name: "panic", Kind: Panic, Code: envelope.InternalError},
+		{Name: "timeout", Kind: Hang, Code: envelope.ExecutionFailed},
+		{Name: "rate limited", Kind: RateLimited, Code: envelope.ExecutionFailed},
+		// With results recorded: a success's text items joined with a line
+		// break (pipeline.JoinText), and nothing of a failure's.
+		{Name: "success, results recorded", Kind: Texts, Results: true, Result: strings.Join(TextItems, "\n")},
+		{Name: "failure, results recorded", Kind: Fail, Err: wrap(envelope.ErrNotFound), Code: envelope.NotFound, Results: true},
 	}
+}
+
+// BareCases are the outcomes of a tools/call with the front's telemetry
+// layer and no chain inside it: what its SDK itself answers the client.
+// A front's test checks each with [CheckBare], given the code of the
+// JSON-RPC error the client received.
+func BareCases() []Case {
+	return []Case{
+		{Name: "plain error", Kind: Fail, Err: errors.New("dial postgres://app:" + Secret + "@db/shop")},
+		{Name: "coded error", Kind: Coded},
+		{Name: "foreign envelope", Kind: ForeignEnvelope, Code: envelope.NotFound},
+	}
+}
+
+// CheckBare asserts what the one recorded tools/call of a [BareCases]
+// case c recorded: for a JSON-RPC error, error.type and
+// rpc.response.status_code are rpcCode, the code the client received
+// (-32603, internal error, when it received none or 0: go-sdk sends a
+// plain Go error with code 0), and no envelope's code; for an error
+// result, tool_error and the code of the envelope in its first text item.
+func CheckBare(t testing.TB, r *Recorder, c Case, rpcCode int) {
+	t.Helper()
+	span := r.Span(t)
+	attrs := Values(span.Attributes())
+	want := map[string]string{ErrorType: "tool_error", GuardErrorType: string(c.Code)}
+	if c.Code == "" {
+		if rpcCode == 0 {
+			rpcCode = -32603
+		}
+		code := fmt.Sprint(rpcCode)
+		want = map[string]string{ErrorType: code, RPCStatusCode: code, GuardErrorType: ""}
+	}
+	for k, v := range want {
+		check(t, k, attrs[k], v)
+	}
+	check(t, "span status", span.Status().Code, codes.Error)
+	NoLeak(t, span, r.Point(t, true))
 }
 
 // Recorder records into the real OpenTelemetry SDK.
@@ -234,6 +305,9 @@ func CheckCall(t testing.TB, r *Recorder, c Case, env *envelope.Envelope, want E
 		check(t, "span status", span.Status(), sdktrace.Status{Code: codes.Error, Description: string(c.Code)})
 	} else {
 		check(t, "span status", span.Status().Code, codes.Unset)
+	}
+	if c.Result != "" {
+		spanWant = merge(spanWant, map[string]string{Result: c.Result})
 	}
 	check(t, "span attributes", Values(span.Attributes()), spanWant)
 	point := r.Point(t, c.Code != "")

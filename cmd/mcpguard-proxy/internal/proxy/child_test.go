@@ -67,6 +67,7 @@ var childTools = `[
  {"name":"html","inputSchema":{"type":"object"}},
  {"name":"image","inputSchema":{"type":"object"}},
  {"name":"own_meta","inputSchema":{"type":"object"}},
+ {"name":"texts","inputSchema":{"type":"object"}},
  {"name":"ok_meta","inputSchema":{"type":"object"}},
  {"name":"panics","inputSchema":{"type":"object"}},
  {"name":"asks","inputSchema":{"type":"object"}},
@@ -139,6 +140,10 @@ func childServer() {
 		case "resources/read":
 			result(m.ID, `{"contents":[{"uri":"shop://orders","text":"[]"}]}`)
 		case "prompts/get":
+			if m.Params.Name == "no_code" { // go-sdk's answer to a plain Go error: code 0
+				send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":0,"message":"no greeting today"}}`)
+				continue
+			}
 			if m.Params.Name == "leaky" {
 				send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":"` + leakyRPCError + `","data":{"dsn":"postgres://app:hunter2@db.internal:5432/shop"}}}`)
 				continue
@@ -216,6 +221,9 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 	case "received": // the arguments as the server read them
 		b, _ := json.Marshal(m.Params.Arguments)
 		text(m.ID, string(b), false)
+	case "texts": // two text items, an image between them (core/otel/oteltest's Texts)
+		result(m.ID, `{"content":[{"type":"text","text":"first line"},{"type":"image","mimeType":"image/png","data":"aGk="},`+
+			`{"type":"text","text":"second line"}]}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
 	default:

@@ -436,8 +436,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		return g.render(ctx, c, g.r.Error(ctx, c.core(),
 			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
 	}
-	p := pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: res.ResultType,
-		InputRequests: len(res.InputRequests) > 0 && string(res.InputRequests) != "null"}).Policy()
+	p := pipeline.Decide(res.answer()).Policy()
 	if p.Envelope {
 		text := res.text()
 		var env *envelope.Envelope
@@ -520,8 +519,10 @@ func redactResult(red *redact.Redactor, result []byte, sealed bool) []byte {
 	return out
 }
 
-// redactItem redacts one content item, leaving alone the base64 members
-// the MCP schema defines: an image's or audio's data, a resource's blob.
+// redactItem redacts one content item, read into core/redact's view of
+// an item, with the walk the fronts use: its binary members (an image's
+// or audio's data, a resource's blob) are not in the view, and reach the
+// client as the upstream sent them.
 func redactItem(red *redact.Redactor, item []byte) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(item, &m) != nil {
@@ -530,38 +531,87 @@ func redactItem(red *redact.Redactor, item []byte) []byte {
 	}
 	var kind string
 	_ = json.Unmarshal(m["type"], &kind)
-	switch kind {
-	case "image", "audio":
-		return redactBut(red, m, "data", item)
-	case "resource":
-		var res map[string]json.RawMessage
-		if json.Unmarshal(m["resource"], &res) == nil && res["blob"] != nil {
-			m["resource"] = redactBut(red, res, "blob", m["resource"])
-			return redactBut(red, m, "resource", item)
+	var res map[string]json.RawMessage
+	it := redact.Item{Kind: itemKinds[kind]}
+	switch it.Kind {
+	case redact.OtherItem:
+		it.JSON = string(item)
+	case redact.ResourceItem:
+		if json.Unmarshal(m["resource"], &res) != nil || res == nil {
+			it = redact.Item{JSON: string(item)} // not a resource the walk can read: as JSON
+			break
 		}
+		readMembers(res, []string{"uri", "text"}, &it.URI, &it.Text)
+		it.ResourceMeta = rawOrNil(res["_meta"])
+	default:
+		readMembers(m, []string{"text", "uri", "name", "title", "description"}, &it.Text, &it.URI, &it.Name, &it.Title, &it.Description)
 	}
-	out, _ := red.JSON(string(item))
-	return []byte(out)
+	if it.Kind != redact.OtherItem {
+		it.Meta = rawOrNil(m["_meta"])
+	}
+	out, changed := red.Item(it)
+	switch {
+	case !changed:
+		return item
+	case out.Kind == redact.OtherItem:
+		return []byte(out.JSON)
+	case out.Kind == redact.ResourceItem:
+		writeMembers(res, map[string]string{"uri": out.URI, "text": out.Text})
+		setMeta(res, out.ResourceMeta)
+		m["resource"], _ = json.Marshal(res)
+	default:
+		writeMembers(m, map[string]string{"text": out.Text, "uri": out.URI, "name": out.Name, "title": out.Title,
+			"description": out.Description})
+	}
+	setMeta(m, out.Meta)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return item
+	}
+	return b
 }
 
-// redactBut redacts the object m, read from raw, but for its member
-// keep; raw when nothing changes.
-func redactBut(red *redact.Redactor, m map[string]json.RawMessage, keep string, raw []byte) []byte {
-	kept := m[keep]
-	delete(m, keep)
-	b, _ := json.Marshal(m)
-	out, ok := red.JSON(string(b))
-	if !ok || out == string(b) {
-		return raw
+// itemKinds are the content types of the MCP schema, as core/redact's
+// walk reads them; any other is redacted as JSON.
+var itemKinds = map[string]redact.Kind{"text": redact.TextItem, "image": redact.BinaryItem, "audio": redact.BinaryItem,
+	"resource_link": redact.LinkItem, "resource": redact.ResourceItem}
+
+// readMembers reads the string members names of m into dst, in order.
+func readMembers(m map[string]json.RawMessage, names []string, dst ...*string) {
+	for i, p := range dst {
+		_ = json.Unmarshal(m[names[i]], p)
 	}
-	var r map[string]json.RawMessage
-	if json.Unmarshal([]byte(out), &r) != nil {
-		all, _ := red.JSON(string(raw))
-		return []byte(all)
+}
+
+// writeMembers writes back the string members of m that the walk changed
+// (only those m has).
+func writeMembers(m map[string]json.RawMessage, values map[string]string) {
+	for name, v := range values {
+		var was string
+		if raw, ok := m[name]; ok && json.Unmarshal(raw, &was) == nil && was != v {
+			m[name], _ = json.Marshal(v)
+		}
 	}
-	r[keep] = kept
-	b, _ = json.Marshal(r)
-	return b
+}
+
+// setMeta writes a redacted _meta back into m: dropped when the walk
+// masked it whole (it is no object any more).
+func setMeta(m map[string]json.RawMessage, meta any) {
+	switch v := meta.(type) {
+	case json.RawMessage:
+		m["_meta"] = v
+	case nil:
+	default:
+		delete(m, "_meta")
+	}
+}
+
+// rawOrNil is raw, or nil (not a nil json.RawMessage) when there is none.
+func rawOrNil(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	return raw
 }
 
 // mayBeError reports whether a result may have isError true: false only
@@ -659,6 +709,12 @@ type result struct {
 	InputRequests json.RawMessage   `json:"inputRequests"`
 	Content       []json.RawMessage `json:"content"`
 	Meta          map[string]any    `json:"_meta"`
+}
+
+// answer is the result as core/pipeline reads an answer.
+func (r *result) answer() pipeline.Answer {
+	return pipeline.Answer{IsError: r.IsError, ResultType: r.ResultType,
+		InputRequests: len(r.InputRequests) > 0 && string(r.InputRequests) != "null"}
 }
 
 // text joins the text items of the result's content.

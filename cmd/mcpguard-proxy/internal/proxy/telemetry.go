@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // ScopeName is the instrumentation scope of the proxy's tracer and meter.
@@ -131,7 +132,11 @@ func (t *traced) answered(msg []byte, head *message) {
 		}
 		head = &m
 	}
-	t.end(t.outcome(head))
+	if t.once() {
+		a := t.answer(head)
+		a.UnknownTool = t.unlisted()
+		coreotel.End(t.ctx, t.span, a)
+	}
 }
 
 // context is the span's context, for what the request logs, or ctx
@@ -148,67 +153,46 @@ func (t *traced) cancelled() { t.end(coreotel.Outcome{ErrorType: errorTypeCancel
 
 // end ends the span with out, once.
 func (t *traced) end(out coreotel.Outcome) {
-	if t == nil || !t.ended.CompareAndSwap(false, true) {
-		return
+	if t.once() {
+		out.UnknownTool = out.UnknownTool || t.unlisted()
+		t.span.End(t.ctx, out)
 	}
-	if t.call && !out.UnknownTool {
-		// A tool the upstream did not list is _OTHER on the metric: a name
-		// a client invents must not make a new series.
-		tools := t.tools
-		if tools == nil {
-			tools = &t.g.tools
-		}
-		out.UnknownTool = tools.get(t.tool) == nil
-	}
-	t.span.End(t.ctx, out)
 }
 
-// outcome is what the response m says of the request, as core/otel's
-// fronts read their SDKs' answers: a JSON-RPC error is its code; a tool
-// result with isError is tool_error with its envelope's error_type and
-// incident_id.
-func (t *traced) outcome(m *message) coreotel.Outcome {
+// once reports whether the span is still to end, and marks it ended.
+func (t *traced) once() bool { return t != nil && t.ended.CompareAndSwap(false, true) }
+
+// unlisted reports whether the request calls a tool the upstream did not
+// list: _OTHER on the metric, since a name a client invents must not make
+// a new series.
+func (t *traced) unlisted() bool {
+	if !t.call {
+		return false
+	}
+	tools := t.tools
+	if tools == nil {
+		tools = &t.g.tools
+	}
+	return tools.get(t.tool) == nil
+}
+
+// answer reads the response m as core/otel reads every consumer's answer:
+// a JSON-RPC error's code; of a tools/call result, what pipeline.Decide
+// reads and its content. A result that cannot be an error is not decoded
+// unless its text is recorded.
+func (t *traced) answer(m *message) coreotel.Answer[json.RawMessage] {
 	if len(m.Error) > 0 {
 		var e struct {
 			Code int `json:"code"`
 		}
 		_ = json.Unmarshal(m.Error, &e)
-		return coreotel.RPCError(e.Code)
-	}
-	if !t.call {
-		return coreotel.Outcome{}
-	}
-	records := t.g.in.RecordsResults()
-	if !records && !mayBeError(m.Result) {
-		return coreotel.Outcome{} // a success: no decoding of the result
+		return coreotel.Answer[json.RawMessage]{Answer: pipeline.Answer{Err: true}, Code: e.Code}
 	}
 	var res result
-	if json.Unmarshal(m.Result, &res) != nil {
-		return coreotel.Outcome{}
+	if !t.call || (!t.g.in.RecordsResults() && !mayBeError(m.Result)) || json.Unmarshal(m.Result, &res) != nil {
+		return coreotel.Answer[json.RawMessage]{} // a success
 	}
-	if !res.IsError {
-		if records {
-			t.span.Result(res.text())
-		}
-		return coreotel.Outcome{}
-	}
-	return coreotel.ToolError(res.firstText())
-}
-
-// firstText is the text of the result's first content item, where an
-// envelope is.
-func (r *result) firstText() string {
-	if len(r.Content) == 0 {
-		return ""
-	}
-	var item struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(r.Content[0], &item) != nil || item.Type != "text" {
-		return ""
-	}
-	return item.Text
+	return coreotel.Answer[json.RawMessage]{Answer: res.answer(), Content: res.Content, Text: itemText}
 }
 
 // listed reports whether the upstream's tools/list named tool.

@@ -192,6 +192,42 @@ func TestTelemetryJSONRPCErrorPassedThrough(t *testing.T) {
 	oteltest.NoLeak(t, span, r.PointOf(t, "prompts/get", true))
 }
 
+// A JSON-RPC error with code 0, go-sdk's answer to a plain Go error, is
+// an internal error on the span, as the go-sdk front records that same
+// error (core/otel: one reading of an answer for every consumer).
+func TestTelemetryErrorWithoutACode(t *testing.T) {
+	s, r := traced(t)
+	resp := s.request("prompts/get", `{"name":"no_code"}`)
+	if e, ok := resp["error"].(map[string]any); !ok || e["code"] != float64(0) {
+		t.Fatalf("want the child's error with code 0, got %v", resp)
+	}
+	attrs := oteltest.Values(r.Span(t).Attributes())
+	if attrs[oteltest.ErrorType] != "-32603" || attrs[oteltest.RPCStatusCode] != "-32603" {
+		t.Errorf("error.type %q, rpc.response.status_code %q: want -32603", attrs[oteltest.ErrorType], attrs[oteltest.RPCStatusCode])
+	}
+}
+
+// With results recorded, a success's text items are joined with a line
+// break and a failure's text is never recorded, as on both fronts
+// (core/otel/oteltest's "results recorded" cases).
+func TestTelemetryResultsOfSuccessesOnly(t *testing.T) {
+	r := newRig()
+	s := start(t, proxy.WithTelemetry(coreotel.WithTracerProvider(r.TracerProvider), coreotel.WithMeterProvider(r.MeterProvider),
+		coreotel.WithResults()))
+	t.Cleanup(func() { r.balanced(t) })
+	s.request("tools/list", `{}`)
+	r.Spans.Reset()
+	s.call("texts", `{}`)
+	if got := oteltest.Values(r.Span(t).Attributes())[oteltest.Result]; got != strings.Join(oteltest.TextItems, "\n") {
+		t.Errorf("result %q, want the text items joined with a line break", got)
+	}
+	r.Spans.Reset()
+	s.call("fail_text", args)
+	if v, ok := oteltest.Values(r.Span(t).Attributes())[oteltest.Result]; ok {
+		t.Errorf("a failure's text recorded: %q", v)
+	}
+}
+
 // A call the client cancels gets no answer; its span ends all the same,
 // with error.type cancelled.
 func TestTelemetryCancelledCall(t *testing.T) {

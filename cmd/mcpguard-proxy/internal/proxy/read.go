@@ -265,15 +265,6 @@ func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span
 	return nil
 }
 
-func ascii(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // manyNames is how many names of an object are compared pairwise; past
 // it, by a map of their folds.
 const manyNames = 16

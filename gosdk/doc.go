@@ -163,6 +163,8 @@
 //	recover.WithRenderer           -                                 the same
 //	envelope.InternalResult        -                                 builds an mcp-go result; ErrorResult(ctx, req, Internal(err)) here
 //	envelope.FromResult            -                                 reads an mcp-go result; gosdktest.Result.Envelope here
+//	envelope.TextOf                -                                 reads an mcp-go content item's text; go-sdk's *mcp.TextContent is read as it is
+//	envelope.RPCCodeOf             -                                 the JSON-RPC code mcp-go sends for a handler's error; go-sdk sends the error's own
 //	middleware.Default             -                                 Middleware is the whole default chain
 //	-                              Repeats                           the repeated-failure guard sits in the Middleware's own guard; mcp-go's is the layer limit.Repeats
 //	-                              NewRepeats                        builds a Repeats from a core/limit.Repeats; gosdk/limit.Repeats is the usual way

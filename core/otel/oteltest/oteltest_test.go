@@ -43,7 +43,11 @@ func record(c oteltest.Case, env *envelope.Envelope, touch func(ctx context.Cont
 // recordOver is record over transport.
 func recordOver(transport coreotel.Transport, c oteltest.Case, env *envelope.Envelope, touch func(ctx context.Context)) *oteltest.Recorder {
 	rec := oteltest.NewRecorder()
-	in := coreotel.New("example.com/front", coreotel.WithTracerProvider(rec.TracerProvider), coreotel.WithMeterProvider(rec.MeterProvider))
+	opts := []coreotel.Option{coreotel.WithTracerProvider(rec.TracerProvider), coreotel.WithMeterProvider(rec.MeterProvider)}
+	if c.Results {
+		opts = append(opts, coreotel.WithResults())
+	}
+	in := coreotel.New("example.com/front", opts...)
 	for i := range c.Calls() {
 		rec.Spans.Reset()
 		call := coreotel.Call{Method: coreotel.MethodCallTool, Tool: expect.Tool, RequestID: expect.RequestID,
@@ -53,6 +57,8 @@ func recordOver(transport coreotel.Transport, c oteltest.Case, env *envelope.Env
 		if last := i == c.Calls()-1; last {
 			if env != nil {
 				out = coreotel.ToolError(string(env.Marshal()))
+			} else if c.Results {
+				span.Result(c.Result) // a success's text, as a front with WithResults records it
 			}
 			if touch != nil {
 				touch(ctx)

@@ -215,3 +215,37 @@ func TestPointsReportsAMetricOfAnotherShape(t *testing.T) {
 		t.Errorf("a counter: %q", p.msgs)
 	}
 }
+
+// recordBare records c as a front's telemetry layer with no chain inside
+// it does: the JSON-RPC error its SDK answers with code, or the envelope
+// a handler wrote itself.
+func recordBare(c oteltest.Case, code int) *oteltest.Recorder {
+	rec := oteltest.NewRecorder()
+	in := coreotel.New("example.com/front", coreotel.WithTracerProvider(rec.TracerProvider), coreotel.WithMeterProvider(rec.MeterProvider))
+	call := coreotel.Call{Method: coreotel.MethodCallTool, Tool: expect.Tool, RequestID: expect.RequestID,
+		ProtocolVersion: expect.ProtocolVersion, SessionID: expect.SessionID, Transport: coreotel.TransportStdio}
+	ctx, span := in.Start(context.Background(), &call)
+	if c.Code != "" {
+		span.End(ctx, coreotel.ToolError(string(rendered(c).Marshal())))
+	} else {
+		span.End(ctx, coreotel.RPCError(code))
+	}
+	return rec
+}
+
+// Every bare case, recorded as a bare front records it, passes
+// CheckBare; a JSON-RPC error recorded under another code, or as a
+// success, does not.
+func TestCheckBareAcceptsWhatABareFrontRecords(t *testing.T) {
+	for _, c := range oteltest.BareCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			oteltest.CheckBare(t, recordBare(c, -32603), c, -32603)
+			if c.Code == "" {
+				oteltest.CheckBare(t, recordBare(c, -32603), c, 0) // go-sdk's code 0 for a plain error is -32603
+				if p := reports(func(tb testing.TB) { oteltest.CheckBare(tb, recordBare(c, -32602), c, -32603) }); len(p.msgs) == 0 {
+					t.Error("CheckBare accepted another JSON-RPC code")
+				}
+			}
+		})
+	}
+}

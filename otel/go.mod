@@ -25,7 +25,7 @@ require (
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
-	github.com/mcpguard/mcpguard/core v0.0.0 // indirect
+	github.com/mcpguard/mcpguard/core v0.0.0
 	github.com/mcpguard/mcpguard/core/otel v0.0.0
 	github.com/mcpguard/mcpguard/internal v0.0.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect

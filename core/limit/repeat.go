@@ -102,13 +102,26 @@ type Caller struct {
 func (c Caller) key() string {
 	switch {
 	case c.Key != "":
-		return c.Key
+		return bounded("key\x00", c.Key)
 	case c.Session != "":
-		return "session\x00" + c.Session
+		return bounded("session\x00", c.Session)
 	case c.Credential != "":
 		return "credential\x00" + c.credential()
 	}
 	return ""
+}
+
+// maxCallerKey bounds the bytes a caller's name takes in a store: a
+// longer key or session ID (a client chooses its Mcp-Session-Id header,
+// up to a megabyte) is named by its SHA-256 digest.
+const maxCallerKey = 64
+
+func bounded(kind, key string) string {
+	if len(key) <= maxCallerKey {
+		return kind + key
+	}
+	sum := sha256.Sum256([]byte(key))
+	return kind + "sha256\x00" + string(sum[:])
 }
 
 // credential is the fingerprint of the caller's credentials: 16 bytes of

@@ -158,6 +158,17 @@ func TestRepeatsScopesCountsToTheirCaller(t *testing.T) {
 	for range 5 {
 		require.NoError(t, run(t, g, call("", "t", `{"a":1}`), fail(envelope.AccessDenied, "no")), "an anonymous caller is never held back")
 	}
+	// A session ID of a megabyte is named by its digest: another one is
+	// another caller.
+	huge := limit.RepeatCall{Caller: limit.Caller{Session: strings.Repeat("s", 1<<20)}, Tool: "t", Args: []byte(`{}`)}
+	for range 2 {
+		require.NoError(t, run(t, g, huge, fail(envelope.AccessDenied, "no")))
+	}
+	assert.Error(t, admit(g, huge))
+	other1 := huge
+	other1.Caller.Session = strings.Repeat("s", 1<<20-1) + "t"
+	assert.NoError(t, admit(g, other1), "another long session, another caller")
+
 	// Without a key or a session, the credentials name the caller.
 	byCredential := limit.RepeatCall{Caller: limit.Caller{Credential: "Bearer dave"}, Tool: "t", Args: []byte(`{}`)}
 	for range 2 {

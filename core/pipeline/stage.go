@@ -50,16 +50,15 @@ func Admission() []Stage { return append([]Stage(nil), admission[:]...) }
 // it holds back quotes its last failure's steps, which carried them).
 // A consumer that answers a refusal itself, rather than through a chain
 // of layers in [Layers.Ordered] order (mcpguard-proxy), asks this.
-func (s Stage) Hinted() bool { return position(s) > position(Hints) }
-
-// position is s's place in the admission order, -1 for none.
-func position(s Stage) int {
-	for i, a := range admission {
+func (s Stage) Hinted() bool {
+	inside := false
+	for _, a := range admission {
 		if a == s {
-			return i
+			return inside
 		}
+		inside = inside || a == Hints
 	}
-	return -1
+	return false // an unknown stage
 }
 
 // Layers holds a consumer's layers for each stage, of whatever type it
@@ -75,7 +74,7 @@ type Layers[L any] struct {
 // Ordered returns the layers in the admission order, outermost first, the
 // layers of one stage in the order given.
 func (l Layers[L]) Ordered() []L {
-	out := make([]L, 0, len(l.Repeats)+len(l.Hints)+len(l.Limits)+len(l.Declared))
+	var out []L // built once per chain: no capacity to compute
 	for _, s := range admission {
 		out = append(out, l.of(s)...)
 	}

@@ -138,10 +138,10 @@ func (r *Registry) call(ctx context.Context, t *tool, req mcp.CallToolRequest, n
 	// success steps, an input_required round (not an outcome yet: the
 	// client answers and the tool runs again) neither.
 	o := pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType), InputRequests: res.InputRequests != nil})
-	switch {
-	case o == pipeline.ErrorResult && w.Pending():
+	if o == pipeline.ErrorResult && w.Pending() {
 		return r.mergeResult(ctx, t, req, res), nil
-	case o.Policy().SuccessHints && t.HasSuccessHints():
+	}
+	if o.Policy().SuccessHints && t.HasSuccessHints() {
 		return r.success(ctx, t, req, res), nil
 	}
 	return res, nil

@@ -28,6 +28,9 @@ func TestItemRedactsByPosition(t *testing.T) {
 		{"other kind as JSON", redact.Item{JSON: `{"type":"tool_result","text":"` + tok + `"}`},
 			redact.Item{JSON: `{"type":"tool_result","text":"[REDACTED]"}`}},
 		{"other kind, no object", redact.Item{JSON: `"` + tok + `"`}, redact.Item{JSON: `"[REDACTED]"`}},
+		// Not JSON at all, and not once redacted: the item becomes a text
+		// item of the placeholder, never broken JSON on the wire.
+		{"other kind, not JSON", redact.Item{JSON: `{"type":"x","text":` + tok}, redact.Item{JSON: `{"type":"text","text":"[REDACTED]"}`}},
 	} {
 		got, changed := r.Item(tc.in)
 		if !changed || !equalItems(got, tc.want) {

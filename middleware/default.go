@@ -223,22 +223,23 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 
 // hintLayer is the chain's hints layer, or nil without one.
 func hintLayer(o *defaultOptions) server.ToolHandlerMiddleware {
-	switch {
-	case o.hints != nil && len(o.hintRules) > 0:
+	if o.hints != nil && len(o.hintRules) > 0 {
 		panic("middleware.Default: both WithHints and WithHintRegistry; put every rule in one")
-	case o.hints != nil:
-		return o.hints.Middleware()
-	case len(o.hintRules) > 0:
-		var hopts []hints.Option
-		if o.redactor != nil {
-			hopts = append(hopts, hints.WithRedactor(o.redactor))
-		}
-		if o.loggerOn {
-			hopts = append(hopts, hints.WithLogger(o.logger))
-		}
-		return hints.New(o.hintRules, hopts...).Middleware()
 	}
-	return nil
+	if o.hints != nil {
+		return o.hints.Middleware()
+	}
+	if len(o.hintRules) == 0 {
+		return nil
+	}
+	var hopts []hints.Option
+	if o.redactor != nil {
+		hopts = append(hopts, hints.WithRedactor(o.redactor))
+	}
+	if o.loggerOn {
+		hopts = append(hopts, hints.WithLogger(o.logger))
+	}
+	return hints.New(o.hintRules, hopts...).Middleware()
 }
 
 // repeats is the chain's repeated-failure guard, or nil when it is off.

@@ -296,3 +296,33 @@ func TestPlainAddTaskToolIsLogged(t *testing.T) {
 		assert.NotEqual(t, middleware.TaskToolsLogMessage, r["msg"], "a guarded task tool was named: %v", r)
 	}
 }
+
+// One chain on two servers names each server's plain task tools once,
+// each in a record of its own, reading every page of a paginated
+// tools/list.
+func TestPlainAddTaskToolIsLoggedPerServerAcrossPages(t *testing.T) {
+	log := middlewaretest.NewLog(t)
+	chain := middleware.Default(middleware.WithLogger(log.Logger()))
+	ping := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("pong"), nil }
+	s1 := server.NewMCPServer("one", "1.0.0", server.WithTaskCapabilities(true, true, true))
+	s1.Use(chain...)
+	s1.AddTaskTool(mcp.NewTool("a_export", mcp.WithTaskSupport(mcp.TaskSupportRequired)), taskFailures["panic"])
+	s1.AddTool(mcp.NewTool("ping"), ping)
+	s2 := server.NewMCPServer("two", "1.0.0", server.WithTaskCapabilities(true, true, true), server.WithPaginationLimit(2))
+	s2.Use(chain...)
+	for _, name := range []string{"a_ping", "b_ping", "c_ping", "ping"} {
+		s2.AddTool(mcp.NewTool(name), ping)
+	}
+	s2.AddTaskTool(mcp.NewTool("z_export", mcp.WithTaskSupport(mcp.TaskSupportRequired)), taskFailures["panic"])
+	w1, w2 := newTaskWire(t, s1), newTaskWire(t, s2)
+	w1.send("tools/call", map[string]any{"name": "ping"})
+	w2.send("tools/call", map[string]any{"name": "ping"})
+	w1.send("tools/call", map[string]any{"name": "ping"})
+	var tools [][]any
+	for _, r := range log.Records() {
+		if r["msg"] == middleware.TaskToolsLogMessage {
+			tools = append(tools, r["tools"].([]any))
+		}
+	}
+	assert.Equal(t, [][]any{{"a_export"}, {"z_export"}}, tools, "%v", log.Records())
+}

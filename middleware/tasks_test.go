@@ -303,7 +303,9 @@ func TestPlainAddTaskToolIsLogged(t *testing.T) {
 func TestPlainAddTaskToolIsLoggedPerServerAcrossPages(t *testing.T) {
 	log := middlewaretest.NewLog(t)
 	chain := middleware.Default(middleware.WithLogger(log.Logger()))
-	ping := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("pong"), nil }
+	ping := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("pong"), nil
+	}
 	s1 := server.NewMCPServer("one", "1.0.0", server.WithTaskCapabilities(true, true, true))
 	s1.Use(chain...)
 	s1.AddTaskTool(mcp.NewTool("a_export", mcp.WithTaskSupport(mcp.TaskSupportRequired)), taskFailures["panic"])

@@ -78,6 +78,11 @@
 // its slot until the server answered it or the proxy stopped waiting for
 // good ([WithConcurrency] says when).
 //
+// The repeated-failure guard, core/limit's stage every consumer runs, is on
+// by default ([WithRepeats] replaces it, nil turns it off): it holds back,
+// for a short wait, a client's call that already failed three times
+// unchanged, until any call of that client succeeds (repeats.go).
+//
 // # Telemetry
 //
 // [WithTelemetry] traces and measures every client request with core/otel,

@@ -232,7 +232,7 @@ func TestHostileServers(t *testing.T) {
 // package's time under it.
 func TestHostileServersMemory(t *testing.T) {
 	if raceEnabled {
-		t.Skip("the peak heap is measured without the race detector: .ci/run's allocation and heap step")
+		t.Skip("the peak heap is measured without the race detector: the README's test command runs it")
 	}
 	runHostile(t, []hostileCase{
 		{mode: "huge-list", code: 2, want: "more than 10000 tools"},

@@ -163,6 +163,7 @@
 //	recover.WithRenderer           -                                 the same
 //	envelope.InternalResult        -                                 builds an mcp-go result; ErrorResult(ctx, req, Internal(err)) here
 //	envelope.FromResult            -                                 reads an mcp-go result; gosdktest.Result.Envelope here
+//	envelope.ArgumentsOf           -                                 reads an mcp-go call's raw arguments; go-sdk's are req.Params.Arguments as sent
 //	envelope.TextOf                -                                 reads an mcp-go content item's text; go-sdk's *mcp.TextContent is read as it is
 //	envelope.RPCCodeOf             -                                 the JSON-RPC code mcp-go sends for a handler's error; go-sdk sends the error's own
 //	middleware.Default             -                                 Middleware is the whole default chain

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -109,7 +108,7 @@ func Repeats(n int, window time.Duration, opts ...Option) server.ToolHandlerMidd
 // the Authorization header it came with.
 func repeatReader(key func(context.Context, mcp.CallToolRequest) string) func(context.Context, mcp.CallToolRequest) core.RepeatCall {
 	return func(ctx context.Context, req mcp.CallToolRequest) core.RepeatCall {
-		c := core.RepeatCall{Tool: req.Params.Name, Args: arguments(req), Continued: req.Params.RequestState != ""}
+		c := core.RepeatCall{Tool: req.Params.Name, Args: envelope.ArgumentsOf(req), Continued: req.Params.RequestState != ""}
 		if key != nil {
 			c.Caller.Key = key(ctx, req)
 		} else {
@@ -123,16 +122,4 @@ func repeatReader(key func(context.Context, mcp.CallToolRequest) string) func(co
 		}
 		return c
 	}
-}
-
-// arguments are the arguments of a call built in process, as JSON.
-func arguments(req mcp.CallToolRequest) []byte {
-	if len(req.Params.RawArguments) > 0 || req.Params.Arguments == nil {
-		return req.Params.RawArguments
-	}
-	b, err := json.Marshal(req.Params.Arguments)
-	if err != nil {
-		return nil
-	}
-	return b
 }

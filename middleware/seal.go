@@ -2,12 +2,12 @@ package middleware
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/envelope"
 )
 
 // SealState returns the layer that protects the requestState of multi
@@ -36,7 +36,7 @@ func SealState(g *seal.Guard) server.ToolHandlerMiddleware {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var b *seal.Binding
 			if sealed := req.Params.RequestState; sealed != "" {
-				bind := g.Binding(ctx, req.Params.Name, rawArguments(req))
+				bind := g.Binding(ctx, req.Params.Name, envelope.ArgumentsOf(req))
 				b = &bind
 				state, err := g.Open(ctx, bind, sealed)
 				if err != nil {
@@ -49,7 +49,7 @@ func SealState(g *seal.Guard) server.ToolHandlerMiddleware {
 				return res, err
 			}
 			if b == nil {
-				bind := g.Binding(ctx, req.Params.Name, rawArguments(req))
+				bind := g.Binding(ctx, req.Params.Name, envelope.ArgumentsOf(req))
 				b = &bind
 			}
 			sealed, serr := g.Seal(*b, res.RequestState)
@@ -61,22 +61,6 @@ func SealState(g *seal.Guard) server.ToolHandlerMiddleware {
 			return &out, err
 		}
 	}
-}
-
-// rawArguments returns the call's arguments as the client sent them, or
-// as JSON when the request was built in process.
-func rawArguments(req mcp.CallToolRequest) []byte {
-	if len(req.Params.RawArguments) > 0 {
-		return req.Params.RawArguments
-	}
-	if req.Params.Arguments == nil {
-		return nil
-	}
-	b, err := json.Marshal(req.Params.Arguments)
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 // stateOptions configure the sealing layer of [Default].

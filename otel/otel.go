@@ -2,7 +2,6 @@ package otel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -95,7 +94,7 @@ func toolCall(ctx context.Context, in *coreotel.Instrument, req mcp.CallToolRequ
 		call.Meta = req.Params.Meta.AdditionalFields
 	}
 	if in.RecordsArguments() {
-		call.Arguments = func() string { return arguments(req) }
+		call.Arguments = func() string { return string(envelope.ArgumentsOf(req)) }
 	}
 	return call
 }
@@ -159,17 +158,6 @@ func ResourceMiddleware(opts ...Option) server.ResourceHandlerMiddleware {
 			return res, err
 		}
 	}
-}
-
-func arguments(req mcp.CallToolRequest) string {
-	if len(req.Params.RawArguments) > 0 {
-		return string(req.Params.RawArguments)
-	}
-	b, err := json.Marshal(req.Params.Arguments)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 func formatID(id any) string {

@@ -23,7 +23,19 @@ var ErrNotCanonical = errors.New("wire: not a JSON value with a canonical form")
 // returns the result, or dst unchanged and [ErrNotCanonical]. White space
 // around the value is allowed; anything else after it is not.
 func Canonical(dst, src []byte) ([]byte, error) {
-	c := canon{src: src, out: dst}
+	return canonical(canon{src: src, out: dst})
+}
+
+// CanonicalDocument is [Canonical] for a document whose readers match
+// member names exactly, such as a tool definition and its JSON Schemas,
+// where properties "id" and "ID" are two: it refuses only members whose
+// names are equal, not those that merely fold alike.
+func CanonicalDocument(dst, src []byte) ([]byte, error) {
+	return canonical(canon{src: src, out: dst, exact: true})
+}
+
+func canonical(c canon) ([]byte, error) {
+	dst := c.out
 	c.space()
 	if !c.value(0) {
 		return dst, ErrNotCanonical
@@ -81,9 +93,10 @@ func writeArguments(h hash.Hash, args []byte) bool {
 }
 
 type canon struct {
-	src []byte
-	i   int
-	out []byte
+	src   []byte
+	i     int
+	out   []byte
+	exact bool // names need only differ exactly, not in their fold
 }
 
 func (c *canon) space() {
@@ -208,7 +221,7 @@ func (c *canon) object(depth int) bool {
 		}
 		c.i++
 	}
-	if !distinct(members) {
+	if !distinct(members, c.exact) {
 		return false // readers would disagree on which member is meant
 	}
 	slices.SortFunc(members, func(a, b member) int { return compareUTF16(a.name, b.name) })
@@ -228,13 +241,17 @@ func (c *canon) object(depth int) bool {
 // distinct reports whether no two members' names fold alike (encoding/json
 // matches a member to a field whatever its case, and keeps the last of
 // two; other readers keep the first, or match exactly).
-func distinct(members []member) bool {
+// With exact, names are compared as they are.
+func distinct(members []member, exact bool) bool {
 	if len(members) < 2 {
 		return true
 	}
 	seen := make(map[string]struct{}, len(members))
 	for _, m := range members {
-		f := Fold(m.name)
+		f := m.name
+		if !exact {
+			f = Fold(f)
+		}
 		if _, dup := seen[f]; dup {
 			return false
 		}

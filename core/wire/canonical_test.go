@@ -161,3 +161,18 @@ func sameValue(a, b any) bool {
 	}
 	return a == b
 }
+
+// A document's names need only differ exactly: "id" and "ID" are two
+// properties to a JSON Schema, while a repeated name is still refused.
+func TestCanonicalDocumentRefusesOnlyEqualNames(t *testing.T) {
+	got, err := wire.CanonicalDocument(nil, []byte(`{"properties":{"id":{},"ID":{}}}`))
+	if err != nil || string(got) != `{"properties":{"ID":{},"id":{}}}` {
+		t.Errorf("CanonicalDocument = %s, %v", got, err)
+	}
+	if _, err := wire.Canonical(nil, []byte(`{"id":1,"ID":2}`)); err == nil {
+		t.Error("Canonical kept names that fold alike")
+	}
+	if _, err := wire.CanonicalDocument(nil, []byte(`{"a":{"id":1,"id":2}}`)); err == nil {
+		t.Error("CanonicalDocument kept a repeated name")
+	}
+}

@@ -1,0 +1,197 @@
+package pin
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/mcpguard/mcpguard/core/wire"
+)
+
+// Version is the lock format version [Lock.WriteTo] writes.
+const Version = 2
+
+// MaxLockBytes bounds the lock [ReadLock] reads.
+const MaxLockBytes = 64 << 20
+
+// Lock is a set of approved tool definitions: mcpguard-audit's baseline
+// file. Build one with [NewLock] from a server's listing or read one with
+// [ReadLock]; it is not changed after.
+type Lock struct {
+	server string
+	fields []string
+	tools  []Tool
+	byName map[string]int
+}
+
+// Tool is one approved definition of a [Lock].
+type Tool struct {
+	// Name is the tool's name.
+	Name string `json:"name"`
+	// SHA256 is the hex SHA-256 of Definition.
+	SHA256 string `json:"sha256"`
+	// Definition is the pinned part of the tool's definition in RFC 8785
+	// canonical form.
+	Definition json.RawMessage `json:"definition"`
+}
+
+// NewLock pins the tool definitions of a listing (each the JSON object
+// tools/list carries) under the server's name. It refuses a definition
+// with no canonical form, and two tools of one name.
+func NewLock(server string, tools []json.RawMessage) (*Lock, error) {
+	l := &Lock{server: server, fields: Fields, byName: make(map[string]int, len(tools))}
+	for _, t := range tools {
+		name, def, sum, err := Definition(t)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.add(Tool{Name: name, SHA256: sum, Definition: def}); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(l.tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	for i, t := range l.tools {
+		l.byName[t.Name] = i
+	}
+	return l, nil
+}
+
+func (l *Lock) add(t Tool) error {
+	if _, dup := l.byName[t.Name]; dup {
+		return fmt.Errorf("pin: two tools named %q", t.Name)
+	}
+	l.byName[t.Name] = len(l.tools)
+	l.tools = append(l.tools, t)
+	return nil
+}
+
+// Server is the name of the server the lock was written from.
+func (l *Lock) Server() string { return l.server }
+
+// Tools returns the approved tools, sorted by name.
+func (l *Lock) Tools() []Tool { return slices.Clone(l.tools) }
+
+// Tool returns the approved definition of the tool named name.
+func (l *Lock) Tool(name string) (Tool, bool) {
+	i, ok := l.byName[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return l.tools[i], true
+}
+
+// Pin returns the pinned part of a listed tool definition as this lock
+// reads definitions (a version 1 lock pins no title), or [ErrDefinition].
+func (l *Lock) Pin(tool []byte) (Tool, error) {
+	name, def, sum, err := definition(tool, l.fields)
+	return Tool{Name: name, SHA256: sum, Definition: def}, err
+}
+
+// WriteTo writes the lock as JSON, one line per tool, sorted by name.
+func (l *Lock) WriteTo(w io.Writer) (int64, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\"mcpguard_baseline\": %d, \"server\": %s, \"tools\": [", Version, quote(l.server))
+	for i, t := range l.tools {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n  {\"name\": %s, \"sha256\": %q, \"definition\": %s}", quote(t.Name), t.SHA256, t.Definition)
+	}
+	b.WriteString("\n]}\n")
+	return b.WriteTo(w)
+}
+
+// quote writes s as a JSON string without escaping <, > and &.
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// lockFile is a lock as it is written.
+type lockFile struct {
+	Version int    `json:"mcpguard_baseline"`
+	Server  string `json:"server"`
+	Tools   []Tool `json:"tools"`
+}
+
+// ReadLock reads a lock written by [Lock.WriteTo] (format 2) or an
+// mcpguard-audit baseline of format 1. It refuses a lock over
+// [MaxLockBytes], an unknown format, two tools of one name, and any
+// definition whose digest does not match it (edited by hand).
+func ReadLock(r io.Reader) (*Lock, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxLockBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("pin: lock: %w", err)
+	}
+	if len(data) > MaxLockBytes {
+		return nil, fmt.Errorf("pin: lock: over %d bytes", MaxLockBytes)
+	}
+	if _, err := wire.CanonicalDocument(nil, data); err != nil {
+		return nil, fmt.Errorf("pin: lock: not JSON, or a member named twice")
+	}
+	var f lockFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("pin: lock: %w", err)
+	}
+	l := &Lock{server: f.Server, byName: make(map[string]int, len(f.Tools))}
+	switch f.Version {
+	case Version:
+		l.fields = Fields
+	case 1:
+		l.fields = fieldsV1
+	default:
+		return nil, fmt.Errorf("pin: lock: format %d, want %d (write it again with mcpguard-audit --baseline)", f.Version, Version)
+	}
+	for _, t := range f.Tools {
+		p, err := l.read(f.Version, t)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.add(p); err != nil {
+			return nil, fmt.Errorf("pin: lock: %w", err)
+		}
+	}
+	return l, nil
+}
+
+// read checks one tool of a lock of format version and returns it as
+// this package pins it.
+func (l *Lock) read(version int, t Tool) (Tool, error) {
+	edited := fmt.Errorf("pin: lock: the digest of %q does not match its definition (edited by hand?); write it again with mcpguard-audit --baseline", t.Name)
+	if version == 1 && digestV1(t.Definition) != t.SHA256 {
+		return Tool{}, edited
+	}
+	p, err := l.Pin(t.Definition)
+	if err != nil || p.Name != t.Name {
+		return Tool{}, edited
+	}
+	if version == Version && p.SHA256 != t.SHA256 {
+		return Tool{}, edited
+	}
+	return p, nil
+}
+
+// digestV1 is a format 1 baseline's digest: encoding/json's encoding of
+// the decoded definition, keys sorted, HTML not escaped.
+func digestV1(def json.RawMessage) string {
+	var v any
+	if json.Unmarshal(def, &v) != nil {
+		return ""
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return ""
+	}
+	s := sha256.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
+	return hex.EncodeToString(s[:])
+}

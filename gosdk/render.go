@@ -267,6 +267,13 @@ func baseResult(req *mcp.CallToolRequest, from *mcp.CallToolResult) *mcp.CallToo
 	return &res
 }
 
+// MultiRoundTrip reports whether the client of req negotiated multi
+// round-trip requests (MCP 2026-07-28 or later), whose SDK acts on an
+// input_required result by itself, as go-sdk decides it.
+func MultiRoundTrip(req *mcp.CallToolRequest) bool {
+	return req != nil && req.Session != nil && speaksResultType(req.Session)
+}
+
 // speaksResultType reports whether the client of ss reads resultType, as
 // go-sdk's clientSupportsMultiRoundTrip decides: a session without
 // initialize parameters (the stateless protocol) speaks the latest.

@@ -16,6 +16,8 @@ import (
 // rate-limited call: execution_failed, retryable, with retry_after_ms set
 // to the wait bound (at least 100 ms) and a step that says to wait that
 // long. A call whose client gives up while it waits is answered at once.
+// A client that negotiated MCP 2026-07-28 is held on, within
+// [WithHoldCap] and its deadline, until a slot frees, as [Rate] holds it.
 //
 // n bounds the handlers running, not the callers waiting for an answer: a
 // call that [Timeout] answered at its deadline while its handler, which
@@ -27,14 +29,14 @@ import (
 // load, and does not allocate. Concurrency panics unless n >= 1.
 func Concurrency(n int, opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
-	slots, overlay := o.Slots(n), envelope.NewOverlay(o.EnvelopeOptions()...)
+	stage, overlay := o.SlotStage(n, holdCall), envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			call := func() (*mcp.CallToolResult, error) { return next(ctx, req) }
 			refuse := func(err error) *mcp.CallToolResult {
 				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err)
 			}
-			return core.Hold(ctx, slots, req.Params.Name, call, refuse)
+			return core.HoldSlot(ctx, stage, req.Params.Name, req, call, refuse, nil)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/time/rate"
 
+	core "github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -19,7 +20,15 @@ import (
 // A refused call never reaches the handler. It is answered with an
 // execution_failed envelope, retryable, whose retry_after_ms says when the
 // bucket will have a token again, and whose next step says to wait that
-// long.
+// long. A client that negotiated MCP 2026-07-28 (multi round-trip) is not
+// answered so when its token is at most [WithHoldCap] away (3 s by
+// default) and within the call's deadline: the call is held until its
+// token, reserved in order, is there, and then runs, so that its model
+// sees the result, not a refusal (a model turn spent on waiting). At most
+// 128 calls of one key and 1024 in all are held at once; the others, and
+// clients of older revisions, are answered at once, as before. Held calls
+// never run faster than the rate: each runs with its own token (with
+// [WithStore], taken from the store once the wait is over).
 //
 // Memory is bounded in bytes: at most [WithMaxKeys] buckets (default
 // [DefaultMaxKeys]) exist at once, and each keeps at most 64 bytes of its
@@ -35,17 +44,25 @@ import (
 // burst >= 1; rate.Inf turns it off.
 func Rate(r rate.Limit, burst int, opts ...Option) server.ToolHandlerMiddleware {
 	o := evaluate(opts)
-	allow := o.Rate(r, burst)
-	if allow == nil {
+	stage := o.RateStage(r, burst, holdCall)
+	if stage == nil {
 		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	}
 	overlay := envelope.NewOverlay(o.EnvelopeOptions()...)
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if err := allow(ctx, req.Params.Name, req); err != nil {
+			if _, a, err := stage.Admit(ctx, req.Params.Name, req); a == core.Refused || a == core.Shed {
 				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
 			}
 			return next(ctx, req)
 		}
 	}
+}
+
+// holdCall reads a refused call as core/limit's holds do. This front never
+// sheds: mcp-go's server writes no empty inputRequests, which go-sdk's
+// client (v1.8.0) needs to see load shedding (without it, it hands its
+// caller an empty result), so a call it cannot hold gets its refusal.
+func holdCall(ctx context.Context, _ mcp.CallToolRequest) core.HoldCall {
+	return core.HoldCall{Modern: mcp.IsModernProtocol(server.RequestProtocolVersion(ctx))}
 }

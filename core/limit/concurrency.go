@@ -66,6 +66,11 @@ type Slot struct{ c chan struct{} }
 // ctx.Err() when the caller gave up first. A slot free at once costs a
 // channel operation and no allocation.
 func (s *Slots) Acquire(ctx context.Context, tool string) (Slot, error) {
+	return s.acquireWithin(ctx, tool, s.maxWait)
+}
+
+// acquireWithin is Acquire, waiting up to wait for a slot.
+func (s *Slots) acquireWithin(ctx context.Context, tool string, wait time.Duration) (Slot, error) {
 	c := s.shared
 	if s.perTool {
 		v, ok := s.tools.Load(tool)
@@ -74,7 +79,7 @@ func (s *Slots) Acquire(ctx context.Context, tool string) (Slot, error) {
 		}
 		c = v.(chan struct{})
 	}
-	if acquire(ctx, c, s.maxWait) {
+	if acquire(ctx, c, wait) {
 		return Slot{c}, nil
 	}
 	if err := ctx.Err(); err != nil {

@@ -59,6 +59,18 @@
 //     one is logged with an incident ID; no goroutine outlives the
 //     handler.
 //
+// # Holding instead of refusing
+//
+// A refusal costs an agent a model turn. [Absorb] is the stage every
+// consumer runs on a refused call ([RateStage.Admit], [HoldSlot]): a call
+// of a client that negotiated multi round-trip requests (MCP 2026-07-28)
+// whose wait fits [WithHoldCap] ([DefaultHoldCap]) and its deadline is
+// held on a timer until the limit admits it (a token reserved in order in
+// process, the same Allow asked again of a shared store), bounded per
+// caller ([HoldPerCaller]) and in all ([HoldMax]); a call that cannot be
+// held is [Shed] where the consumer can answer so, else refused as
+// before, as is every older client's.
+//
 // # Stores
 //
 // [Rate] is the in-process store's buckets. A front given a [Store] asks

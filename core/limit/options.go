@@ -35,6 +35,8 @@ type Options[R any] struct {
 	repeatStore  RepeatStore
 	envOpts      []envelope.Option
 	logger       *slog.Logger
+	holdCap      time.Duration
+	holdSet      bool
 }
 
 // Evaluate applies opts, in order (a nil one is skipped), over the

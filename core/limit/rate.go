@@ -71,12 +71,32 @@ func NewRate(r rate.Limit, burst, maxKeys int) *Rate {
 // at most 64 bytes does not allocate.
 func (b *Rate) Allow(tool, key string, now time.Time) error {
 	if wait, ok := b.allow(newKey(tool, key), now); !ok {
-		if key == "" {
-			return Refusal(b.whyAll, wait)
-		}
-		return Refusal(b.why, wait)
+		return Refusal(b.whyOf(key), wait)
 	}
 	return nil
+}
+
+// Reserve takes a token from the bucket of key and tool that will be
+// there within the wait within: it returns how long until it is, for the
+// call to wait before it runs, or the refusal Allow returns when the
+// token is further away (and takes nothing). A token reserved is taken
+// now, so that the calls after it see the bucket that much emptier: held
+// calls are admitted in the order they came, and never faster than the
+// rate.
+func (b *Rate) Reserve(tool, key string, now time.Time, within time.Duration) (time.Duration, error) {
+	wait, ok := b.reserve(newKey(tool, key), now, within)
+	if !ok {
+		return 0, Refusal(b.whyOf(key), wait)
+	}
+	return wait, nil
+}
+
+// whyOf is the message of a refusal for key.
+func (b *Rate) whyOf(key string) string {
+	if key == "" {
+		return b.whyAll
+	}
+	return b.why
 }
 
 // rateWhy is the message of a refusal by a limit of r calls per second
@@ -166,13 +186,43 @@ func (b *Rate) allow(k bucketKey, now time.Time) (time.Duration, bool) {
 	return wait, ok
 }
 
+// reserve reserves a token of k's bucket that is there within the wait
+// within, and reports how long until it is; or, when it is further away,
+// reserves nothing and reports how long until the bucket has a token.
+func (b *Rate) reserve(k bucketKey, now time.Time, within time.Duration) (time.Duration, bool) {
+	lim := b.global
+	var s *shard
+	if k != (bucketKey{}) {
+		h := maphash.String(b.seed, k.key)
+		if k.tool != "" {
+			h ^= maphash.String(b.seed, k.tool)
+		}
+		s = &b.shards[h%shardCount]
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		lim = b.get(s, k, now)
+	}
+	r := lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); r.OK() && d <= within {
+		return d, true
+	}
+	r.CancelAt(now)
+	return b.untilToken(lim, now), false
+}
+
 func (b *Rate) take(lim *rate.Limiter, now time.Time) (time.Duration, bool) {
 	if lim.AllowN(now, 1) {
 		return 0, true
 	}
+	return b.untilToken(lim, now), false
+}
+
+// untilToken is how long until lim has a whole token again (counting
+// the tokens reserved ahead), at least a millisecond.
+func (b *Rate) untilToken(lim *rate.Limiter, now time.Time) time.Duration {
 	missing := 1 - lim.TokensAt(now)
 	wait := time.Duration(missing / float64(b.r) * float64(time.Second))
-	return max(wait, time.Millisecond), false
+	return max(wait, time.Millisecond)
 }
 
 // get returns k's bucket in s, which the caller has locked: a new one if

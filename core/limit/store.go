@@ -103,14 +103,25 @@ func StoreKey(prefix, tool, key string) string {
 // else through store ([NewShared] with o, whose local buckets keep at
 // most maxKeys too). It panics as those do.
 func Decider(store Store, r rate.Limit, burst, maxKeys int, o StoreOptions) func(ctx context.Context, bucket, key, tool string) error {
+	allow, _ := deciders(store, r, burst, maxKeys, o)
+	return allow
+}
+
+// deciders returns the Decider of store and how its buckets reserve a
+// token for a call that may wait (see [Shared.ReserveCall]).
+func deciders(store Store, r rate.Limit, burst, maxKeys int, o StoreOptions) (allow func(ctx context.Context, bucket, key, tool string) error, reserve func(ctx context.Context, bucket, key, tool string, within time.Duration) (time.Duration, error)) {
 	if store == nil {
 		buckets := NewRate(r, burst, maxKeys)
-		return func(_ context.Context, bucket, key, _ string) error { return buckets.Allow(bucket, key, time.Now()) }
+		return func(_ context.Context, bucket, key, _ string) error { return buckets.Allow(bucket, key, time.Now()) },
+			func(_ context.Context, bucket, key, _ string, within time.Duration) (time.Duration, error) {
+				return buckets.Reserve(bucket, key, time.Now(), within)
+			}
 	}
 	if o.MaxKeys == 0 {
 		o.MaxKeys = maxKeys
 	}
-	return NewShared(store, r, burst, o).AllowCall
+	s := NewShared(store, r, burst, o)
+	return s.AllowCall, s.ReserveCall
 }
 
 // DefaultStoreTimeout is how long a [Shared] rate limit waits for its
@@ -339,6 +350,18 @@ func (s *Shared) AllowCall(ctx context.Context, bucket, key, tool string) error 
 	// A wait outside what one token can take is no verdict of a bucket of
 	// this rate: keep retry_after_ms within it.
 	return Refusal(s.whyOf(key), min(max(wait, time.Millisecond), s.maxWait))
+}
+
+// ReserveCall is AllowCall for a call that may wait up to within for its
+// token: in process it reserves the token ([Rate.Reserve]) and returns
+// how long until it is there; a shared store, which has no reservations,
+// is asked as AllowCall asks it, and a call it refuses is asked again
+// after the wait (see [Absorb]).
+func (s *Shared) ReserveCall(ctx context.Context, bucket, key, tool string, within time.Duration) (time.Duration, error) {
+	if m, ok := s.lim.(memoryLimiter); ok {
+		return m.b.Reserve(bucket, key, time.Now(), within)
+	}
+	return 0, s.AllowCall(ctx, bucket, key, tool)
 }
 
 // answered notes that the store gave a verdict now; at most one write

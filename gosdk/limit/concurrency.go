@@ -15,7 +15,9 @@ import (
 // like a rate-limited call: execution_failed, retryable, with
 // retry_after_ms set to the wait bound (at least 100 ms) and a step that
 // says to wait that long. A call whose client gives up while it waits is
-// answered at once.
+// answered at once. A client that negotiated MCP 2026-07-28 is held on,
+// within [WithHoldCap] and its deadline, until a slot frees, as [Rate]
+// holds it.
 //
 // n bounds the handlers running, not the callers waiting for an answer: a
 // call that [Timeout] answered at its deadline while its handler, which
@@ -26,11 +28,11 @@ import (
 // load, and does not allocate. Concurrency panics unless n >= 1.
 func Concurrency(n int, opts ...Option) mcp.Middleware {
 	o := evaluate(opts)
-	slots, envOpts := o.Slots(n), o.EnvelopeOptions()
+	stage, envOpts := o.SlotStage(n, holdCall), o.EnvelopeOptions()
 	run := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 		call := func() (mcp.Result, error) { return next(ctx, methodCallTool, req) }
 		refuse := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err, envOpts...) }
-		return core.Hold(ctx, slots, tool, call, refuse)
+		return core.HoldSlot(ctx, stage, tool, req, call, refuse, nil)
 	}
 	if o.PerTool() {
 		return perToolCalls(run)

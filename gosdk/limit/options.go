@@ -152,3 +152,24 @@ func WithStoreReplicas(n int) Option { return core.WithStoreReplicas[*mcp.CallTo
 func WithOnStoreUnavailable(fn func(ctx context.Context, err error)) Option {
 	return core.WithOnStoreUnavailable[*mcp.CallToolRequest](fn)
 }
+
+// DefaultHoldCap is how long [Rate] and [Concurrency] hold, by default, a
+// refused call of a client that negotiated MCP 2026-07-28, until the
+// limit admits it, instead of refusing it at once.
+const DefaultHoldCap = core.DefaultHoldCap
+
+// WithHoldCap sets how long [Rate] and [Concurrency] may hold a call of a
+// client that negotiated MCP 2026-07-28 (multi round-trip) until the
+// limit admits it; a call whose wait is longer, or whose deadline is
+// nearer, is refused at once, as for older clients. The default is
+// [DefaultHoldCap]; zero turns holding off. It panics on a negative
+// duration.
+func WithHoldCap(d time.Duration) Option { return core.WithHoldCap[*mcp.CallToolRequest](d) }
+
+// HoldPerCaller bounds the calls of one key that [Rate] or [Concurrency]
+// hold at once, and HoldMax those of all keys: the calls beyond are
+// answered at once.
+const (
+	HoldPerCaller = core.HoldPerCaller
+	HoldMax       = core.HoldMax
+)

@@ -6,8 +6,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
+	core "github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/gosdk"
 )
+
+// holdCall reads a refused call as core/limit's holds do: whether its
+// client negotiated multi round-trip requests. This front holds such a
+// call; it does not shed one yet.
+func holdCall(_ context.Context, req *mcp.CallToolRequest) core.HoldCall {
+	return core.HoldCall{Modern: gosdk.MultiRoundTrip(req)}
+}
 
 // Rate limits tool calls with token buckets (golang.org/x/time/rate): each
 // key gets r calls per second with bursts of up to burst calls. Keys come
@@ -19,7 +27,14 @@ import (
 // A refused call never reaches the handler. It is answered with an
 // execution_failed envelope, retryable, whose retry_after_ms says when the
 // bucket will have a token again, and whose next step says to wait that
-// long.
+// long. A client that negotiated MCP 2026-07-28 (multi round-trip) is not
+// answered so when its token is at most [WithHoldCap] away (3 s by
+// default) and within the call's deadline: the call is held until its
+// token, reserved in order, is there, and then runs, so that its model
+// sees the result rather than spending a turn on a refusal. At most 128
+// calls of one key and 1024 in all are held at once; the others, and
+// clients of older revisions, are answered at once, as before. Held calls
+// never run faster than the rate.
 //
 // Memory is bounded in bytes: at most [WithMaxKeys] buckets (default
 // [DefaultMaxKeys]) exist at once, and each keeps at most 64 bytes of its
@@ -34,12 +49,12 @@ import (
 // Rate panics unless r > 0 and burst >= 1; rate.Inf turns it off.
 func Rate(r rate.Limit, burst int, opts ...Option) mcp.Middleware {
 	o := evaluate(opts)
-	decide, envOpts := o.Rate(r, burst), o.EnvelopeOptions()
-	if decide == nil {
+	stage, envOpts := o.RateStage(r, burst, holdCall), o.EnvelopeOptions()
+	if stage == nil {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
 	allow := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
-		if err := decide(ctx, tool, req); err != nil {
+		if _, a, err := stage.Admit(ctx, tool, req); a == core.Refused || a == core.Shed {
 			return gosdk.ErrorResult(ctx, req, err, envOpts...), nil
 		}
 		return next(ctx, methodCallTool, req)

@@ -1,0 +1,72 @@
+package limit_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpguard/mcpguard/core/limit"
+)
+
+// TestAbsorbBoundsHeldCalls: a flood of refused calls of one caller holds
+// at most its bound at once, and every held call is released when its
+// context ends; one of another caller still has room.
+func TestAbsorbBoundsHeldCalls(t *testing.T) {
+	h := limit.NewHolds(time.Minute, 4, 6)
+	refusal := limit.Refusal("busy", time.Second)
+	never := func(context.Context, time.Duration) (struct{}, time.Duration, error) { return struct{}{}, 0, refusal }
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	answers := make(chan limit.Admission, 20)
+	hold := func(caller string) {
+		defer wg.Done()
+		_, a, _ := limit.Absorb(ctx, h, limit.HoldCall{Caller: caller, Modern: true, CanShed: true}, refusal, never)
+		answers <- a
+	}
+	for range 10 {
+		wg.Add(1)
+		go hold("alice")
+	}
+	assert.Eventually(t, func() bool { return len(answers) == 6 }, 5*time.Second, time.Millisecond)
+	assert.Equal(t, 4, h.HeldNow())
+	wg.Add(3)
+	go hold("bob")
+	go hold("bob")
+	go hold("bob")
+	assert.Eventually(t, func() bool { return len(answers) == 7 }, 5*time.Second, time.Millisecond)
+	assert.Equal(t, 6, h.HeldNow(), "all callers together hold at most the max")
+	cancel()
+	wg.Wait()
+	close(answers)
+	counts := map[limit.Admission]int{}
+	for a := range answers {
+		counts[a]++
+	}
+	assert.Equal(t, map[limit.Admission]int{limit.Shed: 7, limit.Refused: 6}, counts)
+	assert.Zero(t, h.HeldNow())
+}
+
+// TestAbsorbAnswersOlderClientsAndLongWaitsAsBefore: no hold, no shed.
+func TestAbsorbAnswersOlderClientsAndLongWaitsAsBefore(t *testing.T) {
+	h := limit.NewHolds(time.Second, 4, 6)
+	try := func(context.Context, time.Duration) (int, time.Duration, error) {
+		t.Fatal("asked again")
+		return 0, 0, nil
+	}
+	for name, c := range map[string]struct {
+		call limit.HoldCall
+		wait time.Duration
+	}{
+		"older client": {limit.HoldCall{CanShed: true}, time.Millisecond},
+		"long wait":    {limit.HoldCall{Modern: true, CanShed: true}, 2 * time.Second},
+		"past rounds":  {limit.HoldCall{Modern: true, CanShed: true, Rounds: limit.ShedRounds}, 2 * time.Second},
+	} {
+		refusal := limit.Refusal("busy", c.wait)
+		_, a, err := limit.Absorb(context.Background(), h, c.call, refusal, try)
+		assert.Equal(t, limit.Refused, a, name)
+		assert.Same(t, refusal, err, name)
+	}
+}

@@ -174,12 +174,7 @@ func SetRetryAfter(err error, d time.Duration) error {
 // first, or 0 when none did: how long a refused call should wait, for a
 // layer that acts on it (core/limit holds such a call instead of
 // answering it).
-func RetryAfterOf(err error) time.Duration {
-	if err == nil {
-		return 0
-	}
-	return collect(err).retryAfter
-}
+func RetryAfterOf(err error) time.Duration { return collect(err).retryAfter }
 
 // details is what walking an error chain collects.
 type details struct {

@@ -196,3 +196,23 @@ func TestDecorationsOfNilAndNothing(t *testing.T) {
 		assert.Same(t, plain, errors.Unwrap(d))
 	}
 }
+
+func TestRetryAfterOfReadsTheOutermostWait(t *testing.T) {
+	inner := envelope.SetRetryAfter(envelope.New(envelope.ExecutionFailed, "busy"), time.Second)
+	outer := envelope.SetRetryAfter(fmt.Errorf("rate: %w", inner), 2*time.Second)
+	for _, c := range []struct {
+		err  error
+		want time.Duration
+	}{
+		{nil, 0},
+		{errors.New("plain"), 0},
+		{inner, time.Second},
+		{fmt.Errorf("wrapped: %w", inner), time.Second},
+		{outer, 2 * time.Second},
+		{errors.Join(errors.New("other"), inner), time.Second},
+	} {
+		if got := envelope.RetryAfterOf(c.err); got != c.want {
+			t.Errorf("RetryAfterOf(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}

@@ -37,6 +37,9 @@ func definition(tool []byte, fields []string) (name string, canonical []byte, su
 	if json.Unmarshal(whole, &members) != nil || members == nil {
 		return "", nil, "", ErrDefinition
 	}
+	if !foldDistinct(members) {
+		return "", nil, "", fmt.Errorf("%w: two members whose names differ only in case", ErrDefinition)
+	}
 	if json.Unmarshal(members["name"], &name) != nil || name == "" {
 		return "", nil, "", fmt.Errorf("%w: no name", ErrDefinition)
 	}
@@ -55,6 +58,39 @@ func definition(tool []byte, fields []string) (name string, canonical []byte, su
 		return "", nil, "", ErrDefinition
 	}
 	return name, canonical, digest(canonical), nil
+}
+
+// structs are the members SDK clients decode into Go structs, where
+// encoding/json matches a name whatever its case and keeps the last of
+// two: {"description":"a","Description":"b"} reads as "b" there.
+var structs = []string{"inputSchema", "outputSchema", "annotations"}
+
+// foldDistinct reports whether no two names of the definition, or of a
+// member decoded into a struct, fold alike. Names inside a schema's
+// properties are data, read exactly, and may ("id" and "ID").
+func foldDistinct(members map[string]json.RawMessage) bool {
+	if !distinctFolds(members) {
+		return false
+	}
+	for _, k := range structs {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(members[k], &inner) == nil && !distinctFolds(inner) {
+			return false
+		}
+	}
+	return true
+}
+
+func distinctFolds(members map[string]json.RawMessage) bool {
+	seen := make(map[string]bool, len(members))
+	for k := range members {
+		f := wire.Fold(k)
+		if seen[f] {
+			return false
+		}
+		seen[f] = true
+	}
+	return true
 }
 
 func digest(canonical []byte) string {

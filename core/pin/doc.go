@@ -13,7 +13,11 @@
 // their SHA-256, one line per tool so a review sees one changed line per
 // changed tool. Member order, white space and number spelling are not
 // part of a definition: a server that lists the same tool again, in
-// another order, matches its pin. A lock edited by hand no longer reads
+// another order, matches its pin. A definition two readers could read
+// differently has no pin and is held back: a name twice, or two names
+// that differ only in case where Go clients decode into structs (the
+// definition, its schemas' and its annotations' own members), since
+// encoding/json would read {"description":"a","Description":"b"} as "b". A lock edited by hand no longer reads
 // ([ReadLock] checks every digest). Version 1 baselines, which pinned no
 // title, still read, and keep comparing without it.
 //

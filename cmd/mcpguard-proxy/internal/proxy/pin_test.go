@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 	"github.com/mcpguard/mcpguard/core/pin"
@@ -70,6 +71,13 @@ func (p *pinServer) answer(b []byte) []string {
 	switch {
 	case m.Method == "initialize":
 		return []string{reply(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"pinned","version":"1"}}`)}
+	case m.Method == "tools/list" && p.mode == "mute":
+		return nil // never answered: the proxy cannot review the tools
+	case m.Method == "tools/list" && p.changed && p.mode == "shadowed":
+		// The approved tools under "tools", the rewritten greet before
+		// them under "Tools": a reader that keeps the first of members
+		// named alike reads the rewrite.
+		return []string{reply(`{"Tools":[` + pinRugged + `],"tools":[` + pinGreet + `,` + pinSwap + `]}`)}
 	case m.Method == "tools/list" && p.changed:
 		return []string{reply(`{"tools":[` + strings.Join(pinChanges[p.mode], ",") + `]}`)}
 	case m.Method == "tools/list":
@@ -139,12 +147,16 @@ func checkPinned(t *testing.T, mode string, c pinClient) {
 		t.Fatalf("swap: %q", got)
 	}
 	refused := map[string]string{"rewrite": "greet", "add": "export_all"}[mode]
-	if refused == "" { // respaced: nothing changed
+	if refused == "" { // respaced, or shadowed: what the proxy reads did not change
 		if got := textOf(t, c.call("greet", `{"name":"ada"}`)); got != "server ran greet ada" {
-			t.Errorf("greet respaced: %q", got)
+			t.Errorf("greet %s: %q", mode, got)
 		}
-		if got := listedNames(t, c.list()); !slices.Equal(got, []string{"swap", "greet"}) {
-			t.Errorf("respaced, the listing names %v", got)
+		listing := c.list()
+		if got, want := listedNames(t, listing), map[string][]string{"respaced": {"swap", "greet"}, "shadowed": {"greet", "swap"}}[mode]; !slices.Equal(got, want) {
+			t.Errorf("%s, the listing names %v, want %v", mode, got, want)
+		}
+		if strings.Contains(listing, "id_rsa") {
+			t.Errorf("the shadowed text reached the client: %s", listing)
 		}
 		if logs := c.logs.String(); strings.Contains(logs, "verdict=") {
 			t.Errorf("a false alarm:\n%s", logs)
@@ -186,7 +198,7 @@ func pinsFor(t *testing.T) (*pin.Pins, *syncBuffer) {
 // its calls are refused with access_denied, never reaching the server;
 // the same tools respaced and reordered are no alarm.
 func TestStdioPinsHoldBackChangedTools(t *testing.T) {
-	for _, mode := range []string{"rewrite", "add", "respaced"} {
+	for _, mode := range []string{"rewrite", "add", "respaced", "shadowed"} {
 		t.Run(mode, func(t *testing.T) {
 			pins, logs := pinsFor(t)
 			s := startCmd(t, []string{os.Args[0], "pin-child", mode}, proxy.WithPins(pins))
@@ -204,7 +216,7 @@ func TestStdioPinsHoldBackChangedTools(t *testing.T) {
 
 // The same over streamable HTTP, the notification on the call's stream.
 func TestHTTPPinsHoldBackChangedTools(t *testing.T) {
-	for _, mode := range []string{"rewrite", "add", "respaced"} {
+	for _, mode := range []string{"rewrite", "add", "respaced", "shadowed"} {
 		t.Run(mode, func(t *testing.T) {
 			p := pinServer{mode: mode}
 			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -240,5 +252,61 @@ func TestHTTPPinsHoldBackChangedTools(t *testing.T) {
 				logs: logs,
 			})
 		})
+	}
+}
+
+// A call of a tool the proxy has not seen listed (the server does not
+// answer the proxy's tools/list) is refused while pins are on: its
+// definition cannot be reviewed. The agent is told to list the tools.
+func TestPinsRefuseToolsNeverListed(t *testing.T) {
+	pins, _ := pinsFor(t)
+	s := startCmd(t, []string{os.Args[0], "pin-child", "mute"}, proxy.WithPins(pins), proxy.WithTimeout(300*time.Millisecond))
+	env := envelopeOf(t, s.call("greet", `{"name":"ada"}`))
+	if env["error_type"] != "access_denied" || !strings.Contains(fmt.Sprint(env["message"]), "has not listed it") ||
+		!strings.Contains(fmt.Sprint(env["next_steps"]), "tools/list") {
+		t.Errorf("a call of a tool never listed: %v", env)
+	}
+}
+
+// A tools/list answer that comes on a resumed GET stream (the upstream
+// ended the POST's stream before it answered, SEP-1699) is reviewed as on
+// the POST: the rewritten tool never reaches the client.
+func TestHTTPPinsReviewAListingOnAResumedStream(t *testing.T) {
+	var mu sync.Mutex
+	var answers []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Mcp-Session-Id", "s-1")
+		w.Header().Set("Content-Type", "text/event-stream")
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodGet {
+			for i, a := range answers {
+				fmt.Fprintf(w, "id: r%d\nevent: message\ndata: %s\n\n", i, a)
+			}
+			return
+		}
+		var m childMsg
+		b, _ := io.ReadAll(r.Body)
+		switch _ = json.Unmarshal(b, &m); m.Method {
+		case "tools/list":
+			answers = append(answers, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[%s,%s]}}`, m.ID, pinRugged, pinSwap))
+			fmt.Fprint(w, "id: p1\nretry: 10\ndata: \n\n") // answered later, on the GET
+		case "initialize":
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"poll","version":"1"}}}`, m.ID))
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	t.Cleanup(up.Close)
+	pins, _ := pinsFor(t)
+	url := proxyFor(t, up.URL, proxy.WithPins(pins))
+	_, _, sid := postIn(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, body, _ := postIn(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); strings.Contains(body, `"result"`) {
+		t.Fatalf("answered on the POST: %s", body)
+	}
+	got := eventsByID(t, resume(t, url, sid))["2"]
+	b, _ := json.Marshal(got)
+	if names := listedNames(t, string(b)); !slices.Equal(names, []string{"swap"}) || strings.Contains(string(b), "id_rsa") {
+		t.Errorf("the resumed listing: %s", b)
 	}
 }

@@ -52,6 +52,10 @@ func (l *listedTool) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// held reports whether the pins hold the tool back: left out of the
+// listing the client gets.
+func (t *tool) held() bool { return t.verdict != pin.Approved }
+
 // review is what the pins say of a listed tool: Approved without pins. A
 // definition the pins approve under another name than the proxy (and
 // encoding/json) reads in it, which names the tool twice, is held back.
@@ -78,7 +82,7 @@ func (g *Guard) shown(result []byte, tools []listedTool, entries []*tool) []byte
 	}
 	held := 0
 	for _, e := range entries {
-		if e.verdict != pin.Approved {
+		if e.held() {
 			held++
 		}
 	}
@@ -88,7 +92,7 @@ func (g *Guard) shown(result []byte, tools []listedTool, entries []*tool) []byte
 	b := append(make([]byte, 0, len(result)), `{"tools":[`...)
 	n := 0
 	for i, e := range entries {
-		if e.verdict == pin.Approved {
+		if !e.held() {
 			if n > 0 {
 				b = append(b, ',')
 			}
@@ -157,7 +161,7 @@ func (g *Guard) pinned(ctx context.Context, c *call) []byte {
 	switch t := g.toolOf(c); {
 	case t == nil:
 		err = unchecked(c.tool)
-	case t.verdict != pin.Approved:
+	case t.held():
 		err = pin.Refusal(t.name, t.verdict)
 	default:
 		return nil

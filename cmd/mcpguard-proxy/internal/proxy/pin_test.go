@@ -177,6 +177,9 @@ func checkPinned(t *testing.T, mode string, c pinClient) {
 	if got := textOf(t, c.call("swap", `{}`)); got != "swapped" {
 		t.Errorf("an approved tool after the change: %q", got)
 	}
+	if resp := c.call("nope", `{}`); !strings.Contains(fmt.Sprint(resp["error"]), "swap") || strings.Contains(fmt.Sprint(resp["error"]), "export_all") {
+		t.Errorf("an unknown tool's answer names the tools tools/list lists, and only those: %v", resp)
+	}
 	verdict := map[string]string{"rewrite": "verdict=changed", "add": "verdict=unpinned"}[mode]
 	logs := c.logs.waitFor(verdict)
 	if n := strings.Count(logs, verdict); n != 1 || !strings.Contains(logs, "tool="+refused) {

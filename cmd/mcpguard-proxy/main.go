@@ -33,6 +33,9 @@
 //	--hints FILE         per-tool next steps and text-to-code mappings, YAML or JSON
 //	                     (see docs/proxy.md); tool references are checked
 //	                     against the server's tools/list
+//	--pin FILE           hold the server's tools to the definitions in FILE, a
+//	                     baseline mcpguard-audit --baseline wrote: a tool changed
+//	                     or new is left out of tools/list and its calls refused
 //	--log-level L        debug, info, warn (default) or error; logs go to stderr
 //	--otel               export spans and metrics with OTLP over HTTP, configured by
 //	                     the standard OTEL_EXPORTER_OTLP_* environment variables
@@ -98,6 +101,7 @@ type config struct {
 	noStateSealing                   bool
 	repeats                          int
 	repeatsWindow                    time.Duration
+	pinFile                          string // pin_main.go
 }
 
 // usage is what -h prints before the flags.
@@ -133,6 +137,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.repeatsWindow, "repeats-window", limit.DefaultRepeatWindow, "how long the guard remembers a call's failures after the last")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
 	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
+	fs.StringVar(&c.pinFile, "pin", "", "a baseline of mcpguard-audit --baseline: a tool whose definition is not in it is left out of tools/list and its calls refused")
 	fs.BoolVar(&c.otlp, "otel", false, "export spans and metrics with OTLP over HTTP (OTEL_EXPORTER_OTLP_* variables)")
 	fs.BoolVar(&c.otelStderr, "otel-stderr", false, "print spans and metrics to stderr")
 	fs.BoolVar(&c.otelStdout, "otel-stdout", false, "print spans and metrics to stdout (HTTP mode only)")
@@ -243,7 +248,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer flush() // the last spans and metrics are exported before the exit
 	logger := slog.New(handler)
-	opts := append(append(c.options(logger, hints), traced...), state...)
+	pins, err := pinOptions(c, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpguard-proxy:", err)
+		return exitUsage
+	}
+	opts := append(append(append(c.options(logger, hints), traced...), state...), pins...)
 	if c.upstream != "" {
 		err = serveHTTP(ctx, c, logger, opts, stderr)
 	} else {

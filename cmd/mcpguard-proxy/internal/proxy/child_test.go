@@ -28,6 +28,10 @@ func TestMain(m *testing.M) {
 		changingChild() // changed_test.go
 		os.Exit(0)
 	}
+	if len(os.Args) > 2 && os.Args[1] == "pin-child" {
+		pinChild(os.Args[2]) // pin_test.go
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "state-child" {
 		stateChild() // seal_test.go
 		os.Exit(0)

@@ -50,27 +50,34 @@ func BenchmarkColdPath(b *testing.B) {
 // messages to the client go to out and to the server nowhere, in front of
 // a server that listed echo: what BenchmarkColdPath and
 // TestToolCallAllocatesNothing run a call and its answer through.
-func routing(tb testing.TB, out io.Writer) (*Stdio, *child) {
-	s := NewStdio([]string{"x"}, io.Discard)
+func routing(tb testing.TB, out io.Writer, opts ...Option) (*Stdio, *child) {
+	s := NewStdio([]string{"x"}, io.Discard, opts...)
 	s.out = &writer{w: out}
 	s.exp = newExpiries(func(uint64) {}, s.inFlight)
 	tb.Cleanup(s.exp.stop)
 	c := &child{w: writer{w: io.Discard}}
 	s.child = c
 	s.setReady(true)
-	s.g.learn(&s.g.tools, 0, []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
+	s.g.learn(&s.g.tools, 0, []byte(`{"tools":[`+echoTool+`]}`))
 	return s, c
 }
+
+// echoTool is the tool routing's server lists.
+const echoTool = `{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}`
 
 // TestToolCallAllocatesNothing: a tool call and its answer, through the
 // stdio proxy's routing, allocate nothing once a call has left its request
 // spare (newRequest), and the client still gets its answer under its id.
-func TestToolCallAllocatesNothing(t *testing.T) {
+func TestToolCallAllocatesNothing(t *testing.T) { toolCallAllocatesNothing(t) }
+
+// toolCallAllocatesNothing is TestToolCallAllocatesNothing through a
+// proxy configured by opts.
+func toolCallAllocatesNothing(t *testing.T, opts ...Option) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
 	var got lastLine
-	s, c := routing(t, &got)
+	s, c := routing(t, &got, opts...)
 	ctx := context.Background()
 	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`)
 	var ans []byte

@@ -83,6 +83,20 @@
 // for a short wait, a client's call that already failed three times
 // unchanged, until any call of that client succeeds (repeats.go).
 //
+// # Pinned tool definitions
+//
+// [WithPins] holds the server's tools to the definitions a lock approved
+// (core/pin; mcpguard-audit --baseline writes it). Each tool definition a
+// tools/list result carries is reviewed, as the server wrote it, when the
+// proxy reads the listing (pin.go): a tool whose definition changed, or
+// that is new, is left out of the listing the client gets (not listed as
+// its pinned version), and a call to it, or to a tool the proxy has not
+// seen listed, is answered with access_denied and never reaches the
+// server. The operator gets core/pin's one log line per definition held
+// back, with the difference. After notifications/tools/list_changed the
+// next call waits for the new listing, so the new verdicts apply to it. An
+// approved tool's call costs the table lookup every call makes.
+//
 // # Telemetry
 //
 // [WithTelemetry] traces and measures every client request with core/otel,

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/core/seal"
@@ -49,8 +50,9 @@ type Guard struct {
 // tool is what the proxy learned of one tool from tools/list.
 type tool struct {
 	name     string
-	declared *declared // its inputSchema's check; nil without one
-	output   bool      // it declares an outputSchema
+	declared *declared   // its inputSchema's check; nil without one
+	output   bool        // it declares an outputSchema
+	verdict  pin.Verdict // what the pins say of it (pin.go); Approved without pins
 }
 
 // stage is one check of a call's admission, at its place in
@@ -217,6 +219,9 @@ func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 	if out := g.unknownTool(c); out != nil {
 		return out
 	}
+	if out := g.pinned(ctx, c); out != nil {
+		return out
+	}
 	if out := g.openState(ctx, c); out != nil {
 		return out
 	}
@@ -285,34 +290,37 @@ func (g *Guard) release(c *call, answered bool, deadline time.Time) {
 }
 
 // learn reads a tools/list result passing through, asked for in the
-// generation gen of the table t: which tools exist and which declare an
-// output schema.
-func (g *Guard) learn(t *toolTable, gen uint64, result []byte) {
+// generation gen of the table t (nil: an answer no table learns from,
+// one replayed on another stream): which tools exist, which declare an
+// output schema and, with pins, which the pins hold back. It returns the
+// result the client is sent: result itself, or without the tools held
+// back (pin.go).
+func (g *Guard) learn(t *toolTable, gen uint64, result []byte) []byte {
+	if t == nil && g.o.pins == nil {
+		return result
+	}
 	var r struct {
-		Tools []struct {
-			Name         string          `json:"name"`
-			InputSchema  json.RawMessage `json:"inputSchema"`
-			OutputSchema json.RawMessage `json:"outputSchema"`
-		} `json:"tools"`
-		NextCursor *string `json:"nextCursor"`
+		Tools      []listedTool `json:"tools"`
+		NextCursor *string      `json:"nextCursor"`
 	}
 	if json.Unmarshal(result, &r) != nil {
-		return
+		return g.unreadListing(result)
 	}
 	names := make([]string, 0, len(r.Tools))
 	entries := make([]*tool, 0, len(r.Tools))
-	for _, l := range r.Tools {
-		entry := &tool{name: l.Name, output: len(l.OutputSchema) > 0 && string(l.OutputSchema) != "null"}
-		if len(l.InputSchema) > 0 && string(l.InputSchema) != "null" {
-			entry.declared = &declared{schema: l.InputSchema}
+	for i := range r.Tools {
+		l := &r.Tools[i]
+		entry := &tool{name: l.Name, output: len(l.OutputSchema) > 0 && string(l.OutputSchema) != "null", verdict: g.review(l)}
+		if len(l.InputSchema) > 0 && string(l.InputSchema) != "null" && t != nil {
 			entry.declared = g.compiled(t, l.Name, l.InputSchema)
 		}
 		entries = append(entries, entry)
 		names = append(names, l.Name)
 	}
+	shown := g.shown(result, r.Tools, entries)
 	// A result without tools lists nothing: complete only with a list.
-	if !t.add(gen, entries, r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) {
-		return // the server's tools changed since it was asked
+	if t == nil || !t.add(gen, entries, r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) {
+		return shown // the server's tools changed since it was asked
 	}
 	g.lastListed.Store(t)
 	g.mu.Lock()
@@ -322,6 +330,7 @@ func (g *Guard) learn(t *toolTable, gen uint64, result []byte) {
 	if first {
 		g.checkHints(names)
 	}
+	return shown
 }
 
 // compiled is the check of the tool name's input schema: the one t, or

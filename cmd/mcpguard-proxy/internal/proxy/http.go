@@ -561,7 +561,10 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	}
 	x.state.done = true
 	if x.list && len(m.Result) > 0 {
-		h.g.learn(x.tools, x.gen, m.Result)
+		if out := h.g.listAnswer(x.id, m.Result, h.g.learn(x.tools, x.gen, m.Result)); out != nil {
+			x.tr.answered(out, nil) // without the tools the pins hold back (pin.go)
+			return out
+		}
 	}
 	out, relayed := h.answerFor(ctx, x.call, x.id, x.method, b, &m)
 	if relayed {

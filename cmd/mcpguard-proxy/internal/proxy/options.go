@@ -10,6 +10,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
+	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"golang.org/x/time/rate"
 )
@@ -45,6 +46,8 @@ type options struct {
 	state           stateOptions // WithStateKeys, WithoutStateSealing (seal.go)
 	repeats         *limit.Repeats
 	repeatsSet      bool // WithRepeats; unset: the default guard
+
+	pins *pin.Pins // WithPins (pin.go)
 }
 
 func evaluate(opts []Option) *options {

@@ -251,6 +251,11 @@ func (h *HTTP) foreignAnswer(ctx context.Context, session string, b []byte) []by
 			slog.Int(logkey.Bytes, len(b)))
 		return nil
 	}
+	if rq.method == "tools/list" && len(m.Result) > 0 {
+		if out := h.g.listAnswer(rq.id, m.Result, h.g.learn(nil, 0, m.Result)); out != nil {
+			return out // reviewed by the pins as on the POST, learned by no table (pin.go)
+		}
+	}
 	out, _ := h.answerFor(ctx, rq.call, rq.id, rq.method, b, &m)
 	return out
 }

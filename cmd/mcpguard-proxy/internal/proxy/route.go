@@ -322,7 +322,11 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		s.recycle(r)
 		return
 	case r.method == "tools/list" && len(m.Result) > 0:
-		s.g.learn(&s.g.tools, s.g.tools.gen.Load(), m.Result) // the child's stdout is in order: a change it notified came first
+		shown := s.g.learn(&s.g.tools, s.g.tools.gen.Load(), m.Result) // the child's stdout is in order: a change it notified came first
+		if out := s.g.listAnswer(r.clientID, m.Result, shown); out != nil {
+			s.reply(r, out, nil) // without the tools the pins hold back (pin.go)
+			return
+		}
 	case r.method == "initialize" && r.tr != nil:
 		s.negotiated(m.Result)
 	}

@@ -85,11 +85,15 @@ func (t *toolTable) add(gen uint64, tools []*tool, last bool) bool {
 	return true
 }
 
-// names returns up to max+1 of the tools' names, sorted.
+// names returns up to max+1 of the tools' names, sorted: those the
+// client is listed (not those the pins hold back, pin.go).
 func (t *toolTable) names(max int) []string {
 	var names []string
 	if m := t.m.Load(); m != nil {
-		for k := range *m {
+		for k, v := range *m {
+			if v.held() {
+				continue
+			}
 			names = append(names, k)
 			if len(names) > max {
 				break

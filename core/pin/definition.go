@@ -14,21 +14,14 @@ import (
 // agent reads of the tool.
 var Fields = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
 
-// fieldsV1 are the members version 1 baselines pinned.
-var fieldsV1 = []string{"name", "description", "inputSchema", "outputSchema", "annotations"}
-
 // ErrDefinition is the error [Definition] returns for a tool definition
 // that is not a JSON object with a string name and a canonical form.
 var ErrDefinition = errors.New("pin: not a tool definition with a canonical form")
 
 // Definition returns the pinned part of a tool definition, as a server
 // lists it in tools/list: its name, the [Fields] it has in RFC 8785
-// canonical form, and their hex SHA-256.
+// canonical form, and their hex SHA-256, or [ErrDefinition].
 func Definition(tool []byte) (name string, canonical []byte, sum string, err error) {
-	return definition(tool, Fields)
-}
-
-func definition(tool []byte, fields []string) (name string, canonical []byte, sum string, err error) {
 	whole, err := wire.CanonicalDocument(nil, tool)
 	if err != nil {
 		return "", nil, "", ErrDefinition
@@ -43,8 +36,8 @@ func definition(tool []byte, fields []string) (name string, canonical []byte, su
 	if json.Unmarshal(members["name"], &name) != nil || name == "" {
 		return "", nil, "", fmt.Errorf("%w: no name", ErrDefinition)
 	}
-	kept := make(map[string]json.RawMessage, len(fields))
-	for _, f := range fields {
+	kept := make(map[string]json.RawMessage, len(Fields))
+	for _, f := range Fields {
 		if v, ok := members[f]; ok {
 			kept[f] = v
 		}

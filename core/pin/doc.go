@@ -18,8 +18,7 @@
 // that differ only in case where Go clients decode into structs (the
 // definition, its schemas' and its annotations' own members), since
 // encoding/json would read {"description":"a","Description":"b"} as "b". A lock edited by hand no longer reads
-// ([ReadLock] checks every digest). Version 1 baselines, which pinned no
-// title, still read, and keep comparing without it.
+// ([ReadLock] checks every digest).
 //
 // # At run time
 //

@@ -2,8 +2,6 @@ package pin
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,7 +22,6 @@ const MaxLockBytes = 64 << 20
 // [ReadLock]; it is not changed after.
 type Lock struct {
 	server string
-	fields []string
 	tools  []Tool
 	byName map[string]int
 }
@@ -44,13 +41,13 @@ type Tool struct {
 // tools/list carries) under the server's name. It refuses a definition
 // with no canonical form, and two tools of one name.
 func NewLock(server string, tools []json.RawMessage) (*Lock, error) {
-	l := &Lock{server: server, fields: Fields, byName: make(map[string]int, len(tools))}
+	l := &Lock{server: server, byName: make(map[string]int, len(tools))}
 	for _, t := range tools {
-		name, def, sum, err := Definition(t)
+		p, err := pinOf(t)
 		if err != nil {
 			return nil, err
 		}
-		if err := l.add(Tool{Name: name, SHA256: sum, Definition: def}); err != nil {
+		if err := l.add(p); err != nil {
 			return nil, err
 		}
 	}
@@ -85,13 +82,6 @@ func (l *Lock) Tool(name string) (Tool, bool) {
 	return l.tools[i], true
 }
 
-// Pin returns the pinned part of a listed tool definition as this lock
-// reads definitions (a version 1 lock pins no title), or [ErrDefinition].
-func (l *Lock) Pin(tool []byte) (Tool, error) {
-	name, def, sum, err := definition(tool, l.fields)
-	return Tool{Name: name, SHA256: sum, Definition: def}, err
-}
-
 // WriteTo writes the lock as JSON, one line per tool, sorted by name.
 func (l *Lock) WriteTo(w io.Writer) (int64, error) {
 	var b bytes.Buffer
@@ -122,9 +112,8 @@ type lockFile struct {
 	Tools   []Tool `json:"tools"`
 }
 
-// ReadLock reads a lock written by [Lock.WriteTo] (format 2) or an
-// mcpguard-audit baseline of format 1. It refuses a lock over
-// [MaxLockBytes], an unknown format, two tools of one name, and any
+// ReadLock reads a lock written by [Lock.WriteTo]. It refuses a lock over
+// [MaxLockBytes], another format, two tools of one name, and any
 // definition whose digest does not match it (edited by hand).
 func ReadLock(r io.Reader) (*Lock, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxLockBytes+1))
@@ -141,19 +130,14 @@ func ReadLock(r io.Reader) (*Lock, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("pin: lock: %w", err)
 	}
-	l := &Lock{server: f.Server, byName: make(map[string]int, len(f.Tools))}
-	switch f.Version {
-	case Version:
-		l.fields = Fields
-	case 1:
-		l.fields = fieldsV1
-	default:
+	if f.Version != Version {
 		return nil, fmt.Errorf("pin: lock: format %d, want %d (write it again with mcpguard-audit --baseline)", f.Version, Version)
 	}
+	l := &Lock{server: f.Server, byName: make(map[string]int, len(f.Tools))}
 	for _, t := range f.Tools {
-		p, err := l.read(f.Version, t)
-		if err != nil {
-			return nil, err
+		p, err := pinOf(t.Definition)
+		if err != nil || p.Name != t.Name || p.SHA256 != t.SHA256 {
+			return nil, fmt.Errorf("pin: lock: the digest of %q does not match its definition (edited by hand?); write it again with mcpguard-audit --baseline", t.Name)
 		}
 		if err := l.add(p); err != nil {
 			return nil, fmt.Errorf("pin: lock: %w", err)
@@ -162,36 +146,8 @@ func ReadLock(r io.Reader) (*Lock, error) {
 	return l, nil
 }
 
-// read checks one tool of a lock of format version and returns it as
-// this package pins it.
-func (l *Lock) read(version int, t Tool) (Tool, error) {
-	edited := fmt.Errorf("pin: lock: the digest of %q does not match its definition (edited by hand?); write it again with mcpguard-audit --baseline", t.Name)
-	if version == 1 && digestV1(t.Definition) != t.SHA256 {
-		return Tool{}, edited
-	}
-	p, err := l.Pin(t.Definition)
-	if err != nil || p.Name != t.Name {
-		return Tool{}, edited
-	}
-	if version == Version && p.SHA256 != t.SHA256 {
-		return Tool{}, edited
-	}
-	return p, nil
-}
-
-// digestV1 is a format 1 baseline's digest: encoding/json's encoding of
-// the decoded definition, keys sorted, HTML not escaped.
-func digestV1(def json.RawMessage) string {
-	var v any
-	if json.Unmarshal(def, &v) != nil {
-		return ""
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return ""
-	}
-	s := sha256.Sum256(bytes.TrimRight(b.Bytes(), "\n"))
-	return hex.EncodeToString(s[:])
+// pinOf is [Definition] as a [Tool].
+func pinOf(def []byte) (Tool, error) {
+	name, canonical, sum, err := Definition(def)
+	return Tool{Name: name, SHA256: sum, Definition: canonical}, err
 }

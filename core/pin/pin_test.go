@@ -114,6 +114,7 @@ func TestReadLockRefusesAnEditedOrAmbiguousLock(t *testing.T) {
 		"duplicate":  strings.Replace(good, "\n]}", ",\n  "+strings.Split(good, "\n")[1]+"\n]}", 1),
 		"twice":      strings.Replace(good, `"server": "shop"`, `"server": "shop", "server": "x"`, 1),
 		"version":    strings.Replace(good, `"mcpguard_baseline": 2`, `"mcpguard_baseline": 3`, 1),
+		"format 1":   strings.Replace(good, `"mcpguard_baseline": 2`, `"mcpguard_baseline": 1`, 1),
 		"not json":   good[:len(good)/2],
 		"over bound": `{"server":"` + strings.Repeat("x", pin.MaxLockBytes) + `"}`,
 	}
@@ -122,48 +123,6 @@ func TestReadLockRefusesAnEditedOrAmbiguousLock(t *testing.T) {
 			t.Errorf("%s: read", name)
 		}
 	}
-}
-
-// mcpguard-audit's format 1 baselines read and keep their meaning: the
-// title, which they did not pin, is not compared.
-func TestReadLockReadsFormat1(t *testing.T) {
-	v1 := `{"mcpguard_baseline":1,"server":"shop","tools":[{"name":"search","sha256":"` + v1Digest(t, search) + `","definition":` + search + `}]}`
-	l, err := pin.ReadLock(strings.NewReader(v1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := pin.New(l, slog.New(slog.DiscardHandler))
-	titled := strings.Replace(search, `{"name":"search",`, `{"name":"search","title":"Search",`, 1)
-	if _, v := p.Review(context.Background(), []byte(titled)); v != pin.Approved {
-		t.Errorf("a titled tool against a format 1 pin: %v", v)
-	}
-	if _, v := p.Review(context.Background(), []byte(strings.Replace(search, "Find", "Lose", 1))); v != pin.Changed {
-		t.Errorf("a changed description against a format 1 pin: %v", v)
-	}
-	if _, err := pin.ReadLock(strings.NewReader(strings.Replace(v1, "Find", "Lose", 1))); err == nil {
-		t.Error("an edited format 1 baseline read")
-	}
-}
-
-// v1Digest is how format 1 digested a definition: encoding/json, keys
-// sorted, HTML not escaped.
-func v1Digest(t *testing.T, def string) string {
-	t.Helper()
-	l, err := pin.ReadLock(strings.NewReader(`{"mcpguard_baseline":1,"tools":[]}`))
-	if err != nil || len(l.Tools()) != 0 {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal([]byte(def), &v); err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return sha256Hex(bytes.TrimRight(b.Bytes(), "\n"))
 }
 
 func TestReviewLogsEachDefinitionHeldBackOnce(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
+	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/hints"
@@ -41,6 +42,8 @@ type defaultOptions struct {
 	// hints layer of the chain.
 	hintRules []hints.Rule
 	hints     *hints.Registry
+	// pins holds calls to tools whose definition is not approved (pin.go).
+	pins *pin.Pins
 }
 
 // WithLogger turns on the [Logging] layer with logger and sends the
@@ -200,6 +203,9 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		chain = append(chain, r)
 	}
 	chain = append(chain, renderer.Middleware())
+	if o.pins != nil {
+		chain = append(chain, pinLayer(o.pins))
+	}
 	if s := stateLayer(&o); s != nil {
 		chain = append(chain, s)
 	}

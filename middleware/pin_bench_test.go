@@ -18,7 +18,9 @@ import (
 //	go test -run '^$' -bench Pins -benchmem -count 6 ./middleware | benchstat -col /pins -
 func BenchmarkPins(b *testing.B) {
 	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"keyboard"}}}`)
-	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("done"), nil }
+	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("done"), nil
+	}
 	for _, pinned := range []bool{false, true} {
 		name := "pins=off"
 		if pinned {

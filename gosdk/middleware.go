@@ -68,6 +68,8 @@ func Middleware(opts ...Option) mcp.Middleware {
 		if c.seal != nil {
 			next = c.seal(next)
 		}
+		pins := newPinned(c.pins)
+		next = pins.wrap(next)
 		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
@@ -80,6 +82,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 					c.front.learn(l)
 					tools.learn(l)
+					res = pins.filter(ctx, l)
 				}
 				return res, err
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/internal/identity"
 )
 
 // WithPins holds the server's tools to the definitions approved in p's
@@ -185,8 +186,7 @@ func (v *verdicts) review(ctx context.Context, p *pin.Pins, key pinKey, t mcp.To
 // title, description, schemas, annotations): strings by value, maps and
 // slices by address, as mcp-go copies a tool's struct but shares its
 // maps. A tool registered again is built again, with new maps, and so
-// reviewed again; a comparable field holding anything else never matches,
-// which only costs a review.
+// reviewed again.
 type toolID struct {
 	name, title, description string
 	in, out                  schemaID
@@ -198,7 +198,7 @@ type schemaID struct {
 	props, defs unsafe.Pointer
 	required    *string
 	requiredLen int
-	extra       any
+	extra       identity.Ref
 	raw         *byte
 	rawLen      int
 }
@@ -226,34 +226,10 @@ func schemaIDOf(s mcp.ToolArgumentsSchema, raw json.RawMessage) schemaID {
 		defs:        reflect.ValueOf(s.Defs).UnsafePointer(),
 		required:    unsafe.SliceData(s.Required),
 		requiredLen: len(s.Required),
-		extra:       identityOf(s.AdditionalProperties),
+		extra:       identity.Of(s.AdditionalProperties),
 		raw:         unsafe.SliceData(raw),
 		rawLen:      len(raw),
 	}
-}
-
-// identityOf is a comparable stand-in for an additionalProperties value:
-// a bool or nil itself, a map, slice or pointer its address, anything
-// else a fresh pointer that equals nothing.
-func identityOf(v any) any {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case bool:
-		return x
-	}
-	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Map, reflect.Slice:
-		return refID{r.UnsafePointer(), r.Len()}
-	case reflect.Pointer:
-		return refID{r.UnsafePointer(), -1}
-	}
-	return new(byte)
-}
-
-type refID struct {
-	p unsafe.Pointer
-	n int
 }
 
 func hint(b *bool) int8 {

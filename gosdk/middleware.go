@@ -38,6 +38,8 @@ const (
 //	redact    scrubs every error result on its way out
 //	envelope  errors, handler-built error results and nil results become
 //	          envelopes
+//	pins      (only with WithPins) refuses the tools whose definition is
+//	          not the one approved (core/pin), which tools/list leaves out
 //	seal      seals every requestState handed out and opens every echo
 //	          (WithStateKeys, WithoutStateSealing)
 //	hints     (only with WithHints) the tools' next steps
@@ -47,7 +49,7 @@ const (
 //
 // Every other method passes through untouched, without allocating
 // (tools/list results are only read, to learn which tools declare an
-// output schema). See the package documentation for what each step
+// output schema, and, WithPins, filtered). See the package documentation for what each step
 // guarantees and where to add it among other middleware.
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)

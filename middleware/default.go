@@ -159,6 +159,8 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //	repeats   holds back, for a short wait, a caller's call that already
 //	          failed 3 times unchanged (limit.Repeats; WithRepeats)
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
+//	pins      (only with WithPins) refuses the tools whose definition is
+//	          not the one approved (core/pin; PinListing hides them)
 //	seal      seals every requestState handed out and opens every echo
 //	          (SealState; WithStateKeys, WithoutStateSealing)
 //	hints     (only with WithHints) the tools' next steps, on refusals too

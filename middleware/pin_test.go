@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -162,5 +163,42 @@ func TestPinsPassAToolRegisteredAgainUnchanged(t *testing.T) {
 		if r["verdict"] != nil {
 			t.Errorf("an unchanged tool raised %v", r)
 		}
+	}
+}
+
+// Calls racing the rewrite: mcp-go reads the tool it will run before the
+// chain does, so a call either runs the approved handler or is refused;
+// the rewritten handler never runs.
+func TestPinsCallsRacingARewriteNeverRunIt(t *testing.T) {
+	t.Parallel()
+	log := middlewaretest.NewLog(t)
+	var runs, rewritten atomic.Int64
+	srv, s := pinnedServer(t, log, &runs)
+	done := make(chan struct{})
+	var calls sync.WaitGroup
+	for range 4 {
+		calls.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if r := srv.CallTool("search", map[string]any{"q": "k"}); r.IsError() {
+					r.ExpectError(envelope.AccessDenied)
+				}
+				srv.ListTools()
+			}
+		})
+	}
+	s.AddTool(searchTool(rugPull), counted(&rewritten))
+	srv.CallTool("search", map[string]any{"q": "k"}).ExpectError(envelope.AccessDenied)
+	close(done)
+	calls.Wait()
+	if n := rewritten.Load(); n != 0 {
+		t.Errorf("the rewritten handler ran %d times", n)
+	}
+	if lines := pinLines(log, "search"); len(lines) != 1 {
+		t.Errorf("want one line for search, got %d", len(lines))
 	}
 }

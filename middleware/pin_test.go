@@ -172,7 +172,7 @@ func TestPinsPassAToolRegisteredAgainUnchanged(t *testing.T) {
 func TestPinsCallsRacingARewriteNeverRunIt(t *testing.T) {
 	t.Parallel()
 	log := middlewaretest.NewLog(t)
-	var runs, rewritten atomic.Int64
+	var runs, rewritten, n atomic.Int64
 	srv, s := pinnedServer(t, log, &runs)
 	done := make(chan struct{})
 	var calls sync.WaitGroup
@@ -184,7 +184,9 @@ func TestPinsCallsRacingARewriteNeverRunIt(t *testing.T) {
 					return
 				default:
 				}
-				if r := srv.CallTool("search", map[string]any{"q": "k"}); r.IsError() {
+				// Other arguments each time: the repeated-failure guard
+				// would answer a fourth identical refusal itself.
+				if r := srv.CallTool("search", map[string]any{"q": fmt.Sprint(n.Add(1))}); r.IsError() {
 					r.ExpectError(envelope.AccessDenied)
 				}
 				srv.ListTools()
@@ -192,7 +194,7 @@ func TestPinsCallsRacingARewriteNeverRunIt(t *testing.T) {
 		})
 	}
 	s.AddTool(searchTool(rugPull), counted(&rewritten))
-	srv.CallTool("search", map[string]any{"q": "k"}).ExpectError(envelope.AccessDenied)
+	srv.CallTool("search", map[string]any{"q": "last"}).ExpectError(envelope.AccessDenied)
 	close(done)
 	calls.Wait()
 	if n := rewritten.Load(); n != 0 {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/limit"
@@ -38,6 +39,7 @@ var mcpgoLayers = []struct{ name, builtBy string }{
 	{"redact", "redact.Middleware."},
 	{"repeats", "limit.Repeats."},
 	{"envelope", "(*Renderer).Middleware."},
+	{"pins", "middleware.pinLayer."},
 	{"seal", "SealState."},
 	{"hints", "(*Registry).Middleware."},
 	{"limits", "limit.Rate."}, // the one limit the test passes WithLimits
@@ -52,7 +54,7 @@ func TestMCPGoLayerOrderIsDocumented(t *testing.T) {
 	t.Parallel()
 	var code []string
 	for _, l := range middleware.Default(middleware.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		middleware.WithLimits(limit.Rate(1, 1)), middleware.WithHints(hints.For("a_tool", hints.OnError(envelope.NotFound, hints.Text("Look."))))) {
+		middleware.WithLimits(limit.Rate(1, 1)), middleware.WithPins(layerDocPins(t)), middleware.WithHints(hints.For("a_tool", hints.OnError(envelope.NotFound, hints.Text("Look."))))) {
 		fn := runtime.FuncForPC(reflect.ValueOf(l).Pointer()).Name()
 		i := slices.IndexFunc(mcpgoLayers, func(n struct{ name, builtBy string }) bool { return strings.Contains(fn, n.builtBy) })
 		if i < 0 {
@@ -129,6 +131,16 @@ func TestEachFrontsOptionsAreDocumented(t *testing.T) {
 			}
 		}
 	}
+}
+
+// layerDocPins are pins of an empty lock, to switch the pins layer on.
+func layerDocPins(t *testing.T) *pin.Pins {
+	t.Helper()
+	lock, err := pin.NewLock("layers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pin.New(lock, nil)
 }
 
 // docComment returns the doc comment of the function name in file.

@@ -129,7 +129,7 @@ func withArguments(req *mcp.CallToolRequest, args json.RawMessage) *mcp.CallTool
 // the last definition a tools/list showed is used.
 func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next mcp.MethodHandler) *coredeclared.Checker {
 	name := r.Params.Name
-	def, listed := l.current(ctx, r.Session, next, name)
+	def, listed := currentTool(ctx, r.Session, next, name)
 	v, ok := l.tools.Load(name)
 	switch {
 	case listed && def == nil:
@@ -153,20 +153,6 @@ func (l *declaredTools) lookup(ctx context.Context, r *mcp.CallToolRequest, next
 		return nil
 	}
 	return t.d
-}
-
-// current is the definition of the tool named name that go-sdk holds now
-// (nil: none), and whether the tools could be listed to find it.
-func (l *declaredTools) current(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler, name string) (*mcp.Tool, bool) {
-	var def *mcp.Tool
-	listed := listPages(ctx, ss, next, func(res *mcp.ListToolsResult) {
-		for _, t := range res.Tools {
-			if def == nil && t != nil && t.Name == name {
-				def = t
-			}
-		}
-	})
-	return def, listed
 }
 
 func compileTool(t *mcp.Tool, opts []coredeclared.Option) *coredeclared.Checker {

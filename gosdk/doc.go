@@ -115,9 +115,12 @@
 //
 // The order of the chain for tools/call is then
 //
-//	request → log → recover → encode → repeats → redact → envelope → seal → hints → limits → declared → middleware added before → go-sdk → handler
+//	request → log → recover → encode → repeats → redact → envelope → pins → seal → hints → limits → declared → middleware added before → go-sdk → handler
 //
-// [Middleware]'s doc comment says what each step does. "seal" seals every requestState a tool hands out and opens every echo before
+// [Middleware]'s doc comment says what each step does. "pins" holds
+// the tools to the definitions approved in a lock ([WithPins]: a tool
+// changed since, or new, is left out of tools/list and its calls refused
+// with access_denied). "seal" seals every requestState a tool hands out and opens every echo before
 // anything inside reads the call ([WithStateKeys], [WithStateCaller],
 // [WithoutStateSealing]; docs/protocol-2026-07-28.md); "repeats" is the
 // repeated-failure guard ([Repeats], [WithRepeats];
@@ -181,6 +184,7 @@
 //	middleware.AddTaskTools        -                                 the same
 //	middleware.TaskHandler         -                                 the same
 //	middleware.TaskToolsLogMessage  -                                the same: the record of task tools mcp-go runs outside s.Use
+//	middleware.PinListing          -                                 mcp-go lists tools outside s.Use (a server option); WithPins filters tools/list here
 //	middleware.WithRecoverOptions  -                                 recovery options are the Middleware's own (WithOnPanic, WithoutStack)
 //	middleware.WithRedactOptions   -                                 redaction options are the Middleware's own (WithRedactor, WithRedactSuccesses)
 //	redact.WithRedactSuccesses    WithRedactSuccesses               the same name, also here

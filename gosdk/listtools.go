@@ -34,3 +34,34 @@ func listPages(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandle
 	}
 	return false
 }
+
+// currentTool is the definition of the tool named name that go-sdk holds
+// now (nil: none), and whether the tools could be listed to find it, as
+// listPages lists them. Within one tools/call of the Middleware the tools
+// are listed once, for the tool called, whichever step asks first (the
+// pins, the declared check).
+func currentTool(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler, name string) (*mcp.Tool, bool) {
+	c := stateOf(ctx)
+	if c == nil || c.req == nil || c.req.Params == nil || c.req.Params.Name != name || c.req.Session != ss {
+		return listTool(ctx, ss, next, name)
+	}
+	c.toolMu.Lock()
+	defer c.toolMu.Unlock()
+	if !c.toolLooked {
+		c.tool, c.toolListed = listTool(ctx, ss, next, name)
+		c.toolLooked = true
+	}
+	return c.tool, c.toolListed
+}
+
+func listTool(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler, name string) (*mcp.Tool, bool) {
+	var def *mcp.Tool
+	listed := listPages(ctx, ss, next, func(res *mcp.ListToolsResult) {
+		for _, t := range res.Tools {
+			if def == nil && t != nil && t.Name == name {
+				def = t
+			}
+		}
+	})
+	return def, listed
+}

@@ -38,6 +38,8 @@ const (
 //	redact    scrubs every error result on its way out
 //	envelope  errors, handler-built error results and nil results become
 //	          envelopes
+//	pins      (only with WithPins) refuses the tools whose definition is
+//	          not the one approved (core/pin), which tools/list leaves out
 //	seal      seals every requestState handed out and opens every echo
 //	          (WithStateKeys, WithoutStateSealing)
 //	hints     (only with WithHints) the tools' next steps
@@ -47,7 +49,7 @@ const (
 //
 // Every other method passes through untouched, without allocating
 // (tools/list results are only read, to learn which tools declare an
-// output schema). See the package documentation for what each step
+// output schema, and, WithPins, filtered). See the package documentation for what each step
 // guarantees and where to add it among other middleware.
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
@@ -68,6 +70,8 @@ func Middleware(opts ...Option) mcp.Middleware {
 		if c.seal != nil {
 			next = c.seal(next)
 		}
+		pins := newPinned(c.pins)
+		next = pins.wrap(next)
 		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
@@ -80,6 +84,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 					c.front.learn(l)
 					tools.learn(l)
+					res = pins.filter(ctx, l)
 				}
 				return res, err
 			}

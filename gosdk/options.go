@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/core/redact"
 )
 
@@ -45,6 +46,8 @@ type options struct {
 	repeatsSet bool
 	// state configures the requestState sealing step (seal.go).
 	state stateOptions
+	// pins holds back tools whose definition is not approved (pin.go).
+	pins *pin.Pins
 }
 
 // WithEnvelopeOptions configures classification and rendering with core
@@ -144,6 +147,7 @@ type chain struct {
 	declared  *declared        // nil: WithoutDeclaredSchemas()
 	repeats   *Repeats         // nil: WithRepeats(nil)
 	seal      mcp.Middleware   // requestState sealing; nil: WithoutStateSealing()
+	pins      *pin.Pins        // WithPins; nil: off
 }
 
 // evaluate applies opts in one place: the defaults, then the options.
@@ -170,6 +174,7 @@ func evaluate(opts []Option) *chain {
 		onPanic:  o.onPanic,
 		limits:   o.limits,
 		declared: newDeclared(&o),
+		pins:     o.pins,
 	}
 	if o.successes {
 		c.successes = c.redactor.ForSuccess()

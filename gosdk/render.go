@@ -43,6 +43,11 @@ type callCtx struct {
 	req  *mcp.CallToolRequest
 	once sync.Once
 	call core.Call
+	// The called tool's definition, listed once (currentTool).
+	toolMu     sync.Mutex
+	toolLooked bool
+	toolListed bool
+	tool       *mcp.Tool
 }
 
 // Value returns the callCtx itself for frontKey, else the parent's value.

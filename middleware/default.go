@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
+	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/hints"
@@ -41,6 +42,8 @@ type defaultOptions struct {
 	// hints layer of the chain.
 	hintRules []hints.Rule
 	hints     *hints.Registry
+	// pins holds calls to tools whose definition is not approved (pin.go).
+	pins *pin.Pins
 }
 
 // WithLogger turns on the [Logging] layer with logger and sends the
@@ -156,6 +159,8 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //	repeats   holds back, for a short wait, a caller's call that already
 //	          failed 3 times unchanged (limit.Repeats; WithRepeats)
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
+//	pins      (only with WithPins) refuses the tools whose definition is
+//	          not the one approved (core/pin; PinListing hides them)
 //	seal      seals every requestState handed out and opens every echo
 //	          (SealState; WithStateKeys, WithoutStateSealing)
 //	hints     (only with WithHints) the tools' next steps, on refusals too
@@ -200,6 +205,9 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		chain = append(chain, r)
 	}
 	chain = append(chain, renderer.Middleware())
+	if o.pins != nil {
+		chain = append(chain, pinLayer(o.pins))
+	}
 	if s := stateLayer(&o); s != nil {
 		chain = append(chain, s)
 	}

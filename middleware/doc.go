@@ -23,9 +23,9 @@
 //
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ seal ──▶ hints ──▶ limits ──▶ declared ──▶ [your layers] ──▶ handler
-//	            (opt-in)                           (limit.Repeats)          (SealState) (opt-in:           (validate.DeclaredSchemas)
-//	                                                                                    WithHints) (opt-in: WithLimits)
+//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ pins ──▶ seal ──▶ hints ──▶ limits ──▶ declared ──▶ [your layers] ──▶ handler
+//	            (opt-in)                           (limit.Repeats)          (opt-in:  (SealState) (opt-in:           (validate.DeclaredSchemas)
+//	                                                                        WithPins)             WithHints) (opt-in: WithLimits)
 //	result  ◀── one record ◀── panic ──▶ internal_error
 //	                           ◀── scrub error text
 //	                                      ◀── (nil, err) ──▶ envelope
@@ -54,6 +54,18 @@
 // state that does not open is answered with a validation_error envelope
 // and never reaches the handler ([WithStateKeys] for a key ring shared by
 // replicas, [WithoutStateSealing]; docs/protocol-2026-07-28.md).
+//
+// # Pinned tool definitions
+//
+// For servers that load tools they do not write (plugins, generated
+// tools), [WithPins] holds each tool to the definition approved in a lock
+// (core/pin, written by mcpguard-audit --baseline): a tool whose name,
+// title, description, schemas or annotations changed since, or that
+// nobody approved, is refused with an access_denied envelope naming it,
+// and the server option [PinListing] leaves it out of tools/list. The
+// operator gets one log line per such definition, with the difference.
+// pins sits right inside envelope, so that a held-back call takes no
+// token and skips every layer that admits a call.
 //
 // # One renderer
 //

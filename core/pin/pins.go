@@ -100,20 +100,26 @@ func (p *Pins) Review(ctx context.Context, def []byte) (name string, v Verdict) 
 		v = Changed
 	}
 	name = t.Name
-	p.remember(def, seen{name, v})
-	if v != Approved {
+	if p.remember(def, seen{name, v}) && v != Approved {
 		p.log(ctx, v, t, def)
 	}
 	return name, v
 }
 
-func (p *Pins) remember(def []byte, s seen) {
+// remember records a verdict and reports whether this sight is the one to
+// log: false when another Review of the same definition, running at the
+// same time, remembered it first.
+func (p *Pins) remember(def []byte, s seen) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.seen[string(def)]; !ok && len(p.seen) < len(p.lock.tools)+MaxRemembered && p.bytes+len(def) <= MaxRememberedBytes {
+	if _, ok := p.seen[string(def)]; ok {
+		return false
+	}
+	if len(p.seen) < len(p.lock.tools)+MaxRemembered && p.bytes+len(def) <= MaxRememberedBytes {
 		p.seen[string(def)] = s
 		p.bytes += len(def)
 	}
+	return true
 }
 
 // log writes the operator's line for a definition held back.

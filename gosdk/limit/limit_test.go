@@ -99,10 +99,10 @@ func TestTimeoutLeavesNoGoroutineBehind(t *testing.T) {
 func TestConcurrencyCountsHandlersTimeoutLeftRunning(t *testing.T) {
 	orders := map[string]func() []mcp.Middleware{
 		"concurrency outside timeout": func() []mcp.Middleware {
-			return []mcp.Middleware{limit.Concurrency(2, limit.WithMaxWait(0)), limit.Timeout(30 * time.Millisecond)}
+			return []mcp.Middleware{limit.Concurrency(2, limit.WithMaxWait(0), limit.WithHoldCap(0)), limit.Timeout(30 * time.Millisecond)}
 		},
 		"concurrency inside timeout": func() []mcp.Middleware {
-			return []mcp.Middleware{limit.Timeout(30 * time.Millisecond), limit.Concurrency(2, limit.WithMaxWait(0))}
+			return []mcp.Middleware{limit.Timeout(30 * time.Millisecond), limit.Concurrency(2, limit.WithMaxWait(0), limit.WithHoldCap(0))}
 		},
 	}
 	for name, layers := range orders {

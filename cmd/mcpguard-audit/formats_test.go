@@ -201,27 +201,29 @@ func rebaseline(t *testing.T, file string, edit func(defs map[string]map[string]
 	f.Close()
 	require.NoError(t, err)
 	defs := map[string]map[string]any{}
-	for _, p := range b.Tools {
-		defs[p.Name] = p.Definition
+	for _, p := range b.Tools() {
+		var d map[string]any
+		require.NoError(t, json.Unmarshal(p.Definition, &d))
+		defs[p.Name] = d
 	}
 	edit(defs)
 	var tools []mcp.Tool
-	for _, p := range b.Tools {
+	for _, p := range b.Tools() {
 		d := defs[p.Name]
-		raw, _ := json.Marshal(d)
 		var tl mcp.Tool
-		require.NoError(t, json.Unmarshal(raw, &tl))
-		in, _ := json.Marshal(d["inputSchema"])
-		tl.InputSchema, tl.RawInputSchema = mcp.ToolInputSchema{}, in
+		require.NoError(t, json.Unmarshal(must(json.Marshal(d)), &tl))
+		tl.InputSchema, tl.RawInputSchema = mcp.ToolInputSchema{}, must(json.Marshal(d["inputSchema"]))
 		if out, ok := d["outputSchema"]; ok {
 			tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, must(json.Marshal(out))
 		}
 		tools = append(tools, tl)
 	}
+	base, err := audit.Tools(tools, audit.WithServerName(b.Server())).Baseline()
+	require.NoError(t, err)
 	name := filepath.Join(t.TempDir(), "edited.json")
 	out, err := os.Create(name)
 	require.NoError(t, err)
-	require.NoError(t, audit.Tools(tools).Baseline().Write(out))
+	require.NoError(t, base.Write(out))
 	require.NoError(t, out.Close())
 	return name
 }

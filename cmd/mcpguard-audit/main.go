@@ -248,8 +248,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if c.baseline != "" {
-		if err := writeFile(c.baseline, report.Baseline().Write); err != nil {
-			failf(stderr, err)
+		base, err := report.Baseline()
+		if err == nil {
+			err = writeFile(c.baseline, base.Write)
+		}
+		if err != nil {
+			failf(stderr, fmt.Errorf("--baseline %s: %w", c.baseline, err))
 			return exitUsage
 		}
 	}

@@ -476,7 +476,7 @@ func (c conn) Close() error { return c.close() }
 // is told every redirect the client refuses (see redirectPolicy).
 func connect(ctx context.Context, c *config, refused *refusals) (cl conn, explain func(error) error, err error) {
 	errOut := &tail{max: 4096}
-	sniff := &errorSniffer{}
+	sniff := &errorSniffer{list: listSniffer{max: c.maxMessage}}
 	if c.url != "" {
 		start, err := url.Parse(c.url)
 		if err != nil {
@@ -511,8 +511,9 @@ func connect(ctx context.Context, c *config, refused *refusals) (cl conn, explai
 }
 
 // boundedList bounds tools/list by the connect timeout; probe calls get
-// their own --timeout from the audit. Embedding *client.Client keeps its
-// ListToolsByPage, so the audit counts pages against its limits.
+// their own --timeout from the audit. It lists one page at a time, as the
+// server sent it (ListToolsRaw), so the audit counts pages against its
+// limits and pins definitions as sent.
 type boundedList struct {
 	*client.Client
 	d     time.Duration
@@ -528,12 +529,6 @@ func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*
 	ctx, cancel := context.WithTimeout(ctx, b.d)
 	defer cancel()
 	return b.Client.ListTools(ctx, req)
-}
-
-func (b boundedList) ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.d)
-	defer cancel()
-	return b.Client.ListToolsByPage(ctx, req)
 }
 
 // withStderr adds the server's last stderr lines to err. It closes the

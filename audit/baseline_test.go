@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -125,4 +128,66 @@ func TestBaselinePinsWhatTheServerSent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"pin_search baseline.changed"}, checksFor(r, audit.RuleBaseline))
 	assert.Equal(t, []string{"/title: Search [-<the> catalogue & more-]{+and buy+}"}, r.WithCheck(audit.CheckBaselineChanged)[0].Diff)
+}
+
+// rawServer lists pages as the server sends them: call i of tools/list
+// gets pages[i], or the last page.
+type rawServer struct {
+	pages []string
+	n     int
+}
+
+func (s *rawServer) ListTools(context.Context, mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	return nil, errors.New("listed through ListToolsRaw")
+}
+
+func (s *rawServer) CallTool(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return nil, errors.New("not probed")
+}
+
+func (s *rawServer) ListToolsRaw(context.Context, mcp.ListToolsRequest) (json.RawMessage, error) {
+	p := s.pages[min(s.n, len(s.pages)-1)]
+	s.n++
+	return json.RawMessage(p), nil
+}
+
+// The same listing, spelled otherwise: members in another order at every
+// level, white space, escapes, numbers written 0.5, 5e-1, 100 or 1E2.
+const (
+	listing = `{"tools":[{"name":"x_a","title":"Find <a>","description":"Find it. Use this first, then call x_b.",` +
+		`"inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":100,"default":0.5},"q":{"type":"string","enum":["a","b"]}},"required":["n"]},` +
+		`"annotations":{"readOnlyHint":true,"title":"Find"}},` +
+		`{"name":"x_b","description":"Get it. Use this after x_a.","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"id":{"type":"integer","minimum":-0}}}}]}`
+	respelled = "{ \"tools\" : [\n  {\n    \"annotations\" : { \"title\" : \"Find\", \"readOnlyHint\" : true },\n" +
+		`    "inputSchema": {"required": ["n"], "properties": {"q": {"enum": ["a", "b"], "type": "string"}, "n": {"default": 5e-1, "maximum": 1E2, "type": "number"}}, "type": "object"},` + "\n" +
+		`    "description": "Find it. Use this first, then call x_b.", "title": "Find \u003ca\u003e", "name": "x_\u0061"` + "\n  },\n" +
+		`  {"outputSchema": {"properties": {"id": {"minimum": 0, "type": "integer"}}, "type": "object"}, "inputSchema": {"type": "object"}, "description": "Get it. Use this after x_a.", "name": "x_b"}` + "\n] }"
+)
+
+// Pinned once, the listing respelled checks clean: the same definitions
+// are the same pins, run after run (no false alarm), and a second
+// tools/list respelled within one run is no change either. A changed
+// word is still caught.
+func TestRespelledListingIsTheSameDefinition(t *testing.T) {
+	ctx := context.Background()
+	r, err := audit.Client(ctx, &rawServer{pages: []string{listing}})
+	require.NoError(t, err)
+	base, err := r.Baseline()
+	require.NoError(t, err)
+
+	r, err = audit.Client(ctx, &rawServer{pages: []string{respelled}}, audit.WithBaseline(base))
+	require.NoError(t, err)
+	assert.Empty(t, checksFor(r, audit.RuleBaseline), text(r))
+
+	r, err = audit.Client(ctx, &rawServer{pages: []string{listing, respelled}})
+	require.NoError(t, err)
+	assert.Empty(t, r.WithCheck(audit.CheckListChanged), text(r))
+
+	changed := strings.Replace(respelled, "Use this first", "Use this always", 1)
+	r, err = audit.Client(ctx, &rawServer{pages: []string{changed}}, audit.WithBaseline(base))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"x_a baseline.changed"}, checksFor(r, audit.RuleBaseline))
+	r, err = audit.Client(ctx, &rawServer{pages: []string{listing, changed}})
+	require.NoError(t, err)
+	assert.Len(t, r.WithCheck(audit.CheckListChanged), 1, text(r))
 }

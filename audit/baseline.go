@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -48,11 +49,15 @@ func newBaseline(server string, tools []tool) (*Baseline, error) {
 	defs := make([]json.RawMessage, len(tools))
 	for i, t := range tools {
 		defs[i] = t.sent()
-		if _, _, _, err := pin.Definition(defs[i]); err != nil {
-			return nil, fmt.Errorf("audit: baseline: tool %q: %w (nested deeper than %d, a member named twice, or not encodable)", clip(t.name, 64), err, wire.MaxDepth)
-		}
 	}
 	l, err := pin.NewLock(server, defs)
+	if errors.Is(err, pin.ErrDefinition) {
+		for _, t := range tools { // name the tool
+			if _, _, _, err := pin.Definition(t.sent()); err != nil {
+				return nil, fmt.Errorf("audit: baseline: tool %q: %w (nested deeper than %d, a member named twice, or not encodable)", clip(t.name, 64), err, wire.MaxDepth)
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit: baseline: %w", err)
 	}

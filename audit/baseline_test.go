@@ -191,3 +191,26 @@ func TestRespelledListingIsTheSameDefinition(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, r.WithCheck(audit.CheckListChanged), 1, text(r))
 }
+
+// A listing a pin cannot hold is refused with the reason, never written
+// as a baseline that approves something else: a definition with no
+// canonical form (nested too deep), two tools of one name.
+func TestBaselineOfAListingThatCannotBePinned(t *testing.T) {
+	deep := json.RawMessage(`{"type":"object","properties":{"a":` + strings.Repeat("[", 130) + strings.Repeat("]", 130) + `}}`)
+	_, err := audit.Tools([]mcp.Tool{mcp.NewTool("x_ok"), mcp.NewToolWithRawSchema("x_deep", "Deep.", deep)}).Baseline()
+	assert.ErrorContains(t, err, `audit: baseline: tool "x_deep": pin: not a tool definition with a canonical form (nested deeper than 128`)
+	_, err = audit.Tools([]mcp.Tool{mcp.NewTool("x_twice"), mcp.NewTool("x_twice")}).Baseline()
+	assert.ErrorContains(t, err, `audit: baseline: pin: two tools named "x_twice"`)
+
+	// Pinned when it was plain, then served too deep: changed, and why.
+	base, err := audit.Tools([]mcp.Tool{mcp.NewToolWithRawSchema("x_deep", "Deep.", json.RawMessage(`{"type":"object"}`))}).Baseline()
+	require.NoError(t, err)
+	r := audit.Tools([]mcp.Tool{mcp.NewToolWithRawSchema("x_deep", "Deep.", deep)}, audit.WithBaseline(base))
+	f := r.WithCheck(audit.CheckBaselineChanged)
+	require.Len(t, f, 1, text(r))
+	assert.Contains(t, f[0].Message, "the definition has no canonical form (nested deeper than 128, or a member named twice)")
+
+	var decoded audit.Report
+	_, err = decoded.Baseline()
+	assert.ErrorContains(t, err, "the report holds no tool definitions")
+}

@@ -112,7 +112,8 @@ type listing struct {
 }
 
 // listTools lists every tool within the limits. It returns each tool's
-// encoding too, which counting the bytes needs and decoding reuses.
+// encoding too, which counting the bytes needs and decoding reuses,
+// unless the tools are counted as sent.
 func listTools(ctx context.Context, c Caller, l Limits) (listing, error) {
 	var size listSize
 	next := pagesOf(c)
@@ -216,10 +217,17 @@ func (s *listSize) add(l Limits, page []mcp.Tool, raw [][]byte) error {
 		s.raw = append(s.raw, raw...)
 	}
 	for i := range page {
-		b, err := json.Marshal(page[i])
-		s.encoded = append(s.encoded, b) // nil if it fails: reported per tool by rule C
-		if err != nil {
-			continue
+		var b []byte
+		if raw != nil {
+			b = raw[i] // counted as sent, and kept once: decoding encodes it again
+			s.encoded = append(s.encoded, nil)
+		} else {
+			var err error
+			b, err = json.Marshal(page[i])
+			s.encoded = append(s.encoded, b) // nil if it fails: reported per tool by rule C
+			if err != nil {
+				continue
+			}
 		}
 		s.bytes += len(b)
 		if s.bytes > l.ListBytes {

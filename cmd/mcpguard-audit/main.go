@@ -18,7 +18,8 @@
 //	--sarif-uri PATH   with --format=sarif: the file results are located in
 //	                   (GitHub code scanning lists only located results)
 //	--write F=FILE     also write the report in format F to FILE (repeatable)
-//	--baseline FILE    write the tool definitions, pinned, to FILE
+//	--baseline FILE    write the tool definitions, pinned as sent, to FILE:
+//	                   the lock mcpguard-proxy --pin FILE enforces
 //	--check-baseline FILE  report tools added, removed or changed since FILE
 //	--ignore FILE      accepted findings, each with a reason (JSON)
 //	--max-tokens N     token budget of the tool list (default 15000)
@@ -112,7 +113,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON (the same as --format=json)")
 	fs.StringVar(&c.format, "format", "text", "report format: text, json, sarif or markdown")
 	fs.StringVar(&c.sarifURI, "sarif-uri", "", "with --format=sarif: the repository file every result is located in")
-	fs.StringVar(&c.baseline, "baseline", "", "write the tool definitions, pinned (canonical JSON, SHA-256 per tool), to this file")
+	fs.StringVar(&c.baseline, "baseline", "", "write the tool definitions as the server sent them, pinned (RFC 8785 canonical JSON, SHA-256, one line per tool), to this file: the lock mcpguard-proxy --pin enforces")
 	fs.StringVar(&c.checkBaseline, "check-baseline", "", "report tools added, removed or changed since the baseline in this file")
 	fs.StringVar(&c.ignore, "ignore", "", "JSON file of accepted findings, each with a reason")
 	fs.Var(&c.also, "write", "also write the report as FORMAT=FILE (repeatable), e.g. sarif=audit.sarif")

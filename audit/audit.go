@@ -20,9 +20,10 @@ import (
 // Caller is what the audit needs from a connected MCP client. A started and
 // initialized *client.Client from mcp-go satisfies it, over any transport.
 // A Caller that can list one page at a time (ListToolsByPage, as
-// *client.Client can) is listed page by page within [Limits]; one whose
-// CallTool returns a [*ProtocolError] for a JSON-RPC error answer lets
-// rule D judge the error's code.
+// *client.Client can) is listed page by page within [Limits], and so is a
+// [RawLister], whose definitions a baseline pins as the server sent them;
+// one whose CallTool returns a [*ProtocolError] for a JSON-RPC error
+// answer lets rule D judge the error's code.
 type Caller interface {
 	ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
 	CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
@@ -34,7 +35,7 @@ func Tools(tools []mcp.Tool, opts ...Option) *Report {
 	o := newOptions(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), o.deadline)
 	defer cancel()
-	return newAuditor(o, tools, nil).static(ctx)
+	return newAuditor(o, listing{tools: tools}).static(ctx)
 }
 
 // Server audits the tools an in-process mcp-go server lists, exactly as a
@@ -69,15 +70,15 @@ func Client(ctx context.Context, c Caller, opts ...Option) (*Report, error) {
 	o := newOptions(opts)
 	ctx, cancel := context.WithTimeout(ctx, o.deadline)
 	defer cancel()
-	tools, encoded, err := listTools(ctx, c, o.limits)
+	first, err := listTools(ctx, c, o.limits)
 	if err != nil {
 		return nil, fmt.Errorf("audit: tools/list: %w", err)
 	}
-	a := newAuditor(o, tools, encoded)
+	a := newAuditor(o, first)
 	a.static(ctx)
 	if a.incomplete == "" {
-		again, encoded, err := listTools(ctx, c, o.limits)
-		a.checkRelist(ctx, again, encoded, err)
+		again, err := listTools(ctx, c, o.limits)
+		a.checkRelist(ctx, again, err)
 	}
 	if o.probe && a.incomplete == "" {
 		a.probe(ctx, c)
@@ -90,68 +91,143 @@ type pager interface {
 	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
 }
 
+// RawLister is a [Caller] that returns one tools/list page as the server
+// sent it: the result member of its answer. The audit then reads each
+// definition from those bytes, and a baseline pins them as sent, as
+// mcpguard-proxy --pin compares them at run time. mcp-go's client decodes
+// a listing into its own types, which drop the schema keywords they do
+// not model and add empty annotations: a baseline written from a Caller
+// that is not a RawLister pins those, and matches only other such audits.
+type RawLister interface {
+	ListToolsRaw(ctx context.Context, req mcp.ListToolsRequest) (json.RawMessage, error)
+}
+
+// listing is what tools/list returned: the tools as mcp-go decodes them,
+// each one's encoding (nil where it cannot be encoded) and, from a
+// [RawLister], each as the server sent it (nil otherwise).
+type listing struct {
+	tools   []mcp.Tool
+	encoded [][]byte
+	raw     [][]byte
+}
+
 // listTools lists every tool within the limits. It returns each tool's
-// encoding too, which counting the bytes needs and decoding reuses; a
-// tool that cannot be encoded has none.
-func listTools(ctx context.Context, c Caller, l Limits) ([]mcp.Tool, [][]byte, error) {
+// encoding too, which counting the bytes needs and decoding reuses,
+// unless the tools are counted as sent.
+func listTools(ctx context.Context, c Caller, l Limits) (listing, error) {
 	var size listSize
-	p, ok := c.(pager)
-	if !ok {
+	next := pagesOf(c)
+	if next == nil {
 		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 		if err != nil {
-			return nil, nil, err
+			return listing{}, err
 		}
-		if err := size.add(l, res.Tools); err != nil {
-			return nil, nil, err
+		if err := size.add(l, res.Tools, nil); err != nil {
+			return listing{}, err
 		}
-		return res.Tools, size.encoded, nil
+		return size.listing, nil
 	}
 	var (
-		tools []mcp.Tool
-		seen  = map[mcp.Cursor]bool{}
-		req   mcp.ListToolsRequest
+		seen = map[mcp.Cursor]bool{}
+		req  mcp.ListToolsRequest
 	)
 	for {
 		if size.pages == l.Pages {
-			return nil, nil, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
+			return listing{}, fmt.Errorf("more than %d pages; the server's pagination does not end (raise Limits.Pages, --max-pages, if it is genuine)", l.Pages)
 		}
-		page, err := p.ListToolsByPage(ctx, req)
+		page, raw, err := next(ctx, req)
 		if err != nil {
-			return nil, nil, err
+			return listing{}, err
 		}
-		if err := size.add(l, page.Tools); err != nil {
-			return nil, nil, err
+		if err := size.add(l, page.Tools, raw); err != nil {
+			return listing{}, err
 		}
-		tools = append(tools, page.Tools...)
 		if page.NextCursor == "" {
-			return tools, size.encoded, nil
+			return size.listing, nil
 		}
 		if seen[page.NextCursor] {
-			return nil, nil, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
+			return listing{}, fmt.Errorf("page %d repeats the cursor %q; the server's pagination loops", size.pages, clip(string(page.NextCursor), 64))
 		}
 		seen[page.NextCursor] = true
 		req.Params.Cursor = page.NextCursor
 	}
 }
 
-// listSize counts what tools/list has returned so far against the limits,
-// and keeps each tool's encoding.
-type listSize struct {
-	pages, tools, bytes int
-	encoded             [][]byte
+// lister lists one page, with each tool as the server sent it when it can.
+type lister func(context.Context, mcp.ListToolsRequest) (*mcp.ListToolsResult, [][]byte, error)
+
+// pagesOf returns how c lists one page, or nil if it lists all at once.
+func pagesOf(c Caller) lister {
+	switch p := c.(type) {
+	case RawLister:
+		return func(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, [][]byte, error) {
+			return rawPage(ctx, p, req)
+		}
+	case pager:
+		return func(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, [][]byte, error) {
+			res, err := p.ListToolsByPage(ctx, req)
+			return res, nil, err
+		}
+	}
+	return nil
 }
 
-func (s *listSize) add(l Limits, page []mcp.Tool) error {
+// rawPage lists one page from r and decodes each tool as mcp-go's client
+// does, keeping the bytes it was sent as.
+func rawPage(ctx context.Context, r RawLister, req mcp.ListToolsRequest) (*mcp.ListToolsResult, [][]byte, error) {
+	b, err := r.ListToolsRaw(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	var page struct {
+		Tools      []json.RawMessage `json:"tools"`
+		NextCursor mcp.Cursor        `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(b, &page); err != nil {
+		return nil, nil, fmt.Errorf("the tools/list result: %w", err)
+	}
+	res := &mcp.ListToolsResult{Tools: make([]mcp.Tool, len(page.Tools))}
+	res.NextCursor = page.NextCursor
+	raw := make([][]byte, len(page.Tools))
+	for i, t := range page.Tools {
+		if err := json.Unmarshal(t, &res.Tools[i]); err != nil {
+			return nil, nil, fmt.Errorf("tool %d of the tools/list result: %w", i+1, err)
+		}
+		raw[i] = t
+	}
+	return res, raw, nil
+}
+
+// listSize counts what tools/list has returned so far against the limits,
+// and keeps the listing.
+type listSize struct {
+	pages, count, bytes int
+	listing
+}
+
+// add counts a page; raw holds its tools as sent, or is nil.
+func (s *listSize) add(l Limits, page []mcp.Tool, raw [][]byte) error {
 	s.pages++
-	s.tools += len(page)
-	if s.tools > l.Tools {
+	s.count += len(page)
+	if s.count > l.Tools {
 		return fmt.Errorf("more than %d tools listed (raise Limits.Tools, --max-tools, if they are genuine)", l.Tools)
 	}
+	s.tools = append(s.tools, page...)
+	if raw != nil { // a lister gives every page's or none
+		s.raw = append(s.raw, raw...)
+	}
 	for i := range page {
-		b, err := json.Marshal(page[i])
-		s.encoded = append(s.encoded, b) // nil if it fails: reported per tool by rule C
-		if err != nil {
-			continue
+		var b []byte
+		if raw != nil {
+			b = raw[i] // counted as sent, and kept once: decoding encodes it again
+			s.encoded = append(s.encoded, nil)
+		} else {
+			var err error
+			b, err = json.Marshal(page[i])
+			s.encoded = append(s.encoded, b) // nil if it fails: reported per tool by rule C
+			if err != nil {
+				continue
+			}
 		}
 		s.bytes += len(b)
 		if s.bytes > l.ListBytes {
@@ -220,20 +296,20 @@ func (p *inProcess) roundTrip(ctx context.Context, method string, params any, ou
 }
 
 func (p *inProcess) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
-	return p.ListToolsByPage(ctx, req)
+	page, _, err := rawPage(ctx, p, req)
+	return page, err
 }
 
-// ListToolsByPage lists one page, so that [listTools] applies the limits.
-func (p *inProcess) ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+// ListToolsRaw lists one page as a client receives it, so that
+// [listTools] applies the limits and a baseline pins what is sent.
+func (p *inProcess) ListToolsRaw(ctx context.Context, req mcp.ListToolsRequest) (json.RawMessage, error) {
 	params := map[string]any{}
 	if req.Params.Cursor != "" {
 		params["cursor"] = req.Params.Cursor
 	}
-	var page mcp.ListToolsResult
-	if err := p.roundTrip(ctx, "tools/list", params, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	var page json.RawMessage
+	err := p.roundTrip(ctx, "tools/list", params, &page)
+	return page, err
 }
 
 func (p *inProcess) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -255,33 +331,40 @@ type tool struct {
 	wire        map[string]any // the whole definition
 	size        int            // bytes of the definition on the wire
 	encoded     []byte         // the definition's encoding, when the listing kept it
+	raw         []byte         // the definition as the server sent it, when known; what a baseline pins
 	encodeErr   error
 }
 
 // decodeTools reads each tool as a client receives it, from its encoding
-// when encoded has it (encoded may be nil). A large listing is decoded by
-// one worker per CPU, each over its own share of the tools.
-func decodeTools(tools []mcp.Tool, encoded [][]byte) []tool {
-	out := make([]tool, len(tools))
-	if len(encoded) != len(tools) {
-		encoded = nil
+// when the listing has it. A large listing is decoded by one worker per
+// CPU, each over its own share of the tools.
+func decodeTools(l listing) []tool {
+	out := make([]tool, len(l.tools))
+	if len(l.encoded) != len(l.tools) {
+		l.encoded = nil
+	}
+	if len(l.raw) != len(l.tools) {
+		l.raw = nil
 	}
 	share := func(start, end int) {
-		var enc [][]byte
-		if encoded != nil {
-			enc = encoded[start:end]
+		part := listing{tools: l.tools[start:end]}
+		if l.encoded != nil {
+			part.encoded = l.encoded[start:end]
 		}
-		decodeInto(out[start:end], tools[start:end], enc)
+		if l.raw != nil {
+			part.raw = l.raw[start:end]
+		}
+		decodeInto(out[start:end], part)
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(tools)/decodeShare)
+	workers := min(runtime.GOMAXPROCS(0), len(l.tools)/decodeShare)
 	if workers <= 1 {
-		share(0, len(tools))
+		share(0, len(l.tools))
 		return out
 	}
 	var wg sync.WaitGroup
-	per := (len(tools) + workers - 1) / workers
-	for start := 0; start < len(tools); start += per {
-		end := min(start+per, len(tools))
+	per := (len(l.tools) + workers - 1) / workers
+	for start := 0; start < len(l.tools); start += per {
+		end := min(start+per, len(l.tools))
 		wg.Go(func() { share(start, end) })
 	}
 	wg.Wait()
@@ -291,19 +374,23 @@ func decodeTools(tools []mcp.Tool, encoded [][]byte) []tool {
 // decodeShare is the fewest tools worth a decoding worker of their own.
 const decodeShare = 256
 
-// decodeInto decodes tools into out. A tool without an encoding in
-// encoded is encoded with one encoder and buffer reused for all (the bytes
-// json.Marshal would return, and its newline, without a copy per tool).
-// One wireDecoder reads them all as json.Unmarshal would.
-func decodeInto(out []tool, tools []mcp.Tool, encoded [][]byte) {
+// decodeInto decodes the listing's tools into out. A tool without an
+// encoding is encoded with one encoder and buffer reused for all (the
+// bytes json.Marshal would return, and its newline); a copy is kept as
+// the bytes the tool is sent as, unless the listing has those. One
+// wireDecoder reads them all as json.Unmarshal would.
+func decodeInto(out []tool, l listing) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	var dec wireDecoder
-	for i, t := range tools {
+	for i, t := range l.tools {
 		d := tool{name: t.Name, description: t.Description}
+		if l.raw != nil {
+			d.raw = l.raw[i]
+		}
 		var b []byte
-		if encoded != nil && encoded[i] != nil {
-			b = encoded[i]
+		if l.encoded != nil && l.encoded[i] != nil {
+			b = l.encoded[i]
 			d.encoded = b
 		} else {
 			buf.Reset()
@@ -313,6 +400,9 @@ func decodeInto(out []tool, tools []mcp.Tool, encoded [][]byte) {
 				continue
 			}
 			b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+			if d.raw == nil {
+				d.raw = bytes.Clone(b) // what an mcp-go server sends for t
+			}
 		}
 		d.size = len(b)
 		v, err := dec.decode(b)
@@ -357,8 +447,8 @@ type auditor struct {
 	}
 }
 
-func newAuditor(o options, tools []mcp.Tool, encoded [][]byte) *auditor {
-	a := &auditor{o: o, tools: decodeTools(tools, encoded), names: map[string]int{}, items: map[Rule]map[itemKey]bool{},
+func newAuditor(o options, l listing) *auditor {
+	a := &auditor{o: o, tools: decodeTools(l), names: map[string]int{}, items: map[Rule]map[itemKey]bool{},
 		listed: map[Rule]int{}, omitted: map[Rule]int{}, ctx: context.Background(), fixes: fixesFor(o.language)}
 	for _, t := range a.tools {
 		a.names[t.name]++

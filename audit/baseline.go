@@ -2,114 +2,117 @@ package audit
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
+
+	"github.com/mcpguard/mcpguard/core/pin"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
-// baselineVersion is the format version a baseline file carries.
-const baselineVersion = 1
-
-// Baseline pins a server's tool definitions: for each tool, its canonical
-// definition and that definition's SHA-256. Write one with
-// [Report.Baseline] and [Baseline.Write] (--baseline FILE), and check a
-// later run against it with [WithBaseline] (--check-baseline FILE).
+// Baseline pins a server's tool definitions: the lockfile of package
+// [pin], one line per tool, each the canonical definition (RFC 8785) and
+// its SHA-256. Write one with [Report.Baseline] and [Baseline.Write]
+// (--baseline FILE), check a later run against it with [WithBaseline]
+// (--check-baseline FILE); mcpguard-proxy --pin FILE and the fronts' pin
+// options enforce the same file at run time.
 type Baseline struct {
-	// Version is the file format's version, 1.
-	Version int `json:"mcpguard_baseline"`
-	// Server is the audited server's name, for the reader.
-	Server string `json:"server,omitempty"`
-	// Tools lists the pinned tools, sorted by name.
-	Tools []PinnedTool `json:"tools"`
+	lock *pin.Lock
+	// decoded is true for a format 1 baseline: it pinned the definitions
+	// as mcp-go's client decodes them, and is compared with those.
+	decoded bool
 }
 
 // PinnedTool is one tool of a [Baseline].
-type PinnedTool struct {
-	// Name is the tool's name.
-	Name string `json:"name"`
-	// SHA256 is the hex SHA-256 of Definition's canonical JSON.
-	SHA256 string `json:"sha256"`
-	// Definition holds what an agent reads of the tool: name,
-	// description, inputSchema, outputSchema and annotations, with object
-	// keys sorted.
-	Definition map[string]any `json:"definition"`
+type PinnedTool = pin.Tool
+
+// Lock returns the baseline as the lock package [pin] enforces.
+func (b *Baseline) Lock() *pin.Lock { return b.lock }
+
+// Server is the name of the server the baseline was written from.
+func (b *Baseline) Server() string { return b.lock.Server() }
+
+// Tools returns the pinned tools, sorted by name.
+func (b *Baseline) Tools() []PinnedTool { return b.lock.Tools() }
+
+// Write writes the baseline in the current format, one line per tool.
+func (b *Baseline) Write(w io.Writer) error {
+	_, err := b.lock.WriteTo(w)
+	return err
 }
 
-// pinnedFields are the parts of a definition a baseline pins.
-var pinnedFields = []string{"name", "description", "inputSchema", "outputSchema", "annotations"}
-
-// pin returns a tool's canonical definition and its hash.
-func pin(t tool) PinnedTool {
-	def := map[string]any{"name": t.name}
-	for _, k := range pinnedFields {
-		if v, ok := t.wire[k]; ok {
-			def[k] = v
+// newBaseline pins the listed tools, each as the server sent it. It
+// refuses a definition with no canonical form and two tools of one name:
+// a pin approves one definition per name.
+func newBaseline(server string, tools []tool) (*Baseline, error) {
+	defs := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		defs[i] = t.sent()
+	}
+	l, err := pin.NewLock(server, defs)
+	if errors.Is(err, pin.ErrDefinition) {
+		for _, t := range tools { // name the tool
+			if _, _, _, err := pin.Definition(t.sent()); err != nil {
+				return nil, fmt.Errorf("audit: baseline: tool %q: %w (nested deeper than %d, a member named twice, or not encodable)", clip(t.name, 64), err, wire.MaxDepth)
+			}
 		}
 	}
-	return PinnedTool{Name: t.name, SHA256: hashOf(def), Definition: def}
-}
-
-// canonical encodes v with sorted object keys and no HTML escaping.
-func canonical(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // v was decoded from JSON, so it encodes
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
-func hashOf(def map[string]any) string {
-	sum := sha256.Sum256(canonical(def))
-	return hex.EncodeToString(sum[:])
-}
-
-func newBaseline(server string, tools []tool) *Baseline {
-	b := &Baseline{Version: baselineVersion, Server: server}
-	for _, t := range tools {
-		b.Tools = append(b.Tools, pin(t))
+	if err != nil {
+		return nil, fmt.Errorf("audit: baseline: %w", err)
 	}
-	sort.SliceStable(b.Tools, func(i, j int) bool { return b.Tools[i].Name < b.Tools[j].Name })
+	return &Baseline{lock: l}, nil
+}
+
+// ReadBaseline reads a baseline written by [Baseline.Write], or by an
+// earlier version (format 1, which pinned no title). It refuses a file
+// over [pin.MaxLockBytes], a member named twice anywhere, two pins for one
+// tool, and a definition whose digest does not match it (edited by hand).
+func ReadBaseline(r io.Reader) (*Baseline, error) {
+	data, err := io.ReadAll(io.LimitReader(r, pin.MaxLockBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("audit: baseline: %w", err)
+	}
+	l, err := pin.ReadLock(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Format int `json:"mcpguard_baseline"`
+	}
+	_ = json.Unmarshal(data, &head) // ReadLock has read the same
+	return &Baseline{lock: l, decoded: head.Format == 1}, nil
+}
+
+// sent is the tool's definition as the server sent it, when the listing
+// kept it, else as mcp-go encodes it.
+func (t tool) sent() []byte {
+	if t.raw != nil {
+		return t.raw
+	}
+	if t.encoded != nil {
+		return t.encoded
+	}
+	b, _ := json.Marshal(t.wire) // not encodable: "null", which pins as no definition
 	return b
 }
 
-// Write writes the baseline as indented JSON with sorted keys.
-func (b *Baseline) Write(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(b)
-}
-
-// ReadBaseline reads a baseline written by [Baseline.Write]. It checks
-// the format version and that every hash matches its definition, so a
-// hand-edited baseline is caught.
-func ReadBaseline(r io.Reader) (*Baseline, error) {
-	var b Baseline
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("audit: baseline: %w", err)
+// pinnedAs returns the tool's definition as b pins it: a format 1
+// baseline hashed the definition as mcp-go's client decodes it, numbers
+// as float64.
+func (b *Baseline) pinnedAs(t tool) (PinnedTool, error) {
+	if !b.decoded {
+		return b.lock.Pin(t.sent())
 	}
-	if b.Version != baselineVersion {
-		return nil, fmt.Errorf("audit: baseline: format version %d, want %d (write it again with --baseline)", b.Version, baselineVersion)
+	def, err := json.Marshal(t.wire)
+	if err != nil {
+		return PinnedTool{}, err
 	}
-	for _, t := range b.Tools {
-		if got := hashOf(t.Definition); got != t.SHA256 {
-			return nil, fmt.Errorf("audit: baseline: the hash of %q does not match its definition (edited by hand?); write it again with --baseline", t.Name)
-		}
-	}
-	return &b, nil
+	return b.lock.Pin(def)
 }
 
 // checkBaseline is rule baseline: added, removed and changed tools.
 func (a *auditor) checkBaseline(b *Baseline) {
-	pinned := make(map[string]PinnedTool, len(b.Tools))
-	for _, t := range b.Tools {
-		pinned[t.Name] = t
-	}
 	seen := map[string]bool{}
 	for _, t := range a.tools {
 		if seen[t.name] {
@@ -117,24 +120,28 @@ func (a *auditor) checkBaseline(b *Baseline) {
 		}
 		seen[t.name] = true
 		a.item(RuleBaseline, t.name, "")
-		old, ok := pinned[t.name]
+		old, ok := b.lock.Tool(t.name)
 		if !ok {
 			a.add(Finding{Rule: RuleBaseline, Check: CheckBaselineAdded, Severity: Error, Tool: t.name,
 				Message: "the tool is not in the baseline: nobody has reviewed its definition",
 				Fix:     "review the tool, then write the baseline again with --baseline"})
 			continue
 		}
-		now := pin(t)
-		if now.SHA256 == old.SHA256 {
-			continue
+		now, err := b.pinnedAs(t)
+		switch {
+		case err != nil:
+			a.add(Finding{Rule: RuleBaseline, Check: CheckBaselineChanged, Severity: Error, Tool: t.name,
+				Message: fmt.Sprintf("the definition has no canonical form (nested deeper than %d, or a member named twice), so it cannot match the baseline's", wire.MaxDepth),
+				Fix:     "serve a definition that is plain JSON; then review it and write the baseline again with --baseline"})
+		case now.SHA256 != old.SHA256:
+			diff := pin.Diff(old.Definition, now.Definition)
+			a.add(Finding{Rule: RuleBaseline, Check: CheckBaselineChanged, Severity: Error, Tool: t.name,
+				Message: fmt.Sprintf("the definition changed since the baseline (%s): %s", pin.Parts(diff), "a tool can be rewritten after review"),
+				Fix:     "review the change; if it is intended, write the baseline again with --baseline",
+				Diff:    diff})
 		}
-		diff := diffJSON("", old.Definition, now.Definition)
-		a.add(Finding{Rule: RuleBaseline, Check: CheckBaselineChanged, Severity: Error, Tool: t.name,
-			Message: fmt.Sprintf("the definition changed since the baseline (%s): %s", changedParts(diff), "a tool can be rewritten after review"),
-			Fix:     "review the change; if it is intended, write the baseline again with --baseline",
-			Diff:    clipLines(diff, maxDiffLines)})
 	}
-	for _, p := range b.Tools {
+	for _, p := range b.lock.Tools() {
 		if !seen[p.Name] {
 			a.item(RuleBaseline, p.Name, "")
 			a.add(Finding{Rule: RuleBaseline, Check: CheckBaselineRemoved, Severity: Error, Tool: p.Name,
@@ -142,118 +149,4 @@ func (a *auditor) checkBaseline(b *Baseline) {
 				Fix:     "if the removal is intended, write the baseline again with --baseline"})
 		}
 	}
-}
-
-// maxDiffLines bounds a finding's diff.
-const maxDiffLines = 20
-
-// changedParts names the top-level fields a diff touches, e.g.
-// "description, inputSchema".
-func changedParts(diff []string) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, l := range diff {
-		p := strings.TrimPrefix(l, "/")
-		if i := strings.IndexAny(p, "/:"); i >= 0 {
-			p = p[:i]
-		}
-		if !seen[p] {
-			seen[p] = true
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func clipLines(lines []string, n int) []string {
-	if len(lines) <= n {
-		return lines
-	}
-	return append(lines[:n:n], fmt.Sprintf("… and %d more changes", len(lines)-n))
-}
-
-// diffJSON lists the JSON pointers at which old and new differ, each with
-// both values: objects are compared key by key, anything else whole.
-func diffJSON(ptr string, old, new any) []string {
-	om, ok1 := old.(map[string]any)
-	nm, ok2 := new.(map[string]any)
-	if ok1 && ok2 {
-		keys := map[string]bool{}
-		for k := range om {
-			keys[k] = true
-		}
-		for k := range nm {
-			keys[k] = true
-		}
-		var out []string
-		for _, k := range sortedKeys(toAny(keys)) {
-			p := ptr + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			ov, inOld := om[k]
-			nv, inNew := nm[k]
-			switch {
-			case !inOld:
-				out = append(out, fmt.Sprintf("%s: added %s", p, shortJSON(nv)))
-			case !inNew:
-				out = append(out, fmt.Sprintf("%s: removed (was %s)", p, shortJSON(ov)))
-			default:
-				out = append(out, diffJSON(p, ov, nv)...)
-			}
-		}
-		return out
-	}
-	ob, nb := canonical(old), canonical(new)
-	if bytes.Equal(ob, nb) {
-		return nil
-	}
-	if os, ok := old.(string); ok {
-		if ns, ok := new.(string); ok {
-			return []string{fmt.Sprintf("%s: %s", ptr, stringDiff(os, ns))}
-		}
-	}
-	return []string{fmt.Sprintf("%s: %s → %s", ptr, shortJSON(old), shortJSON(new))}
-}
-
-func toAny(m map[string]bool) map[string]any {
-	out := make(map[string]any, len(m))
-	for k := range m {
-		out[k] = nil
-	}
-	return out
-}
-
-// shortJSON renders a value for a diff line, cut to 120 bytes.
-func shortJSON(v any) string {
-	return clip(string(canonical(v)), 120)
-}
-
-// stringDiff shows where two strings differ: the changed middle in
-// [-old-]{+new+} form, with a little common context either side.
-func stringDiff(old, new string) string {
-	p := 0
-	for p < len(old) && p < len(new) && old[p] == new[p] {
-		p++
-	}
-	q := 0
-	for q < len(old)-p && q < len(new)-p && old[len(old)-1-q] == new[len(new)-1-q] {
-		q++
-	}
-	const ctx = 30
-	var b strings.Builder
-	start := max(p-ctx, 0)
-	if start > 0 {
-		b.WriteString("…")
-	}
-	b.WriteString(old[start:p])
-	if mid := old[p : len(old)-q]; mid != "" {
-		fmt.Fprintf(&b, "[-%s-]", clip(mid, 200))
-	}
-	if mid := new[p : len(new)-q]; mid != "" {
-		fmt.Fprintf(&b, "{+%s+}", clip(mid, 200))
-	}
-	end := min(len(old)-q+ctx, len(old))
-	b.WriteString(old[len(old)-q : end])
-	if end < len(old) {
-		b.WriteString("…")
-	}
-	return b.String()
 }

@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -75,6 +76,54 @@ func BenchmarkServer100Probed(b *testing.B) {
 		r, err := audit.Server(context.Background(), s, audit.WithProbe())
 		if err != nil || r.Scores.D == nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPinScale sets the cost of pinning beside the audit's own, for
+// listings of 10,000 tools (issue 51): the audit alone; the audit and its
+// baseline (each definition in canonical form and its SHA-256, written
+// out: --baseline); the audit checked against that baseline
+// (--check-baseline). ns/tool of the second and third less the first's is
+// what pinning costs.
+func BenchmarkPinScale(b *testing.B) {
+	for _, listing := range []struct {
+		name string
+		gen  func(int) []mcp.Tool
+	}{{"generated", generated}, {"gateway", gateway}} {
+		tl := listing.gen(10_000)
+		base, err := audit.Tools(tl).Baseline()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, run := range []struct {
+			name string
+			f    func() error
+		}{
+			{"audit", func() error { audit.Tools(tl); return nil }},
+			{"audit+baseline", func() error {
+				base, err := audit.Tools(tl).Baseline()
+				if err == nil {
+					err = base.Write(io.Discard)
+				}
+				return err
+			}},
+			{"audit+check-baseline", func() error {
+				if n := len(audit.Tools(tl, audit.WithBaseline(base)).WithCheck(audit.CheckBaselineChanged)); n != 0 {
+					return fmt.Errorf("%d changed", n)
+				}
+				return nil
+			}},
+		} {
+			b.Run(listing.name+"/tools=10000/"+run.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := run.f(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(tl)), "ns/tool")
+			})
 		}
 	}
 }

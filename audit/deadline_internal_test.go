@@ -34,7 +34,7 @@ func TestDeadlineHoldsWithinATool(t *testing.T) {
 		props[fmt.Sprintf("p%d", i)] = map[string]any{"type": "boolean"}
 	}
 	wide := mcp.NewToolWithRawSchema("wide_tool", "d", mustMarshal(map[string]any{"type": "object", "properties": props}))
-	a := newAuditor(newOptions(nil), []mcp.Tool{wide}, nil)
+	a := newAuditor(newOptions(nil), listing{tools: []mcp.Tool{wide}})
 	r := a.static(&expiring{Context: context.Background(), n: 1}) // the check before the first tool passes
 	assert.Equal(t, "the deadline passed while the schema of tool 1 of 1 was checked", r.Incomplete)
 	assert.Equal(t, deadlineEvery-1, r.Scores.C.Checked, "the walk stopped at the first look at the deadline")

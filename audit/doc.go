@@ -85,6 +85,21 @@
 // least two, share. Common verbs ("get_", "list_", "search_") never count
 // as a namespace.
 //
+// # Baselines
+//
+// A [Baseline] is the lockfile of package core/pin: each tool's name,
+// title, description, input and output schemas and annotations in RFC
+// 8785 canonical form with its SHA-256, one line per tool, pinned as the
+// server sent them (a [RawLister] keeps those bytes; the in-process server
+// and mcpguard-audit are ones), so that mcpguard-proxy --pin FILE and the
+// fronts' pin option enforce the same file at run time. Member order,
+// white space and number spelling are not part of a definition. Approving
+// a change is writing the baseline again ([Report.Baseline],
+// --baseline). [ReadBaseline] reads format 1 baselines of earlier
+// versions too, compared as they were written (no title; definitions as
+// mcp-go's client decodes them), and refuses one edited by hand, with a
+// member named twice, two pins for one tool, or over [pin.MaxLockBytes].
+//
 // # Scores
 //
 // Each scored rule (A to F) scores the share of its items that have no

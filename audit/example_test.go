@@ -93,20 +93,26 @@ func ExampleReport_Failed() {
 	// add "maxLength" (and "minLength" if empty strings are invalid)
 }
 
-// Pinning tool definitions and checking a later version against them: a
-// changed enum is reported with a diff by JSON pointer.
+// Pinning tool definitions and checking a later version against them: the
+// baseline holds one line per tool, and a changed enum is reported with a
+// diff by JSON pointer.
 func ExampleWithBaseline() {
 	v1 := []mcp.Tool{mcp.NewTool("shop_search",
 		mcp.WithDescription("Search products. Use this when the user wants one, then call shop_get_product."),
 		mcp.WithString("category", mcp.Enum("books", "games")),
 	)}
 	var pinned bytes.Buffer
-	if err := audit.Tools(v1).Baseline().Write(&pinned); err != nil { // --baseline FILE
+	base, err := audit.Tools(v1, audit.WithServerName("shop 1.0")).Baseline()
+	if err == nil {
+		err = base.Write(&pinned) // --baseline FILE
+	}
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	fmt.Print(pinned.String())
 
-	base, err := audit.ReadBaseline(&pinned) // --check-baseline FILE
+	base, err = audit.ReadBaseline(&pinned) // --check-baseline FILE
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -120,6 +126,9 @@ func ExampleWithBaseline() {
 		fmt.Println(f.Diff[0])
 	}
 	// Output:
+	// {"mcpguard_baseline": 2, "server": "shop 1.0", "tools": [
+	//   {"name": "shop_search", "sha256": "4f61b10bfcbc65f51f7307b4b5da740eabaa220155dc1f814ca1bf7962d8833a", "definition": {"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false},"description":"Search products. Use this when the user wants one, then call shop_get_product.","inputSchema":{"properties":{"category":{"enum":["books","games"],"type":"string"}},"required":[],"type":"object"},"name":"shop_search"}}
+	// ]}
 	// error baseline.changed shop_search
 	// /inputSchema/properties/category/enum: ["books","games"] → ["books","games","admin"]
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpguard/mcpguard/core/pin"
 )
 
 // bytesPerToken estimates tokens from bytes of JSON: about four bytes a
@@ -61,7 +61,7 @@ func (a *auditor) checkNetworkRefs(t tool) {
 // and the model another, and one that reorders them defeats clients'
 // prompt caches (the 2026-07-28 specification says the order SHOULD be
 // deterministic).
-func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, encoded [][]byte, err error) {
+func (a *auditor) checkRelist(ctx context.Context, again listing, err error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			a.incomplete = "the deadline passed while the tools were listed a second time"
@@ -74,8 +74,8 @@ func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, encoded [][
 		return
 	}
 	a.item(RuleList, "", "relist")
-	// A tool encoded the same both times is unchanged; only the others
-	// are decoded and pinned.
+	// A tool sent as the same bytes both times is unchanged; only the
+	// others are decoded and pinned.
 	first := make(map[string]*tool, len(a.tools))
 	firstOrder := make([]string, 0, len(a.tools))
 	for i := range a.tools {
@@ -83,37 +83,35 @@ func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, encoded [][
 		firstOrder = append(firstOrder, a.tools[i].name)
 	}
 	changed := false
-	seen := make(map[string]bool, len(again))
-	secondOrder := make([]string, 0, len(again))
-	var differ []mcp.Tool
-	for i, t := range again {
+	seen := make(map[string]bool, len(again.tools))
+	secondOrder := make([]string, 0, len(again.tools))
+	var differ listing
+	for i, t := range again.tools {
 		secondOrder = append(secondOrder, t.Name)
 		seen[t.Name] = true
-		if old := first[t.Name]; old != nil && old.encoded != nil && i < len(encoded) && bytes.Equal(old.encoded, encoded[i]) {
+		now := sentAt(again, i)
+		if old := first[t.Name]; old != nil && now != nil && bytes.Equal(old.sent(), now) {
 			continue
 		}
-		differ = append(differ, t)
+		differ.tools = append(differ.tools, t)
+		differ.encoded = append(differ.encoded, again.encoded[i])
+		differ.raw = append(differ.raw, now)
 	}
-	for _, t := range decodeTools(differ, nil) {
-		now := pin(t)
+	for _, t := range decodeTools(differ) {
 		oldTool, ok := first[t.name]
-		var old PinnedTool
-		if ok {
-			old = pin(*oldTool)
-		}
-		switch {
-		case !ok:
+		if !ok {
 			changed = true
 			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: t.name,
 				Message: "the tool appeared in the second tools/list call but not in the first",
 				Fix:     "list the same tools on every call; announce real changes with notifications/tools/list_changed"})
-		case old.SHA256 != now.SHA256:
+			continue
+		}
+		if diff, same := definitionDiff(oldTool.sent(), t.sent()); !same {
 			changed = true
-			diff := diffJSON("", old.Definition, now.Definition)
 			a.add(Finding{Rule: RuleList, Check: CheckListChanged, Severity: Error, Tool: t.name,
-				Message: fmt.Sprintf("the definition differs between two tools/list calls in one run (%s)", changedParts(diff)),
+				Message: fmt.Sprintf("the definition differs between two tools/list calls in one run (%s)", pin.Parts(diff)),
 				Fix:     "serve the same definition on every call; a definition that changes per call cannot be reviewed",
-				Diff:    clipLines(diff, maxDiffLines)})
+				Diff:    diff})
 		}
 	}
 	for _, name := range firstOrder {
@@ -129,4 +127,31 @@ func (a *auditor) checkRelist(ctx context.Context, again []mcp.Tool, encoded [][
 			Message: "two tools/list calls returned the same tools in different orders; the specification says the order SHOULD be deterministic, and clients' prompt caches miss on every reordering",
 			Fix:     "sort the tools (by name, or by a fixed registration order) before listing them"})
 	}
+}
+
+// sentAt is tool i of a listing as the server sent it, if the listing
+// kept that, else its encoding; nil if it has neither.
+func sentAt(l listing, i int) []byte {
+	if l.raw != nil && l.raw[i] != nil {
+		return l.raw[i]
+	}
+	return l.encoded[i]
+}
+
+// definitionDiff compares two definitions as a pin reads them, and lists
+// where they differ. Two definitions with no canonical form are the same
+// only if their bytes are.
+func definitionDiff(old, now []byte) (diff []string, same bool) {
+	_, oldDef, oldSum, oldErr := pin.Definition(old)
+	_, nowDef, nowSum, nowErr := pin.Definition(now)
+	switch {
+	case oldErr == nil && nowErr == nil && oldSum == nowSum:
+		return nil, true
+	case oldErr != nil || nowErr != nil:
+		if bytes.Equal(old, now) {
+			return nil, true
+		}
+		return pin.Diff(old, now), false
+	}
+	return pin.Diff(oldDef, nowDef), false
 }

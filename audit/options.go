@@ -31,8 +31,9 @@ type options struct {
 // Limits bound what a hostile or broken server can make the audit read and
 // report. The zero value of a field means its default.
 type Limits struct {
-	// ListBytes bounds the encoded size of all tools/list pages together;
-	// 16 MiB unless set.
+	// ListBytes bounds the size of all tools/list pages' definitions
+	// together, as sent (from a [RawLister]) or as encoded; 16 MiB unless
+	// set.
 	ListBytes int
 	// Pages bounds the number of tools/list pages; 100 unless set.
 	Pages int

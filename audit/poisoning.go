@@ -380,12 +380,3 @@ func (w *stringWalk) walk(v any, depth int) {
 		}
 	}
 }
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -48,12 +49,14 @@ type Report struct {
 	listed []tool // for Baseline
 }
 
-// Baseline returns the listed tools' definitions pinned, to write with
-// [Baseline.Write] and check later runs against with [WithBaseline]. It is
-// nil on a report decoded from JSON.
-func (r *Report) Baseline() *Baseline {
+// Baseline returns the listed tools' definitions pinned, each as the
+// server sent it, to write with [Baseline.Write] and check later runs
+// against with [WithBaseline]. It fails for a report decoded from JSON,
+// which holds no definitions, and for a listing that cannot be pinned: a
+// definition with no canonical form, or two tools of one name.
+func (r *Report) Baseline() (*Baseline, error) {
 	if r.listed == nil {
-		return nil
+		return nil, errors.New("audit: baseline: the report holds no tool definitions (it was decoded from JSON)")
 	}
 	return newBaseline(r.Server, r.listed)
 }

@@ -218,7 +218,8 @@ func TestProbeCodesAndStructuredErrors(t *testing.T) {
 func TestBaselineInProcess(t *testing.T) {
 	a := mcp.NewTool("x_a", mcp.WithDescription(goodDesc), mcp.WithString("kind", mcp.Enum("x", "y")))
 	b := mcp.NewTool("x_b", mcp.WithDescription(goodDesc))
-	base := audit.Tools([]mcp.Tool{a, b}).Baseline()
+	base, err := audit.Tools([]mcp.Tool{a, b}).Baseline()
+	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, base.Write(&buf))
 	back, err := audit.ReadBaseline(bytes.NewReader(buf.Bytes()))
@@ -240,8 +241,6 @@ func TestBaselineInProcess(t *testing.T) {
 	// A hand-edited baseline is refused.
 	_, err = audit.ReadBaseline(strings.NewReader(strings.Replace(buf.String(), "Look the thing", "Look a thing", 1)))
 	assert.ErrorContains(t, err, "does not match its definition")
-	_, err = audit.ReadBaseline(strings.NewReader(`{"mcpguard_baseline":7,"tools":[]}`))
-	assert.ErrorContains(t, err, "format version 7")
 }
 
 func TestIgnoreList(t *testing.T) {

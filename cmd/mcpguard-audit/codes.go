@@ -22,6 +22,7 @@ const maxSniffedLine = 64 << 10
 // ranges), and rule D judges the code; the probe sends one call at a time,
 // so the last error answer is the current call's.
 type errorSniffer struct {
+	list     listSniffer // the tools/list answer, as sent
 	mu       sync.Mutex
 	line     []byte
 	overflow bool
@@ -30,6 +31,7 @@ type errorSniffer struct {
 
 // Write takes a chunk of the stream, in order.
 func (s *errorSniffer) Write(p []byte) {
+	s.list.write(p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(p) > 0 {

@@ -201,27 +201,29 @@ func rebaseline(t *testing.T, file string, edit func(defs map[string]map[string]
 	f.Close()
 	require.NoError(t, err)
 	defs := map[string]map[string]any{}
-	for _, p := range b.Tools {
-		defs[p.Name] = p.Definition
+	for _, p := range b.Tools() {
+		var d map[string]any
+		require.NoError(t, json.Unmarshal(p.Definition, &d))
+		defs[p.Name] = d
 	}
 	edit(defs)
 	var tools []mcp.Tool
-	for _, p := range b.Tools {
+	for _, p := range b.Tools() {
 		d := defs[p.Name]
-		raw, _ := json.Marshal(d)
 		var tl mcp.Tool
-		require.NoError(t, json.Unmarshal(raw, &tl))
-		in, _ := json.Marshal(d["inputSchema"])
-		tl.InputSchema, tl.RawInputSchema = mcp.ToolInputSchema{}, in
+		require.NoError(t, json.Unmarshal(must(json.Marshal(d)), &tl))
+		tl.InputSchema, tl.RawInputSchema = mcp.ToolInputSchema{}, must(json.Marshal(d["inputSchema"]))
 		if out, ok := d["outputSchema"]; ok {
 			tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, must(json.Marshal(out))
 		}
 		tools = append(tools, tl)
 	}
+	base, err := audit.Tools(tools, audit.WithServerName(b.Server())).Baseline()
+	require.NoError(t, err)
 	name := filepath.Join(t.TempDir(), "edited.json")
 	out, err := os.Create(name)
 	require.NoError(t, err)
-	require.NoError(t, audit.Tools(tools).Baseline().Write(out))
+	require.NoError(t, base.Write(out))
 	require.NoError(t, out.Close())
 	return name
 }
@@ -313,4 +315,24 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// A format 1 baseline, written by the earlier version of the command from
+// the same server (testdata), checks clean: it is compared as it was
+// written, without titles and as mcp-go's client decodes definitions.
+// Written again, the baseline is format 2 and pins what the server sent.
+func TestFormat1BaselineStillChecksClean(t *testing.T) {
+	env, server := self(t, "good")
+	res := runBin(t, env, append([]string{"--check-baseline", filepath.Join("testdata", "baseline-format1-good.json"), "--json"}, server...)...)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	assert.Empty(t, findingsOf(decode(t, res.stdout), audit.RuleBaseline))
+
+	file := filepath.Join(t.TempDir(), "baseline.json")
+	res = runBin(t, env, append([]string{"--baseline", file}, server...)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	written, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(written), `{"mcpguard_baseline": 2, "server": "good-shop 1.0.0", "tools": [`+"\n"), string(written))
+	res = runBin(t, env, append([]string{"--check-baseline", file, "--json"}, server...)...)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 }

@@ -18,7 +18,8 @@
 //	--sarif-uri PATH   with --format=sarif: the file results are located in
 //	                   (GitHub code scanning lists only located results)
 //	--write F=FILE     also write the report in format F to FILE (repeatable)
-//	--baseline FILE    write the tool definitions, pinned, to FILE
+//	--baseline FILE    write the tool definitions, pinned as sent, to FILE:
+//	                   the lock mcpguard-proxy --pin FILE enforces
 //	--check-baseline FILE  report tools added, removed or changed since FILE
 //	--ignore FILE      accepted findings, each with a reason (JSON)
 //	--max-tokens N     token budget of the tool list (default 15000)
@@ -112,7 +113,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON (the same as --format=json)")
 	fs.StringVar(&c.format, "format", "text", "report format: text, json, sarif or markdown")
 	fs.StringVar(&c.sarifURI, "sarif-uri", "", "with --format=sarif: the repository file every result is located in")
-	fs.StringVar(&c.baseline, "baseline", "", "write the tool definitions, pinned (canonical JSON, SHA-256 per tool), to this file")
+	fs.StringVar(&c.baseline, "baseline", "", "write the tool definitions as the server sent them, pinned (RFC 8785 canonical JSON, SHA-256, one line per tool), to this file: the lock mcpguard-proxy --pin enforces")
 	fs.StringVar(&c.checkBaseline, "check-baseline", "", "report tools added, removed or changed since the baseline in this file")
 	fs.StringVar(&c.ignore, "ignore", "", "JSON file of accepted findings, each with a reason")
 	fs.Var(&c.also, "write", "also write the report as FORMAT=FILE (repeatable), e.g. sarif=audit.sarif")
@@ -248,8 +249,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if c.baseline != "" {
-		if err := writeFile(c.baseline, report.Baseline().Write); err != nil {
-			failf(stderr, err)
+		base, err := report.Baseline()
+		if err == nil {
+			err = writeFile(c.baseline, base.Write)
+		}
+		if err != nil {
+			failf(stderr, fmt.Errorf("--baseline %s: %w", c.baseline, err))
 			return exitUsage
 		}
 	}
@@ -472,7 +477,7 @@ func (c conn) Close() error { return c.close() }
 // is told every redirect the client refuses (see redirectPolicy).
 func connect(ctx context.Context, c *config, refused *refusals) (cl conn, explain func(error) error, err error) {
 	errOut := &tail{max: 4096}
-	sniff := &errorSniffer{}
+	sniff := &errorSniffer{list: listSniffer{max: c.maxMessage}}
 	if c.url != "" {
 		start, err := url.Parse(c.url)
 		if err != nil {
@@ -507,8 +512,9 @@ func connect(ctx context.Context, c *config, refused *refusals) (cl conn, explai
 }
 
 // boundedList bounds tools/list by the connect timeout; probe calls get
-// their own --timeout from the audit. Embedding *client.Client keeps its
-// ListToolsByPage, so the audit counts pages against its limits.
+// their own --timeout from the audit. It lists one page at a time, as the
+// server sent it (ListToolsRaw), so the audit counts pages against its
+// limits and pins definitions as sent.
 type boundedList struct {
 	*client.Client
 	d     time.Duration
@@ -524,12 +530,6 @@ func (b boundedList) ListTools(ctx context.Context, req mcp.ListToolsRequest) (*
 	ctx, cancel := context.WithTimeout(ctx, b.d)
 	defer cancel()
 	return b.Client.ListTools(ctx, req)
-}
-
-func (b boundedList) ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.d)
-	defer cancel()
-	return b.Client.ListToolsByPage(ctx, req)
 }
 
 // withStderr adds the server's last stderr lines to err. It closes the

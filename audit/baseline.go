@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +18,6 @@ import (
 // options enforce the same file at run time.
 type Baseline struct {
 	lock *pin.Lock
-	// decoded is true for a format 1 baseline: it pinned the definitions
-	// as mcp-go's client decodes them, and is compared with those.
-	decoded bool
 }
 
 // PinnedTool is one tool of a [Baseline].
@@ -64,24 +60,16 @@ func newBaseline(server string, tools []tool) (*Baseline, error) {
 	return &Baseline{lock: l}, nil
 }
 
-// ReadBaseline reads a baseline written by [Baseline.Write], or by an
-// earlier version (format 1, which pinned no title). It refuses a file
-// over [pin.MaxLockBytes], a member named twice anywhere, two pins for one
-// tool, and a definition whose digest does not match it (edited by hand).
+// ReadBaseline reads a baseline written by [Baseline.Write]. It refuses
+// a file over [pin.MaxLockBytes], another format, a member named twice
+// anywhere, two pins for one tool, and a definition whose digest does not
+// match it (edited by hand).
 func ReadBaseline(r io.Reader) (*Baseline, error) {
-	data, err := io.ReadAll(io.LimitReader(r, pin.MaxLockBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("audit: baseline: %w", err)
-	}
-	l, err := pin.ReadLock(bytes.NewReader(data))
+	l, err := pin.ReadLock(r)
 	if err != nil {
 		return nil, err
 	}
-	var head struct {
-		Format int `json:"mcpguard_baseline"`
-	}
-	_ = json.Unmarshal(data, &head) // ReadLock has read the same
-	return &Baseline{lock: l, decoded: head.Format == 1}, nil
+	return &Baseline{lock: l}, nil
 }
 
 // sent is the tool's definition as the server sent it, when the listing
@@ -95,20 +83,6 @@ func (t tool) sent() []byte {
 	}
 	b, _ := json.Marshal(t.wire) // not encodable: "null", which pins as no definition
 	return b
-}
-
-// pinnedAs returns the tool's definition as b pins it: a format 1
-// baseline hashed the definition as mcp-go's client decodes it, numbers
-// as float64.
-func (b *Baseline) pinnedAs(t tool) (PinnedTool, error) {
-	if !b.decoded {
-		return b.lock.Pin(t.sent())
-	}
-	def, err := json.Marshal(t.wire)
-	if err != nil {
-		return PinnedTool{}, err
-	}
-	return b.lock.Pin(def)
 }
 
 // checkBaseline is rule baseline: added, removed and changed tools.
@@ -127,7 +101,7 @@ func (a *auditor) checkBaseline(b *Baseline) {
 				Fix:     "review the tool, then write the baseline again with --baseline"})
 			continue
 		}
-		now, err := b.pinnedAs(t)
+		now, err := pin.Of(t.sent())
 		switch {
 		case err != nil:
 			a.add(Finding{Rule: RuleBaseline, Check: CheckBaselineChanged, Severity: Error, Tool: t.name,

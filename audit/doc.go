@@ -95,9 +95,7 @@
 // fronts' pin option enforce the same file at run time. Member order,
 // white space and number spelling are not part of a definition. Approving
 // a change is writing the baseline again ([Report.Baseline],
-// --baseline). [ReadBaseline] reads format 1 baselines of earlier
-// versions too, compared as they were written (no title; definitions as
-// mcp-go's client decodes them), and refuses one edited by hand, with a
+// --baseline). [ReadBaseline] refuses a baseline edited by hand, with a
 // member named twice, two pins for one tool, or over [pin.MaxLockBytes].
 //
 // # Scores

@@ -43,7 +43,7 @@ type Tool struct {
 func NewLock(server string, tools []json.RawMessage) (*Lock, error) {
 	l := &Lock{server: server, byName: make(map[string]int, len(tools))}
 	for _, t := range tools {
-		p, err := pinOf(t)
+		p, err := Of(t)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func ReadLock(r io.Reader) (*Lock, error) {
 	}
 	l := &Lock{server: f.Server, byName: make(map[string]int, len(f.Tools))}
 	for _, t := range f.Tools {
-		p, err := pinOf(t.Definition)
+		p, err := Of(t.Definition)
 		if err != nil || p.Name != t.Name || p.SHA256 != t.SHA256 {
 			return nil, fmt.Errorf("pin: lock: the digest of %q does not match its definition (edited by hand?); write it again with mcpguard-audit --baseline", t.Name)
 		}
@@ -146,8 +146,9 @@ func ReadLock(r io.Reader) (*Lock, error) {
 	return l, nil
 }
 
-// pinOf is [Definition] as a [Tool].
-func pinOf(def []byte) (Tool, error) {
+// Of returns the pin of a listed tool definition: [Definition] as a
+// [Tool].
+func Of(def []byte) (Tool, error) {
 	name, canonical, sum, err := Definition(def)
 	return Tool{Name: name, SHA256: sum, Definition: canonical}, err
 }

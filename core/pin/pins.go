@@ -90,7 +90,7 @@ func (p *Pins) Review(ctx context.Context, def []byte) (name string, v Verdict) 
 	if ok {
 		return s.name, s.verdict
 	}
-	t, err := pinOf(def)
+	t, err := Of(def)
 	switch pinned, isPinned := p.lock.Tool(t.Name); {
 	case err != nil:
 		v = Unreadable

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/mcpguard/mcpguard/limit"
 	"log/slog"
 	"net"
 	"net/http"
@@ -81,6 +82,39 @@ func TestRateFlagRefusesABurstOverHTTPOnBothFronts(t *testing.T) {
 			// 15 calls take far less than the 2 s in which 10 tokens come back.
 			if refusals == 0 {
 				t.Fatal("a burst of 15 calls over a rate of 5 per second was never refused")
+			}
+		})
+	}
+}
+
+// TestRateHoldFlagAbsorbsABurstOverHTTPOnBothFronts: with -rate-hold (the
+// flag's default, 3 s), the same burst from a client on 2026-07-28 is held
+// until tokens come, and every call succeeds. go-sdk v1.8.0's client
+// negotiates 2026-07-28 with the mcp-go front, and falls back to
+// 2025-11-25 with the go-sdk front's stateful HTTP handler (its
+// server/discover is not served there): that client's answers are
+// unchanged, refusals with retry_after_ms.
+func TestRateHoldFlagAbsorbsABurstOverHTTPOnBothFronts(t *testing.T) {
+	for sdk, version := range map[string]string{sdkMCPGo: "2026-07-28", sdkGoSDK: "2025-11-25"} {
+		t.Run(sdk, func(t *testing.T) {
+			t.Parallel()
+			c := config{rate: 5, sdk: sdk, rateStore: rateConfig{hold: limit.DefaultHoldCap}}
+			if err := c.check(); err != nil {
+				t.Fatal(err)
+			}
+			s := connect(t, serveHTTPFront(t, c), nil)
+			if got := s.ClientSession().InitializeResult().ProtocolVersion; got != version {
+				t.Fatalf("negotiated %s, want %s", got, version)
+			}
+			refusals := 0
+			for range 8 { // 5 in the burst, then one each 200 ms: within the hold
+				if r := s.Call("shop_get_schema", nil); r.IsError() {
+					r.ExpectError(gosdk.ExecutionFailed).ExpectMessage("Rate limit reached")
+					refusals++
+				}
+			}
+			if held := version >= "2026-07-28"; held != (refusals == 0) {
+				t.Errorf("%s client: %d of 8 calls refused", version, refusals)
 			}
 		})
 	}

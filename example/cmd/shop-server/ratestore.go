@@ -30,6 +30,7 @@ type rateConfig struct {
 	failOpen   bool
 	replicas   int           // 0 or 1: each replica gets the full rate while Redis is away
 	timeout    time.Duration // 0: limit.DefaultStoreTimeout
+	hold       time.Duration // how long a 2026-07-28 client's refused call is held; 0: refused at once
 	given      []string      // the flags given on the command line
 }
 
@@ -50,6 +51,7 @@ func rateFlags(fs *flag.FlagSet) *rateConfig {
 	fs.BoolVar(&c.failOpen, "rate-fail-open", false, "with -rate-store, allow every call Redis misses: no limit while Redis is away (default: a bucket in this process decides them)")
 	fs.IntVar(&c.replicas, "rate-store-replicas", 1, "with -rate-store, how many replicas share Redis: while Redis is away, each allows its share of -rate (default: the full rate each)")
 	fs.DurationVar(&c.timeout, "rate-store-timeout", limit.DefaultStoreTimeout, "with -rate-store, how long a call waits for Redis's verdict before deciding without it")
+	fs.DurationVar(&c.hold, "rate-hold", limit.DefaultHoldCap, "how long a call of a client on MCP 2026-07-28 that -rate refuses is held until a token comes, instead of a refusal that costs its model a turn; 0: refused at once")
 	return c
 }
 
@@ -78,6 +80,8 @@ func (c rateConfig) check(limiting bool) error {
 		return fmt.Errorf("-rate-store %q: want a redis:// URL", c.store)
 	case c.timeout < 0:
 		return errors.New("-rate-store-timeout must not be negative")
+	case c.hold < 0:
+		return errors.New("-rate-hold must not be negative")
 	}
 	return nil
 }
@@ -87,8 +91,8 @@ func (c rateConfig) check(limiting bool) error {
 // store.
 func rateOptions(perSec float64, c rateConfig) ([]shop.Option, func(), error) {
 	r, burst := rate.Limit(perSec), max(1, int(perSec))
-	var mcpGo []limit.Option
-	var goSDK []gosdklimit.Option
+	mcpGo := []limit.Option{limit.WithHoldCap(c.hold)}
+	goSDK := []gosdklimit.Option{gosdklimit.WithHoldCap(c.hold)}
 	switch c.key {
 	case rateKeyGlobal:
 		mcpGo = append(mcpGo, limit.WithKey(func(context.Context, mcpgo.CallToolRequest) string { return "" }))

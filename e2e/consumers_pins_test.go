@@ -4,18 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/gosdk"
+	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
 )
 
@@ -34,6 +39,11 @@ const (
 // --baseline writes the same from a running server).
 func pinsLock(t *testing.T, tools ...any) *pin.Pins {
 	t.Helper()
+	return pin.New(pinsLockOf(t, tools...), slog.New(slog.DiscardHandler))
+}
+
+func pinsLockOf(t *testing.T, tools ...any) *pin.Lock {
+	t.Helper()
 	var raw []json.RawMessage
 	for _, tool := range tools {
 		b, err := json.Marshal(tool)
@@ -46,7 +56,7 @@ func pinsLock(t *testing.T, tools ...any) *pin.Pins {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pin.New(lock, slog.New(slog.DiscardHandler))
+	return lock
 }
 
 // pinnedFront is one front: it rewrites search and adds wipe, and lists.
@@ -181,5 +191,106 @@ func TestConsumersHoldBackChangedToolsAlike(t *testing.T) {
 		a, _ := json.MarshalIndent(answers[0], "", " ")
 		b, _ := json.MarshalIndent(answers[1], "", " ")
 		t.Errorf("mcp-go answers\n%s\ngo-sdk answers\n%s", a, b)
+	}
+}
+
+// proxyPinnedFront is mcpguard-proxy --pin in front of a plain mcp-go
+// server over streamable HTTP (no mcpguard in it), which announces the
+// rewrite with notifications/tools/list_changed.
+func proxyPinnedFront(t *testing.T) pinnedFront {
+	ok := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("done"), nil
+	}
+	search := func(desc string) mcpgo.Tool {
+		return mcpgo.NewToolWithRawSchema("search", desc, json.RawMessage(pinsSchema))
+	}
+	export := mcpgo.NewToolWithRawSchema("export", "Export the cart.", json.RawMessage(pinsSchema))
+	s := server.NewMCPServer("consumers", "1.0.0", server.WithToolCapabilities(true))
+	s.AddTool(search(pinsApproved), ok)
+	s.AddTool(export, ok)
+	upstream := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	t.Cleanup(upstream.Close)
+	file := filepath.Join(t.TempDir(), "tools.lock")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pinsLockOf(t, search(pinsApproved), export).WriteTo(f); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	// Credentials name the caller: over HTTP at MCP 2026-07-28 there is no
+	// session (consumers_repeats_test.go).
+	c, err := client.NewStreamableHttpClient(startProxy(t, proxyBin(t), upstream.URL+"/mcp", "--pin", file),
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer e2e"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pinnedFront{
+		name: "proxy",
+		call: mcpgoCaller(t, c),
+		rewrite: func() {
+			s.AddTool(search(pinsRugPull), ok)
+			s.AddTool(mcpgo.NewToolWithRawSchema("wipe", "Delete every order.", json.RawMessage(pinsSchema)), ok)
+		},
+		list: func() []string {
+			res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range res.Tools {
+				names = append(names, tool.Name+": "+tool.Description)
+			}
+			return names
+		},
+	}
+}
+
+// TestConsumersAnswerAHeldBackToolAlikeEveryTime: through all three
+// consumers, a held-back tool's calls are refused by the pins, and the
+// repeated-failure guard, outside the pins on each (core/pipeline's
+// Admission), holds back the fourth identical one alike. The listing is
+// read first (the proxy learns of a change from the server's
+// list_changed or a listing, the fronts from the registration).
+func TestConsumersAnswerAHeldBackToolAlikeEveryTime(t *testing.T) {
+	t.Parallel()
+	// The in-process mcp-go client has no session: the principal names
+	// its caller, as a session names the others' (the guard never holds
+	// back a caller it cannot tell apart).
+	ctx, cancel := context.WithTimeout(limit.ContextWithPrincipal(context.Background(), "e2e"), time.Minute)
+	defer cancel()
+	fronts := []pinnedFront{mcpgoPinnedFront(t), gosdkPinnedFront(t), proxyPinnedFront(t)}
+	answers := make([][]any, len(fronts))
+	for i, f := range fronts {
+		if _, code := f.call(ctx, "search", `{"q":"keyboard"}`); code != 0 {
+			t.Fatalf("%s: the approved search failed", f.name)
+		}
+		f.rewrite()
+		if got := f.list(); !slices.Equal(got, []string{"export: Export the cart."}) {
+			t.Errorf("%s lists %q after the rewrite", f.name, got)
+		}
+		for range 4 {
+			res, code := f.call(ctx, "search", `{"q":"keyboard"}`)
+			if code != 0 {
+				t.Fatalf("%s: a JSON-RPC error %d", f.name, code)
+			}
+			answers[i] = append(answers[i], res)
+		}
+		res, _ := f.call(ctx, "export", `{}`)
+		answers[i] = append(answers[i], res)
+	}
+	for i, want := range []string{"access_denied", "access_denied", "access_denied", "execution_failed", ""} {
+		sc, _ := answers[0][i].(map[string]any)["structuredContent"].(map[string]any)
+		if got, _ := sc["error_type"].(string); got != want {
+			t.Errorf("mcp-go, answer %d: %q, want %q", i+1, got, want)
+		}
+	}
+	for i := 1; i < len(fronts); i++ {
+		if !reflect.DeepEqual(answers[0], answers[i]) {
+			a, _ := json.MarshalIndent(answers[0], "", " ")
+			b, _ := json.MarshalIndent(answers[i], "", " ")
+			t.Errorf("mcp-go answers\n%s\n%s answers\n%s", a, fronts[i].name, b)
+		}
 	}
 }

@@ -12,6 +12,8 @@
 //
 //	Repeats   the repeated-failure guard answers a call that already failed
 //	          unchanged, without running it
+//	Pins      a call of a tool whose definition is not the one approved
+//	          (core/pin) is refused
 //	Hints     the tool's configured next steps join its failures (and
 //	          successes); it refuses nothing
 //	Limits    rate, concurrency and time bounds, in the order the user gives
@@ -28,6 +30,10 @@
 //     than getting unlimited free answers;
 //   - the repeated-failure guard comes first so that a call it answers
 //     takes no token and no slot;
+//   - the pins come next, before the limits and without the tool's hints:
+//     a tool nobody approved gets no token, and none of the steps written
+//     for it; the guard outside them counts their refusals as any other
+//     access_denied, on every consumer;
 //   - the hints sit outside the limits and the declared check, so that
 //     their refusals carry the tool's steps as its handler's failures do
 //     (a step written for the tool's validation_error is for every one of

@@ -12,9 +12,9 @@ import (
 )
 
 func TestLayersOrderedFollowsTheAdmission(t *testing.T) {
-	l := pipeline.Layers[string]{Declared: []string{"declared"}, Limits: []string{"rate", "concurrency", "timeout"}, Hints: []string{"hints"}, Repeats: []string{"repeats"}}
-	assert.Equal(t, []string{"repeats", "hints", "rate", "concurrency", "timeout", "declared"}, l.Ordered())
-	assert.Equal(t, []pipeline.Stage{pipeline.Repeats, pipeline.Hints, pipeline.Limits, pipeline.Declared}, pipeline.Admission())
+	l := pipeline.Layers[string]{Declared: []string{"declared"}, Limits: []string{"rate", "concurrency", "timeout"}, Hints: []string{"hints"}, Pins: []string{"pins"}, Repeats: []string{"repeats"}}
+	assert.Equal(t, []string{"repeats", "pins", "hints", "rate", "concurrency", "timeout", "declared"}, l.Ordered())
+	assert.Equal(t, []pipeline.Stage{pipeline.Repeats, pipeline.Pins, pipeline.Hints, pipeline.Limits, pipeline.Declared}, pipeline.Admission())
 	assert.Empty(t, pipeline.Layers[int]{}.Ordered())
 	got := pipeline.Admission()
 	got[0] = pipeline.Declared
@@ -26,9 +26,11 @@ func TestHintedRefusalsAreTheStagesInsideHints(t *testing.T) {
 	for _, s := range pipeline.Admission() {
 		hinted[s] = s.Hinted()
 	}
-	assert.Equal(t, map[pipeline.Stage]bool{pipeline.Repeats: false, pipeline.Hints: false, pipeline.Limits: true, pipeline.Declared: true}, hinted)
+	assert.Equal(t, map[pipeline.Stage]bool{pipeline.Repeats: false, pipeline.Pins: false, pipeline.Hints: false, pipeline.Limits: true, pipeline.Declared: true}, hinted)
 	assert.False(t, pipeline.Stage(0).Hinted(), "an unknown stage")
-	assert.Equal(t, "hints", pipeline.Hints.String())
+	for s, name := range map[pipeline.Stage]string{pipeline.Repeats: "repeats", pipeline.Pins: "pins", pipeline.Hints: "hints", pipeline.Limits: "limits", pipeline.Declared: "declared", 0: "unknown"} {
+		assert.Equal(t, name, s.String())
+	}
 }
 
 func TestDecide(t *testing.T) {

@@ -16,14 +16,19 @@ const (
 	// successes). It refuses nothing; where it sits decides which refusals
 	// get the tool's steps ([Stage.Hinted]).
 	Hints
+	// Pins refuses a call of a tool whose definition is not the one
+	// approved (core/pin).
+	Pins
 )
 
-// String returns the stage's name: "repeats", "hints", "limits" or
-// "declared".
+// String returns the stage's name: "repeats", "pins", "hints", "limits"
+// or "declared".
 func (s Stage) String() string {
 	switch s {
 	case Repeats:
 		return "repeats"
+	case Pins:
+		return "pins"
 	case Hints:
 		return "hints"
 	case Limits:
@@ -36,7 +41,7 @@ func (s Stage) String() string {
 
 // admission is the one order of the stages, outermost first; see the
 // package documentation for why.
-var admission = [...]Stage{Repeats, Hints, Limits, Declared}
+var admission = [...]Stage{Repeats, Pins, Hints, Limits, Declared}
 
 // Admission returns the stages a call passes before its handler, outermost
 // first. The slice is a fresh copy.
@@ -66,6 +71,7 @@ func (s Stage) Hinted() bool {
 // the proxy). An empty stage is off.
 type Layers[L any] struct {
 	Repeats  []L
+	Pins     []L
 	Hints    []L
 	Limits   []L
 	Declared []L
@@ -85,6 +91,8 @@ func (l Layers[L]) of(s Stage) []L {
 	switch s {
 	case Repeats:
 		return l.Repeats
+	case Pins:
+		return l.Pins
 	case Hints:
 		return l.Hints
 	case Limits:

@@ -210,22 +210,23 @@ func (g *Guard) unknownTool(c *call) []byte {
 // maxNamedTools bounds the tools an unknown tool's answer names.
 const maxNamedTools = 50
 
-// admit answers a call of an unknown tool, opens its requestState, then
-// passes the call through the stages of its admission in core/pipeline's
-// order (the repeated-failure guard, the rate and concurrency limits,
-// then the declared input schema), before it is sent upstream. A refused call gets the answer to send instead, and holds no
+// admit answers a call of an unknown tool, then passes the call through
+// the stages of its admission in the fronts' order (core/pipeline's
+// Admission): the repeated-failure guard, the pins, the opening of its
+// requestState, then the rate and concurrency limits and the declared
+// input schema, before it is sent upstream. A refused call gets the answer to send instead, and holds no
 // slot.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 	if out := g.unknownTool(c); out != nil {
+		return out
+	}
+	if out := g.admitRepeat(ctx, c); out != nil {
 		return out
 	}
 	if out := g.pinned(ctx, c); out != nil {
 		return out
 	}
 	if out := g.openState(ctx, c); out != nil {
-		return out
-	}
-	if out := g.admitRepeat(ctx, c); out != nil {
 		return out
 	}
 	for _, s := range g.stages {

@@ -166,7 +166,9 @@ func (g *Guard) pinned(ctx context.Context, c *call) []byte {
 	default:
 		return nil
 	}
-	return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	env := g.r.Error(ctx, c.core(), err)
+	g.settleRefused(ctx, c, env) // the repeated-failure guard, outside the pins, counts it as the fronts' does
+	return g.render(ctx, c, env)
 }
 
 // unchecked is the refusal of a call of a tool the proxy has not seen

@@ -38,8 +38,8 @@ func (o *options) sealGuard() *seal.Guard {
 	return seal.NewGuard(o.state.ring, o.logger, nil, o.state.opts...)
 }
 
-// openState opens the requestState a tools/call echoes, before anything
-// else checks the call: c then carries the plaintext the upstream is
+// openState opens the requestState a tools/call echoes, before the limits
+// and the declared check: c then carries the plaintext the upstream is
 // sent. A state that does not open is answered (the refusal envelope)
 // and never reaches the upstream.
 func (g *Guard) openState(ctx context.Context, c *call) []byte {
@@ -48,7 +48,9 @@ func (g *Guard) openState(ctx context.Context, c *call) []byte {
 	}
 	plain, err := g.state.Open(ctx, g.state.Binding(ctx, c.tool, c.args), c.state)
 	if err != nil {
-		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+		env := g.r.Error(ctx, c.core(), err)
+		g.settleRefused(ctx, c, env)
+		return g.render(ctx, c, env)
 	}
 	c.state, c.opened = plain, true
 	return nil

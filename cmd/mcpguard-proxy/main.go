@@ -25,6 +25,9 @@
 //	                     holds its slot until the server answers it, even when the
 //	                     client cancelled or hung up, or the proxy stops waiting
 //	                     (one timeout more over stdio, the timeout over HTTP)
+//	--hold-cap D         how long a call of a 2026-07-28 client that --rate or
+//	                     --concurrency refused may be held until the limit admits
+//	                     it, rather than refused (default 3s; 0: never held)
 //	--redact-successes   redact successful results too (error results always are)
 //	--exit-with-child    end when the child exits, rather than restarting it
 //	--raw-child-stderr   pass the child's stderr on as it is (by default each line
@@ -88,7 +91,7 @@ func main() {
 type config struct {
 	upstream, listen                 string
 	maxMessage                       int
-	timeout                          time.Duration
+	timeout, holdCap                 time.Duration
 	rate                             float64
 	burst, concurrency               int
 	ratePerTool, rawStderr           bool
@@ -128,6 +131,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.ratePerTool, "rate-per-tool", false, "give --rate's budget to each tool of a client apart")
 	fs.IntVar(&c.burst, "burst", 10, "burst of --rate")
 	fs.IntVar(&c.concurrency, "concurrency", 0, "tool calls in flight at once (0: no limit)")
+	fs.DurationVar(&c.holdCap, "hold-cap", limit.DefaultHoldCap, "how long a call of a 2026-07-28 client that --rate or --concurrency refused may be held until the limit admits it (0: never held)")
 	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too (secrets, tokens, stack traces; paths stay)")
 	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")
@@ -166,6 +170,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("--repeats must be 0 or more and --repeats-window positive")
 	case c.rate < 0 || c.burst < 1 || c.concurrency < 0:
 		return nil, errors.New("--rate, --burst and --concurrency must be positive")
+	case c.holdCap < 0:
+		return nil, errors.New("--hold-cap must be 0 or more")
 	case c.otelStdout && c.upstream == "":
 		return nil, errOtelStdout
 	case c.otelStdout && c.otelStderr:
@@ -175,7 +181,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 }
 
 func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Option {
-	opts := []proxy.Option{proxy.WithLogger(logger), proxy.WithMaxMessage(c.maxMessage), proxy.WithTimeout(c.timeout)}
+	opts := []proxy.Option{proxy.WithLogger(logger), proxy.WithMaxMessage(c.maxMessage), proxy.WithTimeout(c.timeout), proxy.WithHoldCap(c.holdCap)}
 	if hints != nil {
 		opts = append(opts, proxy.WithConfig(hints))
 	}

@@ -66,11 +66,13 @@ type Slot struct{ c chan struct{} }
 // ctx.Err() when the caller gave up first. A slot free at once costs a
 // channel operation and no allocation.
 func (s *Slots) Acquire(ctx context.Context, tool string) (Slot, error) {
-	return s.acquireWithin(ctx, tool, s.maxWait)
+	return s.AcquireWithin(ctx, tool, s.maxWait)
 }
 
-// acquireWithin is Acquire, waiting up to wait for a slot.
-func (s *Slots) acquireWithin(ctx context.Context, tool string, wait time.Duration) (Slot, error) {
+// AcquireWithin is Acquire, waiting up to wait for a slot rather than
+// the bound: what a consumer that holds a refused call (see [Absorb])
+// asks again.
+func (s *Slots) AcquireWithin(ctx context.Context, tool string, wait time.Duration) (Slot, error) {
 	c := s.shared
 	if s.perTool {
 		v, ok := s.tools.Load(tool)

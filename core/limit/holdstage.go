@@ -130,7 +130,7 @@ func HoldSlot[R, T any](ctx context.Context, st *SlotStage[R], tool string, req 
 		c.Caller = st.key(ctx, req)
 		var a Admission
 		slot, a, err = Absorb(ctx, st.holds, c, err, func(ctx context.Context, within time.Duration) (Slot, time.Duration, error) {
-			s, err := st.slots.acquireWithin(ctx, tool, within)
+			s, err := st.slots.AcquireWithin(ctx, tool, within)
 			return s, 0, err
 		})
 		switch {

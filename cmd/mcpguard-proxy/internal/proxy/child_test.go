@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestMain runs the test binary as the test's MCP server when its first
@@ -81,6 +83,8 @@ var childTools = `[
  {"name":"fs_read","inputSchema":{"type":"object"}},
  {"name":"fs_write","inputSchema":{"type":"object"}},
  {"name":"search_files","inputSchema":{"type":"object"}},
+ {"name":"stamp","inputSchema":{"type":"object"}},
+ {"name":"nap","inputSchema":{"type":"object"}},
  {"name":"received","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1},"verbose":{"type":"boolean"}},"additionalProperties":false}}
 ]`
 
@@ -166,6 +170,12 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 	case "echo":
 		s, _ := m.Params.Arguments["text"].(string)
 		text(m.ID, s, false)
+	case "stamp": // when it ran, for a count of runs a second (hold_test.go)
+		text(m.ID, strconv.FormatInt(time.Now().UnixNano(), 10), false)
+	case "nap": // busy for ms milliseconds, holding its concurrency slot
+		ms, _ := m.Params.Arguments["ms"].(float64)
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		text(m.ID, "rested", false)
 	case "fail_text":
 		text(m.ID, "open /home/alice/.config/app/creds.json: permission denied (token=ghp_abcdefghijklmnopqrstuvwxyz0123456789)", true)
 	case "fail_rpc":

@@ -76,7 +76,10 @@
 // and [WithConcurrency] are core/limit's Rate and Slots: a refused call is
 // answered with retry_after_ms and never reaches the server. A call holds
 // its slot until the server answered it or the proxy stopped waiting for
-// good ([WithConcurrency] says when).
+// good ([WithConcurrency] says when). A call of a 2026-07-28 client (its
+// request's _meta says so) that either refused is held instead, within
+// [WithHoldCap] (3 s by default) and its timeout, until the limit admits
+// it: core/limit's Absorb, as on both fronts (hold.go).
 //
 // The repeated-failure guard, core/limit's stage every consumer runs, is on
 // by default ([WithRepeats] replaces it, nil turns it off): it holds back,

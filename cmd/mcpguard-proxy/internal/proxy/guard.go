@@ -45,6 +45,8 @@ type Guard struct {
 	ids     *mintedIDs  // the ids of the requests it sends upstream
 	state   *seal.Guard // seals requestState; nil: WithoutStateSealing
 	tasks   taskTable   // which call each task came from (tasks.go)
+
+	holds *limit.Holds // the calls the limits hold (hold.go); nil: none
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -61,23 +63,26 @@ type tool struct {
 type stage struct {
 	at    pipeline.Stage
 	check func(ctx context.Context, c *call, key string) error
+	// hold, when not nil, holds a call check refused with refusal until
+	// the stage admits it (hold.go): nil, or the error to refuse it with.
+	hold func(ctx context.Context, c *call, key string, refusal error) error
 }
 
 // NewGuard returns a Guard configured by opts. It panics on bad
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), state: o.sealGuard()}
+	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), state: o.sealGuard(), holds: o.holds()}
 	g.repeats = limit.NewRepeatStage(o.repeats, readRepeat)
 	var layers pipeline.Layers[stage]
 	if o.rate != nil {
-		layers.Limits = append(layers.Limits, stage{pipeline.Limits, g.allowRate})
+		layers.Limits = append(layers.Limits, stage{at: pipeline.Limits, check: g.allowRate, hold: g.holdRate})
 	}
 	if o.slots != nil {
-		layers.Limits = append(layers.Limits, stage{pipeline.Limits, g.acquireSlot})
+		layers.Limits = append(layers.Limits, stage{at: pipeline.Limits, check: g.acquireSlot, hold: g.holdSlot})
 	}
 	if !o.noDeclared {
-		layers.Declared = append(layers.Declared, stage{pipeline.Declared, func(ctx context.Context, c *call, _ string) error { return g.checkDeclared(ctx, c) }})
+		layers.Declared = append(layers.Declared, stage{at: pipeline.Declared, check: func(ctx context.Context, c *call, _ string) error { return g.checkDeclared(ctx, c) }})
 	}
 	g.stages = layers.Ordered()
 	return g
@@ -110,6 +115,11 @@ type call struct {
 	t         *tool      // the listed tool it calls, once looked up (toolOf)
 	tools     *toolTable // the tools it is checked against; nil: the Guard's (tableOf)
 	session   string     // the MCP session it came in (HTTP): its tasks are its session's (tasks.go)
+	// params are the request's params while it is admitted, for what
+	// only a call a limit refused reads (hold.go); era is what they say of
+	// its client, once read.
+	params span
+	era    era
 	// caller is who the call is from, for the repeated-failure guard;
 	// ticket is what the guard admitted it with, settled once (repeats.go).
 	caller  limit.Caller
@@ -144,7 +154,7 @@ func (g *Guard) callOf(m *message, t *toolTable) *call {
 // buffer it reuses (newRequest), with what the quick reader read of m, and
 // id, a copy of m's id.
 func (g *Guard) quickCall(c *call, m *message, id []byte) {
-	c.id, c.start, c.args, c.plainArgs = id, time.Now(), appendArgs(c.args, m.call.args), true
+	c.id, c.start, c.args, c.plainArgs, c.params = id, time.Now(), appendArgs(c.args, m.call.args), true, m.Params
 	if c.t = g.tableOf(c).getBytes(m.call.tool); c.t != nil {
 		c.tool = c.t.name
 	} else {
@@ -164,7 +174,7 @@ func appendArgs(buf, args []byte) []byte {
 // newCall reads a tools/call request's params, which readClient admitted
 // (so every reader reads them alike). It copies what it keeps.
 func newCall(id, params []byte) *call {
-	c := &call{id: bytes.Clone(id), start: time.Now()}
+	c := &call{id: bytes.Clone(id), start: time.Now(), params: params}
 	_ = walk(params, false, func(name []byte, v span, _ int) error {
 		switch string(name) {
 		case "name":
@@ -214,30 +224,35 @@ const maxNamedTools = 50
 // the stages of its admission in the fronts' order (core/pipeline's
 // Admission): the repeated-failure guard, the pins, the opening of its
 // requestState, then the rate and concurrency limits and the declared
-// input schema, before it is sent upstream. A refused call gets the answer to send instead, and holds no
-// slot.
+// input schema, before it is sent upstream. A refused call gets the
+// answer to send instead, and holds no slot. A call a limit holds
+// (hold.go) waits here.
 func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
+	out, held := g.admitOrHold(ctx, c, key)
+	if held != nil {
+		return held(ctx)
+	}
+	return out
+}
+
+// admitOrHold is admit for a transport that holds calls off its reading
+// loop: a call a limit holds is not waited for, held then holds it and
+// returns what admit would have.
+func (g *Guard) admitOrHold(ctx context.Context, c *call, key string) (out []byte, held func(context.Context) []byte) {
+	defer func() { c.params = nil }() // the request's bytes, which its reader reuses
 	if out := g.unknownTool(c); out != nil {
-		return out
+		return out, nil
 	}
 	if out := g.admitRepeat(ctx, c); out != nil {
-		return out
+		return out, nil
 	}
 	if out := g.pinned(ctx, c); out != nil {
-		return out
+		return out, nil
 	}
 	if out := g.openState(ctx, c); out != nil {
-		return out
+		return out, nil
 	}
-	for _, s := range g.stages {
-		if err := s.check(ctx, c, key); err != nil {
-			g.done(c)
-			env := g.refusal(ctx, c, s.at, err)
-			g.settleRefused(ctx, c, env)
-			return g.render(ctx, c, env)
-		}
-	}
-	return nil
+	return g.pass(ctx, c, key, 0)
 }
 
 // refusal is the envelope that answers c, refused by the stage at with

@@ -36,6 +36,7 @@ type options struct {
 	rawStderr       bool // WithRawChildStderr
 	exitWithChild   bool // WithExitWithChild
 	slots           *limit.Slots
+	hold            holdOptions // WithHoldCap (hold.go)
 	envelope        []envelope.Option
 	mappings        []Mapping
 	rules           []hints.Rule[envelope.Call, json.RawMessage]

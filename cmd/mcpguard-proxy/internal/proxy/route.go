@@ -119,6 +119,9 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	}
 	r.ck = ck
 	r.clientID = append(r.idBuf[:0:len(r.idBuf)], m.ID...) // a copy, in r unless long
+
+	// held, when not nil, holds the call a limit refused (hold.go).
+	var held func(context.Context) []byte
 	if s.g.in != nil {
 		r.tr = s.g.trace(ctx, m, s.peer())
 		ctx = r.tr.context(ctx) // the incident log records carry the trace
@@ -137,7 +140,8 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 			r.call = newCall(m.ID, m.Params)
 		}
 		r.call.caller = stdioCaller // the one client of a stdio proxy
-		if refusal := s.g.admit(ctx, r.call, "stdio"); refusal != nil {
+		var refusal []byte
+		if refusal, held = s.g.admitOrHold(ctx, r.call, "stdio"); refusal != nil {
 			s.reply(r, refusal, nil)
 			return
 		}
@@ -163,12 +167,17 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		return
 	}
 	var sent bool
-	if r.call != nil && !r.call.taskResult {
+	switch {
+	case held != nil:
+		s.holdToChild(ctx, r, m, held)
+		sent = true
+		s.exp.addAt(r.n, r.call.start.Add(s.g.o.timeout))
+	case r.call != nil && !r.call.taskResult:
 		sent = s.callToChild(ctx, r.up, r.call, m) // what the proxy checked, as the proxy encodes it
 		// After the write, off the call's path: an answer that comes first
 		// leaves a deadline that finds nothing in flight.
 		s.exp.addAt(r.n, r.call.start.Add(s.g.o.timeout))
-	} else {
+	default:
 		sent = s.toChild(ctx, withID(line, m, r.up))
 	}
 	if !sent {

@@ -204,3 +204,43 @@ func TestPinsCallsRacingARewriteNeverRunIt(t *testing.T) {
 		t.Errorf("want one line for search, got %d", len(lines))
 	}
 }
+
+// A hint that was not set and one set to true are two definitions: a
+// tool registered again with only its read-only hint set, its schema the
+// very same maps, is reviewed again and refused at its next call.
+func TestPinsSeeAHintSetOnATheSameSchema(t *testing.T) {
+	t.Parallel()
+	bare := mcp.Tool{Name: "peek", Description: "Peek at the cart.", InputSchema: mcp.ToolInputSchema{Type: "object", Properties: map[string]any{}}}
+	pins := pin.New(lockOf(t, bare), middlewaretest.NewLog(t).Logger())
+	s := server.NewMCPServer("plugins", "1.0.0", middleware.PinListing(pins))
+	s.Use(middleware.Default(middleware.WithPins(pins))...)
+	var runs atomic.Int64
+	s.AddTool(bare, counted(&runs))
+	srv := middlewaretest.FromServer(t, s)
+	srv.CallTool("peek", nil).ExpectSuccess()
+	hinted := bare // the same Properties map
+	yes := true
+	hinted.Annotations.ReadOnlyHint = &yes
+	s.AddTool(hinted, counted(&runs))
+	srv.CallTool("peek", nil).ExpectError(envelope.AccessDenied).ExpectMessage(`Tool "peek" is held back`)
+	if n := runs.Load(); n != 1 {
+		t.Errorf("the handler ran %d times, want once", n)
+	}
+}
+
+// A definition core/pin cannot read (a schema nested past its depth
+// bound) is held back, and its refusal still names the tool.
+func TestPinsNameATooDeepTool(t *testing.T) {
+	t.Parallel()
+	pins := pin.New(lockOf(t, exportTool()), middlewaretest.NewLog(t).Logger())
+	s := server.NewMCPServer("plugins", "1.0.0", middleware.PinListing(pins))
+	s.Use(middleware.Default(middleware.WithPins(pins), middleware.WithoutDeclaredSchemas())...)
+	deep := strings.Repeat(`{"items":`, 200) + `{}` + strings.Repeat(`}`, 200)
+	var runs atomic.Int64
+	s.AddTool(mcp.NewToolWithRawSchema("deep", "Deep.", json.RawMessage(deep)), counted(&runs))
+	srv := middlewaretest.FromServer(t, s)
+	srv.CallTool("deep", nil).ExpectError(envelope.AccessDenied).ExpectMessage(`Tool "deep" is held back`).ExpectMessage("cannot be checked")
+	if runs.Load() != 0 {
+		t.Error("the handler ran")
+	}
+}

@@ -150,7 +150,8 @@ func (g *Guard) listAnswer(id, result, shown []byte) []byte {
 
 // pinned answers a call of a tool the pins hold back, or that the proxy
 // has not seen listed and so cannot check (a server that did not answer
-// the proxy's tools/list, or listed it on a page the proxy did not read),
+// the proxy's tools/list in time, or listed it past the bounds of the
+// proxy's listing: listing.go),
 // nil otherwise and without pins. An approved tool costs the lookup the
 // call makes anyway.
 func (g *Guard) pinned(ctx context.Context, c *call) []byte {

@@ -52,6 +52,7 @@ type childMsg struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
 		TaskID    string         `json:"taskId"`
+		Cursor    string         `json:"cursor"`
 	} `json:"params"`
 	Result json.RawMessage `json:"result"`
 }

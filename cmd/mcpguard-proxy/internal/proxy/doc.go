@@ -41,7 +41,8 @@
 // declared check read them (declared.go). A message the proxy cannot
 // read as every server would is answered by the proxy (refuse.go), on
 // stdio as on HTTP. tools/list results are read on the way (and the proxy
-// lists the tools itself before the first call when no client did) to
+// lists the tools itself, every page, before a call when no client did,
+// or when the call's tool is on a page not yet read: listing.go) to
 // learn which tools exist, their input schemas, and which declare an
 // output schema (their envelopes then carry no structuredContent). When
 // the server sends notifications/tools/list_changed, what was learned is

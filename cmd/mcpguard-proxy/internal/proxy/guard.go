@@ -312,15 +312,23 @@ func (g *Guard) release(c *call, answered bool, deadline time.Time) {
 // result the client is sent: result itself, or without the tools held
 // back (pin.go).
 func (g *Guard) learn(t *toolTable, gen uint64, result []byte) []byte {
+	shown, _, _ := g.learnPage(t, gen, result)
+	return shown
+}
+
+// learnPage is learn, which also returns the result's nextCursor ("" on
+// the last page, or a result the proxy cannot read) and whether it is
+// stale: t forgot its tools since gen (they changed), and did not learn it.
+func (g *Guard) learnPage(t *toolTable, gen uint64, result []byte) (shown []byte, next string, stale bool) {
 	if t == nil && g.o.pins == nil {
-		return result
+		return result, "", false
 	}
 	var r struct {
 		Tools      []listedTool `json:"tools"`
 		NextCursor *string      `json:"nextCursor"`
 	}
 	if json.Unmarshal(result, &r) != nil {
-		return g.unreadListing(result)
+		return g.unreadListing(result), "", false
 	}
 	names := make([]string, 0, len(r.Tools))
 	entries := make([]*tool, 0, len(r.Tools))
@@ -333,10 +341,16 @@ func (g *Guard) learn(t *toolTable, gen uint64, result []byte) []byte {
 		entries = append(entries, entry)
 		names = append(names, l.Name)
 	}
-	shown := g.shown(result, r.Tools, entries)
+	shown = g.shown(result, r.Tools, entries)
+	if r.NextCursor != nil {
+		next = *r.NextCursor
+	}
 	// A result without tools lists nothing: complete only with a list.
-	if t == nil || !t.add(gen, entries, r.Tools != nil && (r.NextCursor == nil || *r.NextCursor == "")) {
-		return shown // the server's tools changed since it was asked
+	if t == nil {
+		return shown, next, false
+	}
+	if !t.add(gen, entries, r.Tools != nil && next == "") {
+		return shown, next, true // the server's tools changed since it was asked
 	}
 	g.lastListed.Store(t)
 	g.mu.Lock()
@@ -346,7 +360,7 @@ func (g *Guard) learn(t *toolTable, gen uint64, result []byte) []byte {
 	if first {
 		g.checkHints(names)
 	}
-	return shown
+	return shown, next, false
 }
 
 // compiled is the check of the tool name's input schema: the one t, or

@@ -194,8 +194,8 @@ const maxOwnLists = 3
 // then nil), and returns the context its upstream request runs in and
 // what to do once it was answered.
 func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
-	h.listTools(r, x.tools)
 	x.call = h.g.callOf(m, x.tools)
+	h.listTools(r, x.call)
 	x.call.session = x.session
 	x.call.caller = httpCaller(r)
 	if refusal := h.g.admit(ctx, x.call, clientKey(r)); refusal != nil {
@@ -750,25 +750,38 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 	return cancelled(up, "the client cancelled the request")
 }
 
-// listTools has the proxy ask the upstream for its tools itself, in the
-// client's session and with its headers, before the first tool call that
-// comes before any client's tools/list, and again after the server said
-// they changed: declared schemas are checked, and unknown tools answered,
-// against the tools the server lists now. A failure is logged and the call
-// goes on unchecked; the next call asks again, up to maxOwnLists times
-// between two changes.
-func (h *HTTP) listTools(r *http.Request, t *toolTable) {
-	if t.learned() || t.lists.Add(1) > maxOwnLists {
+// listTools has the proxy ask the upstream for its tools itself, every
+// page (listing.go), in the client's session and with its headers, before
+// the call c when it cannot check it otherwise: no listing came since the
+// tools last changed, or c's tool is not among those the pages read so
+// far list. Declared schemas are checked, unknown tools answered and pins
+// enforced against the tools the server lists now. A failure is logged
+// and the call goes on unchecked (refused with pins); the next call asks
+// again, up to maxOwnLists times between two changes.
+func (h *HTTP) listTools(r *http.Request, c *call) {
+	t := h.g.tableOf(c)
+	if !t.unseen(c.tool) || t.lists.Add(1) > maxOwnLists {
 		return
 	}
-	gen := t.gen.Load()
 	ctx, cancel := context.WithTimeout(r.Context(), min(listWait, h.g.o.timeout))
 	defer cancel()
+	l := ownListing{gen: t.gen.Load()}
+	for {
+		result := h.listPage(ctx, r, l.cursor)
+		if result == nil || !h.g.ownPage(t, &l, result) {
+			return
+		}
+	}
+}
+
+// listPage is the result of the proxy's own tools/list for the page
+// cursor names, sent as r's client would send it; nil when it failed
+// (logged).
+func (h *HTTP) listPage(ctx context.Context, r *http.Request, cursor string) []byte {
 	up, key := h.g.ids.next()
-	body := append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.upstream.String(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.upstream.String(), bytes.NewReader(ownListRequest(up, cursor)))
 	if err != nil {
-		return
+		return nil
 	}
 	for k, v := range r.Header {
 		if k != "Content-Length" && k != "Accept-Encoding" {
@@ -784,7 +797,7 @@ func (h *HTTP) listTools(r *http.Request, t *toolTable) {
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: its own tools/list failed", slog.String(logkey.Error, safe.Error(err)))
-		return
+		return nil
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
@@ -792,9 +805,9 @@ func (h *HTTP) listTools(r *http.Request, t *toolTable) {
 		msg = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(msg), []byte("data:")))
 		if m, err := parse(msg); err == nil && len(m.Result) > 0 {
 			if k, _ := idKey(m.ID); k == key {
-				h.g.learn(t, gen, m.Result)
-				return
+				return m.Result
 			}
 		}
 	}
+	return nil
 }

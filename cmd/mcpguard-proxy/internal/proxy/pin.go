@@ -150,15 +150,20 @@ func (g *Guard) listAnswer(id, result, shown []byte) []byte {
 
 // pinned answers a call of a tool the pins hold back, or that the proxy
 // has not seen listed and so cannot check (a server that did not answer
-// the proxy's tools/list, or listed it on a page the proxy did not read),
-// nil otherwise and without pins. An approved tool costs the lookup the
-// call makes anyway.
+// the proxy's tools/list in time, or listed it past the bounds of the
+// proxy's listing: listing.go),
+// nil otherwise and without pins. The tool is looked up again, not taken
+// as the call was read: notifications/tools/list_changed may have come in
+// between, and the call is checked against the tools as they are at its
+// admission (a call admitted before the proxy read the notification runs
+// under the verdict before it). An approved tool costs a map lookup.
 func (g *Guard) pinned(ctx context.Context, c *call) []byte {
 	if g.o.pins == nil {
 		return nil
 	}
+	c.t = g.tableOf(c).get(c.tool)
 	var err error
-	switch t := g.toolOf(c); {
+	switch t := c.t; {
 	case t == nil:
 		err = unchecked(c.tool)
 	case t.held():

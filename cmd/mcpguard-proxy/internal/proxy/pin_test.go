@@ -57,6 +57,7 @@ type pinServer struct {
 	mode    string
 	mu      sync.Mutex
 	changed bool
+	lists   int // the tools/list requests answered
 }
 
 func (p *pinServer) answer(b []byte) []string {
@@ -71,6 +72,9 @@ func (p *pinServer) answer(b []byte) []string {
 	switch {
 	case m.Method == "initialize":
 		return []string{reply(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"pinned","version":"1"}}`)}
+	case m.Method == "tools/list" && pagedModes[p.mode]:
+		p.lists++
+		return []string{reply(p.page(m.Params.Cursor))} // pin_pages_test.go
 	case m.Method == "tools/list" && p.mode == "mute":
 		return nil // never answered: the proxy cannot review the tools
 	case m.Method == "tools/list" && p.changed && p.mode == "shadowed":

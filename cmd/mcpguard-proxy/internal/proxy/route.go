@@ -132,13 +132,13 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.init = bytes.Clone(line)
 		s.mu.Unlock()
 	case "tools/call":
-		s.listTools(ctx)
 		if m.quick {
 			r.call = &r.callv
 			s.g.quickCall(r.call, m, r.clientID) // the id is the request's copy
 		} else {
 			r.call = newCall(m.ID, m.Params)
 		}
+		s.listTools(ctx, r.call)
 		r.call.caller = stdioCaller // the one client of a stdio proxy
 		var refusal []byte
 		if refusal, held = s.g.admitOrHold(ctx, r.call, "stdio"); refusal != nil {
@@ -311,9 +311,15 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		return
 	}
 	s.finish(r)
-	if r.own != nil {
-		if len(m.Result) > 0 {
-			s.g.learn(&s.g.tools, s.g.tools.gen.Load(), m.Result) // the proxy's own tools/list
+	if r.own != nil { // the proxy's own tools/list
+		if l := r.listing; l != nil {
+			l.more = false
+			if len(m.Result) > 0 {
+				if l.cursor == "" {
+					l.gen = s.g.tools.gen.Load() // the child's stdout is in order: a change it notified came first
+				}
+				l.more = s.g.ownPage(&s.g.tools, &l.ownListing, m.Result)
+			}
 		}
 		close(r.own)
 	}
@@ -390,28 +396,44 @@ func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
 	s.reply(r, rpcError(r.clientID, -32603, "the server's answer is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
 }
 
-// listTools has the proxy ask the server for its tools itself before the
-// first tool call, unless a client's tools/list came first, and again
-// after the server said they changed: declared schemas are checked, and
-// unknown tools answered, against the tools the server lists now. The
-// call waits up to listWait for the answer.
-func (s *Stdio) listTools(ctx context.Context) {
-	if s.g.tools.learned() || s.g.tools.lists.Add(1) > 1 {
+// listTools has the proxy ask the server for its tools itself, every
+// page (listing.go), before the call c when it cannot check it otherwise:
+// no listing came since the tools last changed, or c's tool is not among
+// those the pages read so far list. Declared schemas are checked, unknown
+// tools answered and pins enforced against the tools the server lists
+// now. The call waits up to listWait (or the timeout) for the listing,
+// all its pages.
+func (s *Stdio) listTools(ctx context.Context, c *call) {
+	if !s.g.tools.unseen(c.tool) || s.g.tools.lists.Add(1) > 1 {
 		return // once a change: a server that does not answer delays one call, not every one
 	}
-	up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
-	answered := make(chan struct{})
-	s.mu.Lock()
-	s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, gone: true})
-	s.mu.Unlock()
-	s.toChild(ctx, append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{}}`...))
 	t := time.NewTimer(min(listWait, s.g.o.timeout))
 	defer t.Stop()
-	select {
-	case <-answered:
-	case <-t.C:
-	case <-ctx.Done():
+	l := &stdioListing{}
+	for more := true; more; {
+		up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
+		answered := make(chan struct{})
+		s.mu.Lock()
+		s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, listing: l, gone: true})
+		s.mu.Unlock()
+		s.toChild(ctx, ownListRequest(up, l.cursor))
+		select {
+		case <-answered:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+		more = l.more
 	}
+}
+
+// stdioListing is the proxy's own listing over stdio: the read loop reads
+// its pages, and says whether to ask for another (more) before it closes
+// the page's request's own channel.
+type stdioListing struct {
+	ownListing
+	more bool
 }
 
 // listWait bounds how long the first tool call waits for the proxy's own

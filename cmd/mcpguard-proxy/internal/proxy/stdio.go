@@ -103,6 +103,8 @@ type request struct {
 	// longer. Guarded by Stdio.mu.
 	gone bool
 	own  chan struct{} // the proxy's own request (its tools/list), answered to no one: closed at its answer
+	// listing is the proxy's own listing own asks a page of.
+	listing *stdioListing
 }
 
 // child is one run of the server.

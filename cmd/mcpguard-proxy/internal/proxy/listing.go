@@ -1,0 +1,83 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/mcpguard/mcpguard/internal/logkey"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// The proxy lists the server's tools itself (stdio's and HTTP's
+// listTools) before a call it cannot check otherwise: no listing was read
+// since the tools last changed, or the call's tool is not among those
+// listed and the last page was not read. It reads every page, following
+// nextCursor, within bounds: a server whose cursor loops, or that pages
+// forever, costs a call at most the wait for the listing (listWait, or
+// the timeout if shorter), maxOwnPages pages and ownListMessages times
+// the message bound in bytes, and the tools it lists past that are not
+// learned.
+
+// maxOwnPages bounds the pages of one listing of the proxy's own.
+const maxOwnPages = 500
+
+// ownListMessages bounds the bytes of one listing of the proxy's own, as
+// a number of the largest messages (WithMaxMessage).
+const ownListMessages = 4
+
+// ownListing is one listing of the proxy's own in progress.
+type ownListing struct {
+	gen    uint64 // the generation of the table it learns into
+	cursor string // of the page to ask for next; "": the first
+	pages  int    // read so far, and bytes
+	bytes  int
+}
+
+// unseen reports whether a call of the tool name is one the proxy lists
+// the tools for first: none were learned since they last changed, or
+// name is not among them and the last page was not read.
+func (t *toolTable) unseen(name string) bool {
+	return !t.learned() || (!t.complete.Load() && t.get(name) == nil)
+}
+
+// ownPage learns result, a page of the listing l, into t, and reports
+// whether to ask for another: the page l.cursor now names. A page that
+// comes after the server's tools changed starts the listing again from
+// its first page, in the generation of t now; past a bound the listing
+// stops, with a warning.
+func (g *Guard) ownPage(t *toolTable, l *ownListing, result []byte) bool {
+	l.pages++
+	l.bytes += len(result)
+	_, next, stale := g.learnPage(t, l.gen, result)
+	if stale {
+		l.gen, next = t.gen.Load(), ""
+	} else if next == "" {
+		return false // the last page
+	}
+	l.cursor = next
+	bound := ""
+	switch {
+	case l.pages >= maxOwnPages:
+		bound = "pages"
+	case l.bytes >= ownListMessages*g.o.maxMessage:
+		bound = "bytes"
+	default:
+		return true
+	}
+	safe.Log(context.Background(), g.o.logger, slog.LevelWarn,
+		"mcpguard-proxy: its own tools/list stopped before the last page: a call of a tool it did not read is refused with pins, unchecked without",
+		slog.String("bound", bound), slog.Int("pages", l.pages), slog.Int(logkey.Bytes, l.bytes))
+	return false
+}
+
+// ownListRequest is the proxy's own tools/list request for the page
+// cursor names ("": the first), under the minted id up.
+func ownListRequest(up []byte, cursor string) []byte {
+	b := append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{`...)
+	if cursor != "" {
+		q, _ := json.Marshal(cursor)
+		b = append(append(b, `"cursor":`...), q...)
+	}
+	return append(b, "}}"...)
+}

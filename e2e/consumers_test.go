@@ -118,7 +118,7 @@ const (
 // rate limit's next step names, which counts down.
 var (
 	incidentInText = regexp.MustCompile(`inc_[0-9a-f]{16}`)
-	waitInText     = regexp.MustCompile(`Wait \d+ ms`)
+	waitInText     = regexp.MustCompile(`(Wait|after) \d+ ms`) // a wait in a next step, which the clock moves
 )
 
 // errConsumerNotFound is a Go error whose text says what it is, so that
@@ -325,7 +325,7 @@ func normalEnvelope(env map[string]any) map[string]any {
 	}
 	if steps, ok := env["next_steps"].([]any); ok {
 		for i, s := range steps {
-			steps[i] = waitInText.ReplaceAllString(incidentInText.ReplaceAllString(fmt.Sprint(s), "inc_<incident>"), "Wait N ms")
+			steps[i] = waitInText.ReplaceAllString(incidentInText.ReplaceAllString(fmt.Sprint(s), "inc_<incident>"), "$1 N ms")
 		}
 	}
 	return env

@@ -158,6 +158,8 @@
 //	-                              SuccessFuncOf                     the function OnSuccessOf takes
 //	-                              Install                           go-sdk cannot list its middleware: one call installs the chain in order
 //	-                              MultiRoundTrip                    whether a call's client negotiated 2026-07-28, as go-sdk decides it; mcp-go's is mcp.IsModernProtocol(server.RequestProtocolVersion(ctx))
+//	-                              Shedding                          whether a layer inside may shed a call (load-shedding input_required); mcp-go's server cannot write the empty inputRequests
+//	-                              ShedResult                        the load-shedding answer the sealing step seals
 //	envelope.Option                EnvelopeOption                    one package here: Option configures the Middleware
 //	envelope.Renderer              -                                 mcp-go finds the chain's renderer through the server; the Middleware holds it here
 //	envelope.NewRenderer           -                                 the same

@@ -48,6 +48,8 @@ type callCtx struct {
 	toolLooked bool
 	toolListed bool
 	tool       *mcp.Tool
+	// What the sealing step tells the layers inside (shed.go).
+	shedding shedding
 }
 
 // Value returns the callCtx itself for frontKey, else the parent's value.

@@ -65,27 +65,35 @@ func (o *options) stateLayer() mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			var b *seal.Binding
+			c := stateOf(ctx)
+			if c != nil {
+				c.shedding = shedding{on: true}
+			}
 			if sealed := r.Params.RequestState; sealed != "" {
 				bind := binding(ctx, g, r)
 				b = &bind
-				state, err := g.Open(ctx, bind, sealed)
+				opened, err := g.OpenCall(ctx, bind, sealed)
 				if err != nil {
 					return nil, err
 				}
+				if c != nil {
+					c.shedding.rounds = opened.Rounds
+				}
 				params := *r.Params
-				params.RequestState = state
+				params.RequestState = opened.State
 				req = &mcp.CallToolRequest{Session: r.Session, Params: &params, Extra: r.Extra}
 			}
 			res, err := next(ctx, method, req)
 			out, ok := res.(*mcp.CallToolResult)
-			if !ok || out == nil || out.RequestState == "" {
+			shed := ok && out != nil && isShed(ctx, out)
+			if !ok || out == nil || (out.RequestState == "" && !shed) {
 				return res, err
 			}
 			if b == nil {
 				bind := binding(ctx, g, r)
 				b = &bind
 			}
-			sealed, serr := g.Seal(*b, out.RequestState)
+			sealed, serr := sealOut(g, *b, out.RequestState, shed, c)
 			if serr != nil {
 				return nil, serr
 			}
@@ -104,4 +112,14 @@ func binding(ctx context.Context, g *seal.Guard, r *mcp.CallToolRequest) seal.Bi
 		b.Caller = r.Extra.TokenInfo.UserID
 	}
 	return b
+}
+
+// sealOut seals the requestState of a result: a load-shedding answer's
+// as a shed state, its round the one after the call's (c's), carrying
+// the handler's state the call echoed; any other as the handler's.
+func sealOut(g *seal.Guard, b seal.Binding, state string, shed bool, c *callCtx) (string, error) {
+	if shed {
+		return g.SealShed(b, c.shedding.rounds+1, state)
+	}
+	return g.Seal(b, state)
 }

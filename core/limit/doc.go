@@ -67,9 +67,11 @@
 // whose wait fits [WithHoldCap] ([DefaultHoldCap]) and its deadline is
 // held on a timer until the limit admits it (a token reserved in order in
 // process, the same Allow asked again of a shared store), bounded per
-// caller ([HoldPerCaller]) and in all ([HoldMax]); a call that cannot be
-// held is [Shed] where the consumer can answer so, else refused as
-// before, as is every older client's.
+// caller ([HoldPerCaller]) and in all ([HoldMax]); a call that finds no
+// room to be held is [Shed] where the consumer can answer so (the go-sdk
+// front), else refused as before, as is a longer wait and every older
+// client's call: a shed call is re-sent at once, so only room can have
+// changed by then.
 //
 // # Stores
 //

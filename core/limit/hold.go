@@ -163,10 +163,21 @@ func (h *Holds) leave(caller string) {
 // A call is held only if c is Modern, h is not nil, the wait is within
 // h's cap and ctx's deadline, and the caller and all callers have room
 // (see [HoldPerCaller]); it is held no longer than the cap or the
-// deadline. A call that could not be held with a wait within the cap is
+// deadline. A call whose wait fits but that found no room to be held is
 // shed when c.CanShed and it had fewer than [ShedRounds] load-shedding
 // answers; any other gets refusal unchanged (or the last refusal, after
 // a hold), or ctx's error when the client went away while it was held.
+//
+// Only a call that found no room is shed, because both Go SDK clients
+// re-send a shed call at once: a wait past the deadline or left after a
+// hold to the cap would be as long for the re-send, which would only
+// cost the client two more round trips before the same refusal. A full
+// hold bound, instead, is memory the server will not spend: the re-send
+// costs the server nothing while it travels, and finds room if a held
+// call left meanwhile (held calls leave at the rate: one every 20 ms at
+// 50 a second, so over a network round trip of tens of milliseconds the
+// re-send is often held). The re-send is held or refused by the same
+// limit, so shedding never lets a call run sooner.
 func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try func(ctx context.Context, within time.Duration) (T, time.Duration, error)) (T, Admission, error) {
 	var zero T
 	wait := envelope.RetryAfterOf(refusal)
@@ -177,7 +188,10 @@ func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try
 	if d, ok := ctx.Deadline(); ok && d.Before(until) {
 		until = d
 	}
-	if time.Until(until) < wait || !h.enter(c.Caller) {
+	if time.Until(until) < wait {
+		return zero, Refused, refusal // a re-send would meet the same deadline
+	}
+	if !h.enter(c.Caller) {
 		return zero, decline(c), refusal
 	}
 	defer h.leave(c.Caller)
@@ -195,7 +209,7 @@ func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try
 		}
 		refusal = err
 		if time.Until(until) < wait {
-			return zero, decline(c), refusal
+			return zero, Refused, refusal // held to the cap: what is past it is a long wait
 		}
 		if !sleep(ctx, wait) {
 			return zero, Refused, ctx.Err()
@@ -203,8 +217,9 @@ func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try
 	}
 }
 
-// decline is what becomes of a call that could not be held: shed, when
-// the consumer can and the client's SDK still re-sends, else refused.
+// decline is what becomes of a call that found no room to be held:
+// shed, when the consumer can and the client's SDK still re-sends, else
+// refused.
 func decline(c HoldCall) Admission {
 	if c.CanShed && c.Rounds < ShedRounds {
 		return Shed

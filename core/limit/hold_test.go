@@ -70,3 +70,37 @@ func TestAbsorbAnswersOlderClientsAndLongWaitsAsBefore(t *testing.T) {
 		assert.Same(t, refusal, err, name)
 	}
 }
+
+// TestAbsorbShedsOnlyForWantOfRoom: a call whose wait is past its
+// deadline, or past the cap after a hold, is refused, not shed: its
+// client's SDK re-sends a shed call at once, and the re-send would meet
+// the same wait. Only a full hold bound sheds.
+func TestAbsorbShedsOnlyForWantOfRoom(t *testing.T) {
+	h := limit.NewHolds(time.Second, 1, 1)
+	c := limit.HoldCall{Modern: true, CanShed: true}
+	refusal := limit.Refusal("busy", 50*time.Millisecond)
+	never := func(context.Context, time.Duration) (struct{}, time.Duration, error) { return struct{}{}, 0, refusal }
+	short, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	_, a, err := limit.Absorb(short, h, c, refusal, never)
+	assert.Equal(t, limit.Refused, a, "a wait past the deadline")
+	assert.Same(t, refusal, err)
+
+	growing := func(_ context.Context, within time.Duration) (struct{}, time.Duration, error) {
+		return struct{}{}, 0, limit.Refusal("busy", within+time.Millisecond)
+	}
+	_, a, _ = limit.Absorb(context.Background(), h, c, refusal, growing)
+	assert.Equal(t, limit.Refused, a, "a wait past the cap after a hold")
+
+	held := make(chan struct{})
+	go func() {
+		_, _, _ = limit.Absorb(context.Background(), h, c, refusal, func(context.Context, time.Duration) (struct{}, time.Duration, error) {
+			close(held)
+			time.Sleep(100 * time.Millisecond)
+			return struct{}{}, 0, nil
+		})
+	}()
+	<-held
+	_, a, _ = limit.Absorb(context.Background(), h, c, refusal, never)
+	assert.Equal(t, limit.Shed, a, "no room to hold it")
+}

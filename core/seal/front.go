@@ -65,6 +65,12 @@ func (g *Guard) Open(ctx context.Context, b Binding, sealed string) (string, err
 	if err == nil {
 		return state, nil
 	}
+	return "", g.refuse(ctx, b, err)
+}
+
+// refuse logs why a state echoed for the call b did not open, err, and
+// returns the one refusal the client is answered with.
+func (g *Guard) refuse(ctx context.Context, b Binding, err error) error {
 	logger := g.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -74,7 +80,7 @@ func (g *Guard) Open(ctx context.Context, b Binding, sealed string) (string, err
 		attrs = append(attrs, slog.String(logkey.Hint, unknownKeyHint(g.Sealer.ring)))
 	}
 	logger.LogAttrs(ctx, slog.LevelWarn, LogMessage, attrs...)
-	return "", refused
+	return refused
 }
 
 // unknownKeyHint says, for the log, why a state sealed under a key the

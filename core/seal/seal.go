@@ -208,12 +208,19 @@ func (s *Sealer) Seal(b Binding, state string) (string, error) {
 // error that says why it does not open ([ErrTampered], [ErrUnknownKey],
 // [ErrBinding], [ErrExpired]); the reason is for the server's log.
 func (s *Sealer) Open(b Binding, sealed string) (string, error) {
+	state, _, err := s.open(&b, nil, sealed)
+	return state, err
+}
+
+// open is Open for a state sealed for b or, when alt is not nil, for
+// alt: decrypted once, it reports which of the two it was sealed for.
+func (s *Sealer) open(b, alt *Binding, sealed string) (state string, isAlt bool, err error) {
 	// The decoder skips line breaks, even strict, and Seal never writes
 	// one: a state with one is refused, so that a sealed state has one
 	// spelling, and what decodes is as long as the text says.
 	if len(sealed) > s.maxSealed() || len(sealed) < enc.EncodedLen(minRaw) ||
 		strings.ContainsAny(sealed, "\r\n") {
-		return "", ErrTampered
+		return "", false, ErrTampered
 	}
 	n := enc.DecodedLen(len(sealed))
 	p := s.buf(len(sealed) + n)
@@ -224,34 +231,40 @@ func (s *Sealer) Open(b Binding, sealed string) (string, error) {
 	raw := buf[len(sealed):]
 	m, err := enc.Decode(raw, src)
 	if err != nil {
-		return "", ErrTampered
+		return "", false, ErrTampered
 	}
 	raw = raw[:m]
 	if len(raw) < minRaw || raw[0] != version {
-		return "", ErrTampered
+		return "", false, ErrTampered
 	}
 	hdr := 2 + int(raw[1])
 	if raw[1] == 0 || int(raw[1]) > maxKeyID || len(raw) < hdr+nonceSize+claimsSize+tagSize {
-		return "", ErrTampered
+		return "", false, ErrTampered
 	}
 	aead, ok := s.ring.keys[string(raw[2:hdr])]
 	if !ok {
-		return "", ErrUnknownKey
+		return "", false, ErrUnknownKey
 	}
 	nonce := raw[hdr : hdr+nonceSize]
 	body := raw[hdr+nonceSize:]
 	plain, err := aead.Open(body[:0], nonce, body, raw[:hdr])
 	if err != nil {
-		return "", ErrTampered
+		return "", false, ErrTampered
 	}
-	digest := s.digest(&b)
+	digest := s.digest(b)
 	if subtle.ConstantTimeCompare(plain[8:claimsSize], digest[:]) != 1 {
-		return "", ErrBinding
+		if alt == nil {
+			return "", false, ErrBinding
+		}
+		if digest = s.digest(alt); subtle.ConstantTimeCompare(plain[8:claimsSize], digest[:]) != 1 {
+			return "", false, ErrBinding
+		}
+		isAlt = true
 	}
 	if s.now().Unix() > int64(binary.BigEndian.Uint64(plain)) {
-		return "", ErrExpired
+		return "", false, ErrExpired
 	}
-	return string(plain[claimsSize:]), nil
+	return string(plain[claimsSize:]), isAlt, nil
 }
 
 // digest is the SHA-256 of the audience and the binding, each field

@@ -16,8 +16,8 @@ import (
 // retry_after_ms set to the wait bound (at least 100 ms) and a step that
 // says to wait that long. A call whose client gives up while it waits is
 // answered at once. A client that negotiated MCP 2026-07-28 is held on,
-// within [WithHoldCap] and its deadline, until a slot frees, as [Rate]
-// holds it.
+// within [WithHoldCap] and its deadline, until a slot frees, or shed when
+// it finds no room to be held, as [Rate] holds and sheds it.
 //
 // n bounds the handlers running, not the callers waiting for an answer: a
 // call that [Timeout] answered at its deadline while its handler, which
@@ -32,7 +32,8 @@ func Concurrency(n int, opts ...Option) mcp.Middleware {
 	run := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 		call := func() (mcp.Result, error) { return next(ctx, methodCallTool, req) }
 		refuse := func(err error) mcp.Result { return gosdk.ErrorResult(ctx, req, err, envOpts...) }
-		return core.HoldSlot(ctx, stage, tool, req, call, refuse, nil)
+		shed := func(core.HoldCall) mcp.Result { return gosdk.ShedResult(ctx, req) }
+		return core.HoldSlot(ctx, stage, tool, req, call, refuse, shed)
 	}
 	if o.PerTool() {
 		return perToolCalls(run)

@@ -11,10 +11,11 @@ import (
 )
 
 // holdCall reads a refused call as core/limit's holds do: whether its
-// client negotiated multi round-trip requests. This front holds such a
-// call; it does not shed one yet.
-func holdCall(_ context.Context, req *mcp.CallToolRequest) core.HoldCall {
-	return core.HoldCall{Modern: gosdk.MultiRoundTrip(req)}
+// client negotiated multi round-trip requests, and whether and how often
+// it was shed (inside gosdk.Middleware, which seals the shed state).
+func holdCall(ctx context.Context, req *mcp.CallToolRequest) core.HoldCall {
+	rounds, canShed := gosdk.Shedding(ctx, req)
+	return core.HoldCall{Modern: gosdk.MultiRoundTrip(req), CanShed: canShed, Rounds: rounds}
 }
 
 // Rate limits tool calls with token buckets (golang.org/x/time/rate): each
@@ -32,9 +33,13 @@ func holdCall(_ context.Context, req *mcp.CallToolRequest) core.HoldCall {
 // default) and within the call's deadline: the call is held until its
 // token, reserved in order, is there, and then runs, so that its model
 // sees the result rather than spending a turn on a refusal. At most 128
-// calls of one key and 1024 in all are held at once; the others, and
-// clients of older revisions, are answered at once, as before. Held calls
-// never run faster than the rate.
+// calls of one key and 1024 in all are held at once; inside
+// gosdk.Middleware (which seals requestState), a call beyond them is
+// answered with a load-shedding input_required (no input requests, a
+// sealed requestState), which the client's SDK sends again by itself, at
+// most twice, and which the limit decides again; long waits, the calls
+// beyond otherwise, and clients of older revisions are answered at once,
+// as before. Held and re-sent calls never run faster than the rate.
 //
 // Memory is bounded in bytes: at most [WithMaxKeys] buckets (default
 // [DefaultMaxKeys]) exist at once, and each keeps at most 64 bytes of its
@@ -54,7 +59,10 @@ func Rate(r rate.Limit, burst int, opts ...Option) mcp.Middleware {
 		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
 	}
 	allow := func(ctx context.Context, tool string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
-		if _, a, err := stage.Admit(ctx, tool, req); a == core.Refused || a == core.Shed {
+		switch _, a, err := stage.Admit(ctx, tool, req); a {
+		case core.Shed:
+			return gosdk.ShedResult(ctx, req), nil
+		case core.Refused:
 			return gosdk.ErrorResult(ctx, req, err, envOpts...), nil
 		}
 		return next(ctx, methodCallTool, req)

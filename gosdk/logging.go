@@ -17,7 +17,8 @@ import (
 // query finds the calls of both fronts. Its attributes use the same keys:
 // tool, duration, outcome ("success", "tool_error" or "protocol_error"),
 // and for failures error_type and incident_id, error for a protocol error,
-// arguments with [WithArguments].
+// arguments with [WithArguments]; admission and held_ms for a call a
+// limit held.
 const LogMessage = calllog.Message
 
 // LogOption configures the per-call record of [WithLogger]. It is the
@@ -48,8 +49,10 @@ func newLogger(l *slog.Logger, opts []LogOption) *logger {
 }
 
 // record logs one call; a failing log handler cannot fail the call.
-func (lg *logger) record(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error, d time.Duration) {
-	(*calllog.Logger)(lg).Record(ctx, logCall(req, res, err, d))
+func (lg *logger) record(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error, d time.Duration, note *calllog.Note) {
+	c := logCall(req, res, err, d)
+	c.Note = note
+	(*calllog.Logger)(lg).Record(ctx, c)
 }
 
 // logCall reads what the client received off go-sdk's answer.

@@ -122,10 +122,10 @@ func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolReques
 	if c.log != nil {
 		start = time.Now()
 	}
-	ctx = withCall(ctx, c.front, req)
-	res, err := c.guard(ctx, method, req, next)
+	cc := withCall(ctx, c.front, req)
+	res, err := c.guard(cc, method, req, next)
 	if c.log != nil {
-		c.log.record(ctx, req, res, err, time.Since(start))
+		c.log.record(cc, req, res, err, time.Since(start), cc.note)
 	}
 	return res, err
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpguard/mcpguard/core/calllog"
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 )
@@ -50,12 +51,21 @@ type callCtx struct {
 	tool       *mcp.Tool
 	// What the sealing step tells the layers inside (shed.go).
 	shedding shedding
+	// note is the call's calllog.Note, which the limits inside note a
+	// hold on and the record reads: the parent's, when a layer outside
+	// (gosdk/otel) noted the call first, else own.
+	note *calllog.Note
+	own  calllog.Note
 }
 
-// Value returns the callCtx itself for frontKey, else the parent's value.
+// Value returns the callCtx itself for frontKey, the call's Note for
+// calllog.NoteKey, else the parent's value.
 func (c *callCtx) Value(key any) any {
-	if _, ok := key.(frontKey); ok {
+	switch key.(type) {
+	case frontKey:
 		return c
+	case calllog.NoteKey:
+		return c.note
 	}
 	return c.Context.Value(key)
 }
@@ -71,7 +81,11 @@ func (c *callCtx) read() { c.call = callOf(c.req) }
 // withCall returns ctx carrying f and req for the layers inside the
 // Middleware.
 func withCall(ctx context.Context, f *front, req *mcp.CallToolRequest) *callCtx {
-	return &callCtx{Context: ctx, f: f, req: req}
+	c := &callCtx{Context: ctx, f: f, req: req, note: calllog.NoteFrom(ctx)}
+	if c.note == nil {
+		c.note = &c.own
+	}
+	return c
 }
 
 // stateOf returns the callCtx serving ctx, or nil outside a Middleware.

@@ -31,6 +31,8 @@ const (
 	LogKeyIncidentID = calllog.KeyIncidentID
 	LogKeyError      = calllog.KeyError
 	LogKeyArguments  = calllog.KeyArguments
+	LogKeyAdmission  = calllog.KeyAdmission
+	LogKeyHeldMS     = calllog.KeyHeldMS
 )
 
 // DefaultNextSteps returns the steps every envelope of code ends with,

@@ -23,6 +23,8 @@ const (
 	LogKeyIncidentID = calllog.KeyIncidentID
 	LogKeyError      = calllog.KeyError
 	LogKeyArguments  = calllog.KeyArguments
+	LogKeyAdmission  = calllog.KeyAdmission
+	LogKeyHeldMS     = calllog.KeyHeldMS
 )
 
 // LogMessage is the message of the record [Logging] writes.
@@ -49,7 +51,9 @@ func WithLevels(success, toolError slog.Level) LogOption {
 
 // Logging writes one record per tool call to logger: the tool, the
 // duration, the outcome ("success", "tool_error" or "protocol_error"), and
-// for failures the error_type and incident_id the client received. It
+// for failures the error_type and incident_id the client received; for a
+// call a limit held, the admission ("held", or "refused" after the hold)
+// and held_ms. It
 // never changes what the client receives, and a failing log handler cannot
 // fail the call.
 //
@@ -70,8 +74,11 @@ func Logging(logger *slog.Logger, opts ...LogOption) server.ToolHandlerMiddlewar
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			tasks.check(ctx, logger)
 			start := time.Now()
-			res, err := next(ctx, req)
-			lg.Record(ctx, logCall(req, res, err, time.Since(start)))
+			inner, note := lg.Noting(ctx)
+			res, err := next(inner, req)
+			c := logCall(req, res, err, time.Since(start))
+			c.Note = note
+			lg.Record(ctx, c)
 			return res, err
 		}
 	}

@@ -22,6 +22,9 @@
 //     mcpguard.incident_id leads from the trace to the server's log record.
 //     A recovered panic is exactly that: one span, status Error, the
 //     incident ID, and no stack or panic value anywhere in it.
+//   - A call of a 2026-07-28 client that a rate or concurrency limit held
+//     carries mcpguard.limit.admission (held, refused after the hold, or
+//     shed; on the metric too) and mcpguard.limit.held_ms.
 //   - The histogram mcp.server.operation.duration, in seconds with the
 //     conventions' bucket boundaries, has the same low-cardinality
 //     attributes as the span, without session, request or incident IDs.

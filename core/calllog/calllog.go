@@ -26,6 +26,8 @@ const (
 	KeyIncidentID = logkey.IncidentID
 	KeyError      = logkey.Error
 	KeyArguments  = logkey.Arguments
+	KeyAdmission  = logkey.Admission
+	KeyHeldMS     = logkey.HeldMS
 )
 
 // Outcome is what the client received, as the front read it off its SDK's
@@ -80,6 +82,9 @@ type Call struct {
 	// Args is the call's decoded arguments, encoded to JSON for the record
 	// only when RawArgs is empty (an SDK that keeps only the decoded form).
 	Args any
+	// Note is what the call's stages noted ([Logger.Noting]), nil for
+	// nothing.
+	Note *Note
 }
 
 // Option configures a [Logger].
@@ -131,7 +136,7 @@ func (lg *Logger) Record(ctx context.Context, c Call) {
 		if !lg.l.Enabled(ctx, level) {
 			return
 		}
-		attrs := make([]slog.Attr, 0, 8)
+		attrs := make([]slog.Attr, 0, 9)
 		attrs = append(attrs,
 			slog.String(KeyTool, c.Tool),
 			slog.Duration(KeyDuration, c.Duration),
@@ -145,6 +150,9 @@ func (lg *Logger) Record(ctx context.Context, c Call) {
 		}
 		if c.Err != nil {
 			attrs = append(attrs, slog.String(KeyError, safe.Error(c.Err)))
+		}
+		if a, held := c.Note.Admission(); a != "" {
+			attrs = append(attrs, slog.String(KeyAdmission, a), slog.Int64(KeyHeldMS, held.Milliseconds()))
 		}
 		if lg.args {
 			attrs = append(attrs, slog.String(KeyArguments, maskedArguments(c.RawArgs, c.Args)))

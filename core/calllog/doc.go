@@ -15,6 +15,15 @@
 //	                internal_error envelope
 //	protocol_error  Error                              … error
 //
+// A call a rate or concurrency limit held (a client of MCP 2026-07-28,
+// core/limit's Absorb) also carries admission, what the limit made of
+// it ("held": it ran after the hold; "refused": answered with its
+// refusal after the hold; "shed"), and held_ms, the milliseconds it was
+// held; a call admitted at once, or refused at once, carries neither.
+// The front's logging layer puts a [Note] in the call's context before
+// the limits run ([Logger.Noting]), the limit notes on it, and the record
+// reads it ([Call].Note): the front decides nothing of it.
+//
 // With [WithArguments] each record also carries the arguments, rendered
 // from their JSON with the value of every key that names a secret masked
 // whatever its type, and secret-shaped values and paths redacted with the

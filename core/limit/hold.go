@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpguard/mcpguard/core/calllog"
 	"github.com/mcpguard/mcpguard/core/envelope"
 )
 
@@ -178,12 +179,14 @@ func (h *Holds) leave(caller string) {
 // 50 a second, so over a network round trip of tens of milliseconds the
 // re-send is often held). The re-send is held or refused by the same
 // limit, so shedding never lets a call run sooner.
-func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try func(ctx context.Context, within time.Duration) (T, time.Duration, error)) (T, Admission, error) {
+func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try func(ctx context.Context, within time.Duration) (T, time.Duration, error)) (_ T, a Admission, _ error) {
 	var zero T
 	wait := envelope.RetryAfterOf(refusal)
 	if h == nil || !c.Modern || wait <= 0 || wait > h.cap {
 		return zero, Refused, refusal // a long wait, an older client: today's answer
 	}
+	var since time.Time // when the hold began; zero: not held
+	defer func() { note(ctx, a, since) }()
 	until := time.Now().Add(h.cap)
 	if d, ok := ctx.Deadline(); ok && d.Before(until) {
 		until = d
@@ -195,6 +198,7 @@ func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try
 		return zero, decline(c), refusal
 	}
 	defer h.leave(c.Caller)
+	since = time.Now()
 	for {
 		v, delay, err := try(ctx, time.Until(until))
 		if err == nil {
@@ -215,6 +219,20 @@ func Absorb[T any](ctx context.Context, h *Holds, c HoldCall, refusal error, try
 			return zero, Refused, ctx.Err()
 		}
 	}
+}
+
+// note notes, for the call's log record and span (calllog.Note), what
+// became of a call that was held since then, or shed: a call refused
+// without a hold is noted nothing, its refusal says it all.
+func note(ctx context.Context, a Admission, since time.Time) {
+	if since.IsZero() && a != Shed {
+		return
+	}
+	var held time.Duration
+	if !since.IsZero() {
+		held = time.Since(since)
+	}
+	calllog.NoteFrom(ctx).Admit(a.String(), held)
 }
 
 // decline is what becomes of a call that found no room to be held:

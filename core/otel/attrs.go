@@ -74,6 +74,14 @@ const (
 	// IncidentIDKey is the envelope's incident_id, on spans of internal
 	// errors only (never on metrics: every value is new).
 	IncidentIDKey = attribute.Key("mcpguard.incident_id")
+	// LimitAdmissionKey is what a rate or concurrency limit made of a call
+	// it could hold (a client of MCP 2026-07-28): "held" (it ran after the
+	// hold), "refused" (after the hold) or "shed", on spans and metrics;
+	// absent for a call admitted, or refused, at once.
+	LimitAdmissionKey = attribute.Key("mcpguard.limit.admission")
+	// LimitHeldKey is how many milliseconds the limit held such a call,
+	// on spans only.
+	LimitHeldKey = attribute.Key("mcpguard.limit.held_ms")
 )
 
 var attrExecuteTool = genAIOperationNameKey.String(operationExecuteTool)

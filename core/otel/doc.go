@@ -52,6 +52,10 @@
 //     JSON-RPC code for a protocol error, panic for a panic that went on),
 //     span status Error, mcpguard.error_type (one of the seven codes) and,
 //     for an internal error, mcpguard.incident_id.
+//   - A call a rate or concurrency limit held (core/limit's Absorb notes
+//     it on the calllog.Note that [Instrument.Start] puts in the call's
+//     context) carries mcpguard.limit.admission, on the metric too, and
+//     mcpguard.limit.held_ms.
 //   - The histogram mcp.server.operation.duration, in seconds with the
 //     conventions' buckets, carries only the low-cardinality attributes:
 //     no session, request or incident ID, no URI, and for a tool the server

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpguard/mcpguard/core/calllog"
 	"github.com/mcpguard/mcpguard/core/envelope"
 )
 
@@ -128,11 +129,14 @@ type Span struct {
 	span   trace.Span
 	common []attribute.KeyValue
 	start  time.Time
+	note   *calllog.Note // what the call's limits noted of it
 }
 
 // Start starts the SERVER span of c, as a child of a trace context sent in
 // c.Meta, or else of the span in ctx. The returned context carries it, for
-// the handler. The function of [WithCallDetails], if any, fills c in first.
+// the handler, and the call's calllog.Note, on which a limit notes a
+// hold ([LimitAdmissionKey]). The function of [WithCallDetails], if any,
+// fills c in first.
 func (in *Instrument) Start(ctx context.Context, c *Call) (context.Context, Span) {
 	start := time.Now()
 	if in.o.details != nil {
@@ -158,7 +162,8 @@ func (in *Instrument) Start(ctx context.Context, c *Call) (context.Context, Span
 	if span.IsRecording() {
 		in.spanAttrs(span, c)
 	}
-	return ctx, Span{in: in, span: span, common: common, start: start}
+	ctx, note := calllog.Noting(ctx) // a hold is noted on it (core/limit)
+	return ctx, Span{in: in, span: span, common: common, start: start, note: note}
 }
 
 // commonAttrs are the span's and the metric's attributes known before the
@@ -305,6 +310,10 @@ func (s Span) End(ctx context.Context, out Outcome) {
 		}
 		s.span.SetStatus(codes.Error, desc)
 		common = append(common[:len(common):len(common)], extra...)
+	}
+	if a, held := s.note.Admission(); a != "" {
+		s.span.SetAttributes(LimitAdmissionKey.String(a), LimitHeldKey.Int64(held.Milliseconds()))
+		common = append(common[:len(common):len(common)], LimitAdmissionKey.String(a))
 	}
 	// The metric first: whoever sees the ended span (an exporter, a test
 	// waiting for it) finds the call's point already recorded.

@@ -24,6 +24,9 @@
 //     seven) and, for an internal error, mcpguard.incident_id leads from the
 //     trace to the server's log record. A recovered panic is exactly that:
 //     one span, status Error, the incident ID, and no stack or panic value.
+//   - A call of a 2026-07-28 client that a rate or concurrency limit held
+//     carries mcpguard.limit.admission (held, refused after the hold, or
+//     shed; on the metric too) and mcpguard.limit.held_ms.
 //   - The histogram mcp.server.operation.duration, in seconds with the
 //     conventions' bucket boundaries, has the span's low-cardinality
 //     attributes only. A tool name the server does not have is recorded as

@@ -15,6 +15,11 @@ const (
 	Stack       = "stack"
 	Hint        = "hint"
 	Coerced     = "coerced"
+	// Keys of what a rate or concurrency limit made of a call it could
+	// hold: held, refused (after a hold) or shed, and the milliseconds it
+	// held it.
+	Admission = "admission"
+	HeldMS    = "held_ms"
 	// Keys of a declared schema's keyword that is not enforced.
 	Property = "property"
 	Keyword  = "keyword"

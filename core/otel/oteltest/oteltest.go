@@ -38,6 +38,8 @@ const (
 	Result          = "gen_ai.tool.call.result"
 	GuardErrorType  = "mcpguard.error_type"
 	GuardIncidentID = "mcpguard.incident_id"
+	LimitAdmission  = "mcpguard.limit.admission"
+	LimitHeldMS     = "mcpguard.limit.held_ms"
 
 	Metric = "mcp.server.operation.duration"
 )
@@ -250,6 +252,52 @@ func (r *Recorder) PointOf(t testing.TB, method string, failed bool) metricdata.
 	}
 	t.Fatalf("no %s point of %s with failed=%v", Metric, method, failed)
 	return metricdata.HistogramDataPoint[float64]{}
+}
+
+// CheckHeld asserts what two tools/call of a 2026-07-28 client, one
+// after the other over a rate of one call with no second token for a
+// moment, recorded: the first span says nothing of a limit; the second,
+// held until its token and then a success, carries
+// mcpguard.limit.admission=held and a positive mcpguard.limit.held_ms;
+// the metric has a point of held calls (admission, never held_ms).
+func CheckHeld(t testing.TB, r *Recorder) {
+	t.Helper()
+	var calls []sdktrace.ReadOnlySpan
+	for _, s := range r.Spans.GetSpans().Snapshots() {
+		if strings.HasPrefix(s.Name(), "tools/call") {
+			calls = append(calls, s)
+		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d tools/call spans recorded, want 2: %v", len(calls), names(calls))
+	}
+	first, second := Values(calls[0].Attributes()), Values(calls[1].Attributes())
+	for _, k := range []string{LimitAdmission, LimitHeldMS} {
+		check(t, "the first call's "+k, first[k], "")
+	}
+	check(t, "the held call's "+LimitAdmission, second[LimitAdmission], "held")
+	check(t, "the held call's "+ErrorType, second[ErrorType], "")
+	var held int64
+	for _, kv := range calls[1].Attributes() {
+		if kv.Key == LimitHeldMS {
+			held = kv.Value.AsInt64()
+		}
+	}
+	if held <= 0 {
+		t.Errorf("the held call's %s is %d (%q), want the milliseconds it waited", LimitHeldMS, held, second[LimitHeldMS])
+	}
+	points := 0
+	for _, p := range r.Points(t) {
+		if v, ok := p.Attributes.Value(LimitAdmission); ok && v.AsString() == "held" {
+			points++
+		}
+		if _, ok := p.Attributes.Value(LimitHeldMS); ok {
+			t.Errorf("%s on the metric: every value is a new series", LimitHeldMS)
+		}
+	}
+	if points != 1 {
+		t.Errorf("%d points of held calls on %s, want 1", points, Metric)
+	}
 }
 
 // Keys returns the sorted keys of kvs.

@@ -57,7 +57,10 @@ func TestAbsorbNotesWhatBecameOfAHeldCall(t *testing.T) {
 	go func() {
 		defer close(done)
 		_, _, _ = limit.Absorb(context.Background(), full, limit.HoldCall{Modern: true}, short,
-			func(context.Context, time.Duration) (struct{}, time.Duration, error) { <-release; return struct{}{}, 0, nil })
+			func(context.Context, time.Duration) (struct{}, time.Duration, error) {
+				<-release
+				return struct{}{}, 0, nil
+			})
 	}()
 	for full.HeldNow() == 0 {
 		time.Sleep(time.Millisecond)

@@ -1,7 +1,10 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -15,6 +18,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpguard/mcpguard/core/limit"
 )
 
 // stamps records when an upstream's tool ran.
@@ -58,10 +63,14 @@ func (s *stamps) mostInASecond() int {
 type callStamp func(ctx context.Context) (refused, failed bool)
 
 // mcpgoStamp is mcp-go v1.2.1's streamable HTTP client of url at
-// protocol ("" for its default, 2026-07-28).
-func mcpgoStamp(t *testing.T, url, protocol string) callStamp {
+// protocol ("" for its default, 2026-07-28), over hc (nil: Go's default).
+func mcpgoStamp(t *testing.T, url, protocol string, hc *http.Client) callStamp {
 	t.Helper()
-	tp, err := transport.NewStreamableHTTP(url)
+	var topts []transport.StreamableHTTPCOption
+	if hc != nil {
+		topts = append(topts, transport.WithHTTPBasicClient(hc))
+	}
+	tp, err := transport.NewStreamableHTTP(url, topts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +102,11 @@ func mcpgoStamp(t *testing.T, url, protocol string) callStamp {
 }
 
 // gosdkStamp is go-sdk v1.8.0's streamable HTTP client of url, at its
-// default protocol (2026-07-28).
-func gosdkStamp(t *testing.T, url string) callStamp {
+// default protocol (2026-07-28), over hc (nil: Go's default).
+func gosdkStamp(t *testing.T, url string, hc *http.Client) callStamp {
 	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-hold", Version: "1"}, nil).
-		Connect(withTimeout(t, time.Minute), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		Connect(withTimeout(t, time.Minute), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,11 +190,11 @@ func TestProxyHoldsABurstOfRealClients(t *testing.T) {
 			var call callStamp
 			switch {
 			case tc.client == "go-sdk":
-				call = gosdkStamp(t, url)
+				call = gosdkStamp(t, url, nil)
 			case tc.legacy:
-				call = mcpgoStamp(t, url, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+				call = mcpgoStamp(t, url, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION, nil)
 			default:
-				call = mcpgoStamp(t, url, "")
+				call = mcpgoStamp(t, url, "", nil)
 			}
 			refused, failed := burstOf(withTimeout(t, time.Minute), call, n, 2*r)
 			t.Logf("%s: %d of %d refused, %d failed; most runs in a second %d", tc.name, refused, n, failed, runs.mostInASecond())
@@ -225,9 +234,9 @@ func TestProxyHoldLatency(t *testing.T) {
 			runs := &stamps{}
 			up := httptest.NewServer(server.NewStreamableHTTPServer(runs.server()))
 			url := startProxy(t, bin, up.URL+"/mcp", append([]string{"--rate", "50", "--burst", "5"}, flags...)...)
-			call := gosdkStamp(t, url)
+			call := gosdkStamp(t, url, nil)
 			if client == "mcp-go" {
-				call = mcpgoStamp(t, url, "")
+				call = mcpgoStamp(t, url, "", nil)
 			}
 			refused, failed, took := timedBurst(withTimeout(t, 2*time.Minute), call, n, 2*r)
 			pct := func(p float64) time.Duration {
@@ -240,5 +249,70 @@ func TestProxyHoldLatency(t *testing.T) {
 				client, flags, refused, n, failed, pct(0.50), pct(0.99), runs.mostInASecond())
 			up.Close()
 		}
+	}
+}
+
+// resends counts the tool calls a client posts that echo a requestState:
+// its SDK's re-sends of load-shedding answers.
+type resends struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (r *resends) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Method == http.MethodPost {
+		body, err := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(body, []byte(`"requestState"`)) {
+			r.n.Add(1)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return r.base.RoundTrip(req)
+}
+
+// TestProxyShedsForRealClients: go-sdk v1.8.0's and mcp-go v1.2.1's own
+// clients (2026-07-28) flood the mcpguard-proxy binary with 40 calls
+// more than --rate 50 --burst 5 can take and hold (its burst and 128
+// held): those are shed, and the client re-sends them by itself, at most
+// twice (a third load-shedding answer would end the call in an error):
+// no call fails, and the server behind never runs calls faster than the
+// rate. Before the proxy shed, none was re-sent (the 40 were refused at
+// once).
+func TestProxyShedsForRealClients(t *testing.T) {
+	t.Parallel()
+	const r, b, beyond = 50, 5, 40
+	n := b + limit.HoldPerCaller + beyond
+	bin := proxyBin(t)
+	for _, client := range []string{"go-sdk", "mcp-go"} {
+		t.Run(client, func(t *testing.T) {
+			runs := &stamps{}
+			up := httptest.NewServer(server.NewStreamableHTTPServer(runs.server()))
+			t.Cleanup(up.Close)
+			url := startProxy(t, bin, up.URL+"/mcp", "--rate", "50", "--burst", "5")
+			rt := &resends{base: http.DefaultTransport}
+			call := gosdkStamp(t, url, &http.Client{Transport: rt})
+			if client == "mcp-go" {
+				call = mcpgoStamp(t, url, "", &http.Client{Transport: rt})
+			}
+			refused, failed := burstOf(withTimeout(t, time.Minute), call, n, 1e9)
+			t.Logf("%s: %d calls at once: %d refused, %d failed, %d re-sent; most runs in a second %d",
+				client, n, refused, failed, rt.n.Load(), runs.mostInASecond())
+			if failed != 0 {
+				t.Errorf("%d calls failed: the client saw an answer it could not act on", failed)
+			}
+			if rt.n.Load() == 0 {
+				t.Errorf("no call was re-sent: the proxy shed none")
+			}
+			if rt.n.Load() > 2*beyond+2 {
+				t.Errorf("%d re-sends for %d calls beyond the bound", rt.n.Load(), beyond)
+			}
+			if most := runs.mostInASecond(); most > b+r+1 {
+				t.Errorf("%d runs in one second: faster than the rate", most)
+			}
+		})
 	}
 }

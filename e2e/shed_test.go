@@ -3,11 +3,15 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/e2e/nodetest"
 )
 
 // stamps records when an upstream's tool ran.
@@ -314,5 +319,47 @@ func TestProxyShedsForRealClients(t *testing.T) {
 				t.Errorf("%d runs in one second: faster than the rate", most)
 			}
 		})
+	}
+}
+
+// TestProxyBurstFromTheTypeScriptSDKClient: the official TypeScript SDK
+// client (1.32.2, e2e/node/sdk/burst.mjs; its latest protocol is
+// 2025-11-25 and it acts on no input_required by itself) sends 20 calls
+// at once through the mcpguard-proxy binary, --rate 2 --burst 2, in
+// front of the shop: it is never held nor shed, and gets the answers of
+// the proxy before issue 50 (--hold-cap 0): the burst's results, and
+// refusals with retry_after_ms, never an input_required it could not act
+// on, nor an error.
+func TestProxyBurstFromTheTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	const n = 20
+	proxy := proxyBin(t)
+	shop, err := filepath.Abs(shopServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"--hold-cap", "0"}, nil} {
+		args := append([]string{filepath.Join("sdk", "burst.mjs"), strconv.Itoa(n), proxy, "--rate", "2", "--burst", "2"}, flags...)
+		cmd := exec.CommandContext(withTimeout(t, 2*time.Minute), nodetest.Node(t), append(args, "--exit-with-child", "--", shop)...)
+		cmd.Dir = nodetest.Dir(t)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: the TypeScript SDK client: %v\n%s", flags, err, out)
+		}
+		var got struct {
+			OK, Refused, InputRequired int
+			Other                      []any
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v: %v: %s", flags, err, out)
+		}
+		t.Logf("%v: %s", flags, out)
+		if got.InputRequired != 0 || len(got.Other) != 0 {
+			t.Errorf("%v: the client got %d input_required and %v", flags, got.InputRequired, got.Other)
+		}
+		if got.OK+got.Refused != n || got.Refused < n-4 {
+			t.Errorf("%v: %d succeeded, %d refused with retry_after_ms: want the burst to succeed and the rest refused", flags, got.OK, got.Refused)
+		}
 	}
 }

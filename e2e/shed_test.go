@@ -1,10 +1,17 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +22,9 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/e2e/nodetest"
 )
 
 // stamps records when an upstream's tool ran.
@@ -58,10 +68,14 @@ func (s *stamps) mostInASecond() int {
 type callStamp func(ctx context.Context) (refused, failed bool)
 
 // mcpgoStamp is mcp-go v1.2.1's streamable HTTP client of url at
-// protocol ("" for its default, 2026-07-28).
-func mcpgoStamp(t *testing.T, url, protocol string) callStamp {
+// protocol ("" for its default, 2026-07-28), over hc (nil: Go's default).
+func mcpgoStamp(t *testing.T, url, protocol string, hc *http.Client) callStamp {
 	t.Helper()
-	tp, err := transport.NewStreamableHTTP(url)
+	var topts []transport.StreamableHTTPCOption
+	if hc != nil {
+		topts = append(topts, transport.WithHTTPBasicClient(hc))
+	}
+	tp, err := transport.NewStreamableHTTP(url, topts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +107,11 @@ func mcpgoStamp(t *testing.T, url, protocol string) callStamp {
 }
 
 // gosdkStamp is go-sdk v1.8.0's streamable HTTP client of url, at its
-// default protocol (2026-07-28).
-func gosdkStamp(t *testing.T, url string) callStamp {
+// default protocol (2026-07-28), over hc (nil: Go's default).
+func gosdkStamp(t *testing.T, url string, hc *http.Client) callStamp {
 	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-hold", Version: "1"}, nil).
-		Connect(withTimeout(t, time.Minute), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		Connect(withTimeout(t, time.Minute), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,11 +195,11 @@ func TestProxyHoldsABurstOfRealClients(t *testing.T) {
 			var call callStamp
 			switch {
 			case tc.client == "go-sdk":
-				call = gosdkStamp(t, url)
+				call = gosdkStamp(t, url, nil)
 			case tc.legacy:
-				call = mcpgoStamp(t, url, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+				call = mcpgoStamp(t, url, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION, nil)
 			default:
-				call = mcpgoStamp(t, url, "")
+				call = mcpgoStamp(t, url, "", nil)
 			}
 			refused, failed := burstOf(withTimeout(t, time.Minute), call, n, 2*r)
 			t.Logf("%s: %d of %d refused, %d failed; most runs in a second %d", tc.name, refused, n, failed, runs.mostInASecond())
@@ -225,9 +239,9 @@ func TestProxyHoldLatency(t *testing.T) {
 			runs := &stamps{}
 			up := httptest.NewServer(server.NewStreamableHTTPServer(runs.server()))
 			url := startProxy(t, bin, up.URL+"/mcp", append([]string{"--rate", "50", "--burst", "5"}, flags...)...)
-			call := gosdkStamp(t, url)
+			call := gosdkStamp(t, url, nil)
 			if client == "mcp-go" {
-				call = mcpgoStamp(t, url, "")
+				call = mcpgoStamp(t, url, "", nil)
 			}
 			refused, failed, took := timedBurst(withTimeout(t, 2*time.Minute), call, n, 2*r)
 			pct := func(p float64) time.Duration {
@@ -239,6 +253,113 @@ func TestProxyHoldLatency(t *testing.T) {
 			t.Logf("%s %v: %d of %d refused, %d failed; succeeded p50 %s p99 %s; most runs in a second %d",
 				client, flags, refused, n, failed, pct(0.50), pct(0.99), runs.mostInASecond())
 			up.Close()
+		}
+	}
+}
+
+// resends counts the tool calls a client posts that echo a requestState:
+// its SDK's re-sends of load-shedding answers.
+type resends struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (r *resends) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Method == http.MethodPost {
+		body, err := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(body, []byte(`"requestState"`)) {
+			r.n.Add(1)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return r.base.RoundTrip(req)
+}
+
+// TestProxyShedsForRealClients: go-sdk v1.8.0's and mcp-go v1.2.1's own
+// clients (2026-07-28) flood the mcpguard-proxy binary with 40 calls
+// more than --rate 50 --burst 5 can take and hold (its burst and 128
+// held): those are shed, and the client re-sends them by itself, at most
+// twice (a third load-shedding answer would end the call in an error):
+// no call fails, and the server behind never runs calls faster than the
+// rate. Before the proxy shed, none was re-sent (the 40 were refused at
+// once).
+func TestProxyShedsForRealClients(t *testing.T) {
+	t.Parallel()
+	const r, b, beyond = 50, 5, 40
+	n := b + limit.HoldPerCaller + beyond
+	bin := proxyBin(t)
+	for _, client := range []string{"go-sdk", "mcp-go"} {
+		t.Run(client, func(t *testing.T) {
+			runs := &stamps{}
+			up := httptest.NewServer(server.NewStreamableHTTPServer(runs.server()))
+			t.Cleanup(up.Close)
+			url := startProxy(t, bin, up.URL+"/mcp", "--rate", "50", "--burst", "5")
+			rt := &resends{base: http.DefaultTransport}
+			call := gosdkStamp(t, url, &http.Client{Transport: rt})
+			if client == "mcp-go" {
+				call = mcpgoStamp(t, url, "", &http.Client{Transport: rt})
+			}
+			refused, failed := burstOf(withTimeout(t, time.Minute), call, n, 1e9)
+			t.Logf("%s: %d calls at once: %d refused, %d failed, %d re-sent; most runs in a second %d",
+				client, n, refused, failed, rt.n.Load(), runs.mostInASecond())
+			if failed != 0 {
+				t.Errorf("%d calls failed: the client saw an answer it could not act on", failed)
+			}
+			if rt.n.Load() == 0 {
+				t.Errorf("no call was re-sent: the proxy shed none")
+			}
+			if rt.n.Load() > 2*beyond+2 {
+				t.Errorf("%d re-sends for %d calls beyond the bound", rt.n.Load(), beyond)
+			}
+			if most := runs.mostInASecond(); most > b+r+1 {
+				t.Errorf("%d runs in one second: faster than the rate", most)
+			}
+		})
+	}
+}
+
+// TestProxyBurstFromTheTypeScriptSDKClient: the official TypeScript SDK
+// client (1.32.2, e2e/node/sdk/burst.mjs; its latest protocol is
+// 2025-11-25 and it acts on no input_required by itself) sends 20 calls
+// at once through the mcpguard-proxy binary, --rate 2 --burst 2, in
+// front of the shop: it is never held nor shed, and gets the answers of
+// the proxy before issue 50 (--hold-cap 0): the burst's results, and
+// refusals with retry_after_ms, never an input_required it could not act
+// on, nor an error.
+func TestProxyBurstFromTheTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	const n = 20
+	proxy := proxyBin(t)
+	shop, err := filepath.Abs(shopServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"--hold-cap", "0"}, nil} {
+		args := append([]string{filepath.Join("sdk", "burst.mjs"), strconv.Itoa(n), proxy, "--rate", "2", "--burst", "2"}, flags...)
+		cmd := exec.CommandContext(withTimeout(t, 2*time.Minute), nodetest.Node(t), append(args, "--exit-with-child", "--", shop)...)
+		cmd.Dir = nodetest.Dir(t)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: the TypeScript SDK client: %v\n%s", flags, err, out)
+		}
+		var got struct {
+			OK, Refused, InputRequired int
+			Other                      []any
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v: %v: %s", flags, err, out)
+		}
+		t.Logf("%v: %s", flags, out)
+		if got.InputRequired != 0 || len(got.Other) != 0 {
+			t.Errorf("%v: the client got %d input_required and %v", flags, got.InputRequired, got.Other)
+		}
+		if got.OK+got.Refused != n || got.Refused < n-4 {
+			t.Errorf("%v: %d succeeded, %d refused with retry_after_ms: want the burst to succeed and the rest refused", flags, got.OK, got.Refused)
 		}
 	}
 }

@@ -53,6 +53,8 @@ type childMsg struct {
 		Arguments map[string]any `json:"arguments"`
 		TaskID    string         `json:"taskId"`
 		Cursor    string         `json:"cursor"`
+		// RequestState is the requestState the server read, nil if none.
+		RequestState *string `json:"requestState"`
 	} `json:"params"`
 	Result json.RawMessage `json:"result"`
 }
@@ -233,8 +235,11 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 	case "search_files": // a filesystem server's success: the paths are the answer
 		result(m.ID, `{"content":[{"type":"text","text":"`+childSearchFiles+`"},`+
 			`{"type":"resource_link","uri":"file:///srv/files/sub/b.txt","name":"b.txt"}],"_meta":{"root":"file:///srv/files"}}`)
-	case "received": // the arguments as the server read them
+	case "received": // the arguments as the server read them, and its requestState if any
 		b, _ := json.Marshal(m.Params.Arguments)
+		if st := m.Params.RequestState; st != nil {
+			b = append(b, " requestState="+*st...)
+		}
 		text(m.ID, string(b), false)
 	case "texts": // two text items, an image between them (core/otel/oteltest's Texts)
 		result(m.ID, `{"content":[{"type":"text","text":"first line"},{"type":"image","mimeType":"image/png","data":"aGk="},`+

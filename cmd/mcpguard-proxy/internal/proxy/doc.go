@@ -80,7 +80,11 @@
 // good ([WithConcurrency] says when). A call of a 2026-07-28 client (its
 // request's _meta says so) that either refused is held instead, within
 // [WithHoldCap] (3 s by default) and its timeout, until the limit admits
-// it: core/limit's Absorb, as on both fronts (hold.go).
+// it: core/limit's Absorb, as on both fronts (hold.go). One whose wait
+// fits but that finds the hold bound full is shed, as on the go-sdk
+// front, while requestState is sealed (the default): answered with
+// input_required, "inputRequests":{} and a sealed shed state, which the
+// client's SDK re-sends by itself, and the limit decides again.
 //
 // The repeated-failure guard, core/limit's stage every consumer runs, is on
 // by default ([WithRepeats] replaces it, nil turns it off): it holds back,

@@ -64,8 +64,9 @@ type stage struct {
 	at    pipeline.Stage
 	check func(ctx context.Context, c *call, key string) error
 	// hold, when not nil, holds a call check refused with refusal until
-	// the stage admits it (hold.go): nil, or the error to refuse it with.
-	hold func(ctx context.Context, c *call, key string, refusal error) error
+	// the stage admits it (hold.go): what core/limit made of it, and the
+	// error to refuse it with unless it was admitted.
+	hold func(ctx context.Context, c *call, key string, refusal error) (limit.Admission, error)
 }
 
 // NewGuard returns a Guard configured by opts. It panics on bad
@@ -101,10 +102,15 @@ type call struct {
 	// freed: the slot was released. A call's answer and its deadline can
 	// both release it (an answer on a resumed GET stream, resume.go).
 	freed atomic.Bool
-	// state is the call's requestState: as echoed, then opened (seal.go).
+	// state is the call's requestState: as echoed, then opened (seal.go);
+	// rounds are the load-shedding answers it had, as its state says.
 	state    string
 	hasState bool
 	opened   bool
+	rounds   int
+	// answers: the call carries inputResponses, which a re-send of a
+	// load-shedding answer would drop, so it is never shed (hold.go).
+	answers bool
 	// taskResult: this is a tasks/result request, answered as the call
 	// that created task (tasks.go).
 	taskResult bool
@@ -189,6 +195,8 @@ func newCall(id, params []byte) *call {
 				c.state = string(v)
 			}
 			c.hasState = (ok && c.state != "") || (!ok && string(v) != "null")
+		case "inputResponses":
+			c.answers = string(v) != "null"
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -18,6 +19,14 @@ import (
 // not a refusal it would spend a turn on. Over stdio a held call waits
 // off the reading loop, so that the client's other messages (and its
 // other calls, in the order the limit reserved their tokens) go on.
+//
+// A call that found no room to be held is shed, as the go-sdk front
+// sheds it, when the proxy seals requestState (a shed state must not be
+// the client's to write): answered with input_required, no input
+// requests and a shed state (core/seal's SealShed), which go-sdk's and
+// mcp-go's 2026-07-28 clients answer by sending the same call again. The
+// re-send's state opens in openState (seal.go), and the limit decides it
+// again: held, shed again, or refused after limit.ShedRounds.
 
 // holdOptions is what [WithHoldCap] sets.
 type holdOptions struct {
@@ -31,9 +40,11 @@ type holdOptions struct {
 // rather than answer the refusal at once; never past the call's
 // [WithTimeout]. The default is [limit.DefaultHoldCap]; zero turns
 // holding off. At most [limit.HoldPerCaller] calls of one client and
-// [limit.HoldMax] in all are held at once; the others, and clients of
-// older revisions, get the refusal at once, as before. It panics on a
-// negative duration.
+// [limit.HoldMax] in all are held at once; the others are shed (a
+// load-shedding input_required the client's SDK re-sends, at most
+// [limit.ShedRounds] times) while requestState is sealed, else refused;
+// clients of older revisions get the refusal at once, as before. It
+// panics on a negative duration.
 func WithHoldCap(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("proxy: WithHoldCap(%s): negative duration", d))
@@ -82,8 +93,11 @@ func (g *Guard) holder(c *call, key string, i int, refusal error) func(context.C
 // call's timeout, then passes it through the stages after i.
 func (g *Guard) held(ctx context.Context, c *call, key string, i int, refusal error) []byte {
 	hctx, cancel := context.WithDeadline(ctx, c.start.Add(g.o.timeout))
-	err := g.stages[i].hold(hctx, c, key, refusal)
+	adm, err := g.stages[i].hold(hctx, c, key, refusal)
 	cancel()
+	if adm == limit.Shed {
+		return g.shed(ctx, c)
+	}
 	if err != nil {
 		return g.refuse(ctx, c, g.stages[i].at, err)
 	}
@@ -113,37 +127,60 @@ func (g *Guard) holdable(c *call, err error) bool {
 
 // holdRate holds c until its token of the rate's bucket, reserved in
 // the order calls came, is there.
-func (g *Guard) holdRate(ctx context.Context, c *call, key string, refusal error) error {
+func (g *Guard) holdRate(ctx context.Context, c *call, key string, refusal error) (limit.Admission, error) {
 	bucket := "" // as allowRate takes it
 	if g.o.ratePerTool {
 		bucket = c.tool
 	}
-	_, _, err := limit.Absorb(ctx, g.holds, g.holdCall(c, key), refusal, func(_ context.Context, within time.Duration) (struct{}, time.Duration, error) {
+	_, adm, err := limit.Absorb(ctx, g.holds, g.holdCall(c, key), refusal, func(_ context.Context, within time.Duration) (struct{}, time.Duration, error) {
 		d, err := g.o.rate.Reserve(bucket, key, time.Now(), within)
 		return struct{}{}, d, err
 	})
-	return err
+	return adm, err
 }
 
 // holdSlot holds c until a concurrency slot frees, which it then holds
 // as acquireSlot's.
-func (g *Guard) holdSlot(ctx context.Context, c *call, key string, refusal error) error {
-	s, _, err := limit.Absorb(ctx, g.holds, g.holdCall(c, key), refusal, func(ctx context.Context, within time.Duration) (limit.Slot, time.Duration, error) {
+func (g *Guard) holdSlot(ctx context.Context, c *call, key string, refusal error) (limit.Admission, error) {
+	s, adm, err := limit.Absorb(ctx, g.holds, g.holdCall(c, key), refusal, func(ctx context.Context, within time.Duration) (limit.Slot, time.Duration, error) {
 		s, err := g.o.slots.AcquireWithin(ctx, c.tool, within)
 		return s, 0, err
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		c.slot = &s
 	}
-	c.slot = &s
-	return nil
+	return adm, err
 }
 
-// holdCall is c as core/limit's holds read it. The proxy does not shed
-// calls (yet): one it cannot hold gets its refusal.
+// holdCall is c as core/limit's holds read it: it may be shed when the
+// proxy seals requestState and c carries no inputResponses.
 func (g *Guard) holdCall(c *call, key string) limit.HoldCall {
-	return limit.HoldCall{Caller: key, Modern: c.modern()}
+	return limit.HoldCall{Caller: key, Modern: c.modern(), CanShed: g.state != nil && !c.answers, Rounds: c.rounds}
 }
+
+// shed answers c, which found no room to be held, with a load-shedding
+// result: its state is sealed as a shed state, its round the one after
+// c's, carrying the state c echoed, opened ("" for none). The call
+// neither ran nor failed: the repeated-failure guard does not count it.
+func (g *Guard) shed(ctx context.Context, c *call) []byte {
+	g.done(c)
+	c.settled.Store(true)
+	inner := ""
+	if c.opened {
+		inner = c.state
+	}
+	sealed, err := g.state.SealShed(g.state.Binding(ctx, c.tool, c.args), c.rounds+1, inner)
+	if err != nil {
+		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	}
+	state, _ := json.Marshal(sealed)
+	result := make([]byte, 0, len(shedResult)+len(state)+1)
+	result = append(append(append(result, shedResult...), state...), '}')
+	return g.respond(c.id, result)
+}
+
+// shedResult is a load-shedding result, up to its requestState's value.
+const shedResult = `{"resultType":"input_required","inputRequests":{},"requestState":`
 
 // era is what a call's params say of its client's protocol.
 type era uint8

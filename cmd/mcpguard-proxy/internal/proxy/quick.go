@@ -116,7 +116,8 @@ func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool
 
 // param reads the value of a client's params member name, noting a
 // tools/call's name and arguments. A requestState is declined: read opens
-// it.
+// it; so are inputResponses, which newCall notes (a call carrying them is
+// never shed).
 func (q *quick) param(name []byte, qc *quickCall, spelled *bool) bool {
 	switch string(name) {
 	case "name":
@@ -126,7 +127,7 @@ func (q *quick) param(name []byte, qc *quickCall, spelled *bool) bool {
 	case "arguments":
 		qc.args = q.span(2)
 		return qc.args != nil
-	case "requestState":
+	case "requestState", "inputResponses":
 		return false
 	}
 	if asciiSpelledOtherwise(name, callNames) {

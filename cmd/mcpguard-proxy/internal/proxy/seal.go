@@ -41,24 +41,27 @@ func (o *options) sealGuard() *seal.Guard {
 // openState opens the requestState a tools/call echoes, before the limits
 // and the declared check: c then carries the plaintext the upstream is
 // sent. A state that does not open is answered (the refusal envelope)
-// and never reaches the upstream.
+// and never reaches the upstream. The state of a load-shedding answer
+// (hold.go) opens too: c then carries the state it carries (the one the
+// shed call echoed, "" for none) and its rounds.
 func (g *Guard) openState(ctx context.Context, c *call) []byte {
 	if g.state == nil || !c.hasState {
 		return nil
 	}
-	plain, err := g.state.Open(ctx, g.state.Binding(ctx, c.tool, c.args), c.state)
+	opened, err := g.state.OpenCall(ctx, g.state.Binding(ctx, c.tool, c.args), c.state)
 	if err != nil {
 		env := g.r.Error(ctx, c.core(), err)
 		g.settleRefused(ctx, c, env)
 		return g.render(ctx, c, env)
 	}
-	c.state, c.opened = plain, true
+	c.state, c.rounds, c.opened = opened.State, opened.Rounds, true
 	return nil
 }
 
 // upstreamParams are the params the upstream is sent for c: params, as
 // read, with the arguments as checked (declared.go) and the opened
-// requestState in place of those the client sent.
+// requestState in place of those the client sent; none when it opened
+// empty (a load-shedding answer's to a call that echoed none).
 func (c *call) upstreamParams(params span) span {
 	if !c.opened && c.sent == nil {
 		return params
@@ -67,7 +70,10 @@ func (c *call) upstreamParams(params span) span {
 	if json.Unmarshal(params, &p) != nil {
 		return params
 	}
-	if c.opened {
+	switch {
+	case c.opened && c.state == "":
+		delete(p, "requestState")
+	case c.opened:
 		p["requestState"], _ = json.Marshal(c.state)
 	}
 	if c.sent != nil {

@@ -131,7 +131,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.ratePerTool, "rate-per-tool", false, "give --rate's budget to each tool of a client apart")
 	fs.IntVar(&c.burst, "burst", 10, "burst of --rate")
 	fs.IntVar(&c.concurrency, "concurrency", 0, "tool calls in flight at once (0: no limit)")
-	fs.DurationVar(&c.holdCap, "hold-cap", limit.DefaultHoldCap, "how long a call of a 2026-07-28 client that --rate or --concurrency refused may be held until the limit admits it (0: never held)")
+	fs.DurationVar(&c.holdCap, "hold-cap", limit.DefaultHoldCap, "how long a call of a 2026-07-28 client that --rate or --concurrency refused may be held until the limit admits it (0: never held); a call with no room left to be held is shed for its client to re-send, while requestState is sealed")
 	fs.BoolVar(&c.successes, "redact-successes", false, "redact successful results too (secrets, tokens, stack traces; paths stay)")
 	fs.BoolVar(&c.exitChild, "exit-with-child", false, "end when the child exits rather than restarting it")
 	fs.BoolVar(&c.failureMeta, "tool-failure-meta", false, "also put the envelope in _meta")

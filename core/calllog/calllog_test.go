@@ -216,3 +216,30 @@ func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
 type panickingError struct{}
 
 func (panickingError) Error() string { panic("boom") }
+
+// A Note is one per call: a layer inside reuses the one a layer outside
+// made, holds add up, the last admission stands, and a nil Note (no layer
+// records the call) notes nothing.
+func TestNoteIsOnePerCall(t *testing.T) {
+	ctx, outer := calllog.Noting(context.Background())
+	ctx2, inner := calllog.Noting(ctx)
+	if inner != outer || ctx2 != ctx {
+		t.Fatal("a second Noting made a second Note")
+	}
+	if calllog.NoteFrom(ctx) != outer {
+		t.Fatal("NoteFrom does not find the Note")
+	}
+	outer.Admit("held", time.Second)
+	inner.Admit("refused", 2*time.Second)
+	if a, held := outer.Admission(); a != "refused" || held != 3*time.Second {
+		t.Errorf("Admission = %q, %v", a, held)
+	}
+	var none *calllog.Note
+	none.Admit("held", time.Second)
+	if a, held := none.Admission(); a != "" || held != 0 {
+		t.Errorf("a nil Note noted %q, %v", a, held)
+	}
+	if calllog.NoteFrom(context.Background()) != nil {
+		t.Error("a Note without Noting")
+	}
+}

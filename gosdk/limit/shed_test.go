@@ -156,6 +156,13 @@ func TestRateShedsWhatItCannotHold(t *testing.T) {
 // rate); a call's third shed is its refusal; a call carrying
 // inputResponses is never shed.
 func TestShedStateCannotBeReplayedPastTheLimit(t *testing.T) {
+	if raceEnabled {
+		// The steps below need the hold bound full from the first shed to
+		// the second; a held call leaves it every 20 ms (the rate), and
+		// under the race detector a call takes longer than that. The
+		// README's test command runs this test without it.
+		t.Skip("timing: the race detector slows a call past the 20 ms in which the hold bound frees a place")
+	}
 	s := &shedServer{}
 	cs := s.serve(t, 0, mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
 	args := map[string]any{"q": "shoes"}

@@ -140,14 +140,5 @@ func HoldSlot[R, T any](ctx context.Context, st *SlotStage[R], tool string, req 
 			return refuse(err), nil
 		}
 	}
-	returned := false
-	defer func() {
-		if !returned { // call panicked
-			slot.Release(nil)
-		}
-	}()
-	res, err := call()
-	returned = true
-	slot.Release(res)
-	return res, err
+	return inSlot(slot, call)
 }

@@ -308,6 +308,12 @@ func Hold[T any](ctx context.Context, s *Slots, tool string, call func() (T, err
 	if err != nil {
 		return refuse(err), nil
 	}
+	return inSlot(slot, call)
+}
+
+// inSlot runs call in slot and releases it with call's result, or at once
+// when call panics; the panic goes on.
+func inSlot[T any](slot Slot, call func() (T, error)) (T, error) {
 	returned := false
 	defer func() {
 		if !returned { // call panicked

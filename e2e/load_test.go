@@ -341,7 +341,11 @@ func TestLoadAtARateLimit(t *testing.T) {
 func loadAtARateLimit(t *testing.T, f front) {
 	ctx := withTimeout(t, 4*time.Minute)
 	bin := buildShopServer(t, false)
-	srv := startHTTPWith(t, bin, append([]string{"-rate", fmt.Sprint(rateLimit), "-otel-stdout", "-stats"}, f.args...)...)
+	// -rate-hold 0: this test is of refusals under load; a client on MCP
+	// 2026-07-28 (the mcp-go front's here) would otherwise be held until a
+	// token came, every call accepted at 5 a second, 40 s of waiting
+	// (holding is fronts_hold_test.go's and shed_test.go's subject).
+	srv := startHTTPWith(t, bin, append([]string{"-rate", fmt.Sprint(rateLimit), "-rate-hold", "0", "-otel-stdout", "-stats"}, f.args...)...)
 	var accepted, refused, bad atomic.Int64
 	var first atomic.Pointer[string]
 	problem := func(format string, args ...any) {

@@ -58,12 +58,16 @@ func (r *replicaTally) String() string {
 		r.accepted.Load(), r.refused.Load(), r.rpcErrors.Load(), r.wrong.Load(), *p)
 }
 
-// startReplicas starts n shop-servers with args and -stats.
+// startReplicas starts n shop-servers with args, -stats and -rate-hold 0:
+// these tests are of one bucket shared through Redis, and of refusals; a
+// client on MCP 2026-07-28 (the mcp-go front's here) would otherwise be
+// held until a token came, every call accepted at the rate over tens of
+// seconds (holding with a store is redisstore's replica test's subject).
 func startReplicas(t *testing.T, f front, n int, args ...string) []*process {
 	t.Helper()
 	ls := make([]*launching, n)
 	for i := range ls {
-		ls[i] = launchHTTP(t, shopServer(t), append(append([]string{"-stats"}, f.args...), args...)...)
+		ls[i] = launchHTTP(t, shopServer(t), append(append([]string{"-stats", "-rate-hold", "0"}, f.args...), args...)...)
 	}
 	ps := make([]*process, n)
 	for i, l := range ls {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/mcpguard/mcpguard/core/pin"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/hints"
 	"github.com/mcpguard/mcpguard/limit"
@@ -36,8 +37,8 @@ import (
 var mcpgoLayers = []struct{ name, builtBy string }{
 	{"Logging", "middleware.Logging."},
 	{"recover", "recover.Middleware."},
-	{"redact", "redact.Middleware."},
 	{"repeats", "limit.Repeats."},
+	{"redact", "redact.Middleware."},
 	{"envelope", "(*Renderer).Middleware."},
 	{"pins", "middleware.pinLayer."},
 	{"seal", "SealState."},
@@ -267,6 +268,42 @@ func TestProxyFlagsAreDocumented(t *testing.T) {
 	for _, f := range documented {
 		if !slices.Contains(code, f) {
 			t.Errorf("the flag table of docs/proxy.md names --%s, which cmd/mcpguard-proxy/main.go does not define", f)
+		}
+	}
+}
+
+// TestFrontsFollowTheCoreOrder: the layers middleware.Default builds and
+// the steps gosdk.Middleware's doc comment lists (held to its code by the
+// behaviour tests) come in core/pipeline's one order of stages, each front
+// naming a stage as its docs do (Logging or log, envelope for render);
+// go-sdk's encode, a step only its encoder needs, belongs to no stage.
+func TestFrontsFollowTheCoreOrder(t *testing.T) {
+	t.Parallel()
+	alias := map[string]string{"Logging": "log", "envelope": "render", "encode": ""}
+	stageOf := func(name string) string {
+		if a, ok := alias[name]; ok {
+			return a
+		}
+		return name
+	}
+	var core []string
+	for _, s := range pipeline.Order() {
+		core = append(core, s.String())
+	}
+	var mcpgo []string
+	for _, l := range mcpgoLayers {
+		mcpgo = append(mcpgo, l.name)
+	}
+	gosdk := listedLayers(t, docComment(t, "gosdk/middleware.go", "Middleware"), "For tools/call, outermost first:")
+	for front, layers := range map[string][]string{"middleware.Default": mcpgo, "gosdk.Middleware": gosdk} {
+		var got []string
+		for _, l := range layers {
+			if s := stageOf(l); s != "" {
+				got = append(got, s)
+			}
+		}
+		if !slices.Equal(got, core) {
+			t.Errorf("%s's layers %v are the stages %v; core/pipeline's order is %v", front, layers, got, core)
 		}
 	}
 }

@@ -66,12 +66,16 @@ func Middleware(opts ...Option) mcp.Middleware {
 				return checked
 			}}
 		}
-		next = inside(layers.Ordered(), next) // core/pipeline's admission order
-		if c.seal != nil {
-			next = c.seal(next)
-		}
 		pins := newPinned(c.pins)
-		next = pins.wrap(next)
+		if pins != nil {
+			layers.Pins = []mcp.Middleware{pins.wrap}
+		}
+		if c.seal != nil {
+			layers.Seal = []mcp.Middleware{c.seal}
+		}
+		// core/pipeline's order from the pins on; log, recover, repeats,
+		// redact and render, outside them, are the one step of c.call.
+		next = inside(layers.Ordered(), next)
 		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:

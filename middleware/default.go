@@ -155,9 +155,9 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 //
 //	Logging   (only with WithLogger) records what the client finally saw
 //	recover   turns a panic anywhere below into an internal_error envelope
-//	redact    scrubs every error result on its way out
 //	repeats   holds back, for a short wait, a caller's call that already
 //	          failed 3 times unchanged (limit.Repeats; WithRepeats)
+//	redact    scrubs every error result on its way out
 //	envelope  turns (nil, err) and ad-hoc error results into envelopes
 //	pins      (only with WithPins) refuses the tools whose definition is
 //	          not the one approved (core/pin; PinListing hides them)
@@ -174,8 +174,10 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // redact sits outside envelope so that it also sees error results a layer
 // between them, or the handler, built by itself. Logging is outermost so
 // that a recovered panic is logged as the call the client saw; it guards
-// itself. repeats sits outside envelope, whose envelopes it reads, and
-// outside the limits, so that a call it answers takes no token.
+// itself. repeats sits outside redact and envelope, whose redacted
+// envelopes it reads and quotes, and outside the limits, so that a call it
+// answers takes no token. The order is core/pipeline's (pipeline.Order),
+// the same on the go-sdk front and the proxy.
 func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	var o defaultOptions
 	for _, opt := range opts {
@@ -183,50 +185,46 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 			opt(&o)
 		}
 	}
-	var chain []server.ToolHandlerMiddleware
-	rec := o.recOpts
-	env := o.envOpts
-	red := o.redOpts
+	rec, env, red := o.recOpts, o.envOpts, o.redOpts
 	if o.redactor != nil {
 		env = append([]envelope.Option{envelope.WithRedactor(o.redactor)}, env...)
 		red = append([]redact.Option{redact.WithRedactor(o.redactor)}, red...)
 	}
+	// Each layer goes into its stage; core/pipeline's one order
+	// (pipeline.Order) puts them in the chain.
+	var l pipeline.Layers[server.ToolHandlerMiddleware]
 	if o.loggerOn {
-		chain = append(chain, Logging(o.logger, o.logOpts...))
+		l.Add(pipeline.Log, Logging(o.logger, o.logOpts...))
 		rec = append([]recover.Option{recover.WithLogger(o.logger)}, rec...)
 		env = append([]envelope.Option{envelope.WithLogger(o.logger)}, env...)
 	}
 	// One Renderer for every envelope of the chain: a panic, an error, a
 	// legacy error result, and what layers inside render (RendererFrom).
 	renderer := envelope.NewRenderer(env...)
-	rec = append(rec, recover.WithRenderer(renderer))
-	chain = append(chain, recover.Middleware(rec...), redact.Middleware(red...))
+	l.Add(pipeline.Recover, recover.Middleware(append(rec, recover.WithRenderer(renderer))...))
 	if r := repeats(&o); r != nil {
-		chain = append(chain, r)
+		l.Add(pipeline.Repeats, r)
 	}
-	chain = append(chain, renderer.Middleware())
+	l.Add(pipeline.Redact, redact.Middleware(red...))
+	l.Add(pipeline.Render, renderer.Middleware())
 	if o.pins != nil {
-		chain = append(chain, pinLayer(o.pins))
+		l.Add(pipeline.Pins, pinLayer(o.pins))
 	}
 	if s := stateLayer(&o); s != nil {
-		chain = append(chain, s)
+		l.Add(pipeline.Seal, s)
 	}
-	// The hints, the limits and the declared check, in core/pipeline's
-	// admission order (repeats, which reads envelopes, sits outside the
-	// renderer).
-	var admission pipeline.Layers[server.ToolHandlerMiddleware]
 	if h := hintLayer(&o); h != nil {
-		admission.Hints = []server.ToolHandlerMiddleware{h}
+		l.Add(pipeline.Hints, h)
 	}
-	for _, l := range o.limits {
-		if l != nil {
-			admission.Limits = append(admission.Limits, l)
+	for _, lim := range o.limits {
+		if lim != nil {
+			l.Add(pipeline.Limits, lim)
 		}
 	}
 	if d := declared(&o); d != nil {
-		admission.Declared = []server.ToolHandlerMiddleware{d}
+		l.Add(pipeline.Declared, d)
 	}
-	return append(chain, admission.Ordered()...)
+	return l.Ordered()
 }
 
 // hintLayer is the chain's hints layer, or nil without one.

@@ -23,7 +23,7 @@
 //
 // # The order of Default
 //
-//	request ──▶ Logging ──▶ recover ──▶ redact ──▶ repeats ──▶ envelope ──▶ pins ──▶ seal ──▶ hints ──▶ limits ──▶ declared ──▶ [your layers] ──▶ handler
+//	request ──▶ Logging ──▶ recover ──▶ repeats ──▶ redact ──▶ envelope ──▶ pins ──▶ seal ──▶ hints ──▶ limits ──▶ declared ──▶ [your layers] ──▶ handler
 //	            (opt-in)                           (limit.Repeats)          (opt-in:  (SealState) (opt-in:           (validate.DeclaredSchemas)
 //	                                                                        WithPins)             WithHints) (opt-in: WithLimits)
 //	result  ◀── one record ◀── panic ──▶ internal_error

@@ -5,21 +5,38 @@
 // of this package and back; none orders the stages of a call or chooses
 // what becomes of its outcome in its own code.
 //
-// # Admission: one order of stages
+// # One order of stages
 //
-// A call passes these stages, outermost first, before its handler runs
-// ([Admission]; [Layers.Ordered] puts a consumer's layers in this order):
+// A call passes these stages, outermost first ([Order]; [Layers.Ordered]
+// puts a consumer's layers in this order):
 //
+//	Log       the one record and span of what the client received
+//	Recover   a panic anywhere inside becomes an internal_error envelope
 //	Repeats   the repeated-failure guard answers a call that already failed
 //	          unchanged, without running it
+//	Redact    every text position of an error result is scrubbed on its
+//	          way out
+//	Render    a Go error, a handler's own error result or a missing result
+//	          becomes the error result that carries an envelope
 //	Pins      a call of a tool whose definition is not the one approved
 //	          (core/pin) is refused
+//	Seal      every requestState handed out is sealed and every echo
+//	          opened (core/seal)
 //	Hints     the tool's configured next steps join its failures (and
 //	          successes); it refuses nothing
 //	Limits    rate, concurrency and time bounds, in the order the user gives
 //	          them (cheapest refusal first)
 //	Declared  the arguments are checked against the tool's declared input
 //	          schema
+//
+// The mcp-go front fills every stage with a layer and chains
+// [Layers.Ordered]; the go-sdk front does so from Pins on, and runs Log,
+// Recover, Repeats, Redact and Render in one step of its own, in this
+// order; the proxy runs its checks in [Admission] order. Recover is
+// outside everything that can fail. Redact is outside Render so that it
+// also sees error results a layer between them, or the handler, built by
+// itself. Repeats is outside both, so that what it reads and quotes of a
+// failure was redacted already.
 //
 // Limits come before the declared-schema check, on every consumer:
 //   - a refused call costs no check: the check's cost grows with the

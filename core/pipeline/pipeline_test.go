@@ -14,9 +14,19 @@ import (
 func TestLayersOrderedFollowsTheAdmission(t *testing.T) {
 	l := pipeline.Layers[string]{Declared: []string{"declared"}, Limits: []string{"rate", "concurrency", "timeout"}, Hints: []string{"hints"}, Pins: []string{"pins"}, Repeats: []string{"repeats"}}
 	assert.Equal(t, []string{"repeats", "pins", "hints", "rate", "concurrency", "timeout", "declared"}, l.Ordered())
+	var all pipeline.Layers[string]
+	for _, s := range pipeline.Order() {
+		all.Add(s, s.String())
+	}
+	all.Add(pipeline.Limits, "second limit")
+	assert.Equal(t, []string{"log", "recover", "repeats", "redact", "render", "pins", "seal", "hints", "limits", "second limit", "declared"}, all.Ordered())
+	assert.Panics(t, func() { all.Add(pipeline.Stage(0), "x") })
+	got := pipeline.Order()
+	got[0] = pipeline.Declared
+	assert.Equal(t, pipeline.Log, pipeline.Order()[0], "Order returns a copy")
 	assert.Equal(t, []pipeline.Stage{pipeline.Repeats, pipeline.Pins, pipeline.Hints, pipeline.Limits, pipeline.Declared}, pipeline.Admission())
 	assert.Empty(t, pipeline.Layers[int]{}.Ordered())
-	got := pipeline.Admission()
+	got = pipeline.Admission()
 	got[0] = pipeline.Declared
 	assert.Equal(t, pipeline.Repeats, pipeline.Admission()[0], "Admission returns a copy")
 }
@@ -28,7 +38,10 @@ func TestHintedRefusalsAreTheStagesInsideHints(t *testing.T) {
 	}
 	assert.Equal(t, map[pipeline.Stage]bool{pipeline.Repeats: false, pipeline.Pins: false, pipeline.Hints: false, pipeline.Limits: true, pipeline.Declared: true}, hinted)
 	assert.False(t, pipeline.Stage(0).Hinted(), "an unknown stage")
-	for s, name := range map[pipeline.Stage]string{pipeline.Repeats: "repeats", pipeline.Pins: "pins", pipeline.Hints: "hints", pipeline.Limits: "limits", pipeline.Declared: "declared", 0: "unknown"} {
+	for _, s := range []pipeline.Stage{pipeline.Log, pipeline.Recover, pipeline.Redact, pipeline.Render, pipeline.Seal} {
+		assert.False(t, s.Hinted(), "%v is outside hints", s)
+	}
+	for s, name := range map[pipeline.Stage]string{pipeline.Repeats: "repeats", pipeline.Pins: "pins", pipeline.Hints: "hints", pipeline.Limits: "limits", pipeline.Declared: "declared", 0: "unknown", 200: "unknown", pipeline.Seal: "seal", pipeline.Log: "log"} {
 		assert.Equal(t, name, s.String())
 	}
 }

@@ -23,12 +23,13 @@ import (
 	"github.com/mcpguard/mcpguard/middleware"
 )
 
-// Each front's layer order and options are written in four places: the
+// Each front's layer order and options are written in five places: the
 // code, the doc comment of Default or Middleware, the package doc's
-// diagram, and the front's page in docs/. These tests hold the three
-// texts to the code (mcp-go) or to each other (go-sdk, whose Middleware
-// is one function, not a list of layers a test can name), and each
-// front's options table to the options the package exports.
+// diagram, the front's page in docs/ and docs/architecture.md. These
+// tests hold the four texts to the code (mcp-go) or to each other
+// (go-sdk, whose Middleware is one function, not a list of layers a test
+// can name), and each front's options table to the options the package
+// exports.
 
 // mcpgoLayers names each layer middleware.Default builds by the function
 // that builds it: runtime.FuncForPC of a layer is a closure of that
@@ -49,8 +50,9 @@ var mcpgoLayers = []struct{ name, builtBy string }{
 
 // TestMCPGoLayerOrderIsDocumented: the layers middleware.Default builds,
 // every optional one switched on, in the order the code builds them, are
-// the layers Default's doc comment, the package doc's diagram and
-// docs/mcp-go.md's diagram list, in that order.
+// the layers Default's doc comment, the package doc's diagram,
+// docs/mcp-go.md's diagram and docs/architecture.md's mcp-go chain list,
+// in that order.
 func TestMCPGoLayerOrderIsDocumented(t *testing.T) {
 	t.Parallel()
 	var code []string
@@ -60,8 +62,8 @@ func TestMCPGoLayerOrderIsDocumented(t *testing.T) {
 		i := slices.IndexFunc(mcpgoLayers, func(n struct{ name, builtBy string }) bool { return strings.Contains(fn, n.builtBy) })
 		if i < 0 {
 			t.Fatalf("middleware.Default builds a layer by %s, which no entry of mcpgoLayers in e2e/layers_doc_test.go names: "+
-				"add it there, and to the order in Default's doc comment (middleware/default.go), the diagram of middleware/doc.go "+
-				"and the diagram of docs/mcp-go.md", fn)
+				"add it there, and to the order in Default's doc comment (middleware/default.go), the diagram of middleware/doc.go, "+
+				"the diagram of docs/mcp-go.md and the mcp-go chain of docs/architecture.md", fn)
 		}
 		code = append(code, mcpgoLayers[i].name)
 	}
@@ -70,6 +72,7 @@ func TestMCPGoLayerOrderIsDocumented(t *testing.T) {
 		{"the order in Default's doc comment (middleware/default.go)", docComment(t, "middleware/default.go", "Default")},
 		{"the diagram of middleware/doc.go", readDoc(t, "middleware/doc.go")},
 		{"the diagram of docs/mcp-go.md", readDoc(t, "docs/mcp-go.md")},
+		{"the mcp-go chain of docs/architecture.md", readDoc(t, "docs/architecture.md")},
 	} {
 		var got []string
 		if strings.HasSuffix(doc.where, "doc comment (middleware/default.go)") {
@@ -84,9 +87,10 @@ func TestMCPGoLayerOrderIsDocumented(t *testing.T) {
 }
 
 // TestGoSDKLayerOrderIsDocumented: the steps gosdk.Middleware's doc
-// comment lists are the package doc's chain and docs/gosdk.md's, in the
-// same order. The code's order is held by the behaviour tests of each
-// step (gosdk's pipeline, repeats, seal and limits tests).
+// comment lists are the package doc's chain, docs/gosdk.md's and
+// docs/architecture.md's go-sdk chain, in the same order. The code's
+// order is held by the behaviour tests of each step (gosdk's pipeline,
+// repeats, seal and limits tests).
 func TestGoSDKLayerOrderIsDocumented(t *testing.T) {
 	t.Parallel()
 	comment := listedLayers(t, docComment(t, "gosdk/middleware.go", "Middleware"), "For tools/call, outermost first:")
@@ -96,6 +100,7 @@ func TestGoSDKLayerOrderIsDocumented(t *testing.T) {
 	for _, doc := range []struct{ where, text string }{
 		{"the chain in gosdk/doc.go", readDoc(t, "gosdk/doc.go")},
 		{"the diagram of docs/gosdk.md", readDoc(t, "docs/gosdk.md")},
+		{"the go-sdk chain of docs/architecture.md", readDoc(t, "docs/architecture.md")},
 	} {
 		if got := diagramLayers(t, doc.text, "→"); !slices.Equal(got, comment) {
 			t.Errorf("%s is %v; gosdk.Middleware's doc comment (gosdk/middleware.go) lists %v: update whichever is wrong", doc.where, got, comment)

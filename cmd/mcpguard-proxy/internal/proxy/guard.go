@@ -57,12 +57,14 @@ type tool struct {
 	verdict  pin.Verdict // what the pins say of it (pin.go); Approved without pins
 }
 
-// stage is one check of a call's admission, at its place in
-// core/pipeline's order; a non-nil error refuses the call with that
-// error's envelope.
+// stage is one step of a call's admission, at its place in
+// core/pipeline's order: answer, when not nil, answers the call itself
+// (the repeated-failure guard, the pins, the sealing), else check's
+// non-nil error refuses it with that error's envelope.
 type stage struct {
-	at    pipeline.Stage
-	check func(ctx context.Context, c *call, key string) error
+	at     pipeline.Stage
+	answer func(ctx context.Context, c *call) []byte
+	check  func(ctx context.Context, c *call, key string) error
 	// hold, when not nil, holds a call check refused with refusal until
 	// the stage admits it (hold.go): what core/limit made of it, and the
 	// error to refuse it with unless it was admitted.
@@ -76,6 +78,13 @@ func newGuard(opts ...Option) *Guard {
 	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), state: o.sealGuard(), holds: o.holds()}
 	g.repeats = limit.NewRepeatStage(o.repeats, readRepeat)
 	var layers pipeline.Layers[stage]
+	layers.Add(pipeline.Repeats, stage{at: pipeline.Repeats, answer: g.admitRepeat})
+	if o.pins != nil {
+		layers.Add(pipeline.Pins, stage{at: pipeline.Pins, answer: g.pinned})
+	}
+	if g.state != nil {
+		layers.Add(pipeline.Seal, stage{at: pipeline.Seal, answer: g.openState})
+	}
 	if o.rate != nil {
 		layers.Limits = append(layers.Limits, stage{at: pipeline.Limits, check: g.allowRate, hold: g.holdRate})
 	}
@@ -249,16 +258,7 @@ func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 func (g *Guard) admitOrHold(ctx context.Context, c *call, key string) (out []byte, held func(context.Context) []byte) {
 	defer func() { c.params = nil }() // the request's bytes, which its reader reuses
 	if out := g.unknownTool(c); out != nil {
-		return out, nil
-	}
-	if out := g.admitRepeat(ctx, c); out != nil {
-		return out, nil
-	}
-	if out := g.pinned(ctx, c); out != nil {
-		return out, nil
-	}
-	if out := g.openState(ctx, c); out != nil {
-		return out, nil
+		return out, nil // before any stage, as mcp-go answers it
 	}
 	return g.pass(ctx, c, key, 0)
 }

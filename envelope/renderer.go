@@ -86,7 +86,7 @@ func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r.register(ctx)
 			res, err := next(ctx, req)
-			if pipeline.Decide(pipeline.Answer{Err: err != nil, Nil: res == nil, IsError: res != nil && res.IsError}) == pipeline.Success {
+			if pipeline.Decide(AnswerOf(res, err)) == pipeline.Success {
 				if successDropsForged {
 					res = withoutForgedFailure(res)
 				}
@@ -111,7 +111,9 @@ func (r *Renderer) finish(ctx context.Context, req *mcp.CallToolRequest, res *mc
 	if err != nil {
 		pass, protocol = protocolError(ctx, err)
 	}
-	o := pipeline.Decide(pipeline.Answer{Err: err != nil, Protocol: protocol, Nil: res == nil, IsError: res != nil && res.IsError})
+	a := AnswerOf(res, err)
+	a.Protocol = protocol
+	o := pipeline.Decide(a)
 	switch o {
 	case pipeline.Success:
 		if successDropsForged {

@@ -176,7 +176,7 @@ func (r *HintRegistry) call(ctx context.Context, t *hintTool, method string, req
 	// core/pipeline decides what the result is: a failure (isError, even
 	// one that also asks for input) gets the error steps, a success the
 	// success steps, an input_required round neither.
-	switch o := pipeline.Decide(answerOf(out)); {
+	switch o := pipeline.Decide(AnswerOf(out)); {
 	case o == pipeline.ErrorResult && w.Pending():
 		return r.failure(ctx, inner, req, out, w), nil
 	case o.Policy().SuccessHints && t.HasSuccessHints():

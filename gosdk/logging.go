@@ -65,7 +65,7 @@ func logCall(req *mcp.CallToolRequest, res mcp.Result, err error, d time.Duratio
 	if err != nil || r == nil {
 		return c // calllog.ProtocolError
 	}
-	c.Outcome = pipeline.Decide(answerOf(r)).Policy().Log
+	c.Outcome = pipeline.Decide(AnswerOf(r)).Policy().Log
 	if c.Outcome == calllog.ToolError {
 		c.Envelope = envelopeOf(r)
 	}

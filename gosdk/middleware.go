@@ -219,7 +219,7 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 	if err == nil && !ok && res != nil {
 		return res, nil // a result type only a layer inside knows
 	}
-	a := answerOf(r)
+	a := AnswerOf(r)
 	a.Err, a.Protocol = err != nil, pe != nil
 	o := pipeline.Decide(a)
 	switch o {
@@ -242,11 +242,13 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 	return redactResult(c.successes.ForCall(callFrom(ctx, req).Args), r), nil
 }
 
-// answerOf is r as core/pipeline reads an answer, for its Decide to tell
-// what it is: go-sdk keeps a result's resultType to itself, and sets it
-// (from the input requests) for a client of MCP 2026-07-28 only, so its
-// NeedsInput is the resultType passed on.
-func answerOf(r *mcp.CallToolResult) pipeline.Answer {
+// AnswerOf is a tool call's result as core/pipeline reads an answer: the
+// one reading of a go-sdk result for this front and gosdk/otel.
+// pipeline.Decide of it is what the call ended as (a nil r is Missing).
+// go-sdk keeps a result's resultType to itself, and sets it (from the
+// input requests) for a client of MCP 2026-07-28 only, so its NeedsInput
+// is the resultType passed on.
+func AnswerOf(r *mcp.CallToolResult) pipeline.Answer {
 	if r == nil {
 		return pipeline.Answer{Nil: true}
 	}

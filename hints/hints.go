@@ -137,7 +137,7 @@ func (r *Registry) call(ctx context.Context, t *tool, req mcp.CallToolRequest, n
 	// one that also asks for input) gets the error steps, a success the
 	// success steps, an input_required round (not an outcome yet: the
 	// client answers and the tool runs again) neither.
-	o := pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType), InputRequests: res.InputRequests != nil})
+	o := pipeline.Decide(envelope.AnswerOf(res, nil))
 	if o == pipeline.ErrorResult && w.Pending() {
 		return r.mergeResult(ctx, t, req, res), nil
 	}

@@ -90,8 +90,7 @@ func logCall(req mcp.CallToolRequest, res *mcp.CallToolResult, err error, d time
 	if err != nil || res == nil {
 		return c // calllog.ProtocolError
 	}
-	c.Outcome = pipeline.Decide(pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType),
-		InputRequests: res.InputRequests != nil}).Policy().Log
+	c.Outcome = pipeline.Decide(envelope.AnswerOf(res, nil)).Policy().Log
 	if c.Outcome == calllog.ToolError {
 		c.Envelope, _ = envelope.FromResult(res)
 	}

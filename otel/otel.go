@@ -110,7 +110,7 @@ func answerOf(ctx context.Context, res *mcp.CallToolResult, err error) coreotel.
 		return coreotel.Answer[mcp.Content]{Answer: pipeline.Answer{Err: true}, Code: mcp.INTERNAL_ERROR}
 	}
 	return coreotel.Answer[mcp.Content]{
-		Answer:  pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType), InputRequests: res.InputRequests != nil},
+		Answer:  envelope.AnswerOf(res, nil),
 		Content: res.Content, Text: envelope.TextOf,
 	}
 }

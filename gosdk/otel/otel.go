@@ -10,6 +10,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/envelope"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/pipeline"
+	"github.com/mcpguard/mcpguard/gosdk"
 	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
 )
 
@@ -156,12 +157,7 @@ func answerOf(method string, res mcp.Result, err error) coreotel.Answer[mcp.Cont
 	if !ok || r == nil {
 		return coreotel.Answer[mcp.Content]{} // another method's result, or none: a success
 	}
-	a := coreotel.Answer[mcp.Content]{Answer: pipeline.Answer{IsError: r.IsError, InputRequests: r.InputRequests != nil},
-		Content: r.Content, Text: textOf}
-	if r.NeedsInput() {
-		a.ResultType = pipeline.ResultTypeInputRequired
-	}
-	return a
+	return coreotel.Answer[mcp.Content]{Answer: gosdk.AnswerOf(r), Content: r.Content, Text: textOf}
 }
 
 // textOf returns the text of a text content item.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -133,5 +134,24 @@ func TestFoldScansDoNotAllocate(t *testing.T) {
 		_ = wire.FoldsAs([]byte("requeſtState"), []byte("requestState"))
 	}); n != 0 {
 		t.Errorf("the scans allocate %v times", n)
+	}
+}
+
+// Two names fold alike exactly when strings.EqualFold (encoding/json's
+// bytes.EqualFold) reports them equal.
+func TestFoldIsEqualFold(t *testing.T) {
+	t.Parallel()
+	names := []string{"path", "PATH", "Path", "key", "\u212Aey", "KEY", "sort", "\u017Fort", "SORT", "straße", "STRASSE",
+		"ǅ", "ǆ", "Ǆ", "a1_-", "A1_-", "", "id", "İd", "ıd", "ID"}
+	for _, a := range names {
+		for _, b := range names {
+			want := strings.EqualFold(a, b)
+			if got := wire.Fold(a) == wire.Fold(b); got != want {
+				t.Errorf("%q, %q: Fold alike %v, EqualFold %v", a, b, got, want)
+			}
+			if got := wire.FoldsAs([]byte(a), []byte(b)); got != want {
+				t.Errorf("FoldsAs(%q, %q) = %v, EqualFold %v", a, b, got, want)
+			}
+		}
 	}
 }

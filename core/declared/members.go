@@ -213,7 +213,7 @@ func (m *memberCheck) object(at *loc) {
 // name checks one member name against the declared names and the names
 // before it in its object, and adds it to them.
 func (m *memberCheck) name(at *loc, name string, seen *names) {
-	f := foldName(name)
+	f := wire.Fold(name)
 	same, variant := seen.find(name, f)
 	if !same {
 		seen.add(name, f)
@@ -271,7 +271,7 @@ func declaredNames(s *jsonschema.Schema) *propertyNames {
 	eachSchema(s, func(s *jsonschema.Schema) {
 		for name := range s.Properties {
 			n.exact[name] = true
-			f := foldName(name)
+			f := wire.Fold(name)
 			if d, ok := n.folded[f]; !ok || name < d {
 				n.folded[f] = name
 			}
@@ -311,10 +311,6 @@ func decodeName(quoted []byte, escaped bool) string {
 	_ = json.Unmarshal(quoted, &s)
 	return s
 }
-
-// foldName folds a name as encoding/json does to match it to a field
-// (core/wire's one fold).
-func foldName(name string) string { return wire.Fold(name) }
 
 // noNames declares nothing: the member check without a schema.
 var noNames = &propertyNames{}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/mcpguard/mcpguard/core/wire"
 )
@@ -62,26 +63,14 @@ var structs = []string{"inputSchema", "outputSchema", "annotations"}
 // member decoded into a struct, fold alike. Names inside a schema's
 // properties are data, read exactly, and may ("id" and "ID").
 func foldDistinct(members map[string]json.RawMessage) bool {
-	if !distinctFolds(members) {
+	if !wire.DistinctFolds(maps.Keys(members)) {
 		return false
 	}
 	for _, k := range structs {
 		var inner map[string]json.RawMessage
-		if json.Unmarshal(members[k], &inner) == nil && !distinctFolds(inner) {
+		if json.Unmarshal(members[k], &inner) == nil && !wire.DistinctFolds(maps.Keys(inner)) {
 			return false
 		}
-	}
-	return true
-}
-
-func distinctFolds(members map[string]json.RawMessage) bool {
-	seen := make(map[string]bool, len(members))
-	for k := range members {
-		f := wire.Fold(k)
-		if seen[f] {
-			return false
-		}
-		seen[f] = true
 	}
 	return true
 }

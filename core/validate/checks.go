@@ -2,8 +2,9 @@ package validate
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
+
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // Checks reports whether schema is the one the binder derives (the same
@@ -13,29 +14,32 @@ import (
 // declared schema too. Whether the handler is the binder is the front's
 // to know: an equal schema alone says nothing about who reads the call.
 func (b *Binder[T]) Checks(schema []byte) bool {
-	mine, ok := digest(b.Schema())
+	mine, ok := canonicalSchema(b.Schema())
 	if !ok {
 		return false
 	}
-	theirs, ok := digest(schema)
-	return ok && mine == theirs
+	theirs, ok := canonicalSchema(schema)
+	return ok && bytes.Equal(mine, theirs)
 }
 
-// digest is the SHA-256 of a schema's canonical JSON (members sorted, no
-// spaces), so that the same schema written by another encoder matches.
-func digest(schema []byte) ([32]byte, bool) {
+// canonicalSchema is a schema in core/wire's canonical form (members
+// sorted, no spaces, numbers by their value, names as they are), without
+// empty "required" lists, so that the same schema written by another
+// encoder matches.
+func canonicalSchema(schema []byte) ([]byte, bool) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
 	if dec.Decode(&v) != nil {
-		return [32]byte{}, false
+		return nil, false
 	}
 	dropEmptyRequired(v)
 	b, err := json.Marshal(v)
 	if err != nil {
-		return [32]byte{}, false
+		return nil, false
 	}
-	return sha256.Sum256(b), true
+	c, err := wire.CanonicalDocument(nil, b)
+	return c, err == nil
 }
 
 // dropEmptyRequired removes "required": [], which says nothing, and which

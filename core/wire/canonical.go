@@ -246,18 +246,17 @@ func distinct(members []member, exact bool) bool {
 	if len(members) < 2 {
 		return true
 	}
-	seen := make(map[string]struct{}, len(members))
-	for _, m := range members {
-		f := m.name
-		if !exact {
-			f = Fold(f)
+	names := func(yield func(string) bool) {
+		for _, m := range members {
+			if !yield(m.name) {
+				return
+			}
 		}
-		if _, dup := seen[f]; dup {
-			return false
-		}
-		seen[f] = struct{}{}
 	}
-	return true
+	if exact {
+		return distinctBy(names, func(name string) string { return name })
+	}
+	return DistinctFolds(names)
 }
 
 // compareUTF16 orders names by their UTF-16 code units, as RFC 8785 says.

@@ -24,4 +24,18 @@
 //
 // [Digest] is the SHA-256 of a tool's name and its arguments' canonical
 // form: the one name of a call for the repeated-failure guard.
+// [ArgumentsDigest], of the arguments alone, is what a sealed
+// requestState is bound to. Both are shared between replicas (a Redis
+// store's fields, a state sealed by one and opened by another), so their
+// bytes do not change without a new version of what holds them.
+//
+// # The case fold
+//
+// encoding/json matches an object's member names to a struct's fields
+// whatever their case, by unicode's simple folding: the Kelvin sign is k
+// and the long s is s there, the dotted and dotless i are not i. [Fold],
+// [FoldsAs], [HasPrefixFold], [ContainsFold] and [DistinctFolds] are that
+// fold, the only one in mcpguard: core/declared's member check, core/pin,
+// and mcpguard-proxy's readers and its scans of results for the names it
+// acts on use it.
 package wire

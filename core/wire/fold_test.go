@@ -46,8 +46,8 @@ func TestFoldIsEncodingJSONs(t *testing.T) {
 			}
 		}
 	}
-	// Every rune: folding is the upper case of the lower case, and two
-	// runes fold alike exactly when unicode's simple folding links them.
+	// Every rune: two runes unicode's simple folding links fold alike (the
+	// converse, against encoding/json itself: fold_json_test.go).
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if !utf8.ValidRune(r) {
 			continue

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/core/wire"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
@@ -541,7 +542,7 @@ func redactResult(red *redact.Redactor, result []byte, sealed bool) []byte {
 	_ = json.Unmarshal(top["content"], &content)
 	changed := false
 	for k, v := range top {
-		if k == "content" || (sealed && foldsAs([]byte(k), []byte("requestState"))) { // sealed under every spelling (seal.go)
+		if k == "content" || (sealed && wire.FoldsAs([]byte(k), []byte("requestState"))) { // sealed under every spelling (seal.go)
 			continue
 		}
 		if out, ok := red.JSON(string(v)); ok && out != string(v) {
@@ -666,12 +667,13 @@ func rawOrNil(raw json.RawMessage) any {
 // (in any case, or written with escapes), so that a success is passed on
 // without decoding it.
 func mayBeError(result []byte) bool {
-	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, foldIsError)
+	return bytes.IndexByte(result, '\\') >= 0 || wire.ContainsFold(result, foldIsError)
 }
 
-// The names in a tools/call result the proxy acts on, lower-cased for
-// containsFold and foldsAt: mayBeError, mayHaveFailureMeta, the sealing's
-// check and mayBeHandle each look for one, plainSuccess for all four.
+// The names in a tools/call result the proxy acts on, as core/wire's
+// ContainsFold and HasPrefixFold find them: mayBeError, mayHaveFailureMeta,
+// the sealing's check and mayBeHandle each look for one, plainSuccess for
+// all four.
 const (
 	foldIsError      = "iserror"
 	foldToolFailure  = "toolfailure"
@@ -693,17 +695,17 @@ func plainSuccess(result []byte) bool {
 	}
 	isError := 0
 	for i, c := range result {
-		switch c | 0x20 {
+		switch c | 0x20 { // no rune beyond ASCII folds to i, t or r
 		case 'i':
-			if foldsAt(result, i, foldIsError) {
+			if wire.HasPrefixFold(result[i:], foldIsError) {
 				isError++
 			}
 		case 't':
-			if foldsAt(result, i, foldToolFailure) || foldsAt(result, i, foldTaskID) {
+			if wire.HasPrefixFold(result[i:], foldToolFailure) || wire.HasPrefixFold(result[i:], foldTaskID) {
 				return false
 			}
 		case 'r':
-			if foldsAt(result, i, foldRequestState) {
+			if wire.HasPrefixFold(result[i:], foldRequestState) {
 				return false
 			}
 		}
@@ -714,39 +716,7 @@ func plainSuccess(result []byte) bool {
 // mayHaveFailureMeta reports whether a result may hold a toolFailure
 // _meta, as mayBeError does for isError.
 func mayHaveFailureMeta(result []byte) bool {
-	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, foldToolFailure)
-}
-
-// containsFold reports whether b holds lower, an ASCII lower-case word,
-// as encoding/json matches names (foldsAt).
-func containsFold(b []byte, lower string) bool {
-	for i := range b {
-		if foldsAt(b, i, lower) {
-			return true
-		}
-	}
-	return false
-}
-
-// foldsAt reports whether b holds word, an ASCII lower-case word, at i,
-// as encoding/json matches names (bytes.EqualFold): each letter in either
-// case, and s and k also as the two runes beyond ASCII that fold to them,
-// the long s (U+017F) and the Kelvin sign (U+212A).
-func foldsAt(b []byte, i int, word string) bool {
-	for j := 0; j < len(word); j++ {
-		c := word[j]
-		switch {
-		case i < len(b) && b[i]|0x20 == c:
-			i++
-		case c == 's' && i+1 < len(b) && b[i] == 0xC5 && b[i+1] == 0xBF:
-			i += 2
-		case c == 'k' && i+2 < len(b) && b[i] == 0xE2 && b[i+1] == 0x84 && b[i+2] == 0xAA:
-			i += 3
-		default:
-			return false
-		}
-	}
-	return true
+	return bytes.IndexByte(result, '\\') >= 0 || wire.ContainsFold(result, foldToolFailure)
 }
 
 // result is a tools/call result, as far as the proxy reads it.

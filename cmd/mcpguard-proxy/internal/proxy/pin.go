@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/pin"
+	"github.com/mcpguard/mcpguard/core/wire"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -102,7 +103,7 @@ func (g *Guard) shown(result []byte, tools []listedTool, entries []*tool) []byte
 	}
 	b = append(b, ']')
 	_ = walk(result, false, func(name []byte, v span, _ int) error {
-		if !foldsAs(name, []byte("tools")) {
+		if !wire.FoldsAs(name, []byte("tools")) {
 			q, _ := json.Marshal(string(name))
 			b = append(append(append(append(b, ','), q...), ':'), v...)
 		}
@@ -117,7 +118,7 @@ func (g *Guard) shown(result []byte, tools []listedTool, entries []*tool) []byte
 func toolsOnce(result []byte) bool {
 	n, exact := 0, false
 	_ = walk(result, false, func(name []byte, _ span, _ int) error {
-		if foldsAs(name, []byte("tools")) {
+		if wire.FoldsAs(name, []byte("tools")) {
 			n++
 			exact = string(name) == "tools"
 		}

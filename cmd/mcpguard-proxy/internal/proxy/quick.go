@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // This file is the quick reader: one pass over the bytes, with no decoder
@@ -111,7 +113,7 @@ func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool
 		m.Error = q.span(1)
 		return m.Error != nil
 	}
-	return !(q.strict && asciiSpelledOtherwise(name, headNames)) && q.value(1)
+	return !(q.strict && spelledOtherwise(name, headNames)) && q.value(1)
 }
 
 // param reads the value of a client's params member name, noting a
@@ -130,7 +132,7 @@ func (q *quick) param(name []byte, qc *quickCall, spelled *bool) bool {
 	case "requestState", "inputResponses":
 		return false
 	}
-	if asciiSpelledOtherwise(name, callNames) {
+	if spelledOtherwise(name, callNames) {
 		*spelled = true
 	}
 	return q.value(2)
@@ -252,7 +254,7 @@ func (q *quick) name(base int) ([]byte, bool) {
 	q.i++
 	for _, at := range q.names[base:q.open] {
 		o := q.b[at.start:at.end]
-		if len(o) == len(name) && (bytes.Equal(o, name) || (q.strict && asciiFold(o, name))) {
+		if len(o) == len(name) && (bytes.Equal(o, name) || (q.strict && wire.FoldsAs(o, name))) {
 			return nil, false
 		}
 	}
@@ -434,32 +436,4 @@ func (q *quick) digits() bool {
 		q.i++
 	}
 	return q.i > start
-}
-
-// asciiSpelledOtherwise is spelledOtherwise for name in ASCII, as the
-// quick reader reads every name: it folds to one of names only in a name
-// as long. (Beyond ASCII, the long s and the Kelvin sign fold to s and k
-// in more bytes; the quick reader declines those names.)
-func asciiSpelledOtherwise(name []byte, names []string) bool {
-	for _, n := range names {
-		if len(n) == len(name) && string(name) != n && asciiFold(name, []byte(n)) {
-			return true
-		}
-	}
-	return false
-}
-
-// asciiFold reports whether a and b, in ASCII and as long, are equal but
-// for the case of their letters.
-func asciiFold(a, b []byte) bool {
-	for i := range a {
-		x, y := a[i], b[i]
-		if x == y {
-			continue
-		}
-		if x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z' {
-			return false
-		}
-	}
-	return true
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // FuzzQuickReadsAsRead holds the quick reader to read: on any input, it
@@ -125,7 +127,7 @@ func FuzzPlainSuccess(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		plain := plainSuccess(b)
-		others := mayHaveFailureMeta(b) || containsFold(b, "requeststate") || mayBeHandle(b)
+		others := mayHaveFailureMeta(b) || wire.ContainsFold(b, foldRequestState) || mayBeHandle(b)
 		if !plain && !others && !mayBeError(b) {
 			t.Fatalf("plainSuccess(%q) = false, though none of the checks it stands for finds anything", b)
 		}

@@ -185,7 +185,7 @@ func soleID(b []byte) []byte {
 	var id []byte
 	n := 0
 	_ = walk(b, false, func(name []byte, v span, _ int) error {
-		if bytes.Equal(foldName(name), []byte("ID")) {
+		if wire.FoldsAs(name, []byte("id")) {
 			n++
 			if string(name) == "id" {
 				id = v
@@ -273,7 +273,7 @@ const manyNames = 16
 // start at rd.names[base] does, and notes it.
 func (rd *reader) repeats(base int, name []byte, many *map[string]bool) bool {
 	if *many != nil {
-		f := string(foldName(name))
+		f := wire.Fold(string(name))
 		if (*many)[f] {
 			return true
 		}
@@ -281,7 +281,7 @@ func (rd *reader) repeats(base int, name []byte, many *map[string]bool) bool {
 		return false
 	}
 	for _, n := range rd.names[base:] {
-		if foldsAs(n, name) {
+		if wire.FoldsAs(n, name) {
 			return true
 		}
 	}
@@ -289,7 +289,7 @@ func (rd *reader) repeats(base int, name []byte, many *map[string]bool) bool {
 	if len(rd.names)-base > manyNames {
 		*many = make(map[string]bool, 2*manyNames)
 		for _, n := range rd.names[base:] {
-			(*many)[string(foldName(n))] = true
+			(*many)[wire.Fold(string(n))] = true
 		}
 	}
 	return false
@@ -376,38 +376,22 @@ var methods = []string{
 	"notifications/roots/list_changed",
 }
 
-// foldName is name as encoding/json matches names (core/wire's one
-// fold): name itself when it is folded ASCII already.
-func foldName(name []byte) []byte {
-	for _, c := range name {
-		if c >= utf8.RuneSelf || ('a' <= c && c <= 'z') {
-			return wire.AppendFold(make([]byte, 0, len(name)), name)
-		}
-	}
-	return name
-}
-
 // spelledOtherwise reports whether name folds to one of names without
 // being it.
 func spelledOtherwise(name []byte, names []string) bool {
 	for _, n := range names {
-		if string(name) != n && foldsAs(name, []byte(n)) {
+		if string(name) != n && wire.FoldsAs(name, []byte(n)) {
 			return true
 		}
 	}
 	return false
 }
 
-// foldsAs reports whether a and b are one name as encoding/json matches
-// names (core/wire), without allocating while both are ASCII.
-func foldsAs(a, b []byte) bool { return wire.FoldsAs(a, b) }
-
 // quoteName is the one of names that name folds to, quoted: the proxy's
 // words, never the client's.
 func quoteName(name []byte, names []string) string {
-	f := foldName(name)
 	for _, n := range names {
-		if bytes.Equal(f, foldName([]byte(n))) {
+		if wire.FoldsAs(name, []byte(n)) {
 			return `"` + n + `"`
 		}
 	}

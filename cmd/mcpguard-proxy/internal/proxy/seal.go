@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // stateOptions configure the sealing of requestState.
@@ -92,7 +93,7 @@ func (c *call) upstreamParams(params span) span {
 // escape; twice), so that none reaches the client unsealed. Only a
 // result that may hold such a name is decoded.
 func (g *Guard) sealState(c *call, result []byte) ([]byte, error) {
-	if g.state == nil || (bytes.IndexByte(result, '\\') < 0 && !containsFold(result, foldRequestState)) {
+	if g.state == nil || (bytes.IndexByte(result, '\\') < 0 && !wire.ContainsFold(result, foldRequestState)) {
 		return result, nil
 	}
 	var top map[string]json.RawMessage // escapes decoded: "requestSt\u0061te" is requestState here
@@ -102,7 +103,7 @@ func (g *Guard) sealState(c *call, result []byte) ([]byte, error) {
 	changed := false
 	for name, v := range top {
 		var state string
-		if !foldsAs([]byte(name), []byte("requestState")) || json.Unmarshal(v, &state) != nil || state == "" {
+		if !wire.FoldsAs([]byte(name), []byte("requestState")) || json.Unmarshal(v, &state) != nil || state == "" {
 			continue
 		}
 		sealed, err := g.state.Seal(g.state.Binding(context.Background(), c.tool, c.args), state)

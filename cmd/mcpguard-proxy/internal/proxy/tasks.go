@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // This file follows a task-augmented tools/call (MCP 2025-11-25 and
@@ -173,7 +175,7 @@ const maxStatusText = 1024
 // of the call, when known) and bounded. msg itself comes back when none
 // changes.
 func (g *Guard) statusText(msg []byte, args json.RawMessage) []byte {
-	if !containsFold(msg, "statusmessage") && bytes.IndexByte(msg, '\\') < 0 {
+	if !wire.ContainsFold(msg, "statusMessage") && bytes.IndexByte(msg, '\\') < 0 {
 		return msg
 	}
 	var v any
@@ -193,7 +195,7 @@ func (g *Guard) statusText(msg []byte, args json.RawMessage) []byte {
 		case map[string]any:
 			for k, item := range x {
 				text, isText := item.(string)
-				if !isText || !foldsAs([]byte(k), []byte("statusMessage")) {
+				if !isText || !wire.FoldsAs([]byte(k), []byte("statusMessage")) {
 					visit(item, depth+1)
 					continue
 				}
@@ -284,5 +286,5 @@ func relateTask(msg []byte, task string) []byte {
 // false only when no member's name can be taskId, as encoding/json
 // matches names (in any case, or written with escapes).
 func mayBeHandle(result []byte) bool {
-	return bytes.IndexByte(result, '\\') >= 0 || containsFold(result, foldTaskID)
+	return bytes.IndexByte(result, '\\') >= 0 || wire.ContainsFold(result, foldTaskID)
 }

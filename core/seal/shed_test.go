@@ -1,7 +1,10 @@
 package seal_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/mcpguard/mcpguard/core/seal"
@@ -43,6 +46,49 @@ func TestShedStatesAreTheirOwn(t *testing.T) {
 	} {
 		if o, err := g.OpenCall(ctx, try.b, try.state); err == nil {
 			t.Errorf("%s: opened %+v", name, o)
+		}
+	}
+}
+
+// TestShedStateRoundsAreBounded: a shed state opens only with 1 to 99
+// rounds and a rounds field that is a number before a colon; any other, sealed
+// under the server's own key (as a bug or an old release could), is
+// refused as tampered.
+func TestShedStateRoundsAreBounded(t *testing.T) {
+	ctx := context.Background()
+	var log bytes.Buffer
+	g := seal.NewGuard(nil, nil, func(ctx context.Context) string { return "alice" })
+	g.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	b := g.Binding(ctx, "deploy", []byte(`{"env":"prod"}`))
+	for _, c := range []struct {
+		rounds int
+		ok     bool
+	}{{-1, false}, {0, false}, {1, true}, {2, true}, {98, true}, {99, true}, {100, false}, {1 << 40, false}} {
+		shed, err := g.SealShed(b, c.rounds, "step=2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := g.OpenCall(ctx, b, shed)
+		if c.ok && (err != nil || o != (seal.Opened{State: "step=2", Rounds: c.rounds})) {
+			t.Errorf("rounds %d: OpenCall = %+v, %v", c.rounds, o, err)
+		}
+		if !c.ok && err == nil {
+			t.Errorf("rounds %d: opened %+v", c.rounds, o)
+		}
+	}
+	shedB := b
+	shedB.Method = seal.MethodCallTool + "#shed" // written out: a renamed method must fail here
+	for _, state := range []string{"", "step=2", "x:step=2", "1", " 1:step=2", "1.0:step=2"} {
+		log.Reset()
+		sealed, err := g.Seal(shedB, state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, err := g.OpenCall(ctx, b, sealed); err == nil {
+			t.Errorf("%q: opened %+v", state, o)
+		}
+		if !strings.Contains(log.String(), seal.ErrTampered.Error()) {
+			t.Errorf("%q: logged %q, want the tampered reason", state, log.String())
 		}
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpguard/mcpguard/core/calllog"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/otel/oteltest"
@@ -247,5 +249,85 @@ func TestCheckBareAcceptsWhatABareFrontRecords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// recordHeld records two tools/call as a front does over a rate limit
+// that holds the second: admit notes, on each call's calllog.Note, what
+// the limit made of call i; fail makes call i end with a tool error.
+func recordHeld(admit func(i int, note *calllog.Note), fail func(i int) bool) *oteltest.Recorder {
+	rec := oteltest.NewRecorder()
+	in := coreotel.New("example.com/front", coreotel.WithTracerProvider(rec.TracerProvider), coreotel.WithMeterProvider(rec.MeterProvider))
+	for i := range 2 {
+		call := coreotel.Call{Method: coreotel.MethodCallTool, Tool: expect.Tool, Transport: coreotel.TransportStdio}
+		ctx, span := in.Start(context.Background(), &call)
+		admit(i, calllog.NoteFrom(ctx))
+		out := coreotel.Outcome{}
+		if fail(i) {
+			out = coreotel.ToolError(string(rendered(oteltest.Cases()[3]).Marshal()))
+		}
+		span.End(ctx, out)
+	}
+	return rec
+}
+
+// CheckHeld accepts the second call held and then run, and reports each
+// way a front could record the hold wrongly.
+func TestCheckHeldAcceptsAHoldAndReportsWhatIsWrong(t *testing.T) {
+	never := func(int) bool { return false }
+	heldSecond := func(d time.Duration) func(int, *calllog.Note) {
+		return func(i int, n *calllog.Note) {
+			if i == 1 {
+				n.Admit("held", d)
+			}
+		}
+	}
+	oteltest.CheckHeld(t, recordHeld(heldSecond(30*time.Millisecond), never))
+
+	for _, c := range []struct {
+		name  string
+		rec   func() *oteltest.Recorder
+		fatal bool
+		want  string
+	}{
+		{"no hold noted", func() *oteltest.Recorder { return recordHeld(func(int, *calllog.Note) {}, never) }, false,
+			"the held call's mcpguard.limit.admission"},
+		{"held no millisecond", func() *oteltest.Recorder { return recordHeld(heldSecond(0), never) }, false,
+			"want the milliseconds it waited"},
+		{"the first call held too", func() *oteltest.Recorder {
+			return recordHeld(func(_ int, n *calllog.Note) { n.Admit("held", 30*time.Millisecond) }, never)
+		}, false, "the first call's mcpguard.limit.admission"},
+		{"the held call failed", func() *oteltest.Recorder {
+			return recordHeld(heldSecond(30*time.Millisecond), func(i int) bool { return i == 1 })
+		}, false, "the held call's error.type"},
+		{"refused after the hold", func() *oteltest.Recorder {
+			return recordHeld(func(i int, n *calllog.Note) {
+				if i == 1 {
+					n.Admit("refused", 30*time.Millisecond)
+				}
+			}, never)
+		}, false, "0 points of held calls"},
+		{"one call", func() *oteltest.Recorder {
+			rec := recordHeld(heldSecond(30*time.Millisecond), never)
+			rec.Spans.Reset()
+			return rec
+		}, true, "0 tools/call spans recorded, want 2"},
+	} {
+		rec := c.rec()
+		p := reports(func(tb testing.TB) { oteltest.CheckHeld(tb, rec) })
+		if len(p.msgs) == 0 || p.fatal != c.fatal || !strings.Contains(strings.Join(p.msgs, "\n"), c.want) {
+			t.Errorf("%s: reported %q (fatal %v), want a report of %q (fatal %v)", c.name, p.msgs, p.fatal, c.want, c.fatal)
+		}
+	}
+}
+
+// Points reports a reader that can collect nothing.
+func TestPointsReportsAReaderThatFails(t *testing.T) {
+	rec := oteltest.NewRecorder()
+	if err := rec.MeterProvider.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := reports(func(tb testing.TB) { rec.Points(tb) }); !p.fatal || len(p.msgs) != 1 {
+		t.Errorf("a reader shut down: reported %q (fatal %v)", p.msgs, p.fatal)
 	}
 }

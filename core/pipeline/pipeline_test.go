@@ -41,7 +41,7 @@ func TestHintedRefusalsAreTheStagesInsideHints(t *testing.T) {
 	for _, s := range []pipeline.Stage{pipeline.Log, pipeline.Recover, pipeline.Redact, pipeline.Render, pipeline.Seal} {
 		assert.False(t, s.Hinted(), "%v is outside hints", s)
 	}
-	for s, name := range map[pipeline.Stage]string{pipeline.Repeats: "repeats", pipeline.Pins: "pins", pipeline.Hints: "hints", pipeline.Limits: "limits", pipeline.Declared: "declared", 0: "unknown", 200: "unknown", pipeline.Seal: "seal", pipeline.Log: "log"} {
+	for s, name := range map[pipeline.Stage]string{pipeline.Repeats: "repeats", pipeline.Pins: "pins", pipeline.Hints: "hints", pipeline.Limits: "limits", pipeline.Declared: "declared", 0: "unknown", 200: "unknown", pipeline.Seal + 1: "unknown", pipeline.Seal: "seal", pipeline.Log: "log"} {
 		assert.Equal(t, name, s.String())
 	}
 }

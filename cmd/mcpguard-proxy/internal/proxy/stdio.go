@@ -49,12 +49,11 @@ type Stdio struct {
 	// (docs/proxy.md, "Latency end to end").
 	flight  []*request
 	child   *child
-	ready   chan struct{}         // closed when child can take messages
-	live    atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
-	init    []byte                // the client's initialize request, replayed to a restarted child
-	inited  []byte                // the client's notifications/initialized
-	version string                // the protocol version the child's initialize result names
-	exp     *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
+	ready   chan struct{}     // closed when child can take messages
+	init    []byte            // the client's initialize request, replayed to a restarted child
+	inited  []byte            // the client's notifications/initialized
+	version string            // the protocol version the child's initialize result names
+	exp     *expiries[uint64] // the deadlines of the tool calls in flight, by minted counter
 	// spare is a tool call's request, answered, which the next request
 	// reuses (newRequest).
 	spare atomic.Pointer[request]
@@ -267,11 +266,6 @@ func (s *Stdio) replay(c *child, init, id []byte) {
 func (s *Stdio) setReady(ready bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ready {
-		s.live.Store(s.child)
-	} else {
-		s.live.Store(nil)
-	}
 	select {
 	case <-s.ready:
 		if !ready {
@@ -286,14 +280,11 @@ func (s *Stdio) setReady(ready bool) {
 
 // current waits up to readyWait for a child that can take messages.
 func (s *Stdio) current(ctx context.Context) *child {
-	if c := s.live.Load(); c != nil { // the usual case: no lock, no channel, no timer
-		return c
-	}
 	s.mu.Lock()
 	ready, c := s.ready, s.child
 	s.mu.Unlock()
 	select {
-	case <-ready:
+	case <-ready: // the usual case: no timer
 		return c
 	default:
 	}

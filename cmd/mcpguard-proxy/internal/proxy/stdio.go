@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
@@ -47,11 +48,12 @@ type Stdio struct {
 	flight   map[uint64]*request
 	byClient map[string]*request
 	child    *child
-	ready    chan struct{}     // closed when child can take messages
-	init     []byte            // the client's initialize request, replayed to a restarted child
-	inited   []byte            // the client's notifications/initialized
-	version  string            // the protocol version the child's initialize result names
-	exp      *expiries[uint64] // the deadlines of the tool calls in flight, by minted counter
+	ready    chan struct{}         // closed when child can take messages
+	live     atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
+	init     []byte                // the client's initialize request, replayed to a restarted child
+	inited   []byte                // the client's notifications/initialized
+	version  string                // the protocol version the child's initialize result names
+	exp      *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
 }
 
 // request is a client request in flight.
@@ -236,6 +238,11 @@ func (s *Stdio) replay(c *child, init, id []byte) {
 func (s *Stdio) setReady(ready bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ready {
+		s.live.Store(s.child)
+	} else {
+		s.live.Store(nil)
+	}
 	select {
 	case <-s.ready:
 		if !ready {
@@ -250,11 +257,14 @@ func (s *Stdio) setReady(ready bool) {
 
 // current waits up to readyWait for a child that can take messages.
 func (s *Stdio) current(ctx context.Context) *child {
+	if c := s.live.Load(); c != nil { // the usual case: no lock, no channel, no timer
+		return c
+	}
 	s.mu.Lock()
 	ready, c := s.ready, s.child
 	s.mu.Unlock()
 	select {
-	case <-ready: // the usual case: no timer
+	case <-ready:
 		return c
 	default:
 	}

@@ -65,18 +65,18 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	_ = json.Unmarshal(params, &p)
-	var kb [64]byte
-	k, ok := appendIDKey(kb[:0], p.RequestID)
+	k, ok := idKey(p.RequestID)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
-	r := s.byClient(k)
+	r := s.byClient[k]
 	holds := r != nil && r.call != nil && !r.call.taskResult // a tasks/result holds no slot
 	if holds {
 		// The server may still be running the call: it keeps its slot
 		// until the server answers (to no one) or the proxy stops waiting.
 		r.gone = true
+		s.forget(r)
 	}
 	s.mu.Unlock()
 	if r == nil {
@@ -110,8 +110,8 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 }
 
 func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
-	r := s.newRequest(m.Method)
-	ck, ok := appendIDKey(r.ckBuf[:0:len(r.ckBuf)], m.ID)
+	r := &request{method: m.Method}
+	ck, ok := idKey(m.ID)
 	if !ok {
 		logRefused(ctx, s.g.o.logger, line, nil)
 		s.send(refusal(line, m, nil))
@@ -150,10 +150,10 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	}
 	r.up, r.n = s.g.ids.appendNext(r.upBuf[:0])
 	s.mu.Lock()
-	dup := s.byClient(ck) != nil
+	dup := s.byClient[ck] != nil
 	full := len(s.flight) >= maxInFlight
 	if !dup && !full {
-		s.flight = append(s.flight, r)
+		s.flight[r.n], s.byClient[ck] = r, r
 	}
 	s.mu.Unlock()
 	switch {
@@ -216,10 +216,11 @@ func (s *Stdio) unavailable(ctx context.Context, id []byte, r *request) {
 // tells the child to stop working on it.
 func (s *Stdio) expire(ctx context.Context, n uint64) {
 	s.mu.Lock()
-	r := s.minted(n)
+	r := s.flight[n]
 	gone := r != nil && r.gone
 	if r != nil && !gone {
 		r.gone = true
+		s.forget(r)
 	}
 	s.mu.Unlock()
 	if r != nil && !gone {
@@ -334,7 +335,6 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		} else {
 			s.reply(r, out, nil)
 		}
-		s.recycle(r)
 		return
 	case r.method == "tools/list" && len(m.Result) > 0:
 		shown := s.g.learn(&s.g.tools, s.g.tools.gen.Load(), m.Result) // the child's stdout is in order: a change it notified came first
@@ -414,7 +414,7 @@ func (s *Stdio) listTools(ctx context.Context, c *call) {
 		up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
 		answered := make(chan struct{})
 		s.mu.Lock()
-		s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, listing: l, gone: true})
+		s.flight[n] = &request{method: "tools/list", up: up, n: n, own: answered, listing: l, gone: true}
 		s.mu.Unlock()
 		s.toChild(ctx, ownListRequest(up, l.cursor))
 		select {

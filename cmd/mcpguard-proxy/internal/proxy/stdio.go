@@ -42,61 +42,31 @@ type Stdio struct {
 	out *writer
 	mu  sync.Mutex
 	// flight holds the requests in flight (at most maxInFlight of the
-	// client's, and the proxy's own tools/list): found by the counter of
-	// the id the proxy minted (read.go), or by the client's id, in a scan.
-	// A few are in flight at a time, and a scan touches less than the two
-	// maps of strings it replaced, which cost a call more than they saved
-	// (docs/proxy.md, "Latency end to end").
-	flight  []*request
-	child   *child
-	ready   chan struct{}         // closed when child can take messages
-	live    atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
-	init    []byte                // the client's initialize request, replayed to a restarted child
-	inited  []byte                // the client's notifications/initialized
-	version string                // the protocol version the child's initialize result names
-	exp     *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
-	// spare is a tool call's request, answered, which the next request
-	// reuses (newRequest).
-	spare atomic.Pointer[request]
-}
-
-// newRequest is a request for method: the spare one, emptied but for its
-// arguments' buffer, or a new one. A tool call then allocates nothing:
-// a request and its arguments' copy allocated each call cost about 3.8 µs
-// end to end, cold (docs/proxy.md, "Latency end to end").
-func (s *Stdio) newRequest(method string) *request {
-	r := s.spare.Swap(nil)
-	if r == nil {
-		return &request{method: method}
-	}
-	args := r.callv.args[:0]
-	*r = request{method: method}
-	r.callv.args = args
-	return r
-}
-
-// recycle keeps r, a tool call taken from flight and answered, as the
-// spare request, unless something may still hold it: its span, or a
-// buffer grown large. (A task the call created keeps a copy of its
-// arguments; the deadline it left finds nothing in flight.)
-func (s *Stdio) recycle(r *request) {
-	if r.call == &r.callv && r.tr == nil && cap(r.callv.args) <= maxKeptLine {
-		s.spare.Store(r)
-	}
+	// client's, and the proxy's own tools/list) by the counter of the id
+	// the proxy minted (read.go); byClient, those the client still waits
+	// for (not gone), by their id's key (idKey).
+	flight   map[uint64]*request
+	byClient map[string]*request
+	child    *child
+	ready    chan struct{}         // closed when child can take messages
+	live     atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
+	init     []byte                // the client's initialize request, replayed to a restarted child
+	inited   []byte                // the client's notifications/initialized
+	version  string                // the protocol version the child's initialize result names
+	exp      *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
 }
 
 // request is a client request in flight.
 type request struct {
 	method   string
 	clientID []byte          // the id as the client wrote it, which its answer carries
-	ck       []byte          // its key (appendIDKey)
+	ck       string          // its key (idKey)
 	up       []byte          // the id the proxy minted for it, which the server sees
 	n        uint64          // up's counter
 	call     *call           // tools/call only
 	callv    call            // where call is, for one allocation a request
 	upBuf    [mintedLen]byte // where up is
 	idBuf    [16]byte        // where clientID is, unless longer
-	ckBuf    [24]byte        // where ck is, unless longer
 	tr       *traced         // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one, and the client's id names it no
@@ -125,7 +95,8 @@ func NewStdio(command []string, stderr io.Writer, opts ...Option) *Stdio {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	return &Stdio{g: newGuard(opts...), command: command, stderr: stderr, ready: make(chan struct{})}
+	return &Stdio{g: newGuard(opts...), command: command, stderr: stderr, ready: make(chan struct{}),
+		flight: map[uint64]*request{}, byClient: map[string]*request{}}
 }
 
 // Serve proxies in to the child and the child's answers to out until in
@@ -284,38 +255,53 @@ func (s *Stdio) setReady(ready bool) {
 	}
 }
 
-// current waits up to readyWait for a child that can take messages.
+// current waits up to readyWait for a child that can take messages. It
+// reads whether the child is ready and which child it is under one lock:
+// read apart, a child made ready between the two reads was taken for none
+// (the "restarting" answer to a client's first request).
 func (s *Stdio) current(ctx context.Context) *child {
 	if c := s.live.Load(); c != nil { // the usual case: no lock, no channel, no timer
 		return c
 	}
-	s.mu.Lock()
-	ready, c := s.ready, s.child
-	s.mu.Unlock()
-	select {
-	case <-ready:
-		return c
-	default:
+	var timeout <-chan time.Time
+	for {
+		s.mu.Lock()
+		ready, c := s.ready, s.child
+		select {
+		case <-ready:
+			s.mu.Unlock()
+			return c
+		default:
+		}
+		s.mu.Unlock()
+		if currentUnlocked != nil {
+			currentUnlocked()
+		}
+		if timeout == nil {
+			t := time.NewTimer(readyWait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-ready:
+		case <-timeout:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
 	}
-	t := time.NewTimer(readyWait)
-	defer t.Stop()
-	select {
-	case <-ready:
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.child
 }
+
+// currentUnlocked, when a test sets it, runs in current between its read
+// of the child's state and its wait: where a child made ready was once
+// taken for none.
+var currentUnlocked func()
 
 // failPending answers every request in flight after the child went away.
 func (s *Stdio) failPending(ctx context.Context, why string) {
 	s.mu.Lock()
 	reqs := s.flight
-	s.flight = nil
+	s.flight, s.byClient = map[uint64]*request{}, map[string]*request{}
 	s.mu.Unlock()
 	for _, r := range reqs {
 		s.finish(r)
@@ -334,52 +320,27 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 func (s *Stdio) take(n uint64) *request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := s.at(n)
-	if i < 0 {
-		return nil
+	r := s.flight[n]
+	if r != nil {
+		delete(s.flight, n)
+		s.forget(r)
 	}
-	r, last := s.flight[i], len(s.flight)-1
-	s.flight[i], s.flight[last] = s.flight[last], nil
-	s.flight = s.flight[:last]
 	return r
 }
 
-// minted is the request in flight under the minted counter n, nil if
-// none; the caller holds s.mu.
-func (s *Stdio) minted(n uint64) *request {
-	if i := s.at(n); i >= 0 {
-		return s.flight[i]
+// forget has r's id name r no longer, once the client is answered or
+// cancelled it; the caller holds s.mu.
+func (s *Stdio) forget(r *request) {
+	if s.byClient[r.ck] == r {
+		delete(s.byClient, r.ck)
 	}
-	return nil
-}
-
-// at is the index in s.flight of the request under the minted counter
-// n, -1 if none; the caller holds s.mu.
-func (s *Stdio) at(n uint64) int {
-	for i, r := range s.flight {
-		if r.n == n {
-			return i
-		}
-	}
-	return -1
-}
-
-// byClient is the request in flight that the client's id, whose key is
-// ck, names, nil if none: not one gone; the caller holds s.mu.
-func (s *Stdio) byClient(ck []byte) *request {
-	for _, r := range s.flight {
-		if !r.gone && bytes.Equal(r.ck, ck) {
-			return r
-		}
-	}
-	return nil
 }
 
 // inFlight reports whether the minted counter n names a request in flight.
 func (s *Stdio) inFlight(n uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.minted(n) != nil
+	return s.flight[n] != nil
 }
 
 // finish releases what r holds. (Its deadline, if it has one, passes

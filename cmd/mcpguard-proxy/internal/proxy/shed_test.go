@@ -80,8 +80,15 @@ func TestProxyShedStateCannotBeReplayedPastTheLimit(t *testing.T) {
 	s := start(t, proxy.WithConcurrency(1, 0))
 	first := fillHolds(t, s, 2500, limit.HoldPerCaller+12)
 
+	// One base64url letter for another, so the edited state is still a
+	// JSON string (a flip by XOR once made "_" a backslash: the message
+	// was unreadable, not a state refused).
 	edited := []byte(first)
-	edited[len(edited)/2] ^= 'A' ^ 'B'
+	if edited[len(edited)/2] == 'A' {
+		edited[len(edited)/2] = 'B'
+	} else {
+		edited[len(edited)/2] = 'A'
+	}
 	s.expectStateRefused(s.request("tools/call", `{"name":"received","arguments":{"text":"x"},`+modernMeta+`,"requestState":"`+string(edited)+`"}`)["result"].(map[string]any), seal.ErrTampered)
 	s.expectStateRefused(s.request("tools/call", `{"name":"received","arguments":{"text":"y"},`+modernMeta+`,"requestState":"`+first+`"}`)["result"].(map[string]any), seal.ErrBinding)
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 var state = "step=2;env=staging;order=8d1f3c"
@@ -33,6 +34,6 @@ func BenchmarkArgumentsDigest(b *testing.B) {
 	args := []byte(`{"service":"api","replicas":3,"tags":["a","b"]}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		seal.ArgumentsDigest(args)
+		wire.ArgumentsDigest(args)
 	}
 }

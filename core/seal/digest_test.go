@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // Text that is not JSON, or that readers may read differently, digests
@@ -48,11 +49,11 @@ func TestArgumentsDigestOfMalformedArguments(t *testing.T) {
 		{`[1 2]`, `[ 1 2]`, `[1,2]`},
 	}
 	for _, c := range cases {
-		d := seal.ArgumentsDigest([]byte(c.bad))
-		if d == seal.ArgumentsDigest([]byte(c.valid)) {
+		d := wire.ArgumentsDigest([]byte(c.bad))
+		if d == wire.ArgumentsDigest([]byte(c.valid)) {
 			t.Errorf("%q digests as the valid %q", c.bad, c.valid)
 		}
-		if d == seal.ArgumentsDigest([]byte(c.respaced)) {
+		if d == wire.ArgumentsDigest([]byte(c.respaced)) {
 			t.Errorf("%q and %q digest alike: malformed text was canonicalized", c.bad, c.respaced)
 		}
 	}
@@ -61,13 +62,13 @@ func TestArgumentsDigestOfMalformedArguments(t *testing.T) {
 func TestArgumentsDigestLiterals(t *testing.T) {
 	for _, lit := range []string{"true", "false", "null"} {
 		a, b := `{"a":`+lit+`,"b":0}`, ` { "b" : 0 , "a" : `+lit+` } `
-		if seal.ArgumentsDigest([]byte(a)) != seal.ArgumentsDigest([]byte(b)) {
+		if wire.ArgumentsDigest([]byte(a)) != wire.ArgumentsDigest([]byte(b)) {
 			t.Errorf("%s and %s digest differently", a, b)
 		}
 	}
 	seen := map[[32]byte]string{}
 	for _, v := range []string{`{"a":true}`, `{"a":false}`, `{"a":null}`, `{"a":"true"}`, `{"a":0}`, `{"a":[]}`, `{"a":{}}`} {
-		d := seal.ArgumentsDigest([]byte(v))
+		d := wire.ArgumentsDigest([]byte(v))
 		if prev, dup := seen[d]; dup {
 			t.Errorf("%s and %s digest alike", v, prev)
 		}
@@ -83,10 +84,10 @@ func nested(n int, inner, space string) string {
 // Nesting is canonicalized down to 128 arrays and objects
 // (core/wire.MaxDepth); deeper arguments digest as their bytes.
 func TestArgumentsDigestDepthBound(t *testing.T) {
-	if seal.ArgumentsDigest([]byte(nested(128, "1", ""))) != seal.ArgumentsDigest([]byte(nested(128, "1", " "))) {
+	if wire.ArgumentsDigest([]byte(nested(128, "1", ""))) != wire.ArgumentsDigest([]byte(nested(128, "1", " "))) {
 		t.Error("128 nested arrays are not canonicalized")
 	}
-	if seal.ArgumentsDigest([]byte(nested(129, "1", ""))) == seal.ArgumentsDigest([]byte(nested(129, "1", " "))) {
+	if wire.ArgumentsDigest([]byte(nested(129, "1", ""))) == wire.ArgumentsDigest([]byte(nested(129, "1", " "))) {
 		t.Error("129 nested arrays are canonicalized")
 	}
 }
@@ -128,7 +129,7 @@ func TestArgumentsDigestManyMembers(t *testing.T) {
 	for i := range 40 {
 		names = append(names, fmt.Sprintf("m%02d", i))
 	}
-	if seal.ArgumentsDigest([]byte(members(names))) != seal.ArgumentsDigest([]byte(reversed(names))) {
+	if wire.ArgumentsDigest([]byte(members(names))) != wire.ArgumentsDigest([]byte(reversed(names))) {
 		t.Error("an object of 40 members digests differently reordered")
 	}
 	for _, twin := range []string{"M07", "m\u212a"} {
@@ -136,7 +137,7 @@ func TestArgumentsDigestManyMembers(t *testing.T) {
 		if twin == "M07" {
 			names = names[:len(names)-1]
 		}
-		if seal.ArgumentsDigest([]byte(members(names))) == seal.ArgumentsDigest([]byte(reversed(names))) {
+		if wire.ArgumentsDigest([]byte(members(names))) == wire.ArgumentsDigest([]byte(reversed(names))) {
 			t.Errorf("an object of %d members with a name equal but for case (%q) digests alike reordered", len(names), twin)
 		}
 	}
@@ -148,10 +149,10 @@ func TestArgumentsDigestLargeArguments(t *testing.T) {
 	big := strings.Repeat("x", 100<<10)
 	a, b := `{"s":"`+big+`","n":1}`, `{ "n" : 1 , "s" : "`+big+`" }`
 	for range 3 {
-		if seal.ArgumentsDigest([]byte(a)) != seal.ArgumentsDigest([]byte(b)) {
+		if wire.ArgumentsDigest([]byte(a)) != wire.ArgumentsDigest([]byte(b)) {
 			t.Fatal("large arguments digest differently reordered")
 		}
-		if seal.ArgumentsDigest([]byte(`{"a":1,"b":2}`)) != seal.ArgumentsDigest([]byte(`{"b":2,"a":1}`)) {
+		if wire.ArgumentsDigest([]byte(`{"a":1,"b":2}`)) != wire.ArgumentsDigest([]byte(`{"b":2,"a":1}`)) {
 			t.Fatal("small arguments after large ones digest differently reordered")
 		}
 	}

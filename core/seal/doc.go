@@ -16,7 +16,7 @@
 //     data. A changed byte does not open ([ErrTampered]). Nonces come from
 //     a ChaCha8 generator seeded from crypto/rand for each Sealer.
 //   - Bound to its call: the expiry and the SHA-256 of a [Binding] (method,
-//     tool name, [ArgumentsDigest] of the arguments, caller, and the
+//     tool name, core/wire's ArgumentsDigest of the arguments, caller, and the
 //     Sealer's audience) travel inside the ciphertext. A state replayed on
 //     another tool, other arguments or by another caller does not open
 //     ([ErrBinding]); nor does one older than its TTL ([ErrExpired]). A

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 func Example() {
@@ -16,7 +17,7 @@ func Example() {
 	call := seal.Binding{
 		Method:    "tools/call",
 		Name:      "deploy",
-		Arguments: seal.ArgumentsDigest([]byte(`{"service":"api"}`)),
+		Arguments: wire.ArgumentsDigest([]byte(`{"service":"api"}`)),
 	}
 	sealed, _ := s.Seal(call, "env=staging")
 
@@ -31,7 +32,7 @@ func Example() {
 
 	// The same state, echoed on a call with other arguments.
 	other := call
-	other.Arguments = seal.ArgumentsDigest([]byte(`{"service":"billing"}`))
+	other.Arguments = wire.ArgumentsDigest([]byte(`{"service":"billing"}`))
 	_, err = s.Open(other, sealed)
 	fmt.Println(errors.Is(err, seal.ErrBinding))
 	// Output:

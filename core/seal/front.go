@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/wire"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 )
 
@@ -49,7 +50,7 @@ func NewGuard(ring *KeyRing, logger *slog.Logger, caller func(context.Context) s
 // Binding returns the binding of a tools/call of tool with these raw
 // arguments (JSON; nil when absent), made in ctx.
 func (g *Guard) Binding(ctx context.Context, tool string, args []byte) Binding {
-	b := Binding{Method: MethodCallTool, Name: tool, Arguments: ArgumentsDigest(args)}
+	b := Binding{Method: MethodCallTool, Name: tool, Arguments: wire.ArgumentsDigest(args)}
 	if g.Caller != nil {
 		b.Caller = g.Caller(ctx)
 	}

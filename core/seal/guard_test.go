@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 // records captures a Guard's log as JSON records.
@@ -85,7 +86,7 @@ func TestGuardOpensWhatItSealed(t *testing.T) {
 // caller the Guard reads; without a Caller it binds none.
 func TestGuardBinding(t *testing.T) {
 	args := []byte(`{"env":"staging"}`)
-	want := seal.Binding{Method: seal.MethodCallTool, Name: "deploy", Caller: "alice", Arguments: seal.ArgumentsDigest(args)}
+	want := seal.Binding{Method: seal.MethodCallTool, Name: "deploy", Caller: "alice", Arguments: wire.ArgumentsDigest(args)}
 	if got := seal.NewGuard(nil, nil, caller).Binding(as("alice"), "deploy", args); got != want {
 		t.Errorf("Binding = %+v\nwant      %+v", got, want)
 	}

@@ -60,14 +60,14 @@ var enc = base64.RawURLEncoding.Strict()
 // A Binding is what a sealed state is bound to: the call that received it.
 // A state opens only for a call with an equal Binding, so the retry must be
 // the same method, on the same tool, with the same arguments (compared by
-// [ArgumentsDigest]), from the same caller. inputResponses and
+// core/wire's ArgumentsDigest), from the same caller. inputResponses and
 // requestState are not part of it: they are what changes between rounds.
 type Binding struct {
 	// Method is the JSON-RPC method, "tools/call".
 	Method string
 	// Name is the tool's name.
 	Name string
-	// Arguments is [ArgumentsDigest] of the call's arguments.
+	// Arguments is core/wire's ArgumentsDigest of the call's arguments.
 	Arguments [sha256.Size]byte
 	// Caller identifies who called, where the server knows it (an
 	// authenticated principal); empty binds no caller.

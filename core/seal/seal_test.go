@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/core/wire"
 )
 
 func key(b byte) string {
@@ -26,7 +27,7 @@ func ring(t testing.TB, text string) *seal.KeyRing {
 	return r
 }
 
-var call = seal.Binding{Method: "tools/call", Name: "deploy", Arguments: seal.ArgumentsDigest([]byte(`{"a":1}`))}
+var call = seal.Binding{Method: "tools/call", Name: "deploy", Arguments: wire.ArgumentsDigest([]byte(`{"a":1}`))}
 
 func mustSeal(t testing.TB, s *seal.Sealer, b seal.Binding, state string) string {
 	t.Helper()
@@ -114,7 +115,7 @@ func TestBinding(t *testing.T) {
 	for name, b := range map[string]seal.Binding{
 		"method":    {Method: "prompts/get", Name: call.Name, Arguments: call.Arguments},
 		"tool":      {Method: call.Method, Name: "delete", Arguments: call.Arguments},
-		"arguments": {Method: call.Method, Name: call.Name, Arguments: seal.ArgumentsDigest([]byte(`{"a":2}`))},
+		"arguments": {Method: call.Method, Name: call.Name, Arguments: wire.ArgumentsDigest([]byte(`{"a":2}`))},
 		"caller":    {Method: call.Method, Name: call.Name, Arguments: call.Arguments, Caller: "mallory"},
 	} {
 		if _, err := s.Open(b, sealed); !errors.Is(err, seal.ErrBinding) {
@@ -204,14 +205,14 @@ func TestArgumentsDigest(t *testing.T) {
 	}
 	for _, group := range same {
 		for _, v := range group[1:] {
-			if seal.ArgumentsDigest([]byte(v)) != seal.ArgumentsDigest([]byte(group[0])) {
+			if wire.ArgumentsDigest([]byte(v)) != wire.ArgumentsDigest([]byte(group[0])) {
 				t.Errorf("%q and %q digest differently", v, group[0])
 			}
 		}
 	}
 	same = append(same, []string{`{"s":"\u00e9\/<"}`, `{"s":"é/<"}`}, []string{`[[1],{"b":2,"a":[]}]`, ` [ [1] , { "a" : [ ] , "b" : 2 } ] `})
 	for _, group := range same[len(same)-2:] {
-		if seal.ArgumentsDigest([]byte(group[0])) != seal.ArgumentsDigest([]byte(group[1])) {
+		if wire.ArgumentsDigest([]byte(group[0])) != wire.ArgumentsDigest([]byte(group[1])) {
 			t.Errorf("%q and %q digest differently", group[0], group[1])
 		}
 	}
@@ -219,7 +220,7 @@ func TestArgumentsDigest(t *testing.T) {
 		`[[1],2]`, `[[1,2]]`, `{"a":{"b":1}}`, `{"a":{},"b":1}`, `{"ab":""}`, `{"a":"b"}`}
 	seen := map[[32]byte]string{}
 	for _, v := range differ {
-		d := seal.ArgumentsDigest([]byte(v))
+		d := wire.ArgumentsDigest([]byte(v))
 		if prev, dup := seen[d]; dup {
 			t.Errorf("%q and %q digest alike", v, prev)
 		}
@@ -235,7 +236,7 @@ func TestArgumentsDigestAmbiguous(t *testing.T) {
 		{`{"env":"staging","env":"production"}`, `{"env":"production","env":"staging"}`},
 		{`{"o":{"k":1,"\u212a":2}}`, `{"o":{"\u212a":2,"k":1}}`}, // the Kelvin sign folds to k
 	} {
-		if seal.ArgumentsDigest([]byte(pair[0])) == seal.ArgumentsDigest([]byte(pair[1])) {
+		if wire.ArgumentsDigest([]byte(pair[0])) == wire.ArgumentsDigest([]byte(pair[1])) {
 			t.Errorf("%s and %s digest alike", pair[0], pair[1])
 		}
 	}
@@ -258,7 +259,7 @@ func FuzzArgumentsDigest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		got, want := seal.ArgumentsDigest([]byte(in)), seal.ArgumentsDigest(out)
+		got, want := wire.ArgumentsDigest([]byte(in)), wire.ArgumentsDigest(out)
 		if got != want && !ambiguous(v, in) {
 			t.Fatalf("%q and its re-encoding %q digest differently", in, out)
 		}

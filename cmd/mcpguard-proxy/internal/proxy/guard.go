@@ -166,15 +166,25 @@ func (g *Guard) callOf(m *message, t *toolTable) *call {
 	return c
 }
 
-// quickCall fills c, a new call, with what the quick reader read of m,
-// and id, a copy of m's id. It copies what it keeps.
+// quickCall fills c, a new call or an emptied one whose arguments'
+// buffer it reuses (newRequest), with what the quick reader read of m, and
+// id, a copy of m's id.
 func (g *Guard) quickCall(c *call, m *message, id []byte) {
-	c.id, c.start, c.args, c.plainArgs, c.params = id, time.Now(), bytes.Clone(m.call.args), true, m.Params
+	c.id, c.start, c.args, c.plainArgs, c.params = id, time.Now(), appendArgs(c.args, m.call.args), true, m.Params
 	if c.t = g.tableOf(c).getBytes(m.call.tool); c.t != nil {
 		c.tool = c.t.name
 	} else {
 		c.tool = string(m.call.tool)
 	}
+}
+
+// appendArgs is a copy of args in buf's array, when buf has one (a
+// spare request's, newRequest), else a new copy; nil when args is.
+func appendArgs(buf, args []byte) []byte {
+	if args == nil || buf == nil {
+		return bytes.Clone(args)
+	}
+	return append(buf[:0], args...)
 }
 
 // newCall reads a tools/call request's params, which readClient admitted

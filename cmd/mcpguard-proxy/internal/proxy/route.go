@@ -110,7 +110,7 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 }
 
 func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
-	r := &request{method: m.Method}
+	r := s.newRequest(m.Method)
 	ck, ok := idKey(m.ID)
 	if !ok {
 		logRefused(ctx, s.g.o.logger, line, nil)
@@ -335,6 +335,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		} else {
 			s.reply(r, out, nil)
 		}
+		s.recycle(r)
 		return
 	case r.method == "tools/list" && len(m.Result) > 0:
 		shown := s.g.learn(&s.g.tools, s.g.tools.gen.Load(), m.Result) // the child's stdout is in order: a change it notified came first

@@ -54,6 +54,34 @@ type Stdio struct {
 	inited   []byte                // the client's notifications/initialized
 	version  string                // the protocol version the child's initialize result names
 	exp      *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
+	// spare is a tool call's request, answered, which the next request
+	// reuses (newRequest).
+	spare atomic.Pointer[request]
+}
+
+// newRequest is a request for method: the spare one, emptied but for its
+// arguments' buffer, or a new one. A tool call then allocates nothing:
+// a request and its arguments' copy allocated each call cost about 3.8 µs
+// end to end, cold (docs/proxy.md, "Latency end to end").
+func (s *Stdio) newRequest(method string) *request {
+	r := s.spare.Swap(nil)
+	if r == nil {
+		return &request{method: method}
+	}
+	args := r.callv.args[:0]
+	*r = request{method: method}
+	r.callv.args = args
+	return r
+}
+
+// recycle keeps r, a tool call taken from flight and answered, as the
+// spare request, unless something may still hold it: its span, or a
+// buffer grown large. (A task the call created keeps a copy of its
+// arguments; the deadline it left finds nothing in flight.)
+func (s *Stdio) recycle(r *request) {
+	if r.call == &r.callv && r.tr == nil && cap(r.callv.args) <= maxKeptLine {
+		s.spare.Store(r)
+	}
 }
 
 // request is a client request in flight.

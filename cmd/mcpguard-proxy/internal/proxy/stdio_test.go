@@ -328,7 +328,8 @@ func TestCancelledCallIsNotAnswered(t *testing.T) {
 // TestTaskResultReadsItsOwnCallsArguments: a tasks/result is answered as
 // the tools/call that created the task, with that call's arguments: the
 // path the agent sent stays in the envelope, though the calls in between
-// sent another (as long: a buffer the calls shared would hold it).
+// (whose requests, and their arguments' buffer, the stdio proxy reuses)
+// sent another.
 func TestTaskResultReadsItsOwnCallsArguments(t *testing.T) {
 	s := start(t)
 	if resp := s.call("starts_task", `{"task":"t1","path":"/home/alice/.config/app/notes.txt"}`); !strings.Contains(fmt.Sprint(resp), "t1") {

@@ -54,7 +54,8 @@ const (
 )
 
 // remember records that the task id, of c's session, came from c, for
-// ttl, with c's arguments (the call's own copy, never written again).
+// ttl, with a copy of c's arguments (a stdio request's buffer is reused by
+// the next call).
 func (t *taskTable) remember(id string, c *call, ttl time.Duration, now time.Time) {
 	if !rememberable(c.session) {
 		return
@@ -72,7 +73,7 @@ func (t *taskTable) remember(id string, c *call, ttl time.Duration, now time.Tim
 	if _, ok := t.m[id]; !ok && len(t.m) >= maxTasks {
 		t.evict(now)
 	}
-	t.m[id] = taskOrigin{tool: c.tool, args: c.args, expires: now.Add(ttl)}
+	t.m[id] = taskOrigin{tool: c.tool, args: bytes.Clone(c.args), expires: now.Add(ttl)}
 }
 
 // evict forgets every expired task, or, when none has expired, the one

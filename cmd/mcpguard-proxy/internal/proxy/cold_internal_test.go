@@ -48,8 +48,8 @@ func BenchmarkColdPath(b *testing.B) {
 
 // routing is a stdio proxy without pipes or a child process, whose
 // messages to the client go to out and to the server nowhere, in front of
-// a server that listed echo: what BenchmarkColdPath and toolCallAllocs
-// run a call and its answer through.
+// a server that listed echo: what BenchmarkColdPath and
+// TestToolCallAllocatesNothing run a call and its answer through.
 func routing(tb testing.TB, out io.Writer, opts ...Option) (*Stdio, *child) {
 	s := NewStdio([]string{"x"}, io.Discard, opts...)
 	s.out = &writer{w: out}
@@ -65,12 +65,17 @@ func routing(tb testing.TB, out io.Writer, opts ...Option) (*Stdio, *child) {
 // echoTool is the tool routing's server lists.
 const echoTool = `{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}`
 
-// toolCallAllocs runs a call and its answer through the routing of a
-// stdio proxy configured by opts, checks that the client gets its answer
-// under its id and that nothing stays in flight, and returns what the
-// call and its answer allocate.
-func toolCallAllocs(t *testing.T, opts ...Option) float64 {
-	t.Helper()
+// TestToolCallAllocatesNothing: a tool call and its answer, through the
+// stdio proxy's routing, allocate nothing once a call has left its request
+// spare (newRequest), and the client still gets its answer under its id.
+func TestToolCallAllocatesNothing(t *testing.T) { toolCallAllocatesNothing(t) }
+
+// toolCallAllocatesNothing is TestToolCallAllocatesNothing through a
+// proxy configured by opts.
+func toolCallAllocatesNothing(t *testing.T, opts ...Option) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	var got lastLine
 	s, c := routing(t, &got, opts...)
 	ctx := context.Background()
@@ -83,14 +88,15 @@ func toolCallAllocs(t *testing.T, opts ...Option) float64 {
 		s.fromChild(ctx, c, ans, false)
 	}
 	call()
-	n := testing.AllocsPerRun(200, call)
+	if n := testing.AllocsPerRun(200, call); n != 0 {
+		t.Errorf("a call and its answer allocate %v times", n)
+	}
 	if want := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hello"}]}}` + "\n"; string(got.b) != want {
 		t.Errorf("the client got %q, want %q", got.b, want)
 	}
 	if len(s.flight) != 0 {
 		t.Errorf("%d requests still in flight", len(s.flight))
 	}
-	return n
 }
 
 // lastLine keeps the last message written, in a buffer it reuses.

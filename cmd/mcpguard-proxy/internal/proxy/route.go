@@ -65,18 +65,18 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	_ = json.Unmarshal(params, &p)
-	k, ok := idKey(p.RequestID)
+	var kb [64]byte
+	k, ok := appendIDKey(kb[:0], p.RequestID)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
-	r := s.byClient[k]
+	r := s.byClient(k)
 	holds := r != nil && r.call != nil && !r.call.taskResult // a tasks/result holds no slot
 	if holds {
 		// The server may still be running the call: it keeps its slot
 		// until the server answers (to no one) or the proxy stops waiting.
 		r.gone = true
-		s.forget(r)
 	}
 	s.mu.Unlock()
 	if r == nil {
@@ -111,7 +111,7 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 
 func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	r := s.newRequest(m.Method)
-	ck, ok := idKey(m.ID)
+	ck, ok := appendIDKey(r.ckBuf[:0:len(r.ckBuf)], m.ID)
 	if !ok {
 		logRefused(ctx, s.g.o.logger, line, nil)
 		s.send(refusal(line, m, nil))
@@ -150,10 +150,10 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	}
 	r.up, r.n = s.g.ids.appendNext(r.upBuf[:0])
 	s.mu.Lock()
-	dup := s.byClient[ck] != nil
+	dup := s.byClient(ck) != nil
 	full := len(s.flight) >= maxInFlight
 	if !dup && !full {
-		s.flight[r.n], s.byClient[ck] = r, r
+		s.flight = append(s.flight, r)
 	}
 	s.mu.Unlock()
 	switch {
@@ -216,11 +216,10 @@ func (s *Stdio) unavailable(ctx context.Context, id []byte, r *request) {
 // tells the child to stop working on it.
 func (s *Stdio) expire(ctx context.Context, n uint64) {
 	s.mu.Lock()
-	r := s.flight[n]
+	r := s.minted(n)
 	gone := r != nil && r.gone
 	if r != nil && !gone {
 		r.gone = true
-		s.forget(r)
 	}
 	s.mu.Unlock()
 	if r != nil && !gone {
@@ -415,7 +414,7 @@ func (s *Stdio) listTools(ctx context.Context, c *call) {
 		up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
 		answered := make(chan struct{})
 		s.mu.Lock()
-		s.flight[n] = &request{method: "tools/list", up: up, n: n, own: answered, listing: l, gone: true}
+		s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, listing: l, gone: true})
 		s.mu.Unlock()
 		s.toChild(ctx, ownListRequest(up, l.cursor))
 		select {

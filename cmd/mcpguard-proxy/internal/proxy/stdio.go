@@ -42,18 +42,19 @@ type Stdio struct {
 	out *writer
 	mu  sync.Mutex
 	// flight holds the requests in flight (at most maxInFlight of the
-	// client's, and the proxy's own tools/list) by the counter of the id
-	// the proxy minted (read.go); byClient, those the client still waits
-	// for (not gone), by their id's key (idKey).
-	flight   map[uint64]*request
-	byClient map[string]*request
-	child    *child
-	ready    chan struct{}         // closed when child can take messages
-	live     atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
-	init     []byte                // the client's initialize request, replayed to a restarted child
-	inited   []byte                // the client's notifications/initialized
-	version  string                // the protocol version the child's initialize result names
-	exp      *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
+	// client's, and the proxy's own tools/list): found by the counter of
+	// the id the proxy minted (read.go), or by the client's id, in a scan.
+	// A few are in flight at a time, and a scan touches less than the two
+	// maps of strings it replaced, which cost a call more than they saved
+	// (docs/proxy.md, "Latency end to end").
+	flight  []*request
+	child   *child
+	ready   chan struct{}         // closed when child can take messages
+	live    atomic.Pointer[child] // child while ready, else nil: what current reads first, without the lock
+	init    []byte                // the client's initialize request, replayed to a restarted child
+	inited  []byte                // the client's notifications/initialized
+	version string                // the protocol version the child's initialize result names
+	exp     *expiries[uint64]     // the deadlines of the tool calls in flight, by minted counter
 	// spare is a tool call's request, answered, which the next request
 	// reuses (newRequest).
 	spare atomic.Pointer[request]
@@ -88,13 +89,14 @@ func (s *Stdio) recycle(r *request) {
 type request struct {
 	method   string
 	clientID []byte          // the id as the client wrote it, which its answer carries
-	ck       string          // its key (idKey)
+	ck       []byte          // its key (appendIDKey)
 	up       []byte          // the id the proxy minted for it, which the server sees
 	n        uint64          // up's counter
 	call     *call           // tools/call only
 	callv    call            // where call is, for one allocation a request
 	upBuf    [mintedLen]byte // where up is
 	idBuf    [16]byte        // where clientID is, unless longer
+	ckBuf    [24]byte        // where ck is, unless longer
 	tr       *traced         // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one, and the client's id names it no
@@ -123,8 +125,7 @@ func NewStdio(command []string, stderr io.Writer, opts ...Option) *Stdio {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	return &Stdio{g: newGuard(opts...), command: command, stderr: stderr, ready: make(chan struct{}),
-		flight: map[uint64]*request{}, byClient: map[string]*request{}}
+	return &Stdio{g: newGuard(opts...), command: command, stderr: stderr, ready: make(chan struct{})}
 }
 
 // Serve proxies in to the child and the child's answers to out until in
@@ -329,7 +330,7 @@ var currentUnlocked func()
 func (s *Stdio) failPending(ctx context.Context, why string) {
 	s.mu.Lock()
 	reqs := s.flight
-	s.flight, s.byClient = map[uint64]*request{}, map[string]*request{}
+	s.flight = nil
 	s.mu.Unlock()
 	for _, r := range reqs {
 		s.finish(r)
@@ -348,27 +349,52 @@ func (s *Stdio) failPending(ctx context.Context, why string) {
 func (s *Stdio) take(n uint64) *request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.flight[n]
-	if r != nil {
-		delete(s.flight, n)
-		s.forget(r)
+	i := s.at(n)
+	if i < 0 {
+		return nil
 	}
+	r, last := s.flight[i], len(s.flight)-1
+	s.flight[i], s.flight[last] = s.flight[last], nil
+	s.flight = s.flight[:last]
 	return r
 }
 
-// forget has r's id name r no longer, once the client is answered or
-// cancelled it; the caller holds s.mu.
-func (s *Stdio) forget(r *request) {
-	if s.byClient[r.ck] == r {
-		delete(s.byClient, r.ck)
+// minted is the request in flight under the minted counter n, nil if
+// none; the caller holds s.mu.
+func (s *Stdio) minted(n uint64) *request {
+	if i := s.at(n); i >= 0 {
+		return s.flight[i]
 	}
+	return nil
+}
+
+// at is the index in s.flight of the request under the minted counter
+// n, -1 if none; the caller holds s.mu.
+func (s *Stdio) at(n uint64) int {
+	for i, r := range s.flight {
+		if r.n == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// byClient is the request in flight that the client's id, whose key is
+// ck, names, nil if none: not one gone; the caller holds s.mu.
+func (s *Stdio) byClient(ck []byte) *request {
+	for _, r := range s.flight {
+		if !r.gone && bytes.Equal(r.ck, ck) {
+			return r
+		}
+	}
+	return nil
 }
 
 // inFlight reports whether the minted counter n names a request in flight.
 func (s *Stdio) inFlight(n uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.flight[n] != nil
+	return s.minted(n) != nil
 }
 
 // finish releases what r holds. (Its deadline, if it has one, passes

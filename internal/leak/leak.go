@@ -175,7 +175,7 @@ var Specs = []Spec{
 		Expr:        `\b(?P<kept>[A-Za-z]:` + winSep + `(?:` + winSeg + winSep + `)*` + winChar + `*` + winEnd + `)`,
 		Replacement: "[path]", Triggers: []string{`:\`, ":/"}, KeepSent: true, Output: true, Pre: mayBeDrivePath},
 	{Name: "paths/unix", What: "an absolute file path",
-		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/)+(?:` + segChar + `*` + segEnd + `)?)`,
+		Expr:        pathStart + `(?P<kept>/(?:` + midSeg + `/+)+(?:` + segChar + `*` + segEnd + `)?)`,
 		Replacement: "${1}[path]", Triggers: unixPathTriggers, KeepSent: true, Output: true, Pre: mayBeUnixPath, Accept: notSchemaPointer},
 	// Detected, never rewritten: the redactor keeps "panic: boom" readable,
 	// but an envelope that carries one has leaked a panic value.

@@ -82,6 +82,10 @@ var consumerCases = []consumerCase{
 	// else it claims, input_required included: an envelope, with the
 	// tool's steps.
 	{name: "input_required with isError", tool: "ask_fail", args: `{}`},
+	// A sentinel, wrapped with context and bare: its code, and the text
+	// before it as the message (the proxy reads the text alone).
+	{name: "sentinel error", tool: "sentinel", args: `{}`},
+	{name: "bare sentinel error", tool: "denied", args: `{}`},
 }
 
 // The hints the consumers are configured with: a step for each refusal's
@@ -124,6 +128,9 @@ var (
 // errConsumerNotFound is a Go error whose text says what it is, so that
 // the proxy, which reads only the text its upstream sent, can classify
 // it as the fronts classify the error itself (fs.ErrNotExist: not_found).
+// errConsumerSentinel wraps a sentinel with the context a handler adds.
+var errConsumerSentinel = fmt.Errorf("product P-2: %w", envelope.ErrNotFound)
+
 var errConsumerNotFound = fmt.Errorf("loading product P-1: %w", &fs.PathError{Op: "open", Path: "products/P-1.json", Err: syscall.ENOENT})
 
 // mcpgoConsumerServer is the tools on mcp-go, guarded by Default (guard)
@@ -162,6 +169,12 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 		r := server.NewInputRequestBuilder("").Elicit("confirm", mcpgo.ElicitationParams{Message: "Run?"}).ToolResult()
 		r.IsError = true
 		return r, nil
+	})
+	s.AddTool(mcpgo.NewTool("sentinel"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return nil, errConsumerSentinel
+	})
+	s.AddTool(mcpgo.NewTool("denied"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return nil, envelope.ErrAccessDenied
 	})
 	s.AddTool(mcpgo.NewTool("fail"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultError("quota exceeded"), nil
@@ -205,6 +218,12 @@ func gosdkConsumerServer() *mcp.Server {
 	})
 	add("ask_fail", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Run?"}}}, nil
+	})
+	add("sentinel", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errConsumerSentinel
+	})
+	add("denied", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, gosdk.ErrAccessDenied
 	})
 	add("fail", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "quota exceeded"}}}, nil
@@ -433,6 +452,8 @@ func checkConsumerCase(t *testing.T, tc consumerCase, answer any) {
 		"hints on a declared refusal":             "validation_error",
 		"hints on a limit refusal":                "execution_failed",
 		"input_required with isError":             "execution_failed",
+		"sentinel error":                          "not_found",
+		"bare sentinel error":                     "access_denied",
 	}[tc.name]
 	if hint := map[string]string{
 		"hints on a declared refusal": hintOnValidation,

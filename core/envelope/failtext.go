@@ -333,7 +333,8 @@ func operatorRules() []textRule {
 		rule(ConfigurationError, false, "", "missing setting",
 			`\b[A-Z][A-Z0-9]*_[A-Z0-9_]+ (?:environment variable )?(?:is not set|is missing|must be set|is required|not set)\b`,
 			`(?i)\benvironment variable\b.*\b(?:is not set|not set|is missing|is required)\b`,
-			`(?i)\b(?:is|are) not configured\b`, `\bServer cannot operate\b`),
+			`(?i)\b(?:is|are) not configured\b`, `\bServer cannot operate\b`,
+			`(?:^|: )server misconfigured$`), // ErrConfiguration's words, bare or wrapped
 		rule(ConfigurationError, false, "", "database credentials",
 			`(?i)\bpassword authentication failed for user\b`, `\bAccess denied for user '`, `\bLogin failed for user '`),
 
@@ -429,6 +430,7 @@ func inputRules() []textRule {
 			`\bsql: no rows in result set\b`, `\bNoSuch(?:Key|Bucket|Upload|Entity)\b`,
 			`(?i)\bno such (?:key|user|bucket|object|entity|record|resource|repository|branch|container|image)\b`,
 			`(?i)(?:^|: )[^:]{1,100}? not found\.?$`, `(?i)(?:^|: )(?:[\w.-]+ ){0,3}not found: \S`,
+			`(?:^|: )not found$`, // ErrNotFound's words, wrapped
 			`(?i)\b(?:does not|doesn't) exist\b`, `(?i)^Not Found\.?$`,
 			httpStatus("404", "Not Found"), httpStatus("410", "Gone")),
 	}

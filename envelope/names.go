@@ -8,7 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
-	"github.com/mcpguard/mcpguard/redact"
+	redact "github.com/mcpguard/mcpguard/core/redact"
 )
 
 // The codes, sentinels, constructors and the envelope itself are those of

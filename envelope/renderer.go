@@ -12,7 +12,7 @@ import (
 
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/pipeline"
-	"github.com/mcpguard/mcpguard/redact"
+	redact "github.com/mcpguard/mcpguard/core/redact"
 )
 
 // Renderer turns failures into envelope results. It is built once from the

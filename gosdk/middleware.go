@@ -204,10 +204,12 @@ func fallback() *mcp.CallToolResult {
 
 // finish turns what the layers inside returned into what the client
 // receives, as core/pipeline decides the outcome: a protocol error stays
-// one (redacted); any other error, a handler's own error result and a nil
-// result become envelopes; error results are redacted; a successful or
-// input_required result passes as it is, without a toolFailure _meta of
-// its own, redacted only WithRedactSuccesses (the rules of ForSuccess).
+// one; any other error, a handler's own error result and a nil result
+// become envelopes; a successful or input_required result passes as it
+// is, without a toolFailure _meta of its own. What is redacted is the
+// outcome's policy (pipeline.Policy Redact): a protocol error's message,
+// every position of a failure, a success only WithRedactSuccesses (the
+// rules of ForSuccess).
 func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error) (mcp.Result, error) {
 	var pe *jsonrpc.Error
 	if err != nil {
@@ -226,20 +228,24 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 	case pipeline.ProtocolError:
 		return res, c.protocol(ctx, req, err, pe)
 	case pipeline.GoError:
-		return renderError(ctx, req, err, false), nil
+		r = renderError(ctx, req, err, false)
 	case pipeline.Missing:
 		call := callFrom(ctx, req)
-		return c.front.result(req, c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool)), nil
+		r = c.front.result(req, c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool))
 	case pipeline.ErrorResult:
-		return redactResult(c.redactor.ForCall(callFrom(ctx, req).Args), c.normalize(ctx, req, r)), nil
+		r = c.normalize(ctx, req, r)
+	default:
+		if o.Policy().DropForgedFailure {
+			r = withoutForgedFailure(r)
+		}
 	}
-	if o.Policy().DropForgedFailure {
-		r = withoutForgedFailure(r)
+	red := c.redactor
+	if o.Policy().Redact == pipeline.RedactWithSuccesses {
+		if red = c.successes; red == nil {
+			return r, nil
+		}
 	}
-	if c.successes == nil {
-		return r, nil
-	}
-	return redactResult(c.successes.ForCall(callFrom(ctx, req).Args), r), nil
+	return redactResult(red.ForCall(callFrom(ctx, req).Args), r), nil
 }
 
 // AnswerOf is a tool call's result as core/pipeline reads an answer: the

@@ -106,3 +106,15 @@ func ExampleRedactor_KeepPathsUnder() {
 	// stat /srv/files/nope.txt: no such file or directory
 	// open [path]: permission denied
 }
+
+// A Go error's text, for a client that reads it as a JSON-RPC error's
+// message, with the chain kept for errors.Is.
+func ExampleRedactor_Error() {
+	base := errors.New("dial postgres://app:hunter2@db/shop: connection refused")
+	err := redact.Default().Error(fmt.Errorf("loading orders: %w", base))
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, base))
+	// Output:
+	// loading orders: dial postgres://app:[REDACTED]@db/shop: connection refused
+	// true
+}

@@ -1,6 +1,8 @@
 package redact_test
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,3 +81,30 @@ func TestCleanTextDoesNotAllocate(t *testing.T) {
 			"a trigger in a text of %d bytes is found", 2*n)
 	}
 }
+
+func TestErrorRedactsTextAndKeepsTheChain(t *testing.T) {
+	r := redact.Default()
+	base := errors.New("dial postgres://app:hunter2@db/shop: connection refused")
+	wrapped := fmt.Errorf("loading: %w", base)
+	got := r.Error(wrapped)
+	if strings.Contains(got.Error(), "hunter2") || !strings.Contains(got.Error(), "loading: dial postgres://") {
+		t.Errorf("Error text = %q", got.Error())
+	}
+	if !errors.Is(got, base) {
+		t.Error("the redacted error no longer wraps the original")
+	}
+	clean := errors.New("connection refused")
+	if r.Error(clean) != clean {
+		t.Error("an error with nothing to redact is not returned as it is")
+	}
+	if r.Error(nil) != nil {
+		t.Error("Error(nil) is not nil")
+	}
+	if got := r.Error(panickingError{}); got == nil || strings.Contains(got.Error(), "hunter2") {
+		t.Errorf("a panicking Error method: %v", got)
+	}
+}
+
+type panickingError struct{}
+
+func (panickingError) Error() string { panic("token=hunter2") }

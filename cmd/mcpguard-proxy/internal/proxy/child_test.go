@@ -72,6 +72,7 @@ var childTools = `[
  {"name":"sample","inputSchema":{"type":"object"}},
  {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
  {"name":"secret_ok","inputSchema":{"type":"object"}},
+ {"name":"unknown_leaky","inputSchema":{"type":"object"}},
  {"name":"own_envelope","inputSchema":{"type":"object"}},
  {"name":"html","inputSchema":{"type":"object"}},
  {"name":"image","inputSchema":{"type":"object"}},
@@ -246,6 +247,8 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 			`{"type":"text","text":"second line"}]}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
+	case "unknown_leaky": // an unknown tool's protocol error that says too much
+		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool: registry at postgres://app:hunter2@db/shop"}}`)
 	default:
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool \"` + m.Params.Name + `\""}}`)
 	}

@@ -452,7 +452,12 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		}
 		_ = json.Unmarshal(m.Error, &e)
 		o := pipeline.Decide(pipeline.Answer{Err: true, Protocol: g.isUnknownTool(c, e.Code, e.Message)})
-		if !o.Policy().Envelope {
+		if p := o.Policy(); !p.Envelope {
+			if p.Redact == pipeline.RedactMessage {
+				if red := g.redactedRPCError(c.id, m.Error); red != nil {
+					return red
+				}
+			}
 			return msg
 		}
 		if upstreamPanic(e.Code, e.Message) {
@@ -899,8 +904,8 @@ func sizeText(n int) string {
 }
 
 // redactedRPCError is the answer, under the client's id, to a request
-// other than a tool call that the upstream answered with the JSON-RPC
-// error member e: what the error says reaches the client (its code, and
+// that the upstream answered with the JSON-RPC error member e (a tool call
+// only when the error stays one, an unknown tool's): what the error says reaches the client (its code, and
 // its message and data redacted), its secrets do not. nil when redaction
 // changes nothing: the message then passes as it came.
 func (g *Guard) redactedRPCError(clientID, e []byte) []byte {

@@ -80,6 +80,21 @@ func TestJSONRPCErrorsBecomeEnvelopes(t *testing.T) {
 	}
 }
 
+// An unknown tool's protocol error stays one, its message redacted
+// (core/pipeline: a protocol_error's policy is RedactMessage). The
+// proxy passed it on as the upstream wrote it (issue 46).
+func TestUnknownToolsErrorIsRedacted(t *testing.T) {
+	s := start(t)
+	resp := s.call("unknown_leaky", `{}`)
+	e, ok := resp["error"].(map[string]any)
+	if !ok || e["code"] != float64(-32602) {
+		t.Fatalf("want the protocol error -32602, got %v", resp)
+	}
+	if msg, _ := e["message"].(string); strings.Contains(msg, "hunter2") || !strings.Contains(msg, "unknown tool: registry at postgres://") {
+		t.Errorf("want the message redacted and readable, got %q", msg)
+	}
+}
+
 func TestStructuredContentOnlyWithoutAnOutputSchema(t *testing.T) {
 	s := start(t)
 	s.request("tools/list", `{}`)

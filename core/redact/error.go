@@ -1,0 +1,52 @@
+package redact
+
+import (
+	"fmt"
+
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// Error returns err with its text redacted, for a client that reads the
+// text as a JSON-RPC error's message: err itself when its text needs no
+// redaction (or err is nil), else an error whose text is the redacted one
+// and which wraps err, so that errors.Is and errors.As still find what it
+// holds. An err whose Error method panics is shown by its type alone,
+// and a text over 64 KiB is cut there (internal/safe).
+func (r *Redactor) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	text, whole := errorText(err)
+	red := r.String(text)
+	if red == text && whole {
+		return err
+	}
+	return &redactedError{text: red, err: err}
+}
+
+// errorText is err's text as internal/safe reads it, and whether that is
+// err.Error() itself: false when the method panicked or the text was cut.
+func errorText(err error) (text string, whole bool) {
+	defer func() {
+		if recover() != nil {
+			text, whole = fmt.Sprintf("<%T: Error method panicked>", err), false
+		}
+	}()
+	raw := err.Error()
+	text = safe.Error(errorString(raw))
+	return text, text == raw
+}
+
+// errorString is a text as an error, for safe.Error's bound.
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// redactedError is an error shown with its text redacted.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpguard/mcpguard/core/otel/oteltest"
 )
 
 // TestMain runs the test binary as the test's MCP server when its first
@@ -73,6 +75,7 @@ var childTools = `[
  {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
  {"name":"secret_ok","inputSchema":{"type":"object"}},
  {"name":"unknown_leaky","inputSchema":{"type":"object"}},
+ {"name":"rpc_error","inputSchema":{"type":"object"}},
  {"name":"own_envelope","inputSchema":{"type":"object"}},
  {"name":"html","inputSchema":{"type":"object"}},
  {"name":"image","inputSchema":{"type":"object"}},
@@ -182,6 +185,8 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 		text(m.ID, "rested", false)
 	case "fail_text":
 		text(m.ID, "open /home/alice/.config/app/creds.json: permission denied (token=ghp_abcdefghijklmnopqrstuvwxyz0123456789)", true)
+	case "rpc_error": // the Go error of core/otel/oteltest's case named in the arguments, as a bare server sends it
+		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":` + caseError(m.Params.Arguments["case"]) + `}}`)
 	case "fail_rpc":
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":"dial postgres://app:hunter2@db.internal:5432/shop failed"}}`)
 	case "bad_args":
@@ -252,6 +257,18 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 	default:
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool \"` + m.Params.Name + `\""}}`)
 	}
+}
+
+// caseError is the text of the error of core/otel/oteltest's case named
+// name, as JSON.
+func caseError(name any) string {
+	for _, c := range oteltest.Cases() {
+		if c.Name == name && c.Err != nil {
+			b, _ := json.Marshal(c.Err.Error())
+			return string(b)
+		}
+	}
+	return `"no such case"`
 }
 
 // reencoded is id as a server that decodes it to a value writes it back.

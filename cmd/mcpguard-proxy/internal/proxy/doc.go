@@ -36,9 +36,9 @@
 // jsontext, which refuses invalid UTF-8 and bad escapes, and a check that
 // no object at any depth holds two names equal or equal but for case), and
 // what goes upstream for a request is the proxy's own: an id it minted
-// (answers are matched by it and sent back under the client's id bytes), a
-// tools/call's params in the proxy's encoding, its arguments as the
-// declared check read them (declared.go). A message the proxy cannot
+// (ids.go; answers are matched by it and sent back under the client's id
+// bytes), a tools/call's params in the proxy's encoding, its arguments as
+// the declared check read them (declared.go). A message the proxy cannot
 // read as every server would is answered by the proxy (refuse.go), on
 // stdio as on HTTP. tools/list results are read on the way (and the proxy
 // lists the tools itself, every page, before a call when no client did,

@@ -43,7 +43,7 @@ type Stdio struct {
 	mu  sync.Mutex
 	// flight holds the requests in flight (at most maxInFlight of the
 	// client's, and the proxy's own tools/list): found by the counter of
-	// the id the proxy minted (read.go), or by the client's id, in a scan.
+	// the id the proxy minted (ids.go), or by the client's id, in a scan.
 	// A few are in flight at a time, and a scan touches less than the two
 	// maps of strings it replaced, which cost a call more than they saved
 	// (docs/proxy.md, "Latency end to end").

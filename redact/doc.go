@@ -14,7 +14,9 @@
 // # Where it sits
 //
 // [Middleware] sits outside the envelope layer, so that it sees every error
-// result on its way out, including ones a handler built itself. It leaves
+// result on its way out, including ones a handler built itself. Alone, it
+// also redacts the text of a Go error the layers inside return, which
+// mcp-go would send as a JSON-RPC error's message. It leaves
 // successful results alone unless [WithRedactSuccesses] is given: they are
 // the tool's intended output. The envelope layer also redacts its own
 // messages, so each layer is safe alone.

@@ -163,6 +163,25 @@ func TestShedStateCannotBeReplayedPastTheLimit(t *testing.T) {
 		// README's test command runs this test without it.
 		t.Skip("timing: the race detector slows a call past the 20 ms in which the hold bound frees a place")
 	}
+	// The bound frees a place every 20 ms (the rate). Under load the
+	// steps between the first shed and the re-send can take longer, and
+	// the re-send is then held, not shed: a miss of timing, tried again
+	// on a fresh server. A re-send never shed fails all three.
+	for attempt := 1; ; attempt++ {
+		if replayPastTheLimit(t) {
+			return
+		}
+		if attempt == 3 {
+			t.Fatal("the re-send was not shed again while the bound is full, in three attempts")
+		}
+		t.Logf("attempt %d: the hold bound freed a place before the re-send; trying again", attempt)
+	}
+}
+
+// replayPastTheLimit runs TestShedStateCannotBeReplayedPastTheLimit once;
+// false when the re-send found the hold bound with a free place.
+func replayPastTheLimit(t *testing.T) bool {
+	t.Helper()
 	s := &shedServer{}
 	cs := s.serve(t, 0, mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
 	args := map[string]any{"q": "shoes"}
@@ -210,7 +229,10 @@ func TestShedStateCannotBeReplayedPastTheLimit(t *testing.T) {
 
 	second := call(&mcp.CallToolParams{Name: tool, Arguments: args, RequestState: first.RequestState})
 	if !second.NeedsInput() || second.RequestState == "" {
-		t.Fatalf("the re-send was not shed again while the bound is full: %+v", second)
+		if !second.IsError && !second.NeedsInput() {
+			return false // held and run: the bound had a place
+		}
+		t.Fatalf("the re-send was neither shed again nor run: %+v", second)
 	}
 	third := call(&mcp.CallToolParams{Name: tool, Arguments: args, RequestState: second.RequestState})
 	if third.NeedsInput() || !third.IsError || !contains(third, "retry_after_ms") {
@@ -230,6 +252,7 @@ func TestShedStateCannotBeReplayedPastTheLimit(t *testing.T) {
 	if most := s.mostInASecond(); most > shedBurst+shedRate+1 {
 		t.Errorf("%d runs in a second: a replayed state ran faster than the rate", most)
 	}
+	return true
 }
 
 // contains reports whether res's text holds s.

@@ -309,17 +309,14 @@ func sdkError(err error) error {
 // message with the code of the *jsonrpc.Error it wraps.
 func (c *chain) protocol(ctx context.Context, req *mcp.CallToolRequest, err error, pe *jsonrpc.Error) error {
 	r := c.redactor.ForCall(callFrom(ctx, req).Args)
+	if err != error(pe) {
+		return r.Error(err) // go-sdk keeps the code of the error it wraps
+	}
 	msg := safe.Error(err)
 	red := r.String(msg)
-	if err == error(pe) {
-		data, changed := r.RawJSON(pe.Data)
-		if red == msg && !changed {
-			return err
-		}
-		return &jsonrpc.Error{Code: pe.Code, Message: red, Data: data}
-	}
-	if red == msg {
+	data, changed := r.RawJSON(pe.Data)
+	if red == msg && !changed {
 		return err
 	}
-	return &jsonrpc.Error{Code: pe.Code, Message: red}
+	return &jsonrpc.Error{Code: pe.Code, Message: red, Data: data}
 }

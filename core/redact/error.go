@@ -1,10 +1,6 @@
 package redact
 
-import (
-	"fmt"
-
-	"github.com/mcpguard/mcpguard/internal/safe"
-)
+import "github.com/mcpguard/mcpguard/internal/safe"
 
 // Error returns err with its text redacted, for a client that reads the
 // text as a JSON-RPC error's message: err itself when its text needs no
@@ -16,31 +12,13 @@ func (r *Redactor) Error(err error) error {
 	if err == nil {
 		return nil
 	}
-	text, whole := errorText(err)
+	text, whole := safe.ErrorText(err)
 	red := r.String(text)
 	if red == text && whole {
 		return err
 	}
 	return &redactedError{text: red, err: err}
 }
-
-// errorText is err's text as internal/safe reads it, and whether that is
-// err.Error() itself: false when the method panicked or the text was cut.
-func errorText(err error) (text string, whole bool) {
-	defer func() {
-		if recover() != nil {
-			text, whole = fmt.Sprintf("<%T: Error method panicked>", err), false
-		}
-	}()
-	raw := err.Error()
-	text = safe.Error(errorString(raw))
-	return text, text == raw
-}
-
-// errorString is a text as an error, for safe.Error's bound.
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 // redactedError is an error shown with its text redacted.
 type redactedError struct {

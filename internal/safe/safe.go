@@ -17,16 +17,25 @@ const maxLen = 64 << 10
 
 // Error returns err.Error(), or a description of the failure when the Error
 // method panics.
-func Error(err error) (s string) {
+func Error(err error) string {
+	s, _ := ErrorText(err)
+	return s
+}
+
+// ErrorText is [Error], and whether the text is err.Error() itself: false
+// when the method panicked or the text was cut to the bound.
+func ErrorText(err error) (s string, whole bool) {
 	if err == nil {
-		return "<nil>"
+		return "<nil>", true
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s = fmt.Sprintf("<%T: Error method panicked>", err)
+			s, whole = fmt.Sprintf("<%T: Error method panicked>", err), false
 		}
 	}()
-	return truncate(err.Error())
+	raw := err.Error()
+	s = truncate(raw)
+	return s, s == raw
 }
 
 // Value formats any value, typically a panic value, with %v; a String,

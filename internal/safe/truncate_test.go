@@ -26,3 +26,28 @@ func TestLongValuesAreCutBetweenCharacters(t *testing.T) {
 		}
 	}
 }
+
+// ErrorText says whether its text is the error's own: not when the text
+// was cut, whatever its length after the cut, nor when Error panicked.
+func TestErrorTextSaysWhetherTheTextIsWhole(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		err   error
+		whole bool
+	}{
+		{"short", errors.New("connection refused"), true},
+		{"nil", nil, true},
+		{"long", errors.New(strings.Repeat("x", 64<<10+len("…(truncated)"))), false},
+		{"panicking", panicking{}, false},
+	} {
+		s, whole := safe.ErrorText(tc.err)
+		if whole != tc.whole || s != safe.Error(tc.err) {
+			t.Errorf("%s: whole %v, want %v (text %d bytes)", tc.name, whole, tc.whole, len(s))
+		}
+	}
+}
+
+type panicking struct{}
+
+func (panicking) Error() string { panic("no") }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	corelimit "github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // Repeats is the repeated-failure guard of the Middleware, the one stage
@@ -144,14 +145,17 @@ func (r *Repeats) settle(ctx context.Context, t corelimit.StageTicket, req *mcp.
 		return
 	}
 	out, ok := res.(*mcp.CallToolResult)
-	if !ok || out == nil {
-		return
+	if !ok {
+		return // a result type only a layer inside knows
 	}
-	if !out.IsError {
+	// core/pipeline decides what the answer is: not a failure releases;
+	// an error result is counted by its envelope.
+	switch o := pipeline.Decide(AnswerOf(out)); {
+	case !o.Policy().Failure:
 		r.stage.Settle(ctx, t, req, nil)
-		return
-	}
-	if env, ok := renderedEnvelope(out); ok {
-		r.stage.Settle(ctx, t, req, env)
+	case o == pipeline.ErrorResult:
+		if env, ok := renderedEnvelope(out); ok {
+			r.stage.Settle(ctx, t, req, env)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	core "github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -87,13 +88,15 @@ func Repeats(n int, window time.Duration, opts ...Option) server.ToolHandlerMidd
 				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
 			}
 			res, err := next(ctx, req)
-			switch {
-			case err != nil || res == nil:
-				// Not an answer the guard can read: the envelope layer
-				// inside turns both into envelopes.
-			case !res.IsError:
+			// core/pipeline decides what the answer is: not a failure
+			// (a success, an input_required round) releases; an error
+			// result is counted by its envelope. A Go error or a nil
+			// result is no answer the guard can read: the envelope layer
+			// inside turns both into envelopes.
+			switch o := pipeline.Decide(envelope.AnswerOf(res, err)); {
+			case !o.Policy().Failure:
 				stage.Settle(ctx, t, req, nil)
-			default:
+			case o == pipeline.ErrorResult:
 				if env, ok := envelope.FromResult(res); ok {
 					stage.Settle(ctx, t, req, env)
 				}

@@ -64,24 +64,20 @@ func (g *Guard) settleAnswer(ctx context.Context, c *call, out []byte, success b
 		return
 	}
 	var resp struct {
-		Result *struct {
-			IsError bool `json:"isError"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"result"`
+		Result *result `json:"result"`
 	}
 	if json.Unmarshal(out, &resp) != nil || resp.Result == nil {
 		return // a JSON-RPC error: not an answer the guard reads
 	}
-	if !resp.Result.IsError {
+	// core/pipeline decides what the answer is: not a failure releases;
+	// an error result is counted by the envelope in its first item.
+	switch o := pipeline.Decide(resp.Result.answer()); {
+	case !o.Policy().Failure:
 		g.repeats.Settle(ctx, c.ticket, c, nil)
-		return
-	}
-	if len(resp.Result.Content) == 0 {
-		return
-	}
-	if env, ok := envelope.Parse(resp.Result.Content[0].Text); ok {
-		g.repeats.Settle(ctx, c.ticket, c, env)
+	case o == pipeline.ErrorResult && len(resp.Result.Content) > 0:
+		text, _ := itemText(resp.Result.Content[0])
+		if env, ok := envelope.Parse(text); ok {
+			g.repeats.Settle(ctx, c.ticket, c, env)
+		}
 	}
 }

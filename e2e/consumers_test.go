@@ -86,7 +86,18 @@ var consumerCases = []consumerCase{
 	// before it as the message (the proxy reads the text alone).
 	{name: "sentinel error", tool: "sentinel", args: `{}`},
 	{name: "bare sentinel error", tool: "denied", args: `{}`},
+	// A handler's error result: with structured content of its own (the
+	// envelope replaces it), and with nothing at all.
+	{name: "error result with structured content", tool: "fail_structured", args: `{}`},
+	{name: "error result without content", tool: "fail_empty", args: `{}`},
+	// core/redact's SentSecretsRule: the value of a secret-named argument
+	// does not come back, however plain it looks.
+	{name: "a secret argument echoed in an error", tool: "echo", args: `{"user":"bob","password":"` + echoedSecret + `"}`},
 }
+
+// echoedSecret is a password the client sends and the tool "echo" quotes
+// in its error: no rule reads it as a secret by its shape.
+const echoedSecret = "s3cr3t-value-1"
 
 // The hints the consumers are configured with: a step for each refusal's
 // code, on tools of their own.
@@ -182,6 +193,16 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 	s.AddTool(mcpgo.NewTool("goerr"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return nil, errConsumerNotFound
 	})
+	s.AddTool(mcpgo.NewTool("echo"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultError("login failed for bob with " + echoedSecret), nil
+	})
+	s.AddTool(mcpgo.NewTool("fail_structured"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return &mcpgo.CallToolResult{IsError: true, Content: []mcpgo.Content{mcpgo.NewTextContent("quota exceeded")},
+			StructuredContent: map[string]any{"reason": "quota"}}, nil
+	})
+	s.AddTool(mcpgo.NewTool("fail_empty"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return &mcpgo.CallToolResult{IsError: true}, nil
+	})
 	s.AddTool(mcpgo.NewTool("boom"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		panic("boom")
 	})
@@ -230,6 +251,16 @@ func gosdkConsumerServer() *mcp.Server {
 	})
 	add("goerr", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, errConsumerNotFound
+	})
+	add("echo", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "login failed for bob with " + echoedSecret}}}, nil
+	})
+	add("fail_structured", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "quota exceeded"}},
+			StructuredContent: map[string]any{"reason": "quota"}}, nil
+	})
+	add("fail_empty", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true}, nil
 	})
 	add("boom", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { panic("boom") })
 	return s
@@ -454,7 +485,13 @@ func checkConsumerCase(t *testing.T, tc consumerCase, answer any) {
 		"input_required with isError":             "execution_failed",
 		"sentinel error":                          "not_found",
 		"bare sentinel error":                     "access_denied",
+		"error result with structured content":    "execution_failed",
+		"error result without content":            "execution_failed",
+		"a secret argument echoed in an error":    "execution_failed",
 	}[tc.name]
+	if raw, _ := json.Marshal(answer); bytes.Contains(raw, []byte(echoedSecret)) {
+		t.Errorf("the secret the client sent came back: %s", raw)
+	}
 	if hint := map[string]string{
 		"hints on a declared refusal": hintOnValidation,
 		"hints on a limit refusal":    hintOnExecution,

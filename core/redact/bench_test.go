@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/mcpguard/mcpguard/core/redact"
@@ -22,6 +23,24 @@ func BenchmarkString(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = r.Text(text)
+			}
+		})
+	}
+}
+
+// The cost of a call's redactor on an error's text (the arguments read
+// once per call, as each call builds its own from ForCall): arguments of
+// a typical tool, with a secret-named member and without one.
+func BenchmarkForCall(b *testing.B) {
+	r := redact.Default()
+	for name, args := range map[string]json.RawMessage{
+		"no-secret": json.RawMessage(`{"order_id":"ORD-2024-000123","path":"/srv/shop/orders","limit":10,"note":"rush"}`),
+		"a-secret":  json.RawMessage(`{"order_id":"ORD-2024-000123","path":"/srv/shop/orders","limit":10,"api_key":"k-12345678"}`),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = r.ForCall(args).String(`upstream returned 502 Bad Gateway for order ORD-2024-000123`)
 			}
 		})
 	}

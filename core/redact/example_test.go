@@ -51,6 +51,18 @@ func ExampleRedactor_ForCall() {
 	// token [REDACTED] rejected
 }
 
+// A value the call sent under a secret-named key is redacted wherever it
+// comes back, however plain it looks (redact.SentSecretsRule).
+func ExampleRedactor_ForCall_sentSecrets() {
+	args := json.RawMessage(`{"user":"bob","password":"correct horse","pin":739151}`)
+	r := redact.Default().ForCall(args)
+	fmt.Println(r.String("login failed for bob with password correct horse"))
+	fmt.Println(r.String("pin 739151 expired"))
+	// Output:
+	// login failed for bob with password [REDACTED]
+	// pin [REDACTED] expired
+}
+
 func ExampleRedactor_Without() {
 	r := redact.Default().Without("paths")
 	fmt.Println(r.String("open /srv/shop/x.db as DB_PASSWORD=hunter2"))

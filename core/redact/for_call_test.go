@@ -24,7 +24,7 @@ func TestForCallKeepsWhatTheAgentSent(t *testing.T) {
 		r := redact.Default().ForCall(args)
 		assert.Equal(t, "open /home/alice/notes/todo.md: not found", r.String("open /home/alice/notes/todo.md: not found"), name)
 		assert.Equal(t, "open [path]: not found", r.String("open /srv/shop/todo.md: not found"), "%s: a path it never sent does not survive", name)
-		assert.Equal(t, "open [path]", r.String("open /home/alice/k"), "%s: a secret-named argument is never kept", name)
+		assert.Equal(t, "open [REDACTED]", r.String("open /home/alice/k"), "%s: a secret-named argument is never kept: it is redacted as a secret", name)
 		assert.Equal(t, "[path] and /home/alice/notes/todo.md", r.String("/srv/a/b and /home/alice/notes/todo.md"), name)
 		assert.Equal(t, `{"file":"/home/alice/notes/todo.md"}`, r.Text(`{"file":"/home/alice/notes/todo.md"}`), "%s: JSON too", name)
 	}
@@ -65,8 +65,8 @@ func TestForCallCostsNothingWithoutArguments(t *testing.T) {
 	assert.Same(t, d, d.ForCall(nil))
 	assert.Same(t, d, d.ForCall(json.RawMessage(nil)))
 	assert.Same(t, d, d.ForCall(json.RawMessage{}))
-	noKeep := d.Without("paths")
-	assert.Same(t, noKeep, noKeep.ForCall(map[string]any{"path": "/a/b"}), "a redactor that keeps nothing sent is itself")
+	noKeep := d.Without("paths", redact.SentSecretsRule)
+	assert.Same(t, noKeep, noKeep.ForCall(map[string]any{"path": "/a/b"}), "a redactor that reads nothing sent is itself")
 	var none *redact.Redactor
 	assert.Nil(t, none.ForCall(map[string]any{"a": "b"}))
 	assert.Equal(t, "open [path]", d.ForCall(map[string]any{"n": 1.0}).String("open /a/b"), "arguments without strings keep nothing")
@@ -107,4 +107,44 @@ func TestForCallIsBoundedOnHugeArguments(t *testing.T) {
 	r := redact.Default().ForCall(json.RawMessage(b.String()))
 	assert.Equal(t, "open [path]", r.String("open /late/in/the/args"), "what lies past the budget is not remembered")
 	assert.Equal(t, "open /srv/x/aaaaaaaa", r.String("open /srv/x/aaaaaaaa"))
+}
+
+// TestForCallRedactsTheSecretsItSent: a value the arguments carried under
+// a secret-named key comes back redacted from every reader of a result
+// (a string, decoded JSON, raw JSON), whatever its shape and nesting,
+// while the rest of what was sent stays.
+func TestForCallRedactsTheSecretsItSent(t *testing.T) {
+	t.Parallel()
+	for name, args := range map[string]any{
+		"raw JSON": json.RawMessage(`{"user":"bob","password":"s3cr3t-value-1","auth":{"client_secret":"plain words here"},"pin":739151,"keys":{"api_keys":["key-one-1","key-one-1-longer"]},"token":"abc"}`),
+		"decoded": map[string]any{"user": "bob", "password": "s3cr3t-value-1", "auth": map[string]any{"client_secret": "plain words here"},
+			"pin": 739151.0, "keys": map[string]any{"api_keys": []any{"key-one-1", "key-one-1-longer"}}, "token": "abc"},
+	} {
+		r := redact.Default().ForCall(args)
+		for in, want := range map[string]string{
+			"login failed for bob with s3cr3t-value-1":             "login failed for bob with [REDACTED]",
+			"secret was plain words here, twice: plain words here": "secret was [REDACTED], twice: [REDACTED]",
+			"pin 739151 expired":                                   "pin [REDACTED] expired",
+			"rejected key-one-1-longer":                            "rejected [REDACTED]", // the longest first: no "-longer" left
+			"rejected key-one-1":                                   "rejected [REDACTED]",
+			"token abc is too short to be told from text":          "token abc is too short to be told from text",
+		} {
+			assert.Equal(t, want, r.String(in), "%s: %q", name, in)
+		}
+		v, changed := r.Value(map[string]any{"note": "sent s3cr3t-value-1", "s3cr3t-value-1": 1})
+		assert.True(t, changed, name)
+		assert.Equal(t, map[string]any{"note": "sent [REDACTED]", "[REDACTED]": 1}, v, name)
+		raw, changed := r.RawJSON(json.RawMessage(`{"note":"sent s3cr3t-value-1"}`))
+		assert.True(t, changed, name)
+		assert.JSONEq(t, `{"note":"sent [REDACTED]"}`, string(raw), name)
+		raw, changed = r.RawJSON(json.RawMessage(`{"note":"nothing sent"}`))
+		assert.False(t, changed, name)
+		assert.JSONEq(t, `{"note":"nothing sent"}`, string(raw), name)
+	}
+	args := json.RawMessage(`{"password":"s3cr3t-value-1"}`)
+	assert.Equal(t, "with s3cr3t-value-1", redact.Default().String("with s3cr3t-value-1"), "outside a call nothing is known sent")
+	assert.Equal(t, "with s3cr3t-value-1", redact.Default().Without(redact.SentSecretsRule).ForCall(args).String("with s3cr3t-value-1"))
+	assert.Equal(t, "with [REDACTED]", redact.Default().ForSuccess().ForCall(args).String("with s3cr3t-value-1"), "a success loses it too")
+	assert.Equal(t, "[REDACTED] said REDACTED", redact.Default().ForCall(json.RawMessage(`{"secret":"REDACTED"}`)).String("[REDACTED] said REDACTED"),
+		"a secret the placeholder holds is left alone rather than nested")
 }

@@ -52,7 +52,7 @@ func TestForCallKeepsSentFormsOnly(t *testing.T) {
 		`open file:///tmp/x/other.go: denied`:                            `open [path]: denied`,
 		`at '/items/1/name': missing`:                                    `at '[path]': missing`,
 		`read /etc/n/shadow: denied`:                                     `read [path]: denied`,
-		`open /home/alice/pw: denied`:                                    `open [path]: denied`,
+		`open /home/alice/pw: denied`:                                    `open [REDACTED]: denied`,
 		`bad key sk-proj-AbCdEf0123456789GhIjKlMn`:                       `bad key [REDACTED]`,
 		`failed to write file /tmp/x/nope.go/db_password=hunter2/m.json`: `failed to write file [path]`,
 	} {

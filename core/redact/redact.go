@@ -103,6 +103,14 @@ func (r *Redactor) String(s string) string {
 	scan.reset(lower)
 	for i := range r.rules {
 		rule := &r.rules[i]
+		if rule.sent {
+			if out := r.call.redactSecrets(s, rule.Replacement); out != s {
+				s = out
+				lower = lowerASCII(buf[:0], s)
+				scan.reset(lower)
+			}
+			continue
+		}
 		if !rule.mayMatch(&scan, lower, s) {
 			continue
 		}
@@ -203,7 +211,7 @@ func (r *Redactor) triggered(s string) bool {
 	lower := lowerASCII(buf[:0], s)
 	scan.reset(lower)
 	for i := range r.rules {
-		if r.rules[i].mayMatch(&scan, lower, s) {
+		if r.rules[i].sent && r.call.hasSecretIn(s) || r.rules[i].mayMatch(&scan, lower, s) {
 			return true
 		}
 	}

@@ -50,6 +50,10 @@ type Rule struct {
 	// accept vets each match of a default rule's expression; false keeps
 	// the match (a quoted escape that only looks like a network path).
 	accept func(string) bool
+	// sent marks the rule of the call's own secrets (SentSecretsRule): it
+	// matches what the call's arguments carried under a secret-named key,
+	// so it acts only in a Redactor from ForCall.
+	sent bool
 }
 
 func (r *Rule) active() bool { return r.Pattern != nil || r.spans != nil }
@@ -73,8 +77,19 @@ func DefaultRules() []Rule { return append([]Rule(nil), defaultRules...) }
 
 // defaultRules are built from the one list of leak kinds that the test
 // harness and the audit detect with, so "redacted" and "not a leak" agree.
+// SentSecretsRule names the default rule that redacts, wherever it comes
+// back, a value the call's own arguments carried under a secret-named key
+// ("password", "api_key", "client_secret"; see [IsSecretKey]), strings
+// and numbers of at least four bytes, verbatim: a login tool's "login
+// failed for s3cr3t-value-1" loses the password the client sent, however
+// plain it looks. It acts in a Redactor from [Redactor.ForCall], which
+// every front and the proxy use for a call's results, and runs before
+// the other rules, which could cut a secret in two. Without(SentSecretsRule)
+// turns it off.
+const SentSecretsRule = "secrets/sent-secret-argument"
+
 var defaultRules = func() []Rule {
-	var out []Rule
+	out := []Rule{{Name: SentSecretsRule, Replacement: Placeholder, sent: true}}
 	for _, s := range leak.Specs {
 		if s.DetectOnly {
 			continue

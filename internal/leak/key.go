@@ -1,6 +1,9 @@
 package leak
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // IsSecretKey reports whether a key, member, header, flag or parameter name
 // names a credential, so that its value is never shown or logged whatever
@@ -173,3 +176,31 @@ func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isAlnum(c byte) bool { return isUpper(c) || isLower(c) || isDigit(c) }
+
+// MayHoldSecretKey reports whether JSON text b may have a member whose
+// name IsSecretKey takes for a secret's: false only when none of the
+// PairTriggers, one of which every such name holds, appears in b, ASCII
+// letter case aside, and b has no \u escape or non-ASCII byte that could
+// spell or fold into one. It lets a reader skip the walk of arguments that
+// cannot hold a secret.
+func MayHoldSecretKey(b []byte) bool {
+	var buf [512]byte
+	if len(b) > len(buf) {
+		return true // the walk costs more than this scan saves
+	}
+	if len(b) == 0 {
+		return false
+	}
+	lower := buf[:len(b)]
+	for i, c := range b {
+		if c >= 0x80 || c == '\\' && i+1 < len(b) && b[i+1] == 'u' {
+			return true
+		}
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	// The string is read here only, while lower is not written.
+	return ContainsAny(unsafe.String(&lower[0], len(lower)), PairTriggers)
+}

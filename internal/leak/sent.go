@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,15 +18,27 @@ const (
 	maxSentDepth   = 128
 	maxSentPtrs    = 512
 	maxPtrBytes    = 32 << 10
+	maxSecrets     = 64
+	maxSecretBytes = 16 << 10
 )
+
+// MinSecretLen is the shortest value of a secret-named argument that
+// [Sent.RedactSecrets] finds in a text: a shorter one is too likely to
+// stand there for something else ("abc" in "abcdef"), and is left to the
+// rules that read a secret by its shape.
+const MinSecretLen = 4
 
 // Sent holds the string values a call's arguments carried, except the
 // values of secret-named keys: what the client sent is no leak when it
-// comes back, but a secret it sent must not come back either.
+// comes back, but a secret it sent must not come back either. Those
+// values (strings and numbers, at least MinSecretLen bytes) it holds
+// apart, for [Sent.RedactSecrets].
 type Sent struct {
-	strs   []string
-	bytes  int
-	visits int // values walked, bounded like the tokens of JSON text
+	strs        []string
+	secrets     []string // longest first
+	secretBytes int
+	bytes       int
+	visits      int // values walked, bounded like the tokens of JSON text
 	// ptrs are the JSON Pointers of the values sent (/items/0/name), so
 	// a validator's pointer into the arguments is no path leak.
 	ptrs     []string
@@ -54,10 +67,50 @@ func NewSent(args any) *Sent {
 			}
 		}
 	}
-	if len(s.strs) == 0 && len(s.ptrs) == 0 {
+	if len(s.strs) == 0 && len(s.ptrs) == 0 && len(s.secrets) == 0 {
 		return nil
 	}
+	// Longest first: a secret that holds another is replaced whole.
+	slices.SortStableFunc(s.secrets, func(a, b string) int { return len(b) - len(a) })
 	return s
+}
+
+// RedactSecrets returns text with every verbatim occurrence of a value
+// the call sent under a secret-named key replaced by replacement: the
+// client marked it a secret by its name, whatever its shape. A nil Sent,
+// or a text without one, returns text itself.
+func (s *Sent) RedactSecrets(text, replacement string) string {
+	if s == nil {
+		return text
+	}
+	for _, v := range s.secrets {
+		if strings.Contains(text, v) && !strings.Contains(replacement, v) {
+			text = strings.ReplaceAll(text, v, replacement)
+		}
+	}
+	return text
+}
+
+// HasSecretIn reports whether [Sent.RedactSecrets] would change text.
+func (s *Sent) HasSecretIn(text string) bool {
+	if s == nil {
+		return false
+	}
+	for _, v := range s.secrets {
+		if strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// addSecret remembers the value of a secret-named key, within its budget.
+func (s *Sent) addSecret(v string) {
+	if len(v) < MinSecretLen || len(s.secrets) >= maxSecrets || s.secretBytes+len(v) > maxSecretBytes {
+		return
+	}
+	s.secrets = append(s.secrets, v)
+	s.secretBytes += len(v)
 }
 
 // Keeps reports whether kept, the part of a path match compared with what
@@ -189,7 +242,9 @@ func (s *Sent) addValue(v any, secretKey bool, depth int, ptr string) bool {
 	}
 	switch x := v.(type) {
 	case string:
-		if !secretKey {
+		if secretKey {
+			s.addSecret(x)
+		} else {
 			s.add(x)
 		}
 	case map[string]any:
@@ -210,7 +265,15 @@ func (s *Sent) addValue(v any, secretKey bool, depth int, ptr string) bool {
 				break
 			}
 		}
-	case nil, bool, float64, json.Number:
+	case float64:
+		if secretKey {
+			s.addSecret(strconv.FormatFloat(x, 'f', -1, 64))
+		}
+	case json.Number:
+		if secretKey {
+			s.addSecret(string(x))
+		}
+	case nil, bool:
 	default:
 		return depth > 0 // a nested foreign value is skipped, a top-level one encoded
 	}
@@ -221,6 +284,7 @@ func (s *Sent) addValue(v any, secretKey bool, depth int, ptr string) bool {
 // members, within the token budget, and the pointer of every value.
 func (s *Sent) addJSON(b []byte) {
 	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // a secret number as it was written
 	j := jsonWalk{stack: []frame{{}}}
 	for n := 0; n < maxSentTokens; n++ {
 		tok, err := dec.Token()
@@ -243,12 +307,18 @@ func (s *Sent) addJSON(b []byte) {
 				top.key, top.keySecret, top.expectKey = t, IsSecretKey(t), false
 				continue
 			}
-			if _, secret := j.valueStart(s); !secret && !s.add(t) {
+			if _, secret := j.valueStart(s); secret {
+				s.addSecret(t)
+			} else if !s.add(t) {
 				return
 			}
 			j.valueDone()
 		default:
-			j.valueStart(s)
+			if _, secret := j.valueStart(s); secret {
+				if n, ok := t.(json.Number); ok {
+					s.addSecret(string(n))
+				}
+			}
 			j.valueDone()
 		}
 	}

@@ -83,5 +83,5 @@ func (c *call) redactSecrets(s, replacement string) string {
 
 // hasSecretIn reports whether redactSecrets would change s.
 func (c *call) hasSecretIn(s string) bool {
-	return c != nil && !c.noSecrets && c.sent().HasSecretIn(s)
+	return c != nil && !c.noSecrets && c.sent().SecretIn(s) != ""
 }

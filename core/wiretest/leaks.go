@@ -15,9 +15,10 @@ const maxDecodeDepth = 4
 // Leaks lists what raw, a response as sent on the wire, gives away: a Go
 // stack trace or goroutine dump, a file.go:123 position, a panic or runtime
 // error, an absolute file path, a secret shape (a key, a token, a password
-// in a URL, the value of a secret-named key), or any of secrets. Empty
-// secrets are ignored; what sent holds (a call's own arguments) is not a
-// path leak. It returns nil when nothing leaks.
+// in a URL, the value of a secret-named key), what args carried under a
+// secret-named key (redact.SentSecretsRule), or any of secrets. Empty
+// secrets are ignored; what args holds otherwise (a call's own arguments)
+// is not a path leak. It returns nil when nothing leaks.
 //
 // The patterns are the ones the redactor removes, from the one list
 // mcpguard keeps (internal/leak), so "redacted" and "not a leak" agree.
@@ -39,6 +40,10 @@ func leaks(raw []byte, sent *leak.Sent, secrets []string) []string {
 				seen[m.Name] = true
 				out = append(out, m.What+" ("+clip(strings.TrimSpace(m.Text))+")")
 			}
+		}
+		if v := sent.SecretIn(t); v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, "the value of a secret-named argument ("+mask(v)+")")
 		}
 	}
 	for _, secret := range secrets {

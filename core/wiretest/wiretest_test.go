@@ -219,6 +219,11 @@ func TestLeaksFindsWhatTheRedactorRemoves(t *testing.T) {
 	if len(sent) != 0 {
 		t.Errorf("the agent's own path reported as a leak: %q", sent)
 	}
+	// A secret-named argument's value is a leak however plain it looks.
+	echoed := wiretest.Leaks(result(true, "", "login failed for bob with s3cr3t-value-1"), json.RawMessage(`{"user":"bob","password":"s3cr3t-value-1"}`), nil)
+	if len(echoed) != 1 || !strings.Contains(echoed[0], "secret-named argument (s3**********-1)") {
+		t.Errorf("Leaks = %q, want the password the call sent", echoed)
+	}
 	if l := wiretest.Leaks([]byte("plain text, not JSON, with no secret"), nil, nil); len(l) != 0 {
 		t.Errorf("clean text: %q", l)
 	}

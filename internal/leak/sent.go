@@ -91,17 +91,18 @@ func (s *Sent) RedactSecrets(text, replacement string) string {
 	return text
 }
 
-// HasSecretIn reports whether [Sent.RedactSecrets] would change text.
-func (s *Sent) HasSecretIn(text string) bool {
+// SecretIn returns the first secret the call sent that text holds, the
+// longest first, or "" for none: what [Sent.RedactSecrets] would replace.
+func (s *Sent) SecretIn(text string) string {
 	if s == nil {
-		return false
+		return ""
 	}
 	for _, v := range s.secrets {
 		if strings.Contains(text, v) {
-			return true
+			return v
 		}
 	}
-	return false
+	return ""
 }
 
 // addSecret remembers the value of a secret-named key, within its budget.

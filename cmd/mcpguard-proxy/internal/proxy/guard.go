@@ -232,7 +232,10 @@ func (g *Guard) unknownTool(c *call) []byte {
 	if len(names) == 0 {
 		list = "none"
 	}
-	return rpcError(c.id, -32602, "unknown tool "+strconv.Quote(safe.Value(c.tool))+
+	// The name is the client's, redacted all the same: a secret it sent
+	// must not come back (core/redact), as the go-sdk front answers it.
+	name := g.r.Redactor().ForCall(c.args).String(safe.Value(c.tool))
+	return rpcError(c.id, -32602, "unknown tool "+strconv.Quote(name)+
 		"; this server's tools (tools/list lists them): "+list)
 }
 

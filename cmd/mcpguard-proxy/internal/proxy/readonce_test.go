@@ -334,6 +334,14 @@ func TestUnknownToolIsAnsweredWithTheTools(t *testing.T) {
 		!strings.Contains(fmt.Sprint(e["message"]), "echo") {
 		t.Fatalf("want -32602 naming the tools, got %v", resp)
 	}
+	// The name is the client's, and still redacted: a secret the client
+	// sent must not come back (core/redact), as go-sdk's front answers it.
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	resp = s.call(token, `{}`)
+	e, _ = resp["error"].(map[string]any)
+	if msg := fmt.Sprint(e["message"]); e == nil || strings.Contains(msg, token) || !strings.Contains(msg, `unknown tool "[REDACTED]"`) {
+		t.Errorf("want the token-shaped name redacted, got %v", resp)
+	}
 }
 
 // An upstream's own _meta["io.modelcontextprotocol/toolFailure"] is kept,

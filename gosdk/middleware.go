@@ -312,10 +312,10 @@ func (c *chain) protocol(ctx context.Context, req *mcp.CallToolRequest, err erro
 	if err != error(pe) {
 		return r.Error(err) // go-sdk keeps the code of the error it wraps
 	}
-	msg := safe.Error(err)
+	msg, whole := safe.ErrorText(err) // cut at 64 KiB: bounded whatever the name a client sends
 	red := r.String(msg)
 	data, changed := r.RawJSON(pe.Data)
-	if red == msg && !changed {
+	if whole && red == msg && !changed {
 		return err
 	}
 	return &jsonrpc.Error{Code: pe.Code, Message: red, Data: data}

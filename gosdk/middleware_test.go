@@ -177,6 +177,13 @@ func TestProtocolErrorsStayProtocolErrors(t *testing.T) {
 	if r.ProtocolError != nil && !strings.Contains(r.ProtocolError.Message, "no such cursor") {
 		t.Errorf("message = %q", r.ProtocolError.Message)
 	}
+	// go-sdk quotes the tool name the client sent: the answer is bounded
+	// whatever its length (it came back whole, 200 KiB, when nothing in it
+	// needed redaction).
+	r = c.Call(strings.Repeat("x", 200<<10), nil).ExpectProtocolError(jsonrpc.CodeInvalidParams)
+	if len(r.Raw) > 65<<10 {
+		t.Errorf("an unknown tool's answer of %d bytes, want at most 64 KiB and its mark", len(r.Raw))
+	}
 }
 
 func TestHandlerResultsAreNormalized(t *testing.T) {

@@ -72,6 +72,10 @@ var consumerCases = []consumerCase{
 	// check, so the second invalid call is refused by the rate limit.
 	{name: "limit refusal before the declared check", tool: "gauge", args: `{"n":"many"}`, calls: 2},
 	{name: "protocol error (unknown tool)", tool: "no_such_tool", args: `{}`},
+	// An unknown tool is answered before the repeated-failure guard and
+	// every stage of admission: called again, it is still unknown, not
+	// refused by the rate limit (the go-sdk front's answer before).
+	{name: "protocol error (unknown tool), called again", tool: "no_such_tool_again", args: `{}`, calls: 2},
 	// core/pipeline's admission order puts the hints stage outside the
 	// limits and the declared check: their refusals carry the tool's steps,
 	// on every consumer (mcp-go: middleware.WithHints; go-sdk:
@@ -500,7 +504,7 @@ func checkConsumerCase(t *testing.T, tc consumerCase, answer any) {
 		t.Errorf("want the tool's step %q first in next_steps, got %v", hint, sc["next_steps"])
 	}
 	switch {
-	case tc.name == "protocol error (unknown tool)":
+	case tc.name == "protocol error (unknown tool)", tc.name == "protocol error (unknown tool), called again":
 		if m["jsonrpc_error"] != -32602 {
 			t.Errorf("want the JSON-RPC error -32602, got %v", answer)
 		}

@@ -281,10 +281,12 @@ func TestProxyFlagsAreDocumented(t *testing.T) {
 // the steps gosdk.Middleware's doc comment lists (held to its code by the
 // behaviour tests) come in core/pipeline's one order of stages, each front
 // naming a stage as its docs do (Logging or log, envelope for render);
-// go-sdk's encode, a step only its encoder needs, belongs to no stage.
+// go-sdk's encode and unknown belong to no stage: steps only go-sdk needs,
+// which encodes a result after every middleware and looks a tool up
+// after them (mcp-go looks it up before its middleware).
 func TestFrontsFollowTheCoreOrder(t *testing.T) {
 	t.Parallel()
-	alias := map[string]string{"Logging": "log", "envelope": "render", "encode": ""}
+	alias := map[string]string{"Logging": "log", "envelope": "render", "encode": "", "unknown": ""}
 	stageOf := func(name string) string {
 		if a, ok := alias[name]; ok {
 			return a

@@ -115,7 +115,7 @@
 //
 // The order of the chain for tools/call is then
 //
-//	request → log → recover → encode → repeats → redact → envelope → pins → seal → hints → limits → declared → middleware added before → go-sdk → handler
+//	request → log → recover → encode → unknown → repeats → redact → envelope → pins → seal → hints → limits → declared → middleware added before → go-sdk → handler
 //
 // [Middleware]'s doc comment says what each step does. "pins" holds
 // the tools to the definitions approved in a lock ([WithPins]: a tool

@@ -65,3 +65,16 @@ func listTool(ctx context.Context, ss *mcp.ServerSession, next mcp.MethodHandler
 	})
 	return def, listed
 }
+
+// unknownTool reports whether req calls a tool the server's tools/list,
+// as raw lists it, does not name: the listing the declared check and the
+// pins make for the call anyway (currentTool), so a known tool's call
+// costs nothing more. A call without a session, or whose tools could not
+// all be listed, is not taken for unknown.
+func unknownTool(ctx context.Context, req *mcp.CallToolRequest, raw mcp.MethodHandler) bool {
+	if req.Params == nil {
+		return false
+	}
+	def, listed := currentTool(ctx, req.Session, raw, req.Params.Name)
+	return listed && def == nil
+}

@@ -33,6 +33,10 @@ const (
 //	          encoded (structuredContent, _meta, content items), once, so
 //	          that go-sdk's encoder, which runs after every middleware,
 //	          cannot panic or fail outside any recover
+//	unknown   a call of a tool the server's listing does not name goes
+//	          to go-sdk past every step below, which answers it unknown
+//	          tool (-32602), as mcp-go does: no limit refuses it or spends
+//	          a token on it
 //	repeats   the repeated-failure guard ([WithRepeats];
 //	          docs/wire-contract.md#repeated-failures)
 //	redact    scrubs every error result on its way out
@@ -75,13 +79,15 @@ func Middleware(opts ...Option) mcp.Middleware {
 		}
 		// core/pipeline's order from the pins on; log, recover, repeats,
 		// redact and render, outside them, are the one step of c.call.
+		// raw, the handler without them, answers a call of an unknown tool.
+		raw := next
 		next = inside(layers.Ordered(), next)
 		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
 				if r, ok := req.(*mcp.CallToolRequest); ok {
 					chainmark.Reach(ctx)
-					return c.call(ctx, method, r, next)
+					return c.call(ctx, method, r, next, raw)
 				}
 			case methodListTools:
 				res, err := next(ctx, method, req)
@@ -121,13 +127,13 @@ func Install(s *mcp.Server, opts ...Option) {
 // call serves one tools/call: the layers inside find the chain's
 // configuration and the call, read once, in ctx, and the record is
 // written last, of what the client receives.
-func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
+func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolRequest, next, raw mcp.MethodHandler) (mcp.Result, error) {
 	var start time.Time
 	if c.log != nil {
 		start = time.Now()
 	}
 	cc := withCall(ctx, c.front, req)
-	res, err := c.guard(cc, method, req, next)
+	res, err := c.guard(cc, method, req, next, raw)
 	if c.log != nil {
 		c.log.record(cc, req, res, err, time.Since(start), cc.note)
 	}
@@ -137,8 +143,11 @@ func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolReques
 // guard runs the layers inside, finishes their result and makes it
 // encodable; a panic in any of these becomes an internal_error envelope.
 // It never re-panics: go-sdk recovers nowhere, so a panic that left here
-// would end the process.
-func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (res mcp.Result, err error) {
+// would end the process. A call of a tool the server does not have goes
+// to raw, past the repeated-failure guard and every stage of admission,
+// as mcp-go and mcpguard-proxy answer it: go-sdk's "unknown tool", never
+// a rate limit's "wait, then repeat this call unchanged".
+func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolRequest, next, raw mcp.MethodHandler) (res mcp.Result, err error) {
 	completed := false
 	defer func() {
 		if completed {
@@ -153,15 +162,20 @@ func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolReque
 		// panic into a crash.
 		_ = safe.Call(func() { res = c.recovered(ctx, req, v) })
 	}()
-	ticket, repeated := c.repeats.admit(ctx, req)
-	if repeated == nil {
-		res, err = next(ctx, method, req)
+	if unknownTool(ctx, req, raw) {
+		res, err = raw(ctx, method, req)
+		res, err = c.finish(ctx, req, res, err)
 	} else {
-		err = repeated // answered without running the handler
-	}
-	res, err = c.finish(ctx, req, res, err)
-	if repeated == nil {
-		c.repeats.settle(ctx, ticket, req, res)
+		ticket, repeated := c.repeats.admit(ctx, req)
+		if repeated == nil {
+			res, err = next(ctx, method, req)
+		} else {
+			err = repeated // answered without running the handler
+		}
+		res, err = c.finish(ctx, req, res, err)
+		if repeated == nil {
+			c.repeats.settle(ctx, ticket, req, res)
+		}
 	}
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
 		res = c.encodable(ctx, req, r)

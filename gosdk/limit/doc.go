@@ -121,7 +121,11 @@
 // # Only tools the server has
 //
 // go-sdk runs receiving middleware before it looks the tool up, so the
-// name in a tools/call request may be one the client invented. Per-tool
+// name in a tools/call request may be one the client invented. gosdk's
+// Middleware answers a call of a tool the server's listing does not name
+// before any limit ("unknown tool", from go-sdk), so such a call takes no
+// token; a call it cannot list the tools for (no session) still reaches
+// the limits. Per-tool
 // state ([WithPerTool]) is therefore made only for names the server has:
 // those a tools/list result passing through the layer listed, or that a
 // call succeeded for. Until then a name shares the state of the names not

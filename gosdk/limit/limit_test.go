@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
@@ -167,6 +168,25 @@ func TestRateRefusesWithRetryAfter(t *testing.T) {
 	}
 }
 
+// TestUnknownToolTakesNoToken: a call of a tool the server does not have
+// is answered "unknown tool" (-32602) by go-sdk, however often it comes,
+// as mcp-go and mcpguard-proxy answer it, and takes no token: before, the
+// second such call was refused with "Rate limit reached ... repeat this
+// call unchanged" for a tool that does not exist, and a misspelled name
+// spent the budget of the server's real tools.
+func TestUnknownToolTakesNoToken(t *testing.T) {
+	t.Parallel()
+	c := serve(t, ok, []mcp.Middleware{limit.Rate(rate.Every(time.Hour), 1)})
+	for range 3 {
+		r := c.Call("shop_serch", nil).ExpectProtocolError(jsonrpc.CodeInvalidParams)
+		if r.ProtocolError != nil && !strings.Contains(r.ProtocolError.Message, `unknown tool "shop_serch"`) {
+			t.Errorf("message = %q", r.ProtocolError.Message)
+		}
+	}
+	c.Call(tool, nil).ExpectSuccess()
+	c.Call(tool, nil).ExpectError(gosdk.ExecutionFailed).ExpectMessage("Rate limit reached")
+}
+
 // TestPanicInTimeoutsGoroutineIsAnIncident: a handler that panics in the
 // goroutine Timeout runs it in ends as an internal_error envelope with an
 // incident ID, logged with the handler goroutine's stack; the process
@@ -205,16 +225,15 @@ func TestLatePanicIsLoggedWithAnIncident(t *testing.T) {
 
 // TestPerToolStateOnlyForRegisteredTools: go-sdk runs middleware before
 // it looks the tool up, so invented tool names must not get slots or
-// buckets of their own: they share one budget, and never spend a real
-// tool's.
+// buckets of their own, nor spend a real tool's: the Middleware answers
+// them "unknown tool" before any limit (TestUnknownToolTakesNoToken).
 func TestPerToolStateOnlyForRegisteredTools(t *testing.T) {
 	t.Parallel()
 	c := serve(t, ok, []mcp.Middleware{limit.Rate(rate.Every(time.Hour), 1, limit.WithPerTool())})
 	c.ListTools() // learns shop_search
 	c.Call("invented_1", nil).ExpectProtocolError(-32602)
-	// A second invented name is refused from the same, spent budget: it got
-	// no bucket of its own.
-	c.Call("invented_2", nil).ExpectError(gosdk.ExecutionFailed).ExpectMessage("Rate limit reached")
+	c.Call("invented_2", nil).ExpectProtocolError(-32602)
+	c.Call("invented_2", nil).ExpectProtocolError(-32602)
 	c.Call(tool, nil).ExpectSuccess() // its own bucket, untouched
 	c.Call(tool, nil).ExpectError(gosdk.ExecutionFailed).ExpectMessage("Rate limit reached")
 }

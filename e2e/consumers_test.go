@@ -97,6 +97,10 @@ var consumerCases = []consumerCase{
 	// core/redact's SentSecretsRule: the value of a secret-named argument
 	// does not come back, however plain it looks.
 	{name: "a secret argument echoed in an error", tool: "echo", args: `{"user":"bob","password":"` + echoedSecret + `"}`},
+	// A tool whose schema declares nothing beyond an object (mcp.NewTool's
+	// default, listed with "required": []) is called as it would be
+	// without a guard, whatever the arguments: no consumer checks it.
+	{name: "arguments not an object, on a tool that declares none", tool: "plain", args: `[1,2]`},
 }
 
 // echoedSecret is a password the client sends and the tool "echo" quotes
@@ -170,6 +174,7 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 		}
 	}
 	s.AddTool(mcpgo.NewTool("ok"), text("done"))
+	s.AddTool(mcpgo.NewTool("plain"), text("done"))
 	s.AddTool(mcpgo.NewTool("limited"), text("done"))
 	s.AddTool(mcpgo.NewTool("hinted_limited"), text("done"))
 	s.AddTool(mcpgo.NewToolWithRawSchema("hinted_count", "", json.RawMessage(countSchema)), text("counted"))
@@ -232,6 +237,7 @@ func gosdkConsumerServer() *mcp.Server {
 		}
 	}
 	add("ok", empty, text("done"))
+	add("plain", empty, text("done"))
 	add("limited", empty, text("done"))
 	add("hinted_limited", empty, text("done"))
 	add("hinted_count", json.RawMessage(countSchema), text("counted"))

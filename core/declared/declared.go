@@ -122,8 +122,11 @@ func (d *Checker) Off() error {
 var errUncheckable = errors.New("the schema cannot be checked: a $ref cycle that makes no progress, or the library failed")
 
 // trivialSchema reports a schema that states nothing beyond "an object",
-// in words for people at most: mcp.NewTool's default, go-sdk's for a tool
-// without arguments.
+// in words for people at most: mcp.NewTool's default (which mcp-go lists
+// with "properties": {} and "required": []), go-sdk's for a tool without
+// arguments. The mcp-go front reads the same off mcp-go's tool (trivial in
+// validate/declared.go), so a front and mcpguard-proxy in front of the
+// same server pass the same calls unchanged.
 func trivialSchema(schema []byte) bool {
 	var m map[string]json.RawMessage
 	if len(schema) > 4096 || json.Unmarshal(schema, &m) != nil || string(m["type"]) != `"object"` {
@@ -134,6 +137,10 @@ func trivialSchema(schema []byte) bool {
 		case "type", "title", "description", "$schema":
 		case "properties":
 			if s := string(bytes.TrimSpace(v)); s != "{}" && s != "null" {
+				return false
+			}
+		case "required":
+			if s := string(bytes.TrimSpace(v)); s != "[]" && s != "null" {
 				return false
 			}
 		default:

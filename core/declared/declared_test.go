@@ -276,13 +276,17 @@ func slogDebug(l *logs) *slog.Logger {
 
 func TestDeclaredTrivialSchemasAreNotChecked(t *testing.T) {
 	t.Parallel()
-	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{}}`, `{"type":"object","description":"none","properties":null}`} {
+	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","properties":{}}`, `{"type":"object","description":"none","properties":null}`,
+		`{"properties":{},"required":[],"type":"object"}`} { // mcp.NewTool's default, as mcp-go lists it
 		if d := declared.New("t", []byte(schema)); d.Enforced() || d.Off() != nil {
 			t.Errorf("%s: enforced %v, off %v", schema, d.Enforced(), d.Off())
 		}
 	}
 	if d := declared.New("t", []byte(`{"type":"object","additionalProperties":false}`)); !d.Enforced() {
 		t.Error("additionalProperties: false is something to check")
+	}
+	if d := declared.New("t", []byte(`{"type":"object","properties":{},"required":["id"]}`)); !d.Enforced() {
+		t.Error("a required member is something to check")
 	}
 }
 

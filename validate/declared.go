@@ -156,9 +156,6 @@ func (l *declaredLayer) declared(ctx context.Context, name string) *declared.Che
 		}
 		st = *p
 	}
-	if trivial(&st.Tool) {
-		return nil
-	}
 	key := declaredKey{srv: weak.Make(srv), name: name}
 	id := definitionOf(&st.Tool, st.Handler)
 	v, ok := l.cache.Load(key)
@@ -200,12 +197,4 @@ func sessionTool(ctx context.Context, name string) (server.ServerTool, bool) {
 		}
 	}
 	return server.ServerTool{}, false
-}
-
-// trivial reports a schema that declares nothing to check beyond an
-// object: mcp.NewTool's default.
-func trivial(t *mcp.Tool) bool {
-	s := &t.InputSchema
-	return len(t.RawInputSchema) == 0 && len(s.Properties) == 0 && len(s.Required) == 0 &&
-		s.AdditionalProperties == nil && len(s.Defs) == 0
 }

@@ -86,17 +86,17 @@ func DefaultRules() []Rule { return append([]Rule(nil), defaultRules...) }
 // every front and the proxy use for a call's results, and runs before
 // the other rules, which could cut a secret in two. Without(SentSecretsRule)
 // turns it off.
-const SentSecretsRule = "secrets/sent-secret-argument"
+const SentSecretsRule = leak.SentSecretsName
 
 var defaultRules = func() []Rule {
-	out := []Rule{{Name: SentSecretsRule, Replacement: Placeholder, sent: true}}
+	var out []Rule
 	for _, s := range leak.Specs {
 		if s.DetectOnly {
 			continue
 		}
 		rule := Rule{Name: s.Name, Replacement: s.Replacement, Triggers: s.Triggers, KeepSent: s.KeepSent, KeepInSuccess: s.Output,
-			pre: s.Pre, spans: s.Spans, accept: s.Accept}
-		if s.Spans == nil {
+			pre: s.Pre, spans: s.Spans, accept: s.Accept, sent: s.Sent}
+		if s.Spans == nil && !s.Sent {
 			rule.Pattern = leak.Compiled(s.Name)
 		}
 		out = append(out, rule)

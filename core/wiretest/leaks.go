@@ -41,10 +41,6 @@ func leaks(raw []byte, sent *leak.Sent, secrets []string) []string {
 				out = append(out, m.What+" ("+clip(strings.TrimSpace(m.Text))+")")
 			}
 		}
-		if v := sent.SecretIn(t); v != "" && !seen[v] {
-			seen[v] = true
-			out = append(out, "the value of a secret-named argument ("+mask(v)+")")
-		}
 	}
 	for _, secret := range secrets {
 		if secret != "" && containsSecret(string(raw), texts, secret) {

@@ -45,7 +45,15 @@ type Spec struct {
 	// means it is no leak, and neither the detector nor the redactor
 	// counts it.
 	Accept func(match string) bool
+	// Sent marks the kind of the call's own secrets: a value its arguments
+	// carried under a secret-named key, found verbatim ([Sent.SecretIn],
+	// [Sent.RedactSecrets]). It has no expression, and finds nothing
+	// outside a call.
+	Sent bool
 }
+
+// SentSecretsName names the Spec of the call's own secrets (Spec.Sent).
+const SentSecretsName = "secrets/sent-secret-argument"
 
 // Path and stack building blocks. L is a path segment character: letters
 // and digits of any script, not just ASCII, so /home/ålice leaks nothing.
@@ -79,6 +87,9 @@ const (
 // private keys first, then stacks, URL credentials and key shapes, then
 // paths (after pairs, so PWD=/home/app goes as a secret value).
 var Specs = []Spec{
+	// First: a secret the call sent is known exactly, and no rule after
+	// it may cut one in two.
+	{Name: SentSecretsName, What: "a value the call sent under a secret-named key", Replacement: Placeholder, Sent: true},
 	{Name: "secrets/pem-private-key", What: "a PEM private key",
 		Expr:        `-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`,
 		Replacement: "[REDACTED PRIVATE KEY]", Triggers: []string{"-----begin"}},
@@ -404,6 +415,10 @@ func FindExcept(text string, sent *Sent) []Match {
 
 // find returns the first leak of c's kind in text.
 func (c *compiled) find(text string, sent *Sent) (string, bool) {
+	if c.Sent {
+		v := sent.SecretIn(text)
+		return v, v != ""
+	}
 	if c.Spans != nil {
 		if vs := c.Spans(text, nil); len(vs) > 0 {
 			return text[vs[0].Start:vs[0].End], true

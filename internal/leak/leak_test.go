@@ -114,7 +114,7 @@ func TestSpecsCompileAndAreNamedByCategory(t *testing.T) {
 		for _, tr := range s.Triggers {
 			assert.Equal(t, strings.ToLower(tr), tr, "%s: triggers are compared lower-cased", s.Name)
 		}
-		if s.Spans == nil {
+		if s.Spans == nil && !s.Sent {
 			assert.NotNil(t, leak.Compiled(s.Name), s.Name)
 		}
 	}

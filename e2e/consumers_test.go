@@ -101,6 +101,10 @@ var consumerCases = []consumerCase{
 	// default, listed with "required": []) is called as it would be
 	// without a guard, whatever the arguments: no consumer checks it.
 	{name: "arguments not an object, on a tool that declares none", tool: "plain", args: `[1,2]`},
+	// A handler that returns neither a result nor an error: an
+	// internal_error under an incident (core/pipeline's Missing), which the
+	// proxy reads off mcp-go's own error for it.
+	{name: "handler returned nothing", tool: "nothing", args: `{}`},
 }
 
 // echoedSecret is a password the client sends and the tool "echo" quotes
@@ -175,6 +179,7 @@ func mcpgoConsumerServer(guard bool) *server.MCPServer {
 	}
 	s.AddTool(mcpgo.NewTool("ok"), text("done"))
 	s.AddTool(mcpgo.NewTool("plain"), text("done"))
+	s.AddTool(mcpgo.NewTool("nothing"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) { return nil, nil })
 	s.AddTool(mcpgo.NewTool("limited"), text("done"))
 	s.AddTool(mcpgo.NewTool("hinted_limited"), text("done"))
 	s.AddTool(mcpgo.NewToolWithRawSchema("hinted_count", "", json.RawMessage(countSchema)), text("counted"))
@@ -238,6 +243,7 @@ func gosdkConsumerServer() *mcp.Server {
 	}
 	add("ok", empty, text("done"))
 	add("plain", empty, text("done"))
+	add("nothing", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
 	add("limited", empty, text("done"))
 	add("hinted_limited", empty, text("done"))
 	add("hinted_count", json.RawMessage(countSchema), text("counted"))
@@ -498,6 +504,7 @@ func checkConsumerCase(t *testing.T, tc consumerCase, answer any) {
 		"error result with structured content":    "execution_failed",
 		"error result without content":            "execution_failed",
 		"a secret argument echoed in an error":    "execution_failed",
+		"handler returned nothing":                "internal_error",
 	}[tc.name]
 	if raw, _ := json.Marshal(answer); bytes.Contains(raw, []byte(echoedSecret)) {
 		t.Errorf("the secret the client sent came back: %s", raw)

@@ -59,6 +59,9 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		if upstreamPanic(e.Code, e.Message) {
 			return g.panicked(ctx, c, e.Message) // pipeline.Panic
 		}
+		if upstreamMissing(e.Code, e.Message, c.tool) {
+			return g.render(ctx, c, g.r.Missing(ctx, c.core())) // pipeline.Missing
+		}
 		var env *envelope.Envelope
 		if code, ok := g.o.mapped(c.tool, e.Message); ok {
 			env = g.r.Error(ctx, c.core(), envelope.New(code, e.Message))
@@ -186,6 +189,14 @@ const mcpgoPanic = "panic recovered in "
 // panic it recovered.
 func upstreamPanic(code int, msg string) bool {
 	return code == -32603 && strings.HasPrefix(msg, mcpgoPanic) && strings.Contains(msg, " tool handler: ")
+}
+
+// upstreamMissing reports whether an upstream's JSON-RPC error says its
+// handler returned neither a result nor an error (mcp-go's server.go,
+// noResultError: "tool 'x' handler returned no result"), which the fronts
+// answer as core/pipeline's Missing: an internal_error under an incident.
+func upstreamMissing(code int, msg, tool string) bool {
+	return code == -32603 && msg == "tool '"+tool+"' handler returned no result"
 }
 
 // panicked answers c after the upstream recovered a panic in its handler,

@@ -36,7 +36,9 @@ const (
 //	unknown   a call of a tool the server's listing does not name goes
 //	          to go-sdk past every step below, which answers it unknown
 //	          tool (-32602), as mcp-go does: no limit refuses it or spends
-//	          a token on it
+//	          a token on it (the listing is what the middleware added
+//	          before gives: one that hides a tool from tools/list must
+//	          refuse its calls too, or they run past the steps below)
 //	repeats   the repeated-failure guard ([WithRepeats];
 //	          docs/wire-contract.md#repeated-failures)
 //	redact    scrubs every error result on its way out

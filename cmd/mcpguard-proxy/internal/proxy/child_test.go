@@ -75,6 +75,7 @@ var childTools = `[
  {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
  {"name":"secret_ok","inputSchema":{"type":"object"}},
  {"name":"unknown_leaky","inputSchema":{"type":"object"}},
+ {"name":"typed_ok","inputSchema":{"type":"object"}},
  {"name":"rpc_error","inputSchema":{"type":"object"}},
  {"name":"own_envelope","inputSchema":{"type":"object"}},
  {"name":"html","inputSchema":{"type":"object"}},
@@ -252,6 +253,8 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 			`{"type":"text","text":"second line"}]}`)
 	case "secret_ok":
 		text(m.ID, "connected with password=hunter2 to /srv/app/db", false)
+	case "typed_ok": // a success of MCP 2026-07-28, its resultType set, and text that echoes an argument
+		result(m.ID, `{"content":[{"type":"text","text":"order complete"}],"resultType":"complete","structuredContent":{"state":"complete"}}`)
 	case "unknown_leaky": // an unknown tool's protocol error that says too much
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool: registry at postgres://app:hunter2@db/shop"}}`)
 	default:

@@ -120,6 +120,25 @@ func TestSuccessesRedactedOnlyWithTheOption(t *testing.T) {
 	}
 }
 
+// Redaction reads what a server wrote, never the protocol's own members:
+// a client whose secret-named argument happens to spell "complete" gets
+// it redacted from the text and structured content of a success, while
+// resultType stays "complete" (redact.SentSecretsRule).
+func TestRedactedSuccessKeepsItsResultType(t *testing.T) {
+	s := start(t, proxy.WithRedactSuccesses())
+	resp := s.call("typed_ok", `{"password":"complete"}`)
+	res, _ := resp["result"].(map[string]any)
+	if res["resultType"] != "complete" {
+		t.Errorf("resultType = %v, want complete: %v", res["resultType"], resp)
+	}
+	if got := textOf(t, resp); got != "order [REDACTED]" {
+		t.Errorf("text = %q, want the echoed secret redacted", got)
+	}
+	if sc, _ := res["structuredContent"].(map[string]any); sc["state"] != "[REDACTED]" {
+		t.Errorf("structuredContent = %v, want the echoed secret redacted", res["structuredContent"])
+	}
+}
+
 // --redact-successes removes secrets, tokens, DSN passwords and stack
 // traces from a success, and keeps what a filesystem server's search
 // exists to return: its paths, file URLs and a compiler's positions

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpguard/mcpguard/middleware"
 )
 
 // taskServerEnv makes the test binary, started as a child, serve
@@ -228,4 +231,101 @@ func taskEnvelope(t *testing.T, raw string) map[string]any {
 		t.Fatalf("tasks/result's first item is not an envelope: %s", raw)
 	}
 	return env
+}
+
+// guardedTaskServer is taskServer's task tools on mcp-go behind the one
+// line, registered with middleware.AddTaskTool so that Use reaches them.
+func guardedTaskServer() *server.MCPServer {
+	s := server.NewMCPServer("tasks", "1.0.0", server.WithTaskCapabilities(true, true, true))
+	s.Use(middleware.Default()...)
+	task := func(name string) mcp.Tool {
+		return mcp.NewTool(name, mcp.WithString("table"), mcp.WithTaskSupport(mcp.TaskSupportRequired))
+	}
+	middleware.AddTaskTool(s, task("db_panic"), func(context.Context, mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		panic("dial postgres://app:" + taskSecret + "@db/prod: connection refused")
+	})
+	middleware.AddTaskTool(s, task("db_count"), func(context.Context, mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("3 rows")}}, nil
+	})
+	return s
+}
+
+// taskAnswer is an answer to tasks/result as the client decodes it, the
+// envelope in its text decoded too, with what differs between two runs
+// of one task (its id, a fresh incident, the request's id) as "V".
+func taskAnswer(t *testing.T, raw string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	return stable(v)
+}
+
+func stable(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case "id", "taskId", "incident_id":
+				x[k] = "V"
+			case "text":
+				var env map[string]any
+				if s, _ := e.(string); json.Unmarshal([]byte(s), &env) == nil {
+					x[k] = stable(env)
+				} else {
+					x[k] = stable(e)
+				}
+			default:
+				x[k] = stable(e)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = stable(e)
+		}
+	case string:
+		return incidentInText.ReplaceAllString(x, "V")
+	}
+	return v
+}
+
+// TestConsumersAgreeOnTaskResults: a task tool that panics, and one that
+// succeeds, give the client the same tasks/result behind the mcp-go front
+// (middleware.AddTaskTool) and through mcpguard-proxy in front of the
+// bare server: a panic is an internal_error under an incident, its value
+// in the log only, however the upstream words it (mcp-go completes a
+// panicking task with "panic in task tool handler …", not the "panic
+// recovered in …" of a call). (A task that returns a Go error differs by
+// design, as any call does: the front holds the error and hides an
+// unclassified one; the proxy reads only its text, which it classifies
+// and shows redacted.)
+func TestConsumersAgreeOnTaskResults(t *testing.T) {
+	t.Parallel()
+	proxy := proxyBin(t)
+	upstream := httptest.NewServer(server.NewStreamableHTTPServer(taskServer()))
+	t.Cleanup(upstream.Close)
+	guarded := httptest.NewServer(server.NewStreamableHTTPServer(guardedTaskServer()))
+	t.Cleanup(guarded.Close)
+	pc, err := client.NewStreamableHttpClient(startProxy(t, proxy, upstream.URL+"/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := client.NewStreamableHttpClient(guarded.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, proxied := newTaskClient(t, fc), newTaskClient(t, pc)
+	for _, tool := range []string{"db_panic", "db_count"} {
+		_, want, _ := front.runTask(tool)
+		_, got, _ := proxied.runTask(tool)
+		if w, g := taskAnswer(t, want), taskAnswer(t, got); !reflect.DeepEqual(w, g) {
+			t.Errorf("%s: tasks/result\n front: %v\n proxy: %v", tool, w, g)
+		}
+		if tool == "db_panic" {
+			if env := taskEnvelope(t, got); env["error_type"] != "internal_error" || env["incident_id"] == nil {
+				t.Errorf("db_panic through the proxy: %v, want an internal_error under an incident", env)
+			}
+		}
+	}
 }

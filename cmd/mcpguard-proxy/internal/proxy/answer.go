@@ -180,15 +180,26 @@ func (g *Guard) crashed(ctx context.Context, c *call, why string) []byte {
 	return g.render(ctx, c, g.r.Internal(c.tool, id))
 }
 
-// mcpgoPanic starts the JSON-RPC error message of mcp-go's WithRecovery
-// for a panic in a tool handler (server.go: "panic recovered in %s tool
-// handler: %v").
-const mcpgoPanic = "panic recovered in "
+// The JSON-RPC error messages of an mcp-go server that recovered a panic
+// in a tool's handler (server.go): mcpgoPanic starts WithRecovery's for a
+// call ("panic recovered in %s tool handler: %v"), mcpgoTaskPanic the
+// error a panicking task completes with, which tasks/result answers
+// ("panic in task tool handler %s: %v", recovered without WithRecovery).
+const (
+	mcpgoPanic     = "panic recovered in "
+	mcpgoTaskPanic = "panic in task tool handler "
+)
 
 // upstreamPanic reports whether an upstream's JSON-RPC error answers a
-// panic it recovered.
+// panic it recovered, in a call or in a task.
 func upstreamPanic(code int, msg string) bool {
-	return code == -32603 && strings.HasPrefix(msg, mcpgoPanic) && strings.Contains(msg, " tool handler: ")
+	if code != -32603 {
+		return false
+	}
+	if rest, ok := strings.CutPrefix(msg, mcpgoTaskPanic); ok {
+		return strings.Contains(rest, ": ")
+	}
+	return strings.HasPrefix(msg, mcpgoPanic) && strings.Contains(msg, " tool handler: ")
 }
 
 // upstreamMissing reports whether an upstream's JSON-RPC error says its

@@ -34,7 +34,9 @@
 //     itself (CallToolResult.GetError), so sentinels and codes count:
 //     fmt.Errorf("…: %w", gosdk.ErrNotFound) is not_found. go-sdk's own
 //     "validating \"arguments\"" failures are validation_error. One that
-//     nothing classifies keeps its text, redacted, as execution_failed:
+//     nothing classifies keeps its text, redacted, classified by what it
+//     says as an error result's text is (execution_failed when it says
+//     nothing; the same answer as mcpguard-proxy's, which reads the text):
 //     bare go-sdk would have sent that text, so the agent never reads less
 //     (the core's Call.Shown).
 //   - An error result a handler built itself is rewritten as an envelope

@@ -13,24 +13,26 @@ import (
 // cancellation makes the identical call worth repeating. The order is the
 // one the package doc gives: the error's own code, mappers, mappings,
 // standard library errors, timeouts, an SDK's argument errors
-// ([WithArgumentErrors]), then the [WithUnclassified] code or
-// internal_error.
-func (o *options) classify(err error, shown bool) (code Code, retryable bool, mapperPanic any) {
+// ([WithArgumentErrors]), then the [WithUnclassified] code, then, for
+// an error the client would have read (shown), what its text says, else
+// internal_error. textStep is the next step of a code read off the text
+// ([ClassifyText]), which stands in for the code's default steps.
+func (o *options) classify(err error, shown bool) (code Code, retryable bool, mapperPanic any, textStep string) {
 	if e, ok := asError(err); ok {
-		return e.code, e.code.Retryable(), nil
+		return e.code, e.code.Retryable(), nil, ""
 	}
 	for _, m := range o.mappers {
 		c, ok, p := callMapper(m, err)
 		if p != nil {
-			return InternalError, true, p
+			return InternalError, true, p, ""
 		}
 		if ok && c.Valid() {
-			return c, c.Retryable(), nil
+			return c, c.Retryable(), nil, ""
 		}
 	}
 	for _, m := range o.mappings {
 		if isError(err, m.target) {
-			return m.code, m.code.Retryable(), nil
+			return m.code, m.code.Retryable(), nil, ""
 		}
 	}
 	// These read what err wraps, not whose it is: the server's own missing
@@ -38,22 +40,29 @@ func (o *options) classify(err error, shown bool) (code Code, retryable bool, ma
 	// the first test above catches.
 	switch {
 	case isError(err, fs.ErrNotExist):
-		return NotFound, false, nil
+		return NotFound, false, nil, ""
 	case isError(err, fs.ErrPermission):
-		return AccessDenied, false, nil
+		return AccessDenied, false, nil, ""
 	case isTimeout(err):
-		return ExecutionFailed, true, nil
+		return ExecutionFailed, true, nil, ""
 	}
 	if _, ok := o.argumentError(err); ok {
-		return ValidationError, false, nil
+		return ValidationError, false, nil, ""
 	}
 	if o.unclassified != "" {
-		return o.unclassified, o.unclassified.Retryable(), nil
+		return o.unclassified, o.unclassified.Retryable(), nil, ""
 	}
 	if shown {
-		return ExecutionFailed, ExecutionFailed.Retryable(), nil
+		// Without mcpguard the client would have read this text as an
+		// error result's: it is classified as one is ([ClassifyText],
+		// never internal_error), so that it says what it can, and reads
+		// the same as through mcpguard-proxy, which has only the text.
+		if c, ok := ClassifyText(safe.Error(err)); ok {
+			return c.Code, c.Retryable, nil, c.NextStep
+		}
+		return ExecutionFailed, ExecutionFailed.Retryable(), nil, ""
 	}
-	return InternalError, true, nil
+	return InternalError, true, nil, ""
 }
 
 func callMapper(m func(error) (Code, bool), err error) (c Code, ok bool, p any) {

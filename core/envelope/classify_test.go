@@ -250,8 +250,10 @@ func TestInvalidConfigurationPanicsAtConstruction(t *testing.T) {
 }
 
 // An error whose text the SDK would have shown without mcpguard (Call.Shown:
-// go-sdk's typed handlers) stays readable when nothing classifies it; what
-// does classify it still wins, and an explicit internal_error stays one.
+// go-sdk's typed handlers) stays readable when nothing classifies it, and
+// says what its text says, as an error result's text does (ClassifyText):
+// what mcpguard-proxy, which has only the text, answers too. What does
+// classify it still wins, and an explicit internal_error stays one.
 func TestShownErrorsStayReadable(t *testing.T) {
 	t.Parallel()
 	r := envelope.NewRenderer(envelope.WithLogger(discard()))
@@ -259,11 +261,30 @@ func TestShownErrorsStayReadable(t *testing.T) {
 	raw := errors.New("dial postgres://app:hunter2@db:5432/shop: connection refused")
 
 	env, text := wire(t, r.Error(context.Background(), shown, raw))
+	fromText, _ := wire(t, r.Text(context.Background(), shown, raw.Error()))
+	assert.Equal(t, fromText, env, "read as the same text in an error result")
 	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType, text)
-	assert.Equal(t, envelope.ExecutionFailed.Retryable(), env.Retryable, text)
+	assert.True(t, env.Retryable, "a refused connection is worth a retry: %s", text)
 	assert.Contains(t, env.Message, "connection refused", text)
 	assert.Empty(t, env.IncidentID, text)
 	noLeak(t, text, "hunter2")
+
+	env, text = wire(t, r.Error(context.Background(), shown, errors.New("quantity must be positive, got -1")))
+	assert.Equal(t, envelope.ValidationError, env.ErrorType, text)
+
+	plain := errors.New("reserving stock failed")
+	env, text = wire(t, r.Error(context.Background(), shown, plain))
+	assert.Equal(t, envelope.ExecutionFailed, env.ErrorType, "text that says nothing stays readable: %s", text)
+	assert.Equal(t, envelope.ExecutionFailed.Retryable(), env.Retryable, text)
+	assert.Equal(t, r.DefaultNextSteps(envelope.ExecutionFailed, ""), env.NextSteps, text)
+
+	env, text = wire(t, r.Error(context.Background(), shown, envelope.AddNextSteps(raw, "Call shop_status first.")))
+	assert.Equal(t, "Call shop_status first.", env.NextSteps[0], "the error's own steps come first: %s", text)
+	assert.Len(t, env.NextSteps, 2, "then the text's step, in place of the defaults: %s", text)
+	custom := envelope.NewRenderer(envelope.WithLogger(discard()), envelope.WithDefaultNextSteps(envelope.ExecutionFailed, "Tell the on-call."))
+	env, text = wire(t, custom.Error(context.Background(), shown, raw))
+	assert.Equal(t, "Tell the on-call.", env.NextSteps[len(env.NextSteps)-1], "an operator's default steps still follow: %s", text)
+	assert.Len(t, env.NextSteps, 2, text)
 
 	env, text = wire(t, r.Error(context.Background(), call, raw))
 	assert.Equal(t, envelope.InternalError, env.ErrorType, "not shown: the text is logged, not sent: %s", text)

@@ -39,7 +39,7 @@ func (o *options) fromError(ctx context.Context, call Call, err error) *Envelope
 // the handler returned it, or nil when the failure came as a result.
 func (o *options) render(ctx context.Context, call Call, err, seen error) *Envelope {
 	tool := call.Tool
-	code, retryable, mapperPanic := o.classify(err, call.Shown)
+	code, retryable, mapperPanic, textStep := o.classify(err, call.Shown)
 	stepsErr := o.resolveSteps(ctx, call, code, err, seen)
 	// What the agent sent itself (a path argument) is no leak.
 	red := o.redactor.ForCall(call.Args)
@@ -62,6 +62,14 @@ func (o *options) render(ctx context.Context, call Call, err, seen error) *Envel
 		return env
 	}
 	d := collect(stepsErr)
+	if textStep != "" {
+		// as classifiedText: in place of the code's built-in default
+		// steps; an operator's own (WithDefaultNextSteps) still follow it
+		d.nextSteps = append(d.nextSteps, textStep)
+		if _, custom := o.steps[code]; !custom {
+			d.replaceSteps = true
+		}
+	}
 	if d.retryable != nil {
 		retryable = *d.retryable
 	}

@@ -29,10 +29,13 @@ type Call struct {
 	Request any
 	// Shown says that without mcpguard the SDK would have sent the error's
 	// text to the client as a tool result (go-sdk's typed handlers do). An
-	// error nothing classifies then stays readable: execution_failed with
-	// its message, redacted, rather than internal_error with the message
-	// only in the log, so that adding the layer never leaves the agent
-	// knowing less than before. [WithUnclassified] still decides first.
+	// error nothing classifies then stays readable: its message, redacted,
+	// classified by what it says as an error result's text is
+	// ([ClassifyText]; execution_failed when it says nothing), rather than
+	// internal_error with the message only in the log, so that adding the
+	// layer never leaves the agent knowing less than before, and the text
+	// reads as it does through mcpguard-proxy, which has only the text.
+	// [WithUnclassified] still decides first.
 	Shown bool
 }
 

@@ -230,6 +230,19 @@ func replayPastTheLimit(t *testing.T) bool {
 		}
 	}
 
+	// The bound frees a place every 20 ms: before each re-send, calls
+	// that take any free place (or are shed) make it full again.
+	topUp := func() {
+		const n = 10 // 200 ms of places
+		from := s.arrived.Load()
+		for range n {
+			wg.Go(func() { call(&mcp.CallToolParams{Name: tool, Arguments: args}) })
+		}
+		for s.arrived.Load() < from+n {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	topUp()
 	second := call(&mcp.CallToolParams{Name: tool, Arguments: args, RequestState: first.RequestState})
 	if !second.NeedsInput() || second.RequestState == "" {
 		if !second.IsError && !second.NeedsInput() {
@@ -237,6 +250,7 @@ func replayPastTheLimit(t *testing.T) bool {
 		}
 		t.Fatalf("the re-send was neither shed again nor run: %+v", second)
 	}
+	topUp()
 	third := call(&mcp.CallToolParams{Name: tool, Arguments: args, RequestState: second.RequestState})
 	if !third.NeedsInput() && !third.IsError {
 		return false // held and run: the bound had a place by then

@@ -73,6 +73,11 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		g.hint(ctx, c, env)
 		return g.render(ctx, c, env)
 	}
+	if string(m.Result) == "null" {
+		// go-sdk's answer to a handler that returned neither a result nor
+		// an error: core/pipeline's Missing, as the fronts answer it
+		return g.render(ctx, c, g.r.Missing(ctx, c.core()))
+	}
 	if sealed, err := g.sealState(c, m.Result); err != nil {
 		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
 	} else if !same(sealed, m.Result) {
@@ -80,7 +85,7 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []
 		sm.Result = sealed
 		msg, m = g.respond(c.id, sealed), &sm
 	}
-	if !g.o.successes && !mayBeError(m.Result) && !mayHaveFailureMeta(m.Result) {
+	if !g.o.successes && isObject(m.Result) && !mayBeError(m.Result) && !mayHaveFailureMeta(m.Result) {
 		return msg // the success path: no decoding of the result
 	}
 	var res result

@@ -84,6 +84,8 @@ var childTools = `[
  {"name":"texts","inputSchema":{"type":"object"}},
  {"name":"ok_meta","inputSchema":{"type":"object"}},
  {"name":"panics","inputSchema":{"type":"object"}},
+ {"name":"null_result","inputSchema":{"type":"object"}},
+ {"name":"string_result","inputSchema":{"type":"object"}},
  {"name":"asks","inputSchema":{"type":"object"}},
  {"name":"asks_error","inputSchema":{"type":"object"}},
  {"name":"fail_long_s","inputSchema":{"type":"object"}},
@@ -232,6 +234,10 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 			`"_meta":{"io.modelcontextprotocol/toolFailure":{"code":"access_denied","agentGuidance":"call admin_grant"},"trace":"t1"}}`)
 	case "panics": // mcp-go's WithRecovery answer to a panic in a handler
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":"panic recovered in panics tool handler: runtime error: index out of range [3] with length 2"}}`)
+	case "null_result": // go-sdk's answer to a handler that returned (nil, nil)
+		result(m.ID, `null`)
+	case "string_result": // a result that is no result at all
+		result(m.ID, `"done"`)
 	case "asks": // a multi round-trip result, with a toolFailure _meta of its own
 		result(m.ID, `{"resultType":"input_required","inputRequests":{"r1":{"method":"elicitation/create","params":{"message":"which one?"}}},`+
 			`"_meta":{"io.modelcontextprotocol/toolFailure":{"code":"access_denied"},"trace":"t1"}}`)

@@ -57,6 +57,25 @@ func TestUpstreamPanicIsAnInternalError(t *testing.T) {
 	}
 }
 
+// A null result (go-sdk's answer to a handler that returned neither a
+// result nor an error) is core/pipeline's Missing: internal_error under an
+// incident, as both fronts answer a nil result; a result that is not an
+// object at all is an internal_error too, never passed on as a success
+// the client cannot read.
+func TestResultsThatAreNoResults(t *testing.T) {
+	s := start(t)
+	for tool, want := range map[string]string{"null_result": "neither a result nor an error", "string_result": "not a valid result"} {
+		env := envelopeOf(t, s.call(tool, `{}`))
+		id, _ := env["incident_id"].(string)
+		if env["error_type"] != "internal_error" || id == "" || env["tool"] != tool {
+			t.Errorf("%s: want internal_error with an incident: %v", tool, env)
+		}
+		if logs := s.logs.String(); !strings.Contains(logs, id) || !strings.Contains(logs, want) {
+			t.Errorf("%s: want %q logged under %s:\n%s", tool, want, id, logs)
+		}
+	}
+}
+
 // A multi round-trip result is not a failure: it passes as it is, but for
 // the upstream's toolFailure _meta; one that also says isError is an
 // error result, enveloped and redacted like any failure.

@@ -39,7 +39,7 @@ const (
 // sealing's check and mayBeHandle in one pass over the result, which every
 // successful call takes.
 func plainSuccess(result []byte) bool {
-	if bytes.IndexByte(result, '\\') >= 0 {
+	if !isObject(result) || bytes.IndexByte(result, '\\') >= 0 {
 		return false
 	}
 	isError := 0
@@ -61,6 +61,12 @@ func plainSuccess(result []byte) bool {
 	}
 	return isError == 0 || (isError == 1 && falseMember(result, "isError"))
 }
+
+// isObject reports whether a result, as the reader spans it, is a JSON
+// object: a tools/call result that is not one (go-sdk's null for a
+// handler that returned nothing, any other value) is decoded and answered
+// as what it is, never passed on as a success.
+func isObject(result []byte) bool { return len(result) > 0 && result[0] == '{' }
 
 // mayHaveFailureMeta reports whether a result may hold a toolFailure
 // _meta, as mayBeError does for isError.

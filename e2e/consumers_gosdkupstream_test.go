@@ -44,7 +44,9 @@ func gosdkUpstreamServer(guard bool) *mcp.Server {
 	add("fail", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "quota exceeded"}}}, nil
 	})
-	add("denied", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, gosdk.ErrAccessDenied })
+	add("denied", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, gosdk.ErrAccessDenied
+	})
 	type order struct {
 		Quantity int `json:"quantity"`
 	}

@@ -122,14 +122,18 @@ func FuzzPlainSuccess(f *testing.F) {
 		`{"_meta":{"io.modelcontextprotocol/toolFailure":{}}}`, `{"is\u0045rror":true}`,
 		`{"content":[],"isError":false}`, `{"isError":false,"IsError":true}`, `{"isError":false,"x":{"isError":true}}`,
 		`{"isError":false,"isError":true}`, `{"isError" : false }`, `{"content":[{"text":"isError"}],"isError":false}`,
+		`null`, `"done"`, ``,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		plain := plainSuccess(b)
 		others := mayHaveFailureMeta(b) || wire.ContainsFold(b, foldRequestState) || mayBeHandle(b)
-		if !plain && !others && !mayBeError(b) {
+		if !plain && isObject(b) && !others && !mayBeError(b) {
 			t.Fatalf("plainSuccess(%q) = false, though none of the checks it stands for finds anything", b)
+		}
+		if plain && !isObject(b) {
+			t.Fatalf("plainSuccess(%q) = true for a result that is not an object", b)
 		}
 		if !plain {
 			return

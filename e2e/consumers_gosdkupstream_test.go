@@ -113,6 +113,11 @@ func TestProxyInFrontOfGoSDKAnswersAsTheGoSDKFront(t *testing.T) {
 		{"typed handler, an error whose text says what it is", "order", `{"quantity":-1}`},
 		{"typed handler, an error naming a service that refused", "order", `{"quantity":101}`},
 		{"typed handler, an error nothing classifies", "order", `{"quantity":42}`},
+		{"typed handler, a member the schema does not have", "order", `{"quantity":1,"gift":true}`},
+		{"typed handler, a member in another case", "order", `{"Quantity":1}`},
+		{"typed handler, a member twice", "order", `{"quantity":1,"quantity":2}`},
+		{"typed handler, no arguments", "order", `null`},
+		{"typed handler, a number written as a float", "order", `{"quantity":2.0}`},
 		{"unknown tool", "no_such_tool", `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -125,7 +125,10 @@ type Answer struct {
 	// answers them itself for a client of an older protocol leaves its
 	// resultType unset).
 	InputRequests bool
-	// Task: the result is a handle to a task.
+	// Task: the result is a handle to a task (the answer to a
+	// task-augmented call, whose result comes later). Only mcpguard-proxy
+	// sees one: on mcp-go the front's layers run the task's handler, and
+	// see its result, never the handle; go-sdk v1.8.0 has no tasks.
 	Task bool
 }
 

@@ -81,12 +81,17 @@ type result struct {
 	InputRequests json.RawMessage   `json:"inputRequests"`
 	Content       []json.RawMessage `json:"content"`
 	Meta          map[string]any    `json:"_meta"`
+	// Task is a task handle's task (tasks.go): the answer to a
+	// task-augmented call, whose result comes later.
+	Task json.RawMessage `json:"task"`
 }
 
-// answer is the result as core/pipeline reads an answer.
+// answer is the result as core/pipeline reads an answer: a task handle is
+// its Task outcome, not a success of the tool.
 func (r *result) answer() pipeline.Answer {
 	return pipeline.Answer{IsError: r.IsError, ResultType: r.ResultType,
-		InputRequests: len(r.InputRequests) > 0 && string(r.InputRequests) != "null"}
+		InputRequests: len(r.InputRequests) > 0 && string(r.InputRequests) != "null",
+		Task:          len(r.Task) > 0 && string(r.Task) != "null"}
 }
 
 // text joins the text items of the result's content.

@@ -1,10 +1,13 @@
 package proxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // TestTaskTableIsBounded: the proxy never remembers more than maxTasks
@@ -73,6 +76,25 @@ func TestMayBeHandle(t *testing.T) {
 	for _, r := range []string{`{"content":[{"type":"text","text":"kkk task id"}]}`, `{}`, `k`, `askid`} {
 		if mayBeHandle([]byte(r)) {
 			t.Errorf("mayBeHandle(%s) = true", r)
+		}
+	}
+}
+
+// A task handle is core/pipeline's Task outcome (a handle, not the tool's
+// success, nor a failure); any other result is read as before.
+func TestTaskHandleIsTheTaskOutcome(t *testing.T) {
+	for raw, want := range map[string]pipeline.Outcome{
+		`{"task":{"taskId":"t1","status":"working","ttl":60000}}`: pipeline.Task,
+		`{"content":[{"type":"text","text":"ok"}],"task":null}`:   pipeline.Success,
+		`{"content":[{"type":"text","text":"ok"}]}`:               pipeline.Success,
+		`{"content":[],"isError":true,"task":{"taskId":"t1"}}`:    pipeline.ErrorResult,
+	} {
+		var r result
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := pipeline.Decide(r.answer()); got != want {
+			t.Errorf("%s: %v, want %v", raw, got, want)
 		}
 	}
 }

@@ -91,9 +91,6 @@ func WithRepeats(g *limit.Repeats) Option {
 // (slog.Default by default). Logs go to stderr, never to the client.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithRedactor replaces the default redactor.
-func WithRedactor(r *redact.Redactor) Option { return func(o *options) { o.redactor = r } }
-
 // WithRedactSuccesses redacts successful tool results too (error results
 // always are), with the rules of redact.Redactor.ForSuccess: secrets,
 // tokens and stack traces go, paths and source positions stay.

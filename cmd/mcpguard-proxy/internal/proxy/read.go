@@ -434,11 +434,3 @@ func appendCall(b, id, params []byte) []byte {
 	b = append(b, params...)
 	return append(b, '}')
 }
-
-// upstreamCall is the tools/call request m, read as c, that goes upstream
-// under the minted id up: ownCall's encoding of its params, with an
-// opened requestState (seal.go).
-func upstreamCall(up []byte, c *call, m *message) []byte {
-	params := c.upstreamParams(m.Params)
-	return ownCall(up, params, m.formatted() && same(params, m.Params))
-}

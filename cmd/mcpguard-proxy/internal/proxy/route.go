@@ -439,3 +439,11 @@ type stdioListing struct {
 // listWait bounds how long the first tool call waits for the proxy's own
 // tools/list; past it the call goes on unchecked.
 const listWait = 5 * time.Second
+
+// upstreamCall is the tools/call request m, read as c, that goes upstream
+// under the minted id up: ownCall's encoding of its params, with an
+// opened requestState (seal.go).
+func upstreamCall(up []byte, c *call, m *message) []byte {
+	params := c.upstreamParams(m.Params)
+	return ownCall(up, params, m.formatted() && same(params, m.Params))
+}

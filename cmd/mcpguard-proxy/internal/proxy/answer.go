@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/core/pipeline"
@@ -22,7 +23,7 @@ import (
 
 // answer rewrites the upstream's response to a tools/call, msg, whose
 // head is m. It returns msg itself when nothing changes.
-func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (out []byte) {
+func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *rpc.Message) (out []byte) {
 	if len(m.Error) == 0 && !c.taskResult && !g.o.successes && plainSuccess(m.Result) {
 		g.settleAnswer(ctx, c, msg, true)
 		return msg // the success path, what rewriteTask finds in more steps
@@ -40,7 +41,7 @@ func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *message) (ou
 	return out
 }
 
-func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *message) []byte {
+func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *rpc.Message) []byte {
 	if len(m.Error) > 0 {
 		var e struct {
 			Code    int    `json:"code"`

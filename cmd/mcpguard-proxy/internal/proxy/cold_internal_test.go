@@ -31,7 +31,7 @@ func BenchmarkColdPath(b *testing.B) {
 		s.fromClient(ctx, req, false)
 		in = append(in, time.Since(t0))
 		ans := []byte(`{"result":{"content":[{"type":"text","text":"Echo: latency stdio proxy ` + strconv.Itoa(i) + `"}]},"jsonrpc":"2.0","id":"` +
-			s.g.ids.prefix + strconv.FormatUint(s.g.ids.n.Load(), 10) + `"}`)
+			s.g.ids.Prefix + strconv.FormatUint(s.g.ids.N.Load(), 10) + `"}`)
 		for j := 0; j < len(evict); j += 64 {
 			evict[j]++
 		}
@@ -83,7 +83,7 @@ func toolCallAllocatesNothing(t *testing.T, opts ...Option) {
 	var ans []byte
 	call := func() {
 		s.fromClient(ctx, req, false)
-		ans = append(strconv.AppendUint(append(append(ans[:0], `{"jsonrpc":"2.0","id":"`...), s.g.ids.prefix...), s.g.ids.n.Load(), 10),
+		ans = append(strconv.AppendUint(append(append(ans[:0], `{"jsonrpc":"2.0","id":"`...), s.g.ids.Prefix...), s.g.ids.N.Load(), 10),
 			`","result":{"content":[{"type":"text","text":"Echo: hello"}]}}`...)
 		s.fromChild(ctx, c, ans, false)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/redact"
@@ -67,7 +68,7 @@ func (t *tool) checker(ctx context.Context, o *options) *coredeclared.Checker {
 //
 // Whatever the tool and its check, arguments that readers would read
 // differently (a member sent twice, two names that differ only in case,
-// at any depth), which readClient admits in a tools/call's arguments
+// at any depth), which rpc.ReadClient admits in a tools/call's arguments
 // only, never pass: the declared check names them (a case variant of a
 // declared property as unknown, with the property as the suggestion),
 // and ambiguousArguments refuses them where no check runs.
@@ -191,7 +192,7 @@ func (c *call) ambiguousArguments() error {
 // name core/declared does not see as ambiguous (a fold the two spell
 // differently) is refused all the same, unnamed.
 func ambiguousArguments(args json.RawMessage) error {
-	if err := walk(args, true, nil); err == nil || !isAmbiguity(err) {
+	if err := rpc.Walk(args, true, nil); err == nil || !rpc.IsAmbiguity(err) {
 		return nil
 	}
 	if err := coredeclared.Members(args); err != nil {

@@ -32,11 +32,11 @@
 //
 // # Reading once
 //
-// Every client message is read once, by one strict reader (read.go:
+// Every client message is read once, by one strict reader (package rpc:
 // jsontext, which refuses invalid UTF-8 and bad escapes, and a check that
 // no object at any depth holds two names equal or equal but for case), and
 // what goes upstream for a request is the proxy's own: an id it minted
-// (ids.go; answers are matched by it and sent back under the client's id
+// (rpc/ids.go; answers are matched by it and sent back under the client's id
 // bytes), a tools/call's params in the proxy's encoding, its arguments as
 // the declared check read them (declared.go). A message the proxy cannot
 // read as every server would is answered by the proxy (refuse.go), on

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 )
 
 // events reads a server-sent event stream from the upstream and yields it
@@ -18,7 +20,7 @@ type events struct {
 	x    *exchange
 	ctx  context.Context
 	body io.ReadCloser
-	lr   *lineReader
+	lr   *rpc.LineReader
 	out  []byte // what is left of the event being yielded
 	end  error
 	ev   bytes.Buffer // the event being read: its lines as received
@@ -46,7 +48,7 @@ func (e *events) nextEvent() []byte {
 	e.data.Reset()
 	e.big = false
 	for {
-		line, oversize, err := e.lr.line()
+		line, oversize, err := e.lr.Line()
 		if err != nil {
 			return e.ended(err)
 		}

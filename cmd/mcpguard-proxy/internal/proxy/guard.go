@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
@@ -44,9 +45,9 @@ type Guard struct {
 	mu      sync.Mutex
 	in      *coreotel.Instrument // nil without WithTelemetry
 	repeats limit.RepeatStage[*call]
-	ids     *mintedIDs  // the ids of the requests it sends upstream
-	state   *seal.Guard // seals requestState; nil: WithoutStateSealing
-	tasks   taskTable   // which call each task came from (tasks.go)
+	ids     *rpc.MintedIDs // the ids of the requests it sends upstream
+	state   *seal.Guard    // seals requestState; nil: WithoutStateSealing
+	tasks   taskTable      // which call each task came from (tasks.go)
 
 	holds *limit.Holds // the calls the limits hold (hold.go); nil: none
 }
@@ -77,7 +78,7 @@ type stage struct {
 // configuration.
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
-	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: newMintedIDs(), state: o.sealGuard(), holds: o.holds()}
+	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: rpc.NewMintedIDs(), state: o.sealGuard(), holds: o.holds()}
 	g.repeats = limit.NewRepeatStage(o.repeats, readRepeat)
 	var layers pipeline.Layers[stage]
 	layers.Add(pipeline.Repeats, stage{at: pipeline.Repeats, answer: g.admitRepeat})
@@ -126,7 +127,7 @@ type call struct {
 	// that created task (tasks.go).
 	taskResult bool
 	task       string
-	// plainArgs: the quick reader read the call (quick.go), so no object
+	// plainArgs: the quick reader read the call (rpc/quick.go), so no object
 	// in its arguments repeats a name or writes one in another case.
 	plainArgs bool
 	t         *tool      // the listed tool it calls, once looked up (toolOf)
@@ -135,7 +136,7 @@ type call struct {
 	// params are the request's params while it is admitted, for what
 	// only a call a limit refused reads (hold.go); era is what they say of
 	// its client, once read.
-	params span
+	params rpc.Span
 	era    era
 	// caller is who the call is from, for the repeated-failure guard;
 	// ticket is what the guard admitted it with, settled once (repeats.go).
@@ -153,11 +154,11 @@ func (g *Guard) tableOf(c *call) *toolTable {
 	return &g.tools
 }
 
-// callOf is the call m, a tools/call request readClient admitted, makes,
+// callOf is the call m, a tools/call request rpc.ReadClient admitted, makes,
 // checked against the tools t: from what the quick reader read, or by
 // newCall. It copies what it keeps.
-func (g *Guard) callOf(m *message, t *toolTable) *call {
-	if !m.quick {
+func (g *Guard) callOf(m *rpc.Message, t *toolTable) *call {
+	if !m.Quick {
 		c := newCall(m.ID, m.Params)
 		c.tools = t
 		return c
@@ -167,15 +168,15 @@ func (g *Guard) callOf(m *message, t *toolTable) *call {
 	return c
 }
 
-// quickCall fills c, a new call or an emptied one whose arguments'
+// rpc.QuickCall fills c, a new call or an emptied one whose arguments'
 // buffer it reuses (newRequest), with what the quick reader read of m, and
 // id, a copy of m's id.
-func (g *Guard) quickCall(c *call, m *message, id []byte) {
-	c.id, c.start, c.args, c.plainArgs, c.params = id, time.Now(), appendArgs(c.args, m.call.args), true, m.Params
-	if c.t = g.tableOf(c).getBytes(m.call.tool); c.t != nil {
+func (g *Guard) quickCall(c *call, m *rpc.Message, id []byte) {
+	c.id, c.start, c.args, c.plainArgs, c.params = id, time.Now(), appendArgs(c.args, m.Call.Args), true, m.Params
+	if c.t = g.tableOf(c).getBytes(m.Call.Tool); c.t != nil {
 		c.tool = c.t.name
 	} else {
-		c.tool = string(m.call.tool)
+		c.tool = string(m.Call.Tool)
 	}
 }
 
@@ -188,21 +189,21 @@ func appendArgs(buf, args []byte) []byte {
 	return append(buf[:0], args...)
 }
 
-// newCall reads a tools/call request's params, which readClient admitted
+// newCall reads a tools/call request's params, which rpc.ReadClient admitted
 // (so every reader reads them alike). It copies what it keeps.
 func newCall(id, params []byte) *call {
 	c := &call{id: bytes.Clone(id), start: time.Now(), params: params}
-	_ = walk(params, false, func(name []byte, v span, _ int) error {
+	_ = rpc.Walk(params, false, func(name []byte, v rpc.Span, _ int) error {
 		switch string(name) {
 		case "name":
-			c.tool, _ = unquote(v)
+			c.tool, _ = rpc.Unquote(v)
 		case "arguments":
 			c.args = bytes.Clone(v)
 		case "requestState":
 			// A state that is not a string is kept as its text, which
 			// does not open: the upstream never reads it.
 			var ok bool
-			if c.state, ok = unquote(v); !ok {
+			if c.state, ok = rpc.Unquote(v); !ok {
 				c.state = string(v)
 			}
 			c.hasState = (ok && c.state != "") || (!ok && string(v) != "null")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/core/pipeline"
@@ -224,11 +225,11 @@ func (c *call) modern() bool {
 // protocolOf is the protocol version params' _meta names, "" if none.
 func protocolOf(params []byte) string {
 	var version string
-	_ = walk(params, false, func(name []byte, v span, _ int) error {
+	_ = rpc.Walk(params, false, func(name []byte, v rpc.Span, _ int) error {
 		if string(name) == "_meta" && len(v) > 0 && v[0] == '{' {
-			_ = walk(v, false, func(name []byte, v span, _ int) error {
+			_ = rpc.Walk(v, false, func(name []byte, v rpc.Span, _ int) error {
 				if string(name) == metaProtocolVersion {
-					version, _ = unquote(v)
+					version, _ = rpc.Unquote(v)
 				}
 				return nil
 			})
@@ -243,8 +244,8 @@ func protocolOf(params []byte) string {
 // r is in flight meanwhile (a cancellation finds it, its timeout runs).
 // A call refused after all is answered; one the client no longer waits
 // for is let go.
-func (s *Stdio) holdToChild(ctx context.Context, r *request, m *message, held func(context.Context) []byte) {
-	kept := &message{Params: bytes.Clone(m.Params), quick: m.quick, call: quickCall{plain: m.call.plain}} // m's bytes are the reader's
+func (s *Stdio) holdToChild(ctx context.Context, r *request, m *rpc.Message, held func(context.Context) []byte) {
+	kept := &rpc.Message{Params: bytes.Clone(m.Params), Quick: m.Quick, Call: rpc.QuickCall{Plain: m.Call.Plain}} // m's bytes are the reader's
 	go func() {
 		out := held(ctx)
 		s.mu.Lock()

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
@@ -117,7 +118,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.requestTooLarge(w, r, body, err)
 		return
 	}
-	m, err := readClient(body) // read.go: read once, as every server reads it
+	m, err := rpc.ReadClient(body) // read once, as every server reads it (package rpc)
 	if err != nil {
 		h.refuseHTTP(w, r, body, &m, err) // refuse.go
 		return
@@ -126,22 +127,22 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	out := body
 	switch {
-	case m.isRequest():
-		ck, ok := idKey(m.ID)
+	case m.IsRequest():
+		ck, ok := rpc.IDKey(m.ID)
 		if !ok {
 			x = nil
 			h.refuseHTTP(w, r, body, &m, nil)
 			return
 		}
 		x.id = bytes.Clone(m.ID)
-		x.up, x.upKey = h.g.ids.next()
+		x.up, x.upKey = h.g.ids.Next()
 		defer h.inflight.add(x.session, ck, x.up)()
 		if h.g.in != nil {
 			if x.tr = h.g.trace(ctx, &m, httpPeer(r)); x.tr != nil {
 				ctx = x.tr.ctx
 			}
 		}
-		out = withID(body, &m, x.up)
+		out = rpc.WithID(body, &m, x.up)
 		h.sessionTools(x, m.Method)
 		switch m.Method {
 		case "tools/call":
@@ -158,7 +159,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			x.call.tools = x.tools
 		}
 		x.method = m.Method
-		n, _ := h.g.ids.minted(x.up)
+		n, _ := h.g.ids.Minted(x.up)
 		h.sent.record(x, n) // its answer may come, or come again, on a GET stream (resume.go)
 	case m.Method == "notifications/cancelled":
 		if out = h.inflight.cancelled(x.session, m.Params); out == nil {
@@ -192,7 +193,7 @@ const maxOwnLists = 3
 // startCall admits the tool call x, answering it when refused (end is
 // then nil), and returns the context its upstream request runs in and
 // what to do once it was answered.
-func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *message, x *exchange) (context.Context, func()) {
+func (h *HTTP) startCall(ctx context.Context, w http.ResponseWriter, r *http.Request, m *rpc.Message, x *exchange) (context.Context, func()) {
 	x.call = h.g.callOf(m, x.tools)
 	h.listTools(r, x.call)
 	x.call.session = x.session
@@ -298,14 +299,14 @@ func (h *HTTP) requestTooLarge(w http.ResponseWriter, r *http.Request, prefix []
 		http.Error(w, "reading the request failed", http.StatusBadRequest)
 		return
 	}
-	id, method := peek(prefix)
+	id, method := rpc.Peek(prefix)
 	safe.Log(r.Context(), h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: refused a client message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
 	var tr *traced
-	if h.g.in != nil && method != "" && hasID(id) {
-		tr = h.g.trace(r.Context(), &message{ID: id, Method: method}, httpPeer(r))
+	if h.g.in != nil && method != "" && rpc.HasID(id) {
+		tr = h.g.trace(r.Context(), &rpc.Message{ID: id, Method: method}, httpPeer(r))
 	}
-	if method == "tools/call" && hasID(id) {
+	if method == "tools/call" && rpc.HasID(id) {
 		out := h.g.requestTooLarge(r.Context(), &call{id: id})
 		tr.answered(out, nil)
 		writeJSON(w, http.StatusOK, out)
@@ -401,7 +402,7 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	_ = json.Unmarshal(params, &p)
-	key, ok := idKey(p.RequestID)
+	key, ok := rpc.IDKey(p.RequestID)
 	if !ok {
 		return nil
 	}
@@ -442,7 +443,7 @@ func (h *HTTP) listTools(r *http.Request, c *call) {
 // cursor names, sent as r's client would send it; nil when it failed
 // (logged).
 func (h *HTTP) listPage(ctx context.Context, r *http.Request, cursor string) []byte {
-	up, key := h.g.ids.next()
+	up, key := h.g.ids.Next()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.upstream.String(), bytes.NewReader(ownListRequest(up, cursor)))
 	if err != nil {
 		return nil
@@ -467,8 +468,8 @@ func (h *HTTP) listPage(ctx context.Context, r *http.Request, cursor string) []b
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
 	for _, msg := range append(bytes.Split(b, []byte("\n")), b) {
 		msg = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(msg), []byte("data:")))
-		if m, err := parse(msg); err == nil && len(m.Result) > 0 {
-			if k, _ := idKey(m.ID); k == key {
+		if m, err := rpc.Parse(msg); err == nil && len(m.Result) > 0 {
+			if k, _ := rpc.IDKey(m.ID); k == key {
 				return m.Result
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -43,7 +44,7 @@ func (h *HTTP) modify(resp *http.Response) error {
 	switch ct {
 	case "text/event-stream":
 		resp.Body = &events{h: h, x: x, ctx: resp.Request.Context(), body: resp.Body,
-			lr: newLineReader(resp.Body, h.g.o.maxMessage)}
+			lr: rpc.NewLineReader(resp.Body, h.g.o.maxMessage)}
 		resp.ContentLength = -1 // a rewritten event changes the length
 		resp.Header.Del("Content-Length")
 		return nil
@@ -80,7 +81,7 @@ func (h *HTTP) foreignJSON(resp *http.Response, x *exchange) error {
 	case len(bytes.TrimSpace(b)) == 0:
 		out = b
 	case len(b) > h.g.o.maxMessage:
-		out = h.oversize(resp.Request.Context(), x, b[:min(len(b), peekBytes)])
+		out = h.oversize(resp.Request.Context(), x, b[:min(len(b), rpc.PeekBytes)])
 	default:
 		out = h.message(resp.Request.Context(), x, b)
 	}
@@ -125,7 +126,7 @@ func (h *HTTP) unreadBody(resp *http.Response, x *exchange, ct string) {
 // logged, redacted.
 func (h *HTTP) errorPage(resp *http.Response, x *exchange) {
 	ctx := resp.Request.Context()
-	page, _ := io.ReadAll(io.LimitReader(resp.Body, peekBytes))
+	page, _ := io.ReadAll(io.LimitReader(resp.Body, rpc.PeekBytes))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
 	_ = resp.Body.Close()
 	why := "the upstream answered HTTP " + strconv.Itoa(resp.StatusCode)
@@ -211,7 +212,7 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 	}
 	var out []byte
 	if len(b) > h.g.o.maxMessage {
-		out = h.oversize(resp.Request.Context(), x, b[:min(len(b), peekBytes)])
+		out = h.oversize(resp.Request.Context(), x, b[:min(len(b), rpc.PeekBytes)])
 	} else {
 		out = h.message(resp.Request.Context(), x, b)
 	}
@@ -245,11 +246,11 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	if x == nil || x.id == nil {
 		return h.foreignAnswer(ctx, x.sessionID(), b)
 	}
-	m, err := parse(b)
+	m, err := rpc.Parse(b)
 	if err == nil && m.Method != "" {
 		return h.g.serverMessage(h.tables.lookup(x.session), m.Method, b) // the server's requests and notifications, untouched but a task's status text
 	}
-	if k, _ := idKey(m.ID); err != nil || x.state.done || k != x.upKey {
+	if k, _ := rpc.IDKey(m.ID); err != nil || x.state.done || k != x.upKey {
 		// On a request's own stream, only its answer is a response: this
 		// one answers no request of the client's (or its request twice).
 		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message that answers no request in flight",
@@ -277,7 +278,7 @@ func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 // tasks/result): a call's answer as the guard rewrites it, another
 // request's error redacted, and the client's id in place of the one the
 // proxy minted. relayed reports that out is b but for its id.
-func (h *HTTP) answerFor(ctx context.Context, c *call, id []byte, method string, b []byte, m *message) (out []byte, relayed bool) {
+func (h *HTTP) answerFor(ctx context.Context, c *call, id []byte, method string, b []byte, m *rpc.Message) (out []byte, relayed bool) {
 	if c != nil {
 		if out = h.g.answer(ctx, c, b, m); !same(out, b) {
 			return out, false
@@ -287,7 +288,7 @@ func (h *HTTP) answerFor(ctx context.Context, c *call, id []byte, method string,
 			return red, false
 		}
 	}
-	out = withID(b, m, id) // the client's id, as the client wrote it
+	out = rpc.WithID(b, m, id) // the client's id, as the client wrote it
 	if safe := h.g.relayedTask(method, out); !same(safe, out) {
 		return safe, false
 	}
@@ -297,7 +298,7 @@ func (h *HTTP) answerFor(ctx context.Context, c *call, id []byte, method string,
 // oversize answers the exchange's tool call when its answer was too large;
 // nil means the message is dropped.
 func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte {
-	id, method := peek(prefix)
+	id, method := rpc.Peek(prefix)
 	safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, h.g.o.maxMessage))
 	if x == nil || x.id == nil {
@@ -306,7 +307,7 @@ func (h *HTTP) oversize(ctx context.Context, x *exchange, prefix []byte) []byte 
 		}
 		return h.foreignTooLarge(ctx, x.sessionID(), id) // resume.go
 	}
-	if k, ok := idKey(id); x.state.done || !ok || k != x.upKey {
+	if k, ok := rpc.IDKey(id); x.state.done || !ok || k != x.upKey {
 		return nil
 	}
 	x.state.done = true

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/core/limit"
@@ -19,6 +20,10 @@ import (
 // answer unless [WithTimeout] says otherwise: a server that never answers
 // must not leave the agent waiting for ever.
 const DefaultTimeout = 2 * time.Minute
+
+// DefaultMaxMessage bounds one JSON-RPC message, either way, unless
+// [WithMaxMessage] says otherwise (rpc.DefaultMaxMessage).
+const DefaultMaxMessage = rpc.DefaultMaxMessage
 
 // Option configures a [Guard], a [Stdio] proxy or an [HTTP] proxy.
 type Option func(*options)

@@ -3,6 +3,8 @@ package proxy
 import (
 	"context"
 	"testing"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 )
 
 // BenchmarkMessagePath measures, in this process and without pipes, what
@@ -15,12 +17,12 @@ func BenchmarkMessagePath(b *testing.B) {
 	g := newGuard()
 	g.learn(&g.tools, 0, []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}]}`))
 	ctx := context.Background()
-	m, _ := readClient(req)
+	m, _ := rpc.ReadClient(req)
 	c := g.callOf(&m, nil)
-	am, _ := parse(ans)
+	am, _ := rpc.Parse(ans)
 	b.Run("readClient", func(b *testing.B) {
 		for b.Loop() {
-			_, _ = readClient(req)
+			_, _ = rpc.ReadClient(req)
 		}
 	})
 	b.Run("newCall", func(b *testing.B) {
@@ -40,7 +42,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	})
 	b.Run("parse", func(b *testing.B) {
 		for b.Loop() {
-			_, _ = parse(ans)
+			_, _ = rpc.Parse(ans)
 		}
 	})
 	b.Run("answer", func(b *testing.B) {
@@ -50,7 +52,7 @@ func BenchmarkMessagePath(b *testing.B) {
 	})
 	b.Run("withID", func(b *testing.B) {
 		for b.Loop() {
-			_ = withID(ans, &am, m.ID)
+			_ = rpc.WithID(ans, &am, m.ID)
 		}
 	})
 }

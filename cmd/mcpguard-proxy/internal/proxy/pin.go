@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/core/wire"
@@ -102,7 +103,7 @@ func (g *Guard) shown(result []byte, tools []listedTool, entries []*tool) []byte
 		}
 	}
 	b = append(b, ']')
-	_ = walk(result, false, func(name []byte, v span, _ int) error {
+	_ = rpc.Walk(result, false, func(name []byte, v rpc.Span, _ int) error {
 		if !wire.FoldsAs(name, []byte("tools")) {
 			q, _ := json.Marshal(string(name))
 			b = append(append(append(append(b, ','), q...), ':'), v...)
@@ -117,7 +118,7 @@ func (g *Guard) shown(result []byte, tools []listedTool, entries []*tool) []byte
 // other tools in it than the proxy did.
 func toolsOnce(result []byte) bool {
 	n, exact := 0, false
-	_ = walk(result, false, func(name []byte, _ span, _ int) error {
+	_ = rpc.Walk(result, false, func(name []byte, _ rpc.Span, _ int) error {
 		if wire.FoldsAs(name, []byte("tools")) {
 			n++
 			exact = string(name) == "tools"

@@ -44,7 +44,7 @@ func BenchmarkPinnedCall(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				s.fromClient(ctx, req, false)
-				ans = append(strconv.AppendUint(append(append(ans[:0], `{"jsonrpc":"2.0","id":"`...), s.g.ids.prefix...), s.g.ids.n.Load(), 10),
+				ans = append(strconv.AppendUint(append(append(ans[:0], `{"jsonrpc":"2.0","id":"`...), s.g.ids.Prefix...), s.g.ids.N.Load(), 10),
 					`","result":{"content":[{"type":"text","text":"Echo: hello"}]}}`...)
 				s.fromChild(ctx, c, ans, false)
 			}
@@ -52,7 +52,7 @@ func BenchmarkPinnedCall(b *testing.B) {
 	}
 }
 
-// A call read (its tool looked up, as quickCall and callOf do) just
+// A call read (its tool looked up, as rpc.QuickCall and callOf do) just
 // before the proxy reads notifications/tools/list_changed, and admitted
 // just after, while the server rewrote the tool: it is checked against the
 // tools as they are at its admission, not as they were when it was read.

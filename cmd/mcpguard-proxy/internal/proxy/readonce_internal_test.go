@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 )
 
 // FuzzForwardedReadsAsChecked is the differential test of the read-once
@@ -30,15 +32,15 @@ func FuzzForwardedReadsAsChecked(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := readClient(b)
-		if err != nil || !m.isRequest() {
+		m, err := rpc.ReadClient(b)
+		if err != nil || !m.IsRequest() {
 			return // answered by the proxy, or not a request: nothing to route
 		}
-		if _, ok := idKey(m.ID); !ok {
+		if _, ok := rpc.IDKey(m.ID); !ok {
 			return // refused
 		}
 		up := []byte(`"mcpguard-x-1"`)
-		out := withID(b, &m, up)
+		out := rpc.WithID(b, &m, up)
 		var c *call
 		if m.Method == "tools/call" {
 			c = newGuard().callOf(&m, nil)

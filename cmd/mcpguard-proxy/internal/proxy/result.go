@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/core/wire"
 )
@@ -59,7 +60,7 @@ func plainSuccess(result []byte) bool {
 			}
 		}
 	}
-	return isError == 0 || (isError == 1 && falseMember(result, "isError"))
+	return isError == 0 || (isError == 1 && rpc.FalseMember(result, "isError"))
 }
 
 // isObject reports whether a result, as the reader spans it, is a JSON

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/wire"
 )
 
@@ -42,7 +43,7 @@ func FuzzPlainSuccess(f *testing.F) {
 			t.Fatalf("plainSuccess(%q) = true, against the checks it stands for", b)
 		}
 		words := []string{"toolfailure", "requeststate", "taskid"}
-		if !falseMember(b, "isError") {
+		if !rpc.FalseMember(b, "isError") {
 			words = append(words, "iserror")
 		}
 		for _, w := range words {

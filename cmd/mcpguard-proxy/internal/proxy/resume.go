@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -191,7 +192,7 @@ func expire(calls map[string]resumed, now time.Time) {
 // stays remembered until it expires, so that an answer replayed on a
 // later resumption is rewritten as well.
 func (rs *resumable) lookup(session string, id []byte) (resumed, bool) {
-	key, ok := idKey(id)
+	key, ok := rpc.IDKey(id)
 	if !ok {
 		return resumed{}, false
 	}
@@ -215,7 +216,7 @@ func (h *HTTP) resuming(r *http.Request) *http.Request {
 // id answers: a call awaiting resumption, whose slot its answer frees, or
 // any request the proxy remembers sending.
 func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
-	n, ok := h.g.ids.minted(id)
+	n, ok := h.g.ids.Minted(id)
 	if !ok {
 		return sentRequest{}, false // no id the proxy minted: it answers no request of the client's
 	}
@@ -240,7 +241,7 @@ func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
 // the answer to the request of the session it names, when the proxy
 // remembers it, and dropped otherwise; anything else comes back as it is.
 func (h *HTTP) foreignAnswer(ctx context.Context, session string, b []byte) []byte {
-	m, err := parse(b)
+	m, err := rpc.Parse(b)
 	if err == nil && m.Method != "" {
 		return h.g.serverMessage(h.tables.lookup(session), m.Method, b) // a task's status text is made safe (tasks.go)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 )
 
 // TestResumableIsBounded: a session remembers at most maxResumableCalls
@@ -22,7 +24,7 @@ func TestResumableIsBounded(t *testing.T) {
 	h := NewHTTP("http://127.0.0.1:1/mcp", WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	ctx := context.Background()
 	x := func(session string, id int) *exchange {
-		k, _ := idKey([]byte(strconv.Itoa(id)))
+		k, _ := rpc.IDKey([]byte(strconv.Itoa(id)))
 		return &exchange{id: []byte(strconv.Itoa(id)), upKey: k, call: &call{tool: "t"}, session: session}
 	}
 	for i := range maxResumableCalls + 10 {

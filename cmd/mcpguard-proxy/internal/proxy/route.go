@@ -8,17 +8,18 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
-// readClient forwards the client's messages to the child, noting the
+// rpc.ReadClient forwards the client's messages to the child, noting the
 // requests it must see answered.
 func (s *Stdio) readClient(ctx context.Context, in io.Reader) error {
-	lr := newLineReader(in, s.g.o.maxMessage)
+	lr := rpc.NewLineReader(in, s.g.o.maxMessage)
 	for {
-		line, oversize, err := lr.next()
+		line, oversize, err := lr.Next()
 		if err != nil {
 			return err
 		}
@@ -34,14 +35,14 @@ func (s *Stdio) fromClient(ctx context.Context, line []byte, oversize bool) {
 		s.clientTooLarge(ctx, line)
 		return
 	}
-	m, err := readClient(line) // read.go: read once, as every server reads it
+	m, err := rpc.ReadClient(line) // read once, as every server reads it (package rpc)
 	if err != nil {
 		logRefused(ctx, s.g.o.logger, line, err)
 		s.send(refusal(line, &m, err))
 		return
 	}
 	switch {
-	case m.isRequest():
+	case m.IsRequest():
 		s.clientRequest(ctx, line, &m)
 	case m.Method == "notifications/initialized":
 		s.mu.Lock()
@@ -66,7 +67,7 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 	}
 	_ = json.Unmarshal(params, &p)
 	var kb [64]byte
-	k, ok := appendIDKey(kb[:0], p.RequestID)
+	k, ok := rpc.AppendIDKey(kb[:0], p.RequestID)
 	if !ok {
 		return
 	}
@@ -92,15 +93,15 @@ func (s *Stdio) cancelledByClient(ctx context.Context, params []byte) {
 
 // clientTooLarge answers a request over the bound by the id its start names.
 func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
-	id, method := peek(prefix)
+	id, method := rpc.Peek(prefix)
 	safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a client message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, s.g.o.maxMessage))
-	if !hasID(id) {
+	if !rpc.HasID(id) {
 		return
 	}
 	r := &request{method: method, clientID: id}
 	if s.g.in != nil && method != "" {
-		r.tr = s.g.trace(ctx, &message{ID: id, Method: method}, s.peer())
+		r.tr = s.g.trace(ctx, &rpc.Message{ID: id, Method: method}, s.peer())
 	}
 	if method == "tools/call" {
 		s.reply(r, s.g.requestTooLarge(ctx, &call{id: id}), nil)
@@ -109,9 +110,9 @@ func (s *Stdio) clientTooLarge(ctx context.Context, prefix []byte) {
 	s.reply(r, rpcError(id, -32600, "the message is larger than the proxy's limit of "+sizeText(s.g.o.maxMessage)), nil)
 }
 
-func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
+func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *rpc.Message) {
 	r := s.newRequest(m.Method)
-	ck, ok := appendIDKey(r.ckBuf[:0:len(r.ckBuf)], m.ID)
+	ck, ok := rpc.AppendIDKey(r.ckBuf[:0:len(r.ckBuf)], m.ID)
 	if !ok {
 		logRefused(ctx, s.g.o.logger, line, nil)
 		s.send(refusal(line, m, nil))
@@ -132,7 +133,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		s.init = bytes.Clone(line)
 		s.mu.Unlock()
 	case "tools/call":
-		if m.quick {
+		if m.Quick {
 			r.call = &r.callv
 			s.g.quickCall(r.call, m, r.clientID) // the id is the request's copy
 		} else {
@@ -148,7 +149,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 	case "tasks/result": // answered as the call that created the task (tasks.go)
 		r.call = s.g.taskCall(m.ID, m.Params, "")
 	}
-	r.up, r.n = s.g.ids.appendNext(r.upBuf[:0])
+	r.up, r.n = s.g.ids.AppendNext(r.upBuf[:0])
 	s.mu.Lock()
 	dup := s.byClient(ck) != nil
 	full := len(s.flight) >= maxInFlight
@@ -178,7 +179,7 @@ func (s *Stdio) clientRequest(ctx context.Context, line []byte, m *message) {
 		// leaves a deadline that finds nothing in flight.
 		s.exp.addAt(r.n, r.call.start.Add(s.g.o.timeout))
 	default:
-		sent = s.toChild(ctx, withID(line, m, r.up))
+		sent = s.toChild(ctx, rpc.WithID(line, m, r.up))
 	}
 	if !sent {
 		if r := s.take(r.n); r != nil {
@@ -256,9 +257,9 @@ func (s *Stdio) toChild(ctx context.Context, msg []byte) bool {
 // callToChild sends the tools/call m, read as c, to the current child
 // under the minted id up, as upstreamCall encodes it: written as the
 // writer copies it when its params need no formatting.
-func (s *Stdio) callToChild(ctx context.Context, up []byte, c *call, m *message) bool {
+func (s *Stdio) callToChild(ctx context.Context, up []byte, c *call, m *rpc.Message) bool {
 	params := c.upstreamParams(m.Params)
-	if !m.formatted() || !same(params, m.Params) {
+	if !m.Formatted() || !same(params, m.Params) {
 		return s.toChild(ctx, upstreamCall(up, c, m))
 	}
 	ch := s.current(ctx)
@@ -268,9 +269,9 @@ func (s *Stdio) callToChild(ctx context.Context, up []byte, c *call, m *message)
 // readChild forwards the child's messages to the client until it closes
 // its stdout.
 func (s *Stdio) readChild(ctx context.Context, c *child, stdout io.Reader) {
-	lr := newLineReader(stdout, s.g.o.maxMessage)
+	lr := rpc.NewLineReader(stdout, s.g.o.maxMessage)
 	for {
-		line, oversize, err := lr.next()
+		line, oversize, err := lr.Next()
 		if err != nil {
 			return
 		}
@@ -286,17 +287,17 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		s.childTooLarge(ctx, line)
 		return
 	}
-	m, err := parse(line)
+	m, err := rpc.Parse(line)
 	if err != nil {
 		safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server line that is not a JSON-RPC message",
 			slog.Int(logkey.Bytes, len(line)))
 		return
 	}
-	if !m.isResponse() {
+	if !m.IsResponse() {
 		s.send(s.g.serverMessage(&s.g.tools, m.Method, line)) // the server's requests and notifications, untouched but a task's status text
 		return
 	}
-	n, ours := s.g.ids.minted(m.ID)
+	n, ours := s.g.ids.Minted(m.ID)
 	if ours && n == c.reinit {
 		s.reinitialized(ctx, c)
 		return
@@ -351,7 +352,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 			return
 		}
 	}
-	out := withID(line, &m, r.clientID) // the client's id, as the client wrote it
+	out := rpc.WithID(line, &m, r.clientID) // the client's id, as the client wrote it
 	if safe := s.g.relayedTask(r.method, out); !same(safe, out) {
 		s.reply(r, safe, nil)
 		return
@@ -374,10 +375,10 @@ func (s *Stdio) reinitialized(ctx context.Context, c *child) {
 
 // childTooLarge answers the request an oversized answer was for.
 func (s *Stdio) childTooLarge(ctx context.Context, prefix []byte) {
-	id, method := peek(prefix)
+	id, method := rpc.Peek(prefix)
 	safe.Log(ctx, s.g.o.logger, slog.LevelWarn, "mcpguard-proxy: dropped a server message over the size bound",
 		slog.String(logkey.Method, method), slog.Int(logkey.Limit, s.g.o.maxMessage))
-	n, ok := s.g.ids.minted(id)
+	n, ok := s.g.ids.Minted(id)
 	if method != "" || !ok {
 		return
 	}
@@ -411,7 +412,7 @@ func (s *Stdio) listTools(ctx context.Context, c *call) {
 	defer t.Stop()
 	l := &stdioListing{}
 	for more := true; more; {
-		up, n := s.g.ids.appendNext(make([]byte, 0, mintedLen))
+		up, n := s.g.ids.AppendNext(make([]byte, 0, rpc.MintedLen))
 		answered := make(chan struct{})
 		s.mu.Lock()
 		s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, listing: l, gone: true})
@@ -441,9 +442,9 @@ type stdioListing struct {
 const listWait = 5 * time.Second
 
 // upstreamCall is the tools/call request m, read as c, that goes upstream
-// under the minted id up: ownCall's encoding of its params, with an
+// under the minted id up: rpc.OwnCall's encoding of its params, with an
 // opened requestState (seal.go).
-func upstreamCall(up []byte, c *call, m *message) []byte {
+func upstreamCall(up []byte, c *call, m *rpc.Message) []byte {
 	params := c.upstreamParams(m.Params)
-	return ownCall(up, params, m.formatted() && same(params, m.Params))
+	return rpc.OwnCall(up, params, m.Formatted() && same(params, m.Params))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/seal"
 	"github.com/mcpguard/mcpguard/core/wire"
@@ -63,7 +64,7 @@ func (g *Guard) openState(ctx context.Context, c *call) []byte {
 // read, with the arguments as checked (declared.go) and the opened
 // requestState in place of those the client sent; none when it opened
 // empty (a load-shedding answer's to a call that echoed none).
-func (c *call) upstreamParams(params span) span {
+func (c *call) upstreamParams(params rpc.Span) rpc.Span {
 	if !c.opened && c.sent == nil {
 		return params
 	}

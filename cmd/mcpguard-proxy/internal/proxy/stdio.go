@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/logkey"
@@ -43,7 +44,7 @@ type Stdio struct {
 	mu  sync.Mutex
 	// flight holds the requests in flight (at most maxInFlight of the
 	// client's, and the proxy's own tools/list): found by the counter of
-	// the id the proxy minted (ids.go), or by the client's id, in a scan.
+	// the id the proxy minted (package rpc), or by the client's id, in a scan.
 	// A few are in flight at a time, and a scan touches less than the two
 	// maps of strings it replaced, which cost a call more than they saved
 	// (docs/proxy.md, "Latency end to end").
@@ -88,16 +89,16 @@ func (s *Stdio) recycle(r *request) {
 // request is a client request in flight.
 type request struct {
 	method   string
-	clientID []byte          // the id as the client wrote it, which its answer carries
-	ck       []byte          // its key (appendIDKey)
-	up       []byte          // the id the proxy minted for it, which the server sees
-	n        uint64          // up's counter
-	call     *call           // tools/call only
-	callv    call            // where call is, for one allocation a request
-	upBuf    [mintedLen]byte // where up is
-	idBuf    [16]byte        // where clientID is, unless longer
-	ckBuf    [24]byte        // where ck is, unless longer
-	tr       *traced         // its span; nil when nothing records
+	clientID []byte              // the id as the client wrote it, which its answer carries
+	ck       []byte              // its key (appendIDKey)
+	up       []byte              // the id the proxy minted for it, which the server sees
+	n        uint64              // up's counter
+	call     *call               // tools/call only
+	callv    call                // where call is, for one allocation a request
+	upBuf    [rpc.MintedLen]byte // where up is
+	idBuf    [16]byte            // where clientID is, unless longer
+	ckBuf    [24]byte            // where ck is, unless longer
+	tr       *traced             // its span; nil when nothing records
 	// gone: the client was answered (timed out) or cancelled the call;
 	// the server's answer goes to no one, and the client's id names it no
 	// longer. Guarded by Stdio.mu.
@@ -239,7 +240,7 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 	}
 	var up []byte
 	if replay != nil {
-		up, c.reinit = s.g.ids.appendNext(make([]byte, 0, mintedLen))
+		up, c.reinit = s.g.ids.AppendNext(make([]byte, 0, rpc.MintedLen))
 	}
 	s.mu.Unlock()
 	if replay != nil {
@@ -260,8 +261,8 @@ func (s *Stdio) run(ctx context.Context, first bool) error {
 // replay initializes a restarted child as the client did the first one;
 // its answer goes to no one (the client has it from the first child).
 func (s *Stdio) replay(c *child, init, id []byte) {
-	m, _ := parse(init)
-	_ = c.write(withID(init, &m, id))
+	m, _ := rpc.Parse(init)
+	_ = c.write(rpc.WithID(init, &m, id))
 }
 
 func (s *Stdio) setReady(ready bool) {
@@ -408,7 +409,7 @@ func (s *Stdio) finish(r *request) {
 // reply answers the client's request r with msg, after ending its span
 // with what msg says (head is msg's parsed head, when the caller has it):
 // once the client has its answer, the span has ended.
-func (s *Stdio) reply(r *request, msg []byte, head *message) {
+func (s *Stdio) reply(r *request, msg []byte, head *rpc.Message) {
 	r.tr.answered(msg, head)
 	s.send(msg)
 }
@@ -416,12 +417,12 @@ func (s *Stdio) reply(r *request, msg []byte, head *message) {
 // replyWithID answers r with msg, the server's answer m, under the id
 // the client wrote: spliced into msg as the writer copies it, which spares
 // a copy of the answer.
-func (s *Stdio) replyWithID(r *request, msg []byte, m *message) {
+func (s *Stdio) replyWithID(r *request, msg []byte, m *rpc.Message) {
 	if r.tr != nil || len(m.ID) == 0 {
-		s.reply(r, withID(msg, m, r.clientID), m)
+		s.reply(r, rpc.WithID(msg, m, r.clientID), m)
 		return
 	}
-	_ = s.out.splice(msg, m.idAt, len(m.ID), r.clientID)
+	_ = s.out.splice(msg, m.IDAt, len(m.ID), r.clientID)
 }
 
 // peer is what the spans of this session's requests say of its client.
@@ -469,11 +470,11 @@ const maxKeptLine = 64 << 10
 // relay's io.Copy (docs/proxy.md, "Latency end to end").
 func (w *writer) write(msg []byte) error { return w.splice(msg, 0, 0, nil) }
 
-// writeCall writes the tools/call request appendCall writes.
+// writeCall writes the tools/call request rpc.AppendCall writes.
 func (w *writer) writeCall(id, params []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(appendCall(w.buf[:0], id, params), '\n')
+	w.buf = append(rpc.AppendCall(w.buf[:0], id, params), '\n')
 	return w.flush()
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/wire"
 )
 
@@ -235,7 +236,7 @@ const relatedTaskMeta = "io.modelcontextprotocol/related-task"
 // status text made safe, and the answer to tasks/result is rewritten as
 // the call's, with the task it answers for in its _meta when the proxy
 // rendered it. Every other answer is rewrite's.
-func (g *Guard) rewriteTask(ctx context.Context, c *call, msg []byte, m *message) []byte {
+func (g *Guard) rewriteTask(ctx context.Context, c *call, msg []byte, m *rpc.Message) []byte {
 	if c.taskResult {
 		out := g.rewrite(ctx, c, msg, m)
 		if same(out, msg) || c.task == "" {

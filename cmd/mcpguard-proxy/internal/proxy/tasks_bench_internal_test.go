@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 )
 
 // BenchmarkTaskCheck measures what following tasks adds to the answer of
@@ -16,7 +18,7 @@ func BenchmarkTaskCheck(b *testing.B) {
 	for _, size := range []int{100, 64 << 10} {
 		text := strings.Repeat("a", size)
 		msg := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + text + `"}]}}`)
-		m, err := parse(msg)
+		m, err := rpc.Parse(msg)
 		if err != nil {
 			b.Fatal(err)
 		}

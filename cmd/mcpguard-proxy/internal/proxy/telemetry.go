@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 )
@@ -59,7 +60,7 @@ type peer struct {
 
 // trace starts the span of the client request m, or returns nil when
 // nothing records (no [WithTelemetry], or no SDK behind it).
-func (g *Guard) trace(ctx context.Context, m *message, p peer) *traced {
+func (g *Guard) trace(ctx context.Context, m *rpc.Message, p peer) *traced {
 	if g.in == nil || !specMethods[m.Method] || !g.in.Traces(m.Method) || !g.in.Active() {
 		return nil
 	}
@@ -120,12 +121,12 @@ func requestID(id []byte) string {
 // answered ends the span with what msg, the response the client is sent,
 // says; head is msg's parsed head when the caller has it. It is a no-op on
 // a nil span or one already ended.
-func (t *traced) answered(msg []byte, head *message) {
+func (t *traced) answered(msg []byte, head *rpc.Message) {
 	if t == nil || t.ended.Load() {
 		return
 	}
 	if head == nil {
-		m, err := parse(msg)
+		m, err := rpc.Parse(msg)
 		if err != nil {
 			t.end(coreotel.Outcome{})
 			return
@@ -180,7 +181,7 @@ func (t *traced) unlisted() bool {
 // a JSON-RPC error's code; of a tools/call result, what pipeline.Decide
 // reads and its content. A result that cannot be an error is not decoded
 // unless its text is recorded.
-func (t *traced) answer(m *message) coreotel.Answer[json.RawMessage] {
+func (t *traced) answer(m *rpc.Message) coreotel.Answer[json.RawMessage] {
 	if len(m.Error) > 0 {
 		var e struct {
 			Code int `json:"code"`

@@ -7,6 +7,7 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
 )
 
@@ -33,7 +34,7 @@ func TestTelemetryOffAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes what escapes")
 	}
-	req := message{ID: []byte("17"), Method: "tools/call", Params: []byte(`{"name":"echo","arguments":{"text":"hello"}}`)}
+	req := rpc.Message{ID: []byte("17"), Method: "tools/call", Params: []byte(`{"name":"echo","arguments":{"text":"hello"}}`)}
 	resp := []byte(`{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"hello"}],"isError":false}}`)
 	ctx := context.Background()
 	for name, g := range map[string]*Guard{"no WithTelemetry": newGuard(), "global providers unset": newGuard(WithTelemetry())} {

@@ -1,4 +1,4 @@
-package proxy
+package rpc
 
 import (
 	"bufio"
@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// bufioLines is the lineReader as it was, on bufio.Reader: what the
-// lineReader must still return, line for line, for lines shorter than
-// peekBytes (for a longer line over the bound, bufioLines kept whatever it
+// bufioLines is the LineReader as it was, on bufio.Reader: what the
+// LineReader must still return, line for line, for lines shorter than
+// PeekBytes (for a longer line over the bound, bufioLines kept whatever it
 // had read before the bound was passed, up to the whole bound).
 type bufioLines struct {
 	r   *bufio.Reader
@@ -20,9 +20,9 @@ type bufioLines struct {
 	buf []byte
 }
 
-func (l *bufioLines) next() ([]byte, bool, error) {
+func (l *bufioLines) Next() ([]byte, bool, error) {
 	for {
-		line, oversize, err := l.line()
+		line, oversize, err := l.Line()
 		if len(bytes.TrimSpace(line)) > 0 || oversize || err != nil {
 			if err != nil && len(bytes.TrimSpace(line)) > 0 && errors.Is(err, io.EOF) {
 				return line, oversize, nil
@@ -32,7 +32,7 @@ func (l *bufioLines) next() ([]byte, bool, error) {
 	}
 }
 
-func (l *bufioLines) line() ([]byte, bool, error) {
+func (l *bufioLines) Line() ([]byte, bool, error) {
 	l.buf = l.buf[:0]
 	oversize := false
 	for {
@@ -40,7 +40,7 @@ func (l *bufioLines) line() ([]byte, bool, error) {
 		if !oversize {
 			if len(l.buf)+len(chunk) > l.max+2 {
 				oversize = true
-				keep := min(len(chunk), max(0, peekBytes-len(l.buf)))
+				keep := min(len(chunk), max(0, PeekBytes-len(l.buf)))
 				l.buf = append(l.buf, chunk[:keep]...)
 			} else {
 				l.buf = append(l.buf, chunk...)
@@ -71,7 +71,7 @@ func (c *chunks) Read(p []byte) (int, error) {
 }
 
 // FuzzLineReader: for any input, read in any pieces, under any bound, the
-// lineReader returns the lines bufio returned, with the same oversize
+// LineReader returns the lines bufio returned, with the same oversize
 // flags and errors, by next (stdio) and by line (SSE).
 func FuzzLineReader(f *testing.F) {
 	for _, s := range []string{
@@ -89,16 +89,16 @@ func FuzzLineReader(f *testing.F) {
 		max := int(bound % 512)
 		for _, end := range []error{io.EOF, io.ErrUnexpectedEOF} {
 			want := &bufioLines{r: bufio.NewReaderSize(&chunks{b: in, rnd: rand.New(rand.NewPCG(seed, 1)), err: end}, 64<<10), max: max}
-			got := newLineReader(&chunks{b: in, rnd: rand.New(rand.NewPCG(seed, 2)), err: end}, max)
+			got := NewLineReader(&chunks{b: in, rnd: rand.New(rand.NewPCG(seed, 2)), err: end}, max)
 			for i := 0; ; i++ {
 				read := func(l interface {
-					line() ([]byte, bool, error)
-					next() ([]byte, bool, error)
+					Line() ([]byte, bool, error)
+					Next() ([]byte, bool, error)
 				}) ([]byte, bool, error) {
 					if byLine {
-						return l.line()
+						return l.Line()
 					}
-					return l.next()
+					return l.Next()
 				}
 				wl, wo, we := read(want)
 				gl, gotOver, ge := read(got)
@@ -114,26 +114,26 @@ func FuzzLineReader(f *testing.F) {
 }
 
 // TestLineReaderLongLines: a line longer than the first buffer and within
-// the bound is returned whole; one over the bound as its first peekBytes,
+// the bound is returned whole; one over the bound as its first PeekBytes,
 // and the buffer never grows past the bound.
 func TestLineReaderLongLines(t *testing.T) {
 	const bound = 200 << 10
 	long := strings.Repeat("a", 150<<10)
 	over := strings.Repeat("b", 300<<10)
 	in := long + "\r\n" + over + "\n" + `{"id":1}` + "\n" + over
-	l := newLineReader(strings.NewReader(in), bound)
+	l := NewLineReader(strings.NewReader(in), bound)
 	for i, want := range []struct {
 		line     string
 		oversize bool
 		err      error
 	}{
 		{long, false, nil},
-		{over[:peekBytes], true, nil},
+		{over[:PeekBytes], true, nil},
 		{`{"id":1}`, false, nil},
-		{over[:peekBytes], true, nil}, // the last line, without a newline
+		{over[:PeekBytes], true, nil}, // the last line, without a newline
 		{"", false, io.EOF},
 	} {
-		line, oversize, err := l.next()
+		line, oversize, err := l.Next()
 		if string(line) != want.line || oversize != want.oversize || err != want.err {
 			t.Fatalf("line %d: %d bytes, oversize %v, %v; want %d bytes, %v, %v", i, len(line), oversize, err, len(want.line), want.oversize, want.err)
 		}

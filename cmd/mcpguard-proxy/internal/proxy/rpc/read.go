@@ -1,4 +1,4 @@
-package proxy
+package rpc
 
 import (
 	"bytes"
@@ -13,64 +13,56 @@ import (
 	"github.com/mcpguard/mcpguard/core/wire"
 )
 
-// This file reads every message once, with one strict reader: the
-// proxy's design rule is that what a server receives for a request the
-// proxy guards is what the proxy checked. A client message is admitted
-// only if every JSON reader reads it alike: one valid JSON object, in
-// UTF-8, whose escapes decode to valid Unicode, with no object, at any
-// depth (arguments included), holding two names that are equal or differ
-// only in case (encoding/json, which mcp-go's servers read with, matches
-// names case-insensitively; RapidJSON, gjson or jsonparser keep the first
-// of duplicates; encoding/json the last). The head's names and a
-// tools/call's params' names must be written as MCP spells them. The
-// reader is jsontext's (go-json-experiment/json, what encoding/json/v2
-// is built from), which refuses invalid UTF-8 and bad escapes; the names
-// are compared here. A tools/call whose only such names are in its arguments is
-// admitted, and refused by the guard as a validation_error naming them
-// (declared.go), as both SDK fronts refuse it.
+// This file is the strict reader, on jsontext (see the package
+// documentation).
 
-// span is a JSON value kept as the bytes it was read from, without a
+// Span is a JSON value kept as the bytes it was read from, without a
 // copy: valid only as long as the message it came from.
-type span []byte
+type Span []byte
 
-// message is a JSON-RPC message as the proxy read it: the members routing
+// Message is a JSON-RPC message as the proxy read it: the members routing
 // needs, as the bytes they were read from.
-type message struct {
-	ID     span
+type Message struct {
+	ID     Span
 	Method string
-	Params span
-	Result span
-	Error  span
-	idAt   int // the offset of ID in the message, for [withID]
-	// quick: the quick reader read it (quick.go), and call is what it read
-	// of a tools/call's params.
-	quick bool
-	call  quickCall
+	Params Span
+	Result Span
+	Error  Span
+	IDAt   int // the offset of ID in the message, for [WithID]
+	// Quick says the quick reader read it (quick.go), and Call is what it
+	// read of a tools/call's params.
+	Quick bool
+	Call  QuickCall
 }
 
-// formatted reports whether m's params are as jsontext formats them.
-func (m *message) formatted() bool { return m.quick && m.call.plain }
+// Formatted reports whether m's params are as jsontext formats them.
+func (m *Message) Formatted() bool { return m.Quick && m.Call.Plain }
 
-func (m *message) isRequest() bool  { return m.Method != "" && hasID(m.ID) }
-func (m *message) isResponse() bool { return m.Method == "" && hasID(m.ID) }
+// IsRequest reports whether m is a request: a method and an id.
+func (m *Message) IsRequest() bool { return m.Method != "" && HasID(m.ID) }
 
-func hasID(id span) bool { return len(id) > 0 && !bytes.Equal(id, []byte("null")) }
+// IsResponse reports whether m is a response: an id and no method.
+func (m *Message) IsResponse() bool { return m.Method == "" && HasID(m.ID) }
+
+// HasID reports whether id is one: present and not null.
+func HasID(id Span) bool { return len(id) > 0 && !bytes.Equal(id, []byte("null")) }
 
 // errNotObject is the error of a message that is not one JSON object, in
 // UTF-8, with a string method if any.
 var errNotObject = errors.New("not a JSON object")
 
-// ambiguity is the error of a client message that readers may read
+// Ambiguity is the error of a client message that readers may read
 // differently: what makes it so, in the proxy's own words (never the
 // client's text).
-type ambiguity struct{ what string }
+type Ambiguity struct{ What string }
 
-func (a *ambiguity) Error() string { return a.what }
+// Error returns what makes the message ambiguous.
+func (a *Ambiguity) Error() string { return a.What }
 
-// isAmbiguity reports an *ambiguity; a function of its own, so that only a
+// IsAmbiguity reports an *Ambiguity; a function of its own, so that only a
 // refused message pays for the target errors.As needs.
-func isAmbiguity(err error) bool {
-	var a *ambiguity
+func IsAmbiguity(err error) bool {
+	var a *Ambiguity
 	return errors.As(err, &a)
 }
 
@@ -107,33 +99,33 @@ var (
 	lenientOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 )
 
-// readClient reads a message from the client: one every reader reads
+// ReadClient reads a message from the client: one every reader reads
 // alike, or an error (errNotObject, or an *ambiguity).
-func readClient(b []byte) (m message, err error) {
+func ReadClient(b []byte) (m Message, err error) {
 	if quickReadInto(b, true, &m) {
 		return m, nil
 	}
 	return read(b, true)
 }
 
-// parse reads a message from the server, or one the proxy wrote: any
+// Parse reads a message from the server, or one the proxy wrote: any
 // valid JSON object, the last of duplicate members winning.
-func parse(b []byte) (m message, err error) {
+func Parse(b []byte) (m Message, err error) {
 	if quickReadInto(b, false, &m) {
 		return m, nil
 	}
 	return read(b, false)
 }
 
-func read(b []byte, strict bool) (m message, err error) {
-	err = walk(b, strict, func(name []byte, v span, at int) error { return m.set(name, v, at, strict) })
-	if strict && err != nil && isAmbiguity(err) {
+func read(b []byte, strict bool) (m Message, err error) {
+	err = Walk(b, strict, func(name []byte, v Span, at int) error { return m.set(name, v, at, strict) })
+	if strict && err != nil && IsAmbiguity(err) {
 		// A tools/call whose only ambiguity is in its arguments is
 		// admitted: the guard refuses it as a validation_error naming the
 		// members (declared.go), as both SDK fronts do, before the
 		// upstream sees it.
-		var call message
-		if walkWith(b, strict, true, func(name []byte, v span, at int) error { return call.set(name, v, at, strict) }) == nil && call.Method == "tools/call" {
+		var call Message
+		if walkWith(b, strict, true, func(name []byte, v Span, at int) error { return call.set(name, v, at, strict) }) == nil && call.Method == "tools/call" {
 			m, err = call, nil
 		}
 	}
@@ -143,14 +135,14 @@ func read(b []byte, strict bool) (m message, err error) {
 	return m, err
 }
 
-// walk reads b, one JSON object, calling visit for each top-level member.
-func walk(b []byte, strict bool, visit func(name []byte, v span, at int) error) error {
+// Walk reads b, one JSON object, calling visit for each top-level member.
+func Walk(b []byte, strict bool, visit func(name []byte, v Span, at int) error) error {
 	return walkWith(b, strict, false, visit)
 }
 
 // walkWith is walk; with looseArgs, params.arguments may hold names that
 // fold alike.
-func walkWith(b []byte, strict, looseArgs bool, visit func(name []byte, v span, at int) error) error {
+func walkWith(b []byte, strict, looseArgs bool, visit func(name []byte, v Span, at int) error) error {
 	rd := readers.Get().(*reader)
 	defer func() { rd.b, rd.top, rd.looseArgs = nil, nil, false; rd.r.Reset(nil); readers.Put(rd) }()
 	rd.b, rd.looseArgs = b, looseArgs
@@ -175,12 +167,12 @@ func walkWith(b []byte, strict, looseArgs bool, visit func(name []byte, v span, 
 	return nil
 }
 
-// soleID is the id of a message the proxy refused, when it has one
+// SoleID is the id of a message the proxy refused, when it has one
 // member that folds to "id", written so; nil otherwise.
-func soleID(b []byte) []byte {
+func SoleID(b []byte) []byte {
 	var id []byte
 	n := 0
-	_ = walk(b, false, func(name []byte, v span, _ int) error {
+	_ = Walk(b, false, func(name []byte, v Span, _ int) error {
 		if wire.FoldsAs(name, []byte("id")) {
 			n++
 			if string(name) == "id" {
@@ -196,15 +188,15 @@ func soleID(b []byte) []byte {
 }
 
 // set notes a top-level member.
-func (m *message) set(name []byte, v span, at int, strict bool) error {
+func (m *Message) set(name []byte, v Span, at int, strict bool) error {
 	switch string(name) {
 	case "id":
-		m.ID, m.idAt = v, at
+		m.ID, m.IDAt = v, at
 	case "method":
 		if len(v) == 0 || v[0] != '"' {
 			return errNotObject
 		}
-		s, ok := unquote(v)
+		s, ok := Unquote(v)
 		if !ok {
 			return errNotObject
 		}
@@ -217,7 +209,7 @@ func (m *message) set(name []byte, v span, at int, strict bool) error {
 		m.Error = v
 	default:
 		if strict && spelledOtherwise(name, headNames) {
-			return &ambiguity{"the member " + quoteName(name, headNames) + " is written in another case than MCP's"}
+			return &Ambiguity{"the member " + quoteName(name, headNames) + " is written in another case than MCP's"}
 		}
 	}
 	return nil
@@ -226,7 +218,7 @@ func (m *message) set(name []byte, v span, at int, strict bool) error {
 // members reads an object's members after its '{' and its '}', checking
 // that no two names fold alike. visit, when not nil, sees each member's
 // name and value as they were read, and the value's offset.
-func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span, at int) error) error {
+func (rd *reader) members(strict bool, depth int, visit func(name []byte, v Span, at int) error) error {
 	base := len(rd.names) // this object's names are rd.names[base:]
 	defer func() { rd.names = rd.names[:base] }()
 	var many map[string]bool // past manyNames names: by their fold
@@ -238,7 +230,7 @@ func (rd *reader) members(strict bool, depth int, visit func(name []byte, v span
 		end := int(rd.d.InputOffset())
 		name := unquoteName(rd.b[end-len(raw) : end]) // in b, which later reads leave alone
 		if strict && rd.repeats(base, name, &many) {
-			return &ambiguity{"an object repeats a member, or writes its name in another case, which servers read differently"}
+			return &Ambiguity{"an object repeats a member, or writes its name in another case, which servers read differently"}
 		}
 		start := end
 		if depth == 0 {
@@ -338,9 +330,9 @@ func unquoteName(raw []byte) []byte {
 	return []byte(s)
 }
 
-// unquote decodes a JSON string value (a known method name without
+// Unquote decodes a JSON string value (a known method name without
 // allocating); ok is false when raw is not one.
-func unquote(raw []byte) (string, bool) {
+func Unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
@@ -400,19 +392,19 @@ func namesAsSpelled(obj []byte, names []string, in string) error {
 	if len(obj) == 0 || obj[0] != '{' {
 		return nil
 	}
-	return walk(obj, false, func(name []byte, _ span, _ int) error {
+	return Walk(obj, false, func(name []byte, _ Span, _ int) error {
 		if spelledOtherwise(name, names) {
-			return &ambiguity{"the member " + quoteName(name, names) + " in " + in + " is written in another case than MCP's"}
+			return &Ambiguity{"the member " + quoteName(name, names) + " in " + in + " is written in another case than MCP's"}
 		}
 		return nil
 	})
 }
 
-// ownCall is the proxy's own encoding of a tools/call request with the
+// OwnCall is the proxy's own encoding of a tools/call request with the
 // id id: params formatted by jsontext (no whitespace, each string in its
 // shortest form), the head written by the proxy. formatted says params
-// are so already (quickCall.plain), which spares the formatting.
-func ownCall(id []byte, params span, formatted bool) []byte {
+// are so already (QuickCall.plain), which spares the formatting.
+func OwnCall(id []byte, params Span, formatted bool) []byte {
 	p := jsontext.Value(params)
 	if len(p) == 0 {
 		p = jsontext.Value("{}")
@@ -422,12 +414,12 @@ func ownCall(id []byte, params span, formatted bool) []byte {
 			p = jsontext.Value(params)
 		}
 	}
-	return appendCall(make([]byte, 0, len(p)+len(id)+64), id, p)
+	return AppendCall(make([]byte, 0, len(p)+len(id)+64), id, p)
 }
 
-// appendCall appends the tools/call request with the id id and params,
+// AppendCall appends the tools/call request with the id id and params,
 // which are formatted, to b.
-func appendCall(b, id, params []byte) []byte {
+func AppendCall(b, id, params []byte) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"method":"tools/call","params":`...)

@@ -1,4 +1,4 @@
-package proxy
+package rpc
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 
 // FuzzQuickReadsAsRead holds the quick reader to read: on any input, it
 // reads what read reads (the same members, at the same offsets, and for a
-// tools/call the same tool and arguments), or it declines. When it says a
+// tools/call the same params), or it declines. When it says a
 // call's params are formatted, jsontext's formatting leaves them as they
 // are, so the call goes upstream as it would have.
 func FuzzQuickReadsAsRead(f *testing.F) {
@@ -25,23 +25,21 @@ func FuzzQuickReadsAsRead(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the quick reader read %q (strict %v), which read refuses: %v", b, strict, err)
 		}
-		if !bytes.Equal(q.ID, m.ID) || q.idAt != m.idAt || q.Method != m.Method ||
+		if !bytes.Equal(q.ID, m.ID) || q.IDAt != m.IDAt || q.Method != m.Method ||
 			!bytes.Equal(q.Params, m.Params) || !bytes.Equal(q.Result, m.Result) || !bytes.Equal(q.Error, m.Error) {
 			t.Fatalf("%q (strict %v):\nquick %+v\nread  %+v", b, strict, q, m)
 		}
 		if !strict || m.Method != "tools/call" {
-			if qc.tool != nil || qc.args != nil || qc.plain {
+			if qc.Tool != nil || qc.Args != nil || qc.Plain {
 				t.Fatalf("%q: a call read of a message that is not a client's tools/call: %+v", b, qc)
 			}
 			return
 		}
-		c := newCall(m.ID, m.Params)
-		if c.tool != string(qc.tool) || !bytes.Equal(c.args, qc.args) || c.hasState {
-			t.Fatalf("%q: quick reads tool %q arguments %s; newCall %q %s (state %v)", b, qc.tool, qc.args, c.tool, c.args, c.hasState)
-		}
+		// (the proxy's FuzzQuickCallReadsAsNewCall holds qc to what the
+		// proxy reads of the params itself)
 		up := []byte(`"mcpguard-x-1"`)
-		if qc.plain && !bytes.Equal(ownCall(up, m.Params, true), ownCall(up, m.Params, false)) {
-			t.Fatalf("%q: params said formatted are not: %s", b, ownCall(up, m.Params, false))
+		if qc.Plain && !bytes.Equal(OwnCall(up, m.Params, true), OwnCall(up, m.Params, false)) {
+			t.Fatalf("%q: params said formatted are not: %s", b, OwnCall(up, m.Params, false))
 		}
 	})
 }
@@ -81,13 +79,9 @@ func TestQuickReadsWhatClientsWrite(t *testing.T) {
 		// Python SDK
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2.5}}}`,
 	} {
-		m, err := readClient([]byte(s))
-		if err != nil || !m.quick || !m.call.plain || len(m.call.tool) == 0 {
-			t.Errorf("read %s: quick %v, formatted %v, tool %q, err %v", s, m.quick, m.call.plain, m.call.tool, err)
-		}
-		c := newGuard().callOf(&m, nil)
-		if string(c.args) == "" || c.tool != string(m.call.tool) {
-			t.Errorf("%s: call %+v", s, c)
+		m, err := ReadClient([]byte(s))
+		if err != nil || !m.Quick || !m.Call.Plain || len(m.Call.Tool) == 0 {
+			t.Errorf("read %s: quick %v, formatted %v, tool %q, err %v", s, m.Quick, m.Call.Plain, m.Call.Tool, err)
 		}
 	}
 	for _, s := range []string{
@@ -99,7 +93,7 @@ func TestQuickReadsWhatClientsWrite(t *testing.T) {
 		if _, _, ok := quickRead([]byte(s), true); ok {
 			t.Errorf("the quick reader read %s, which it cannot vouch for", s)
 		}
-		if _, err := readClient([]byte(s)); err != nil {
+		if _, err := ReadClient([]byte(s)); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
@@ -107,8 +101,8 @@ func TestQuickReadsWhatClientsWrite(t *testing.T) {
 
 // quickRead is quickReadInto, returning the message and what it read of a
 // client's tools/call apart.
-func quickRead(b []byte, strict bool) (m message, qc quickCall, ok bool) {
+func quickRead(b []byte, strict bool) (m Message, qc QuickCall, ok bool) {
 	ok = quickReadInto(b, strict, &m)
-	qc, m.call, m.quick = m.call, quickCall{}, false
+	qc, m.Call, m.Quick = m.Call, QuickCall{}, false
 	return m, qc, ok
 }

@@ -1,4 +1,4 @@
-package proxy
+package rpc
 
 import (
 	"bytes"
@@ -11,24 +11,24 @@ import (
 )
 
 // This file holds the forms of a JSON-RPC id: the key that compares two
-// ids by value (idKey), an id put in place of another in a message
-// (withID), and the ids the proxy mints for the requests it sends upstream
-// (mintedIDs).
+// ids by value (IDKey), an id put in place of another in a message
+// (WithID), and the ids the proxy mints for the requests it sends upstream
+// (MintedIDs).
 
-// idKey is the key of a request id: its value, not its spelling ("\u0061"
+// IDKey is the key of a request id: its value, not its spelling ("\u0061"
 // and "a" are one id, 7 and "7" two), and false when the id is neither a
 // string nor an integer written without fraction or exponent: JSON-RPC
 // ids that every reader reads as the same value.
-func idKey(id []byte) (string, bool) {
+func IDKey(id []byte) (string, bool) {
 	var kb [64]byte
-	k, ok := appendIDKey(kb[:0], id)
+	k, ok := AppendIDKey(kb[:0], id)
 	return string(k), ok
 }
 
-// appendIDKey appends id's key (idKey) to buf, without allocating for
+// AppendIDKey appends id's key (IDKey) to buf, without allocating for
 // the ids most clients write and every id the proxy mints: integers, and
 // strings without escapes.
-func appendIDKey(buf, id []byte) ([]byte, bool) {
+func AppendIDKey(buf, id []byte) ([]byte, bool) {
 	if len(id) > 0 && (id[0] <= ' ' || id[len(id)-1] <= ' ') {
 		id = bytes.Trim(id, jsonSpace)
 	}
@@ -80,57 +80,59 @@ func plainString(b []byte) bool {
 	return !wide || utf8.Valid(b)
 }
 
-// withID returns msg, whose id is at m.idAt, with its id replaced by id.
-func withID(msg []byte, m *message, id []byte) []byte {
+// WithID returns msg, whose id is at m.idAt, with its id replaced by id.
+func WithID(msg []byte, m *Message, id []byte) []byte {
 	if len(m.ID) == 0 {
 		return msg
 	}
 	out := make([]byte, 0, len(msg)-len(m.ID)+len(id))
-	out = append(out, msg[:m.idAt]...)
+	out = append(out, msg[:m.IDAt]...)
 	out = append(out, id...)
-	return append(out, msg[m.idAt+len(m.ID):]...)
+	return append(out, msg[m.IDAt+len(m.ID):]...)
 }
 
-// mintedIDs are the ids the proxy gives the requests it sends upstream:
+// MintedIDs are the ids the proxy gives the requests it sends upstream:
 // a prefix no client writes by chance, and a counter.
-type mintedIDs struct {
-	prefix string
-	n      atomic.Uint64
+type MintedIDs struct {
+	Prefix string
+	N      atomic.Uint64
 }
 
-func newMintedIDs() *mintedIDs {
-	return &mintedIDs{prefix: "mcpguard-" + strings.ToLower(rand.Text()[:10]) + "-"}
+// NewMintedIDs returns the ids of one proxy: a prefix of its own, drawn
+// at random, and a counter.
+func NewMintedIDs() *MintedIDs {
+	return &MintedIDs{Prefix: "mcpguard-" + strings.ToLower(rand.Text()[:10]) + "-"}
 }
 
-// next returns a new id: its JSON text and its key (idKey).
-func (ids *mintedIDs) next() (raw []byte, key string) {
-	raw, _ = ids.appendNext(make([]byte, 0, mintedLen))
-	key, _ = idKey(raw)
+// Next returns a new id: its JSON text and its key (IDKey).
+func (ids *MintedIDs) Next() (raw []byte, key string) {
+	raw, _ = ids.AppendNext(make([]byte, 0, MintedLen))
+	key, _ = IDKey(raw)
 	return raw, key
 }
 
-// appendNext returns a new id, its JSON text appended to buf (without
-// allocating when buf has room: mintedLen), and its counter.
-func (ids *mintedIDs) appendNext(buf []byte) (raw []byte, n uint64) {
-	n = ids.n.Add(1)
+// AppendNext returns a new id, its JSON text appended to buf (without
+// allocating when buf has room: MintedLen), and its counter.
+func (ids *MintedIDs) AppendNext(buf []byte) (raw []byte, n uint64) {
+	n = ids.N.Add(1)
 	at := len(buf)
-	raw = strconv.AppendUint(append(append(buf, '"'), ids.prefix...), n, 10)
+	raw = strconv.AppendUint(append(append(buf, '"'), ids.Prefix...), n, 10)
 	return append(raw, '"')[at:], n
 }
 
-// minted returns the counter of the id a server's answer carries, when
+// Minted returns the counter of the id a server's answer carries, when
 // it is an id these ids minted however it is spelled (its key is the
 // minted id's), and false for any other id.
-func (ids *mintedIDs) minted(id []byte) (uint64, bool) {
-	p := len(ids.prefix)
-	if len(id) > 2+p && id[0] == '"' && id[len(id)-1] == '"' && string(id[1:1+p]) == ids.prefix {
+func (ids *MintedIDs) Minted(id []byte) (uint64, bool) {
+	p := len(ids.Prefix)
+	if len(id) > 2+p && id[0] == '"' && id[len(id)-1] == '"' && string(id[1:1+p]) == ids.Prefix {
 		if n, ok := counter(id[1+p : len(id)-1]); ok {
 			return n, true // as the proxy wrote it
 		}
 	}
 	var kb [64]byte
-	k, ok := appendIDKey(kb[:0], id) // spelled otherwise
-	if !ok || len(k) < 1+p || k[0] != 's' || string(k[1:1+p]) != ids.prefix {
+	k, ok := AppendIDKey(kb[:0], id) // spelled otherwise
+	if !ok || len(k) < 1+p || k[0] != 's' || string(k[1:1+p]) != ids.Prefix {
 		return 0, false
 	}
 	return counter(k[1+p:])
@@ -152,6 +154,6 @@ func counter(digits []byte) (uint64, bool) {
 	return n, true
 }
 
-// mintedLen is room for any minted id's text: the quotes, the prefix
+// MintedLen is room for any minted id's text: the quotes, the prefix
 // (9 + 10 + 1 bytes) and a uint64.
-const mintedLen = 2 + 20 + 20
+const MintedLen = 2 + 20 + 20

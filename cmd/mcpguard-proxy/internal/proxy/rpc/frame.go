@@ -1,4 +1,4 @@
-package proxy
+package rpc
 
 import (
 	"bytes"
@@ -8,23 +8,23 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultMaxMessage bounds one JSON-RPC message, either way, unless
-// [WithMaxMessage] says otherwise: large enough for a page of results or an
-// image, small enough that a hostile peer cannot make the proxy buffer
-// without limit.
+// DefaultMaxMessage bounds one JSON-RPC message, either way, unless the
+// proxy's WithMaxMessage says otherwise: large enough for a page of
+// results or an image, small enough that a hostile peer cannot make the
+// proxy buffer without limit.
 const DefaultMaxMessage = 16 << 20
 
-// peekBytes is how much of an oversized message is kept to find its id.
-const peekBytes = 64 << 10
+// PeekBytes is how much of an oversized message is kept to find its id.
+const PeekBytes = 64 << 10
 
-// lineReader reads newline-delimited messages (MCP's stdio framing), each
+// LineReader reads newline-delimited messages (MCP's stdio framing), each
 // bounded: a longer line is consumed and dropped, keeping only its start.
 //
 // It reads into one buffer and returns each line as a slice of it, where
 // a bufio.Reader copied each line out of its own buffer and the line was
 // trimmed with bytes.TrimRight: cold, as a call runs end to end, that was
 // about 1.5 µs more a call (docs/proxy.md, "Latency end to end").
-type lineReader struct {
+type LineReader struct {
 	r     io.Reader
 	max   int
 	buf   []byte // buf[start:end] is read and not yet returned
@@ -36,20 +36,22 @@ type lineReader struct {
 	over  []byte // the start of that line, up to peekBytes
 }
 
-// lineBuffer is a lineReader's buffer at first; it grows, up to what the
+// lineBuffer is a LineReader's buffer at first; it grows, up to what the
 // bound needs, for a longer line.
 const lineBuffer = 64 << 10
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: r, max: max, buf: make([]byte, lineBuffer)}
+// NewLineReader returns a LineReader of r whose lines are bounded by max
+// bytes.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	return &LineReader{r: r, max: max, buf: make([]byte, lineBuffer)}
 }
 
-// next returns the next non-empty line without its end of line. The slice
+// Next returns the next non-empty line without its end of line. The slice
 // is valid until the following call. A line over the bound is returned as
 // its first bytes with oversize set. err is io.EOF at the end of input.
-func (l *lineReader) next() (line []byte, oversize bool, err error) {
+func (l *LineReader) Next() (line []byte, oversize bool, err error) {
 	for {
-		line, oversize, err = l.line()
+		line, oversize, err = l.Line()
 		if !blank(line) || oversize || err != nil {
 			if err != nil && !blank(line) && errors.Is(err, io.EOF) {
 				return line, oversize, nil // a last line without a newline
@@ -69,11 +71,11 @@ func blank(line []byte) bool {
 	return len(bytes.TrimSpace(line)) == 0
 }
 
-// line returns the next line, however short, without its newline and the
+// Line returns the next line, however short, without its newline and the
 // carriage returns before it; a line over the bound as its first
-// peekBytes, with oversize set. At the end of input it returns what is
+// PeekBytes, with oversize set. At the end of input it returns what is
 // left, with the reader's error.
-func (l *lineReader) line() ([]byte, bool, error) {
+func (l *LineReader) Line() ([]byte, bool, error) {
 	for empty := 0; ; {
 		if i := bytes.IndexByte(l.buf[l.scan:l.end], '\n'); i >= 0 {
 			return l.cut(l.scan + i)
@@ -102,14 +104,14 @@ func (l *lineReader) line() ([]byte, bool, error) {
 }
 
 // cut returns the line that ends with the newline at buf[nl].
-func (l *lineReader) cut(nl int) ([]byte, bool, error) {
+func (l *LineReader) cut(nl int) ([]byte, bool, error) {
 	line := l.buf[l.start:nl]
 	l.start, l.scan = nl+1, nl+1
 	return l.whole(line, len(line)+1, nil) // +1: the newline
 }
 
 // rest returns what is left at the end of input, with the reader's error.
-func (l *lineReader) rest() ([]byte, bool, error) {
+func (l *LineReader) rest() ([]byte, bool, error) {
 	line := l.buf[l.start:l.end]
 	l.start, l.end, l.scan = 0, 0, 0
 	return l.whole(line, len(line), l.err)
@@ -117,21 +119,21 @@ func (l *lineReader) rest() ([]byte, bool, error) {
 
 // whole returns a line read to its end, n bytes with its newline if it
 // has one: its start if it is over the bound.
-func (l *lineReader) whole(line []byte, n int, err error) ([]byte, bool, error) {
+func (l *LineReader) whole(line []byte, n int, err error) ([]byte, bool, error) {
 	switch {
 	case l.drop:
 		l.drop = false
 		l.keep(line)
 		return trimCR(l.over), true, err
 	case n > l.max+2:
-		return trimCR(line[:min(len(line), peekBytes)]), true, err
+		return trimCR(line[:min(len(line), PeekBytes)]), true, err
 	}
 	return trimCR(line), false, err
 }
 
 // room makes room at the end of buf for a read: it moves the line being
 // read to the front, or grows buf, up to what the bound needs.
-func (l *lineReader) room() {
+func (l *LineReader) room() {
 	switch {
 	case l.start == l.end:
 		l.start, l.end, l.scan = 0, 0, 0
@@ -147,9 +149,9 @@ func (l *lineReader) room() {
 	}
 }
 
-// keep adds b to the start kept of a line over the bound, up to peekBytes.
-func (l *lineReader) keep(b []byte) {
-	l.over = append(l.over, b[:min(len(b), max(0, peekBytes-len(l.over)))]...)
+// keep adds b to the start kept of a line over the bound, up to PeekBytes.
+func (l *LineReader) keep(b []byte) {
+	l.over = append(l.over, b[:min(len(b), max(0, PeekBytes-len(l.over)))]...)
 }
 
 // trimCR drops the carriage returns at the end of a line.
@@ -160,10 +162,10 @@ func trimCR(line []byte) []byte {
 	return line
 }
 
-// peek reads the id and method of a message from its first bytes only, for
+// Peek reads the id and method of a message from its first bytes only, for
 // a message too large to decode: members before the cut are found, the rest
 // is not needed.
-func peek(prefix []byte) (id []byte, method string) {
+func Peek(prefix []byte) (id []byte, method string) {
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, ""

@@ -1,4 +1,4 @@
-package proxy
+package rpc
 
 import (
 	"bytes"
@@ -51,44 +51,44 @@ type quick struct {
 	open  int                  // how many of names are in use
 }
 
-// quickCall is what the quick reader read of a tools/call's params.
-type quickCall struct {
-	tool  []byte // its name, which needs no unescaping
-	args  span
-	plain bool // params are as jsontext formats them: ownCall need not
+// QuickCall is what the quick reader read of a tools/call's params.
+type QuickCall struct {
+	Tool  []byte // its name, which needs no unescaping
+	Args  Span
+	Plain bool // params are as jsontext formats them: ownCall need not
 }
 
 // quickReadInto reads b, one message, into m, which it sets quick (and
 // m.call, for a client's tools/call): false when it declines to, m then
-// zero. strict reads a client's message as readClient does; else as parse
+// zero. strict reads a client's message as ReadClient does; else as parse
 // does. It fills the caller's message rather than returning one: a copy
 // of a message is more code run and more stack touched, cold.
-func quickReadInto(b []byte, strict bool, m *message) bool {
+func quickReadInto(b []byte, strict bool, m *Message) bool {
 	if len(b) > 1<<31-1 {
 		return false // nameAt's offsets
 	}
 	q := quick{b: b, strict: strict}
 	spelled := false
-	if !q.top(func(name []byte) bool { return q.head(name, m, &m.call, &spelled) }) ||
+	if !q.top(func(name []byte) bool { return q.head(name, m, &m.Call, &spelled) }) ||
 		(strict && m.Method == "tools/call" && spelled) {
-		*m = message{}
+		*m = Message{}
 		return false
 	}
 	if !strict || m.Method != "tools/call" {
-		m.call = quickCall{}
+		m.Call = QuickCall{}
 	}
-	m.quick = true
+	m.Quick = true
 	return true
 }
 
 // head reads the value of the message's member name into m (and a
 // client's params into qc, noting in spelled a name of them that folds to
 // one of callNames without being it).
-func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool {
+func (q *quick) head(name []byte, m *Message, qc *QuickCall, spelled *bool) bool {
 	at := q.i
 	switch string(name) {
 	case "id":
-		m.ID, m.idAt = q.span(1), at
+		m.ID, m.IDAt = q.span(1), at
 		return m.ID != nil
 	case "method":
 		s, ok := q.plainText()
@@ -100,11 +100,11 @@ func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool
 			if !q.members(func(name []byte) bool { return q.param(name, qc, spelled) }) {
 				return false
 			}
-			m.Params = span(q.b[at:q.i])
+			m.Params = Span(q.b[at:q.i])
 		} else {
 			m.Params = q.span(1)
 		}
-		qc.plain = !q.dirty
+		qc.Plain = !q.dirty
 		return m.Params != nil
 	case "result":
 		m.Result = q.span(1)
@@ -120,15 +120,15 @@ func (q *quick) head(name []byte, m *message, qc *quickCall, spelled *bool) bool
 // tools/call's name and arguments. A requestState is declined: read opens
 // it; so are inputResponses, which newCall notes (a call carrying them is
 // never shed).
-func (q *quick) param(name []byte, qc *quickCall, spelled *bool) bool {
+func (q *quick) param(name []byte, qc *QuickCall, spelled *bool) bool {
 	switch string(name) {
 	case "name":
 		s, ok := q.plainText()
-		qc.tool = s
+		qc.Tool = s
 		return ok
 	case "arguments":
-		qc.args = q.span(2)
-		return qc.args != nil
+		qc.Args = q.span(2)
+		return qc.Args != nil
 	case "requestState", "inputResponses":
 		return false
 	}
@@ -139,12 +139,12 @@ func (q *quick) param(name []byte, qc *quickCall, spelled *bool) bool {
 }
 
 // span reads a value at depth, returning its bytes; nil when declined.
-func (q *quick) span(depth int) span {
+func (q *quick) span(depth int) Span {
 	at := q.i
 	if !q.value(depth) {
 		return nil
 	}
-	return span(q.b[at:q.i])
+	return Span(q.b[at:q.i])
 }
 
 // top reads the whole of q.b, one object, calling member for each of its
@@ -187,9 +187,9 @@ func (q *quick) members(value func(name []byte) bool) bool {
 	}
 }
 
-// falseMember reports whether obj, a JSON object, has the member name, as
+// FalseMember reports whether obj, a JSON object, has the member name, as
 // written, holding false, and the quick reader reads it.
-func falseMember(obj []byte, name string) bool {
+func FalseMember(obj []byte, name string) bool {
 	q := quick{b: obj}
 	seen := false
 	return q.top(func(n []byte) bool {

@@ -61,6 +61,15 @@ func gosdkUpstreamServer(guard bool) *mcp.Server {
 		}
 		return nil, map[string]int{"quantity": in.Quantity}, nil
 	})
+	type stock struct {
+		Left int `json:"left"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "stock"}, func(_ context.Context, _ *mcp.CallToolRequest, in order) (*mcp.CallToolResult, stock, error) {
+		if in.Quantity < 0 {
+			return nil, stock{}, fmt.Errorf("product P-%d: %w", -in.Quantity, gosdk.ErrNotFound)
+		}
+		return nil, stock{Left: in.Quantity}, nil
+	})
 	return s
 }
 
@@ -118,6 +127,9 @@ func TestProxyInFrontOfGoSDKAnswersAsTheGoSDKFront(t *testing.T) {
 		{"typed handler, a member twice", "order", `{"quantity":1,"quantity":2}`},
 		{"typed handler, no arguments", "order", `null`},
 		{"typed handler, a number written as a float", "order", `{"quantity":2.0}`},
+		{"typed handler with an output schema, success", "stock", `{"quantity":3}`},
+		{"typed handler with an output schema, an error", "stock", `{"quantity":-3}`},
+		{"typed handler with an output schema, arguments against the schema", "stock", `{"quantity":"x"}`},
 		{"unknown tool", "no_such_tool", `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

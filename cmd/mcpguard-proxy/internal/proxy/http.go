@@ -432,29 +432,56 @@ func (h *HTTP) listTools(r *http.Request, c *call) {
 	defer cancel()
 	l := ownListing{gen: t.gen.Load()}
 	for {
-		result := h.listPage(ctx, r, l.cursor)
+		result := h.listPage(ctx, r, l.cursor, c.params)
 		if result == nil || !h.g.ownPage(t, &l, result) {
 			return
 		}
 	}
 }
 
+// The headers of MCP 2026-07-28 (SEP-2243) that mirror one request's body:
+// its method, the name it calls, and the tool parameters a tool asks to see
+// as headers. A server checks them against the body, and refuses a request
+// whose headers name another.
+const (
+	headerMethod      = "Mcp-Method"
+	headerName        = "Mcp-Name"
+	headerParamPrefix = "Mcp-Param-"
+)
+
+// listHeaders sets dst, the headers of the proxy's own tools/list, to
+// those of the client's request src (its session, version, credentials),
+// without those that describe src's body (its length, its method, the
+// tool it calls and that tool's parameters): a tools/list that carried a
+// tools/call's Mcp-Method and Mcp-Name would be refused by a 2026-07-28
+// server, and no call of the session would be checked until its client
+// listed the tools itself.
+func listHeaders(dst, src http.Header) {
+	for k, v := range src {
+		switch {
+		case k == "Content-Length", k == "Accept-Encoding", k == headerMethod, k == headerName,
+			strings.HasPrefix(k, headerParamPrefix):
+		default:
+			dst[k] = v
+		}
+	}
+	if src.Get(headerMethod) != "" {
+		dst.Set(headerMethod, "tools/list")
+	}
+	dst.Set("Content-Type", "application/json")
+	dst.Set("Accept", "application/json, text/event-stream")
+}
+
 // listPage is the result of the proxy's own tools/list for the page
-// cursor names, sent as r's client would send it; nil when it failed
-// (logged).
-func (h *HTTP) listPage(ctx context.Context, r *http.Request, cursor string) []byte {
+// cursor names, sent as r's client would send it (params are r's call's);
+// nil when it failed (logged).
+func (h *HTTP) listPage(ctx context.Context, r *http.Request, cursor string, params []byte) []byte {
 	up, key := h.g.ids.Next()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.upstream.String(), bytes.NewReader(ownListRequest(up, cursor)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.upstream.String(), bytes.NewReader(ownListRequest(up, cursor, params)))
 	if err != nil {
 		return nil
 	}
-	for k, v := range r.Header {
-		if k != "Content-Length" && k != "Accept-Encoding" {
-			req.Header[k] = v
-		}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	listHeaders(req.Header, r.Header)
 	rt := h.rp.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
@@ -465,6 +492,11 @@ func (h *HTTP) listPage(ctx context.Context, r *http.Request, cursor string) []b
 		return nil
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		safe.Log(ctx, h.g.o.logger, slog.LevelWarn, "mcpguard-proxy: its own tools/list failed",
+			slog.String(logkey.Error, "the server answered "+resp.Status))
+		return nil
+	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(h.g.o.maxMessage)))
 	for _, msg := range append(bytes.Split(b, []byte("\n")), b) {
 		msg = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(msg), []byte("data:")))

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 
+	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -72,12 +74,61 @@ func (g *Guard) ownPage(t *toolTable, l *ownListing, result []byte) bool {
 }
 
 // ownListRequest is the proxy's own tools/list request for the page
-// cursor names ("": the first), under the minted id up.
-func ownListRequest(up []byte, cursor string) []byte {
+// cursor names ("": the first), under the minted id up, on behalf of the
+// client whose request's params are params: it carries what that
+// request's _meta says of the client (clientMeta).
+func ownListRequest(up []byte, cursor string, params []byte) []byte {
 	b := append(append([]byte(`{"jsonrpc":"2.0","id":`), up...), `,"method":"tools/list","params":{`...)
+	if meta := clientMeta(params); meta != nil {
+		b = append(append(b, `"_meta":`...), meta...)
+		if cursor != "" {
+			b = append(b, ',')
+		}
+	}
 	if cursor != "" {
 		q, _ := json.Marshal(cursor)
 		b = append(append(b, `"cursor":`...), q...)
 	}
 	return append(b, "}}"...)
+}
+
+// clientKeys are the members of a request's _meta that describe its
+// client rather than the request: MCP 2026-07-28 has no session, so every
+// request names its protocol version (which a server requires, and checks
+// against the Mcp-Protocol-Version header), and its client's name and
+// capabilities.
+var clientKeys = []string{
+	metaProtocolVersion,
+	"io.modelcontextprotocol/clientInfo",
+	"io.modelcontextprotocol/clientCapabilities",
+}
+
+// clientMeta is the _meta object of the proxy's own request on behalf of
+// the client whose request's params are params: the clientKeys members of
+// that request's _meta, as the strict reader admitted them; nil when it
+// has none.
+func clientMeta(params []byte) []byte {
+	var out []byte
+	_ = rpc.Walk(params, false, func(name []byte, v rpc.Span, _ int) error {
+		if string(name) != "_meta" || len(v) == 0 || v[0] != '{' {
+			return nil
+		}
+		out = nil // the last _meta, as the upstream reads it
+		return rpc.Walk(v, false, func(name []byte, v rpc.Span, _ int) error {
+			if slices.Contains(clientKeys, string(name)) {
+				q, _ := json.Marshal(string(name))
+				if out == nil {
+					out = append(out, '{')
+				} else {
+					out = append(out, ',')
+				}
+				out = append(append(append(out, q...), ':'), v...)
+			}
+			return nil
+		})
+	})
+	if out == nil {
+		return nil
+	}
+	return append(out, '}')
 }

@@ -417,7 +417,7 @@ func (s *Stdio) listTools(ctx context.Context, c *call) {
 		s.mu.Lock()
 		s.flight = append(s.flight, &request{method: "tools/list", up: up, n: n, own: answered, listing: l, gone: true})
 		s.mu.Unlock()
-		s.toChild(ctx, ownListRequest(up, l.cursor))
+		s.toChild(ctx, ownListRequest(up, l.cursor, c.params))
 		select {
 		case <-answered:
 		case <-t.C:

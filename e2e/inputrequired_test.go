@@ -53,6 +53,8 @@ func (yes) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResu
 // mcpguard-proxy over stdio and HTTP, with and without
 // --redact-successes: the input_required answer is neither an envelope
 // nor redacted, and the state comes back to the upstream as handed out.
+// Its first call, before the client listed the tools, is checked against
+// the declared schema, over HTTP too.
 func TestProxyInputRequired(t *testing.T) {
 	t.Parallel()
 	proxy := proxyBin(t)
@@ -90,10 +92,21 @@ func TestProxyInputRequired(t *testing.T) {
 				if res.ProtocolVersion != mcp.ProtocolVersion20260728 {
 					t.Fatalf("negotiated %s, want the multi round-trip revision", res.ProtocolVersion)
 				}
+				// The client has not listed the tools: the proxy lists them
+				// itself, as a request of this revision must be sent
+				// (headers and _meta), and checks the first call.
 				var call mcp.CallToolRequest
 				call.Params.Name = "deploy"
-				call.Params.Arguments = map[string]any{"environment": "production"}
+				call.Params.Arguments = map[string]any{"environment": "moon"}
 				out, err := c.CallTool(ctx, call)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if env, _ := out.StructuredContent.(map[string]any); !out.IsError || env["error_type"] != "validation_error" {
+					t.Fatalf("a first call outside the declared enum, before any tools/list: %+v", out)
+				}
+				call.Params.Arguments = map[string]any{"environment": "production"}
+				out, err = c.CallTool(ctx, call)
 				if err != nil {
 					t.Fatal(err)
 				}

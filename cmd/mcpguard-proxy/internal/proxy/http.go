@@ -136,7 +136,9 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		x.id = bytes.Clone(m.ID)
 		x.up, x.upKey = h.g.ids.Next()
-		defer h.inflight.add(x.session, ck, x.up)()
+		if scope, ok := cancelScope(r); ok {
+			defer h.inflight.add(scope, ck, x.up)()
+		}
 		if h.g.in != nil {
 			if x.tr = h.g.trace(ctx, &m, httpPeer(r)); x.tr != nil {
 				ctx = x.tr.ctx
@@ -162,7 +164,11 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		n, _ := h.g.ids.Minted(x.up)
 		h.sent.record(x, n) // its answer may come, or come again, on a GET stream (resume.go)
 	case m.Method == "notifications/cancelled":
-		if out = h.inflight.cancelled(x.session, m.Params); out == nil {
+		scope, ok := cancelScope(r)
+		if out = nil; ok {
+			out = h.inflight.cancelled(scope, m.Params)
+		}
+		if out == nil {
 			w.WriteHeader(http.StatusAccepted) // not in flight: nothing to tell the upstream
 			return
 		}
@@ -370,18 +376,34 @@ var bufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 func (buffers) Get() []byte  { return *bufferPool.Get().(*[]byte) }
 func (buffers) Put(b []byte) { bufferPool.Put(&b) }
 
-// inflight is the HTTP proxy's table of requests in flight, by session
-// and the client's id, for the client's notifications/cancelled, which
-// names the id the client wrote and must reach the upstream with the id
-// the proxy minted.
+// cancelScope is whose requests r's notifications/cancelled may name, and
+// whose request r is: its session and its credentials, as the
+// repeated-failure guard tells callers apart (httpCaller). False for a
+// request of MCP 2026-07-28 or later without a session: that revision has
+// no sessions and cancels a request over HTTP by ending its stream, which
+// the proxy passes on, so a notification naming such a request by its id
+// could only come from whoever guessed the id, another client as well.
+func cancelScope(r *http.Request) (string, bool) {
+	session := r.Header.Get("Mcp-Session-Id")
+	if session == "" && r.Header.Get("Mcp-Protocol-Version") >= firstMultiRoundTrip {
+		return "", false
+	}
+	return session + "\x00" + r.Header.Get("Authorization"), true
+}
+
+// inflight is the HTTP proxy's table of requests in flight, by caller
+// (cancelScope) and the client's id, for the client's
+// notifications/cancelled, which names the id the client wrote and must
+// reach the upstream with the id the proxy minted.
 type inflight struct {
 	mu sync.Mutex
 	m  map[string][]byte
 }
 
-// add notes a request in flight; the function it returns forgets it.
-func (f *inflight) add(session, key string, up []byte) func() {
-	k := session + "\x00" + key
+// add notes a request of the caller scope in flight; the function it
+// returns forgets it.
+func (f *inflight) add(scope, key string, up []byte) func() {
+	k := scope + "\x00" + key
 	f.mu.Lock()
 	if f.m == nil {
 		f.m = map[string][]byte{}
@@ -396,8 +418,9 @@ func (f *inflight) add(session, key string, up []byte) func() {
 }
 
 // cancelled is the proxy's own notifications/cancelled for the client's,
-// whose params name a request of session; nil when none is in flight.
-func (f *inflight) cancelled(session string, params []byte) []byte {
+// whose params name a request of the caller scope; nil when none is in
+// flight.
+func (f *inflight) cancelled(scope string, params []byte) []byte {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
@@ -407,7 +430,7 @@ func (f *inflight) cancelled(session string, params []byte) []byte {
 		return nil
 	}
 	f.mu.Lock()
-	up, ok := f.m[session+"\x00"+key]
+	up, ok := f.m[scope+"\x00"+key]
 	f.mu.Unlock()
 	if !ok {
 		return nil

@@ -418,6 +418,87 @@ func TestHTTPCancellationNamesTheMintedID(t *testing.T) {
 	}
 }
 
+// A notifications/cancelled reaches the upstream only for a request of
+// the caller that sent it: another session's or another credential's
+// request under the same id is not cancelled, and a request of MCP
+// 2026-07-28 without a session, which its client cancels by ending its
+// stream, is cancelled by no notification, whoever sends it.
+func TestHTTPCancellationStaysWithItsCaller(t *testing.T) {
+	seen := make(chan string, 8)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				RequestID json.RawMessage `json:"requestId"`
+			} `json:"params"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		switch m.Method {
+		case "tools/call":
+			seen <- "call"
+			<-r.Context().Done()
+		case "notifications/cancelled":
+			seen <- "cancelled " + string(m.Params.RequestID)
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+		}
+	}))
+	t.Cleanup(up.Close)
+	url := proxyFor(t, up.URL+"/mcp", proxy.WithTimeout(5*time.Second))
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`
+	for _, tc := range []struct {
+		name         string
+		owner, other []string // the headers of the call's client, and of another
+		ownerCancels bool     // the owner's own notification reaches the upstream
+	}{
+		{"another session", []string{"Mcp-Session-Id", "s-a"}, []string{"Mcp-Session-Id", "s-b"}, true},
+		{"another credential", []string{"Authorization", "Bearer a"}, []string{"Authorization", "Bearer b"}, true},
+		{"2026-07-28, no session", []string{"Mcp-Protocol-Version", "2026-07-28"}, []string{"Mcp-Protocol-Version", "2026-07-28"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, hangUp := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(callBody(5, "slow", `{}`)))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set(tc.owner[0], tc.owner[1])
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			if got := <-seen; got != "call" {
+				t.Fatalf("the upstream saw %s first", got)
+			}
+			if code, _ := post(t, url, cancel, tc.other...); code != http.StatusAccepted {
+				t.Fatalf("another caller's cancellation: %d", code)
+			}
+			select {
+			case got := <-seen:
+				t.Fatalf("another caller's notification cancelled the call: the upstream saw %s", got)
+			default:
+			}
+			post(t, url, cancel, tc.owner...)
+			select {
+			case got := <-seen:
+				if !tc.ownerCancels || !strings.Contains(got, "mcpguard-") {
+					t.Fatalf("the owner's notification: the upstream saw %s", got)
+				}
+			default:
+				if tc.ownerCancels {
+					t.Fatal("the owner's notification did not reach the upstream")
+				}
+			}
+			hangUp() // which ends the call upstream
+			<-done
+		})
+	}
+}
+
 // leakyRPCError is the message of a JSON-RPC error an upstream answers a
 // request other than a tool call with, naming its database's password.
 const leakyRPCError = "dial postgres://app:hunter2@db.internal:5432/shop failed"

@@ -47,6 +47,12 @@ func gosdkUpstreamServer(guard bool) *mcp.Server {
 	add("denied", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, gosdk.ErrAccessDenied
 	})
+	// A question with content besides, which go-sdk refuses to send (a
+	// -32603 "server bug"): a failure of the tool, not a JSON-RPC error.
+	add("ask_with_text", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "and some text"}},
+			InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Go ahead?"}}, RequestState: "s"}, nil
+	})
 	type order struct {
 		Quantity int `json:"quantity"`
 	}
@@ -117,6 +123,7 @@ func TestProxyInFrontOfGoSDKAnswersAsTheGoSDKFront(t *testing.T) {
 		{"handler returned nothing", "nothing", `{}`},
 		{"handler error result", "fail", `{}`},
 		{"sentinel error", "denied", `{}`},
+		{"a question with content, which go-sdk refuses to send", "ask_with_text", `{}`},
 		{"typed handler, success", "order", `{"quantity":2}`},
 		{"typed handler, arguments against the schema", "order", `{"quantity":"two"}`},
 		{"typed handler, an error whose text says what it is", "order", `{"quantity":-1}`},
@@ -141,6 +148,9 @@ func TestProxyInFrontOfGoSDKAnswersAsTheGoSDKFront(t *testing.T) {
 				answers[i] = res
 				if code != 0 {
 					answers[i] = map[string]any{"jsonrpc_error": code}
+					if tc.tool != "no_such_tool" {
+						t.Errorf("a call of a tool the server has got a JSON-RPC error %d, which the model never reads", code)
+					}
 				}
 			}
 			if !reflect.DeepEqual(answers[0], answers[1]) {

@@ -3,6 +3,8 @@ package gosdk_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -179,4 +181,55 @@ func envelopeOfResult(t *testing.T, res *mcp.CallToolResult) map[string]any {
 		t.Fatalf("not an envelope: %v", err)
 	}
 	return env
+}
+
+// TestAQuestionWithContentIsAToolFailure: a handler whose result asks for
+// input and has content too gets, from go-sdk, a -32603 "server bug" in
+// place of its result, which the client's model never reads. Behind
+// gosdk.Middleware the client gets an internal_error envelope instead,
+// whose incident the log records with go-sdk's reason.
+func TestAQuestionWithContentIsAToolFailure(t *testing.T) {
+	t.Parallel()
+	log := gosdktest.NewLog(t)
+	s := mcp.NewServer(&mcp.Implementation{Name: "mixed", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "deploy", InputSchema: deploySchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{
+			Content:       []mcp.Content{&mcp.TextContent{Text: "about to deploy"}},
+			InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Deploy?"}},
+			RequestState:  mrtrState,
+		}, nil
+	})
+	s.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLogger(log.Logger())))
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"environment": "staging"}})
+	if err != nil {
+		t.Fatalf("a JSON-RPC error, which the model never reads: %v", err)
+	}
+	if len(res.Content) == 0 {
+		t.Fatalf("want an envelope, got %+v", res)
+	}
+	text, _ := res.Content[0].(*mcp.TextContent)
+	env, parsed := gosdk.Parse(text.Text)
+	if !res.IsError || !parsed || env.ErrorType != gosdk.InternalError || env.IncidentID == "" {
+		t.Fatalf("want an internal_error envelope with an incident, got %+v", res)
+	}
+	found := false
+	for _, r := range log.Records() {
+		if r["incident_id"] == env.IncidentID && strings.Contains(fmt.Sprint(r["error"]), "both content and inputRequests") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no log record of incident %s with go-sdk's reason: %v", env.IncidentID, log.Records())
+	}
 }

@@ -242,7 +242,13 @@ func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Re
 	o := pipeline.Decide(a)
 	switch o {
 	case pipeline.ProtocolError:
-		return res, c.protocol(ctx, req, err, pe)
+		if !sdkRefusedResult(pe) {
+			return res, c.protocol(ctx, req, err, pe)
+		}
+		// the handler's result, which go-sdk would not send: a failure of
+		// the tool, as one that cannot be encoded is
+		tool := callFrom(ctx, req).Tool
+		r = c.front.result(req, c.front.r.Unencodable(ctx, tool, err, c.recover.Logger), nil, nil, c.front.declaresOutput(tool))
 	case pipeline.GoError:
 		r = renderError(ctx, req, err, false)
 	case pipeline.Missing:
@@ -310,6 +316,19 @@ func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.
 // (mcp.AddTool) set when the arguments fail the input schema (mcp/server.go,
 // toolForErr).
 const sdkArgumentsPrefix = `validating "arguments": `
+
+// sdkMixedResult is the error go-sdk v1.8.0 answers a tools/call with, in
+// place of the handler's result, when that result asks for input and has
+// content too (mcp/mrtr.go, handleMultiRoundTripResult): a result go-sdk
+// refuses to send.
+const sdkMixedResult = "server bug: result has both content and inputRequests"
+
+// sdkRefusedResult reports whether pe is go-sdk's refusal of the handler's
+// result (sdkMixedResult), which would reach the client as a JSON-RPC
+// error its model never reads.
+func sdkRefusedResult(pe *jsonrpc.Error) bool {
+	return pe.Code == jsonrpc.CodeInternalError && pe.Message == sdkMixedResult
+}
 
 // sdkError gives the errors go-sdk itself sets on a result their code.
 func sdkError(err error) error {

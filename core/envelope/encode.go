@@ -9,10 +9,11 @@ import (
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
-// Unencodable logs that the result of a tool call cannot be encoded as
-// JSON, under a fresh incident ID, and returns the internal_error envelope
-// naming it. err is the encoding error, which may quote what the value
-// holds: it goes to the log only. A nil logger means the renderer's.
+// Unencodable logs that the result of a tool call cannot be sent, under a
+// fresh incident ID, and returns the internal_error envelope naming it.
+// err says why (an encoding error, which may quote what the value holds;
+// a result the SDK refuses to send): it goes to the log only. A nil logger
+// means the renderer's.
 //
 // The SDKs encode a result after every middleware has returned, where an
 // encoding error leaves the call unanswered; each front's recovering layer
@@ -23,7 +24,7 @@ func (r *Renderer) Unencodable(ctx context.Context, tool string, err error, logg
 	if logger == nil {
 		logger = r.o.log()
 	}
-	safe.Log(ctx, logger, slog.LevelError, "mcpguard: the tool's result cannot be encoded as JSON",
+	safe.Log(ctx, logger, slog.LevelError, "mcpguard: the tool's result cannot be sent",
 		slog.String(logkey.Tool, tool),
 		slog.String(logkey.IncidentID, id),
 		slog.String(logkey.Error, safe.Error(err)))

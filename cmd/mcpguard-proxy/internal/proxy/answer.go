@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -62,6 +63,9 @@ func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *rpc.Message
 		}
 		if upstreamMissing(e.Code, e.Message, c.tool) {
 			return g.render(ctx, c, g.r.Missing(ctx, c.core())) // pipeline.Missing
+		}
+		if upstreamRefusedResult(e.Code, e.Message) {
+			return g.render(ctx, c, g.r.Unencodable(ctx, c.tool, errors.New(e.Message), nil))
 		}
 		var env *envelope.Envelope
 		if code, ok := g.o.mapped(c.tool, e.Message); ok {
@@ -214,6 +218,19 @@ func upstreamPanic(code int, msg string) bool {
 // answer as core/pipeline's Missing: an internal_error under an incident.
 func upstreamMissing(code int, msg, tool string) bool {
 	return code == -32603 && msg == "tool '"+tool+"' handler returned no result"
+}
+
+// goSDKMixedResult is the error go-sdk v1.8.0 answers a tools/call with,
+// in place of its handler's result, when that result asks for input and
+// has content too (mcp/mrtr.go): a result the server refused to send,
+// which the go-sdk front answers as one that cannot be sent, an
+// internal_error under an incident.
+const goSDKMixedResult = "server bug: result has both content and inputRequests"
+
+// upstreamRefusedResult reports whether an upstream's JSON-RPC error says
+// it refused to send its handler's result (goSDKMixedResult).
+func upstreamRefusedResult(code int, msg string) bool {
+	return code == -32603 && msg == goSDKMixedResult
 }
 
 // panicked answers c after the upstream recovered a panic in its handler,

@@ -164,11 +164,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		n, _ := h.g.ids.Minted(x.up)
 		h.sent.record(x, n) // its answer may come, or come again, on a GET stream (resume.go)
 	case m.Method == "notifications/cancelled":
-		scope, ok := cancelScope(r)
-		if out = nil; ok {
-			out = h.inflight.cancelled(scope, m.Params)
-		}
-		if out == nil {
+		if out = h.cancellation(r, m.Params); out == nil {
 			w.WriteHeader(http.StatusAccepted) // not in flight: nothing to tell the upstream
 			return
 		}
@@ -375,6 +371,18 @@ var bufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 func (buffers) Get() []byte  { return *bufferPool.Get().(*[]byte) }
 func (buffers) Put(b []byte) { bufferPool.Put(&b) }
+
+// cancellation is the notifications/cancelled to send the upstream for
+// the client's, r, whose params are params: under the id the proxy minted
+// for the request it names, if that is one of its caller's in flight; nil
+// for none.
+func (h *HTTP) cancellation(r *http.Request, params []byte) []byte {
+	scope, ok := cancelScope(r)
+	if !ok {
+		return nil
+	}
+	return h.inflight.cancelled(scope, params)
+}
 
 // cancelScope is whose requests r's notifications/cancelled may name, and
 // whose request r is: its session and its credentials, as the

@@ -136,8 +136,8 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		x.id = bytes.Clone(m.ID)
 		x.up, x.upKey = h.g.ids.Next()
-		if scope, ok := cancelScope(r); ok {
-			defer h.inflight.add(scope, ck, x.up)()
+		if caller, ok := cancelScope(r); ok {
+			defer h.inflight.add(caller, ck, x.up)()
 		}
 		if h.g.in != nil {
 			if x.tr = h.g.trace(ctx, &m, httpPeer(r)); x.tr != nil {
@@ -377,11 +377,11 @@ func (buffers) Put(b []byte) { bufferPool.Put(&b) }
 // for the request it names, if that is one of its caller's in flight; nil
 // for none.
 func (h *HTTP) cancellation(r *http.Request, params []byte) []byte {
-	scope, ok := cancelScope(r)
+	s, ok := cancelScope(r)
 	if !ok {
 		return nil
 	}
-	return h.inflight.cancelled(scope, params)
+	return h.inflight.cancelled(s, params)
 }
 
 // cancelScope is whose requests r's notifications/cancelled may name, and
@@ -391,13 +391,17 @@ func (h *HTTP) cancellation(r *http.Request, params []byte) []byte {
 // no sessions and cancels a request over HTTP by ending its stream, which
 // the proxy passes on, so a notification naming such a request by its id
 // could only come from whoever guessed the id, another client as well.
-func cancelScope(r *http.Request) (string, bool) {
-	session := r.Header.Get("Mcp-Session-Id")
-	if session == "" && r.Header.Get("Mcp-Protocol-Version") >= firstMultiRoundTrip {
-		return "", false
-	}
-	return session + "\x00" + r.Header.Get("Authorization"), true
+func cancelScope(r *http.Request) (scope, bool) {
+	s := scope{session: r.Header.Get("Mcp-Session-Id"), credential: r.Header.Get("Authorization")}
+	return s, s.session != "" || r.Header.Get("Mcp-Protocol-Version") < firstMultiRoundTrip
 }
+
+// scope is a caller of the HTTP proxy, as cancelScope reads it.
+type scope struct{ session, credential string }
+
+// key is where a request of s whose id has the key id is kept in flight:
+// one string, made in one allocation.
+func (s scope) key(id string) string { return s.session + "\x00" + s.credential + "\x00" + id }
 
 // inflight is the HTTP proxy's table of requests in flight, by caller
 // (cancelScope) and the client's id, for the client's
@@ -410,8 +414,8 @@ type inflight struct {
 
 // add notes a request of the caller scope in flight; the function it
 // returns forgets it.
-func (f *inflight) add(scope, key string, up []byte) func() {
-	k := scope + "\x00" + key
+func (f *inflight) add(s scope, key string, up []byte) func() {
+	k := s.key(key)
 	f.mu.Lock()
 	if f.m == nil {
 		f.m = map[string][]byte{}
@@ -428,7 +432,7 @@ func (f *inflight) add(scope, key string, up []byte) func() {
 // cancelled is the proxy's own notifications/cancelled for the client's,
 // whose params name a request of the caller scope; nil when none is in
 // flight.
-func (f *inflight) cancelled(scope string, params []byte) []byte {
+func (f *inflight) cancelled(s scope, params []byte) []byte {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
@@ -438,7 +442,7 @@ func (f *inflight) cancelled(scope string, params []byte) []byte {
 		return nil
 	}
 	f.mu.Lock()
-	up, ok := f.m[scope+"\x00"+key]
+	up, ok := f.m[s.key(key)]
 	f.mu.Unlock()
 	if !ok {
 		return nil

@@ -294,3 +294,52 @@ func TestConsumersAnswerAHeldBackToolAlikeEveryTime(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyPinsAdmitTheFirstCallsOfA2026Client: a client of MCP
+// 2026-07-28 that calls before it lists the tools has each call checked
+// against the tools the proxy lists itself, in the client's revision: an
+// approved tool runs, one the baseline does not hold is refused, and a
+// call the declared schema refuses never reaches the server. (The
+// proxy's own listing once carried the call's Mcp-Method and no _meta,
+// which a server of that revision refuses: every such call was refused
+// as not listed.)
+func TestProxyPinsAdmitTheFirstCallsOfA2026Client(t *testing.T) {
+	t.Parallel()
+	ok := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("done"), nil
+	}
+	search := mcpgo.NewToolWithRawSchema("search", pinsApproved, json.RawMessage(pinsSchema))
+	s := server.NewMCPServer("consumers", "1.0.0", server.WithToolCapabilities(true))
+	s.AddTool(search, ok)
+	s.AddTool(mcpgo.NewToolWithRawSchema("wipe", "Delete every order.", json.RawMessage(pinsSchema)), ok)
+	upstream := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	t.Cleanup(upstream.Close)
+	file := filepath.Join(t.TempDir(), "tools.lock")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pinsLockOf(t, search).WriteTo(f); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	tp, err := transport.NewStreamableHTTP(startProxy(t, proxyBin(t), upstream.URL+"/mcp", "--pin", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := mrtrMcpgoCaller(t, tp) // a 2026-07-28 client that lists nothing
+	ctx := context.Background()
+	if res, _ := call(ctx, "search", `{"q":"tea"}`); !reflect.DeepEqual(res, map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}) {
+		t.Fatalf("an approved tool's first call: %v", res)
+	}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"wipe", `{"q":"all"}`, "access_denied"},
+		{"search", `{"q":7}`, "validation_error"},
+	} {
+		res, _ := call(ctx, tc.tool, tc.args)
+		env, _ := res["structuredContent"].(map[string]any)
+		if res["isError"] != true || env["error_type"] != tc.want {
+			t.Errorf("%s %s: want %s, got %v", tc.tool, tc.args, tc.want, res)
+		}
+	}
+}

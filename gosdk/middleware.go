@@ -3,7 +3,6 @@ package gosdk
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,16 +79,20 @@ func Middleware(opts ...Option) mcp.Middleware {
 			layers.Seal = []mcp.Middleware{c.seal}
 		}
 		// core/pipeline's order from the pins on; log, recover, repeats,
-		// redact and render, outside them, are the one step of c.call.
+		// redact and render, outside them, are core/chain's (adapter.go).
 		// raw, the handler without them, answers a call of an unknown tool.
 		raw := next
 		next = inside(layers.Ordered(), next)
+		outer, in, unknown := c.outer(raw), handler(next), handler(raw)
 		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
 				if r, ok := req.(*mcp.CallToolRequest); ok {
 					chainmark.Reach(ctx)
-					return c.call(ctx, method, r, next, raw)
+					// the layers inside find the chain's configuration and
+					// the call, read once, in the context
+					an := outer.Serve(withCall(ctx, c.front, r), r, in, unknown)
+					return an.res, an.err
 				}
 			case methodListTools:
 				res, err := next(ctx, method, req)
@@ -126,150 +129,6 @@ func Install(s *mcp.Server, opts ...Option) {
 	s.AddReceivingMiddleware(Middleware(opts...))
 }
 
-// call serves one tools/call: the layers inside find the chain's
-// configuration and the call, read once, in ctx, and the record is
-// written last, of what the client receives.
-func (c *chain) call(ctx context.Context, method string, req *mcp.CallToolRequest, next, raw mcp.MethodHandler) (mcp.Result, error) {
-	var start time.Time
-	if c.log != nil {
-		start = time.Now()
-	}
-	cc := withCall(ctx, c.front, req)
-	res, err := c.guard(cc, method, req, next, raw)
-	if c.log != nil {
-		c.log.record(cc, req, res, err, time.Since(start), cc.note)
-	}
-	return res, err
-}
-
-// guard runs the layers inside, finishes their result and makes it
-// encodable; a panic in any of these becomes an internal_error envelope.
-// It never re-panics: go-sdk recovers nowhere, so a panic that left here
-// would end the process. A call of a tool the server does not have goes
-// to raw, past the repeated-failure guard and every stage of admission,
-// as mcp-go and mcpguard-proxy answer it: go-sdk's "unknown tool", never
-// a rate limit's "wait, then repeat this call unchanged".
-func (c *chain) guard(ctx context.Context, method string, req *mcp.CallToolRequest, next, raw mcp.MethodHandler) (res mcp.Result, err error) {
-	completed := false
-	defer func() {
-		if completed {
-			return
-		}
-		// A nil recover() with completed false is panic(nil) under
-		// GODEBUG=panicnil=1, or runtime.Goexit (t.FailNow in a test),
-		// whose results are discarded anyway.
-		v := recover()
-		res, err = fallback(), nil
-		// Guarded: a panicking logger or callback must not turn a handled
-		// panic into a crash.
-		_ = safe.Call(func() { res = c.recovered(ctx, req, v) })
-	}()
-	if unknownTool(ctx, req, raw) {
-		res, err = raw(ctx, method, req)
-		res, err = c.finish(ctx, req, res, err)
-	} else {
-		ticket, repeated := c.repeats.admit(ctx, req)
-		if repeated == nil {
-			res, err = next(ctx, method, req)
-		} else {
-			err = repeated // answered without running the handler
-		}
-		res, err = c.finish(ctx, req, res, err)
-		if repeated == nil {
-			c.repeats.settle(ctx, ticket, req, res)
-		}
-	}
-	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
-		res = c.encodable(ctx, req, r)
-	}
-	completed = true
-	return res, err
-}
-
-// encodable returns r in a form go-sdk encodes without calling the
-// handler's code (see encodable in encode.go), inside guard's recover, or
-// the internal_error result for a result that cannot be encoded.
-func (c *chain) encodable(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult) *mcp.CallToolResult {
-	out, err := encodable(r)
-	if err == nil {
-		return out
-	}
-	tool := callFrom(ctx, req).Tool
-	env := c.front.r.Unencodable(ctx, tool, err, c.recover.Logger)
-	return c.front.result(req, env, nil, nil, c.front.declaresOutput(tool))
-}
-
-// recovered logs a panic under a fresh incident and renders its envelope.
-func (c *chain) recovered(ctx context.Context, req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
-	tool := callFrom(ctx, req).Tool
-	ro := c.recover
-	if c.onPanic != nil {
-		ro.OnPanic = func(ctx context.Context, p Panic) { c.onPanic(ctx, req, p) }
-	}
-	env := c.front.r.Recovered(ctx, tool, v, ro)
-	return c.front.result(req, env, nil, nil, c.front.declaresOutput(tool))
-}
-
-// fallback answers when recovering itself failed.
-func fallback() *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: string(core.FallbackInternal().Marshal())}},
-		IsError: true,
-	}
-}
-
-// finish turns what the layers inside returned into what the client
-// receives, as core/pipeline decides the outcome: a protocol error stays
-// one; any other error, a handler's own error result and a nil result
-// become envelopes; a successful or input_required result passes as it
-// is, without a toolFailure _meta of its own. What is redacted is the
-// outcome's policy (pipeline.Policy Redact): a protocol error's message,
-// every position of a failure, a success only WithRedactSuccesses (the
-// rules of ForSuccess).
-func (c *chain) finish(ctx context.Context, req *mcp.CallToolRequest, res mcp.Result, err error) (mcp.Result, error) {
-	var pe *jsonrpc.Error
-	if err != nil {
-		pe, _ = core.As[*jsonrpc.Error](err)
-	}
-	// A (nil, err) of a low-level handler arrives as a typed-nil
-	// *CallToolResult, whose GetError would panic.
-	r, ok := res.(*mcp.CallToolResult)
-	if err == nil && !ok && res != nil {
-		return res, nil // a result type only a layer inside knows
-	}
-	a := AnswerOf(r)
-	a.Err, a.Protocol = err != nil, pe != nil
-	o := pipeline.Decide(a)
-	switch o {
-	case pipeline.ProtocolError:
-		if !sdkRefusedResult(pe) {
-			return res, c.protocol(ctx, req, err, pe)
-		}
-		// the handler's result, which go-sdk would not send: a failure of
-		// the tool, as one that cannot be encoded is
-		tool := callFrom(ctx, req).Tool
-		r = c.front.result(req, c.front.r.Unencodable(ctx, tool, err, c.recover.Logger), nil, nil, c.front.declaresOutput(tool))
-	case pipeline.GoError:
-		r = renderError(ctx, req, err, false)
-	case pipeline.Missing:
-		call := callFrom(ctx, req)
-		r = c.front.result(req, c.front.r.Missing(ctx, call), nil, nil, c.front.declaresOutput(call.Tool))
-	case pipeline.ErrorResult:
-		r = c.normalize(ctx, req, r)
-	default:
-		if o.Policy().DropForgedFailure {
-			r = withoutForgedFailure(r)
-		}
-	}
-	red := c.redactor
-	if o.Policy().Redact == pipeline.RedactWithSuccesses {
-		if red = c.successes; red == nil {
-			return r, nil
-		}
-	}
-	return redactResult(red.ForCall(callFrom(ctx, req).Args), r), nil
-}
-
 // AnswerOf is a tool call's result as core/pipeline reads an answer: the
 // one reading of a go-sdk result for this front and gosdk/otel.
 // pipeline.Decide of it is what the call ended as (a nil r is Missing).
@@ -285,31 +144,6 @@ func AnswerOf(r *mcp.CallToolResult) pipeline.Answer {
 		a.ResultType = pipeline.ResultTypeInputRequired
 	}
 	return a
-}
-
-// normalize renders a result with isError: true as an envelope result,
-// unless this package rendered it already. The error a handler set with
-// SetError (go-sdk's typed handlers set the one they returned) is
-// classified, so that its sentinels and codes count; a result without one
-// is classified by its text.
-func (c *chain) normalize(ctx context.Context, req *mcp.CallToolRequest, r *mcp.CallToolResult) *mcp.CallToolResult {
-	if _, ours := renderedEnvelope(r); ours {
-		return r
-	}
-	call := callFrom(ctx, req)
-	if err := r.GetError(); err != nil {
-		// go-sdk would have sent this error's text as the result: an
-		// unclassified one keeps it (redacted), so the agent never reads
-		// less than it did without the layer.
-		call.Shown = true
-		env := c.front.r.Error(ctx, call, sdkError(err))
-		return c.front.result(req, env, err, r, c.front.declaresOutput(env.Tool))
-	}
-	if !c.front.r.Normalizes() {
-		return withoutForgedFailure(r)
-	}
-	env := c.front.r.Text(ctx, call, textOf(r.Content))
-	return c.front.result(req, env, nil, r, c.front.declaresOutput(env.Tool))
 }
 
 // sdkArgumentsPrefix starts the error go-sdk v1.8.0's typed handlers
@@ -336,22 +170,4 @@ func sdkError(err error) error {
 		return core.Wrap(core.ValidationError, err)
 	}
 	return err
-}
-
-// protocol returns the JSON-RPC error a layer inside chose (go-sdk's
-// unknown tool, a handler's own *jsonrpc.Error) with its message redacted;
-// err itself when nothing needed redaction. go-sdk sends the outermost
-// message with the code of the *jsonrpc.Error it wraps.
-func (c *chain) protocol(ctx context.Context, req *mcp.CallToolRequest, err error, pe *jsonrpc.Error) error {
-	r := c.redactor.ForCall(callFrom(ctx, req).Args)
-	if err != error(pe) {
-		return r.Error(err) // go-sdk keeps the code of the error it wraps
-	}
-	msg, whole := safe.ErrorText(err) // cut at 64 KiB: bounded whatever the name a client sends
-	red := r.String(msg)
-	data, changed := r.RawJSON(pe.Data)
-	if whole && red == msg && !changed {
-		return err
-	}
-	return &jsonrpc.Error{Code: pe.Code, Message: red, Data: data}
 }

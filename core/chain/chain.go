@@ -1,0 +1,293 @@
+package chain
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcpguard/mcpguard/core/envelope"
+	"github.com/mcpguard/mcpguard/core/limit"
+	"github.com/mcpguard/mcpguard/core/pipeline"
+	"github.com/mcpguard/mcpguard/core/redact"
+	"github.com/mcpguard/mcpguard/internal/safe"
+)
+
+// Handler answers a call: the consumer's layers inside the chain and the
+// tool's handler.
+type Handler[Q, A any] func(ctx context.Context, q Q) A
+
+// Adapter translates one consumer's tool call (Q) and answer (A) for the
+// chain. Each method reads or writes its SDK's types (or the wire's
+// JSON); none decides what happens to a call: the chain asks them in
+// core/pipeline's order, as the outcome's policy says.
+type Adapter[Q, A any] interface {
+	// Call is the core's view of q: its tool and arguments.
+	Call(ctx context.Context, q Q) envelope.Call
+	// Known reports whether the server has q's tool (see [Chain.Serve]).
+	Known(ctx context.Context, q Q) bool
+	// Read reads a as core/pipeline reads an answer ([pipeline.Decide]).
+	Read(ctx context.Context, a A) pipeline.Answer
+
+	// Err is the Go error of a (the GoError outcome), as the renderer
+	// classifies it.
+	Err(a A) error
+	// Rendered returns a, finished, when a layer of this consumer
+	// rendered its error result already; false otherwise.
+	Rendered(ctx context.Context, q Q, a A) (A, bool)
+	// Shown is the error the SDK itself would have shown the client as
+	// the text of a's error result (go-sdk's SetError), nil for none.
+	Shown(a A) error
+	// Text is the text of a's error result, as core/pipeline.JoinText
+	// joins it.
+	Text(a A) string
+	// Write is the error result that carries env, made from a's own
+	// result where a has one (its _meta and its items that are not text
+	// are kept), as core/pipeline.BuildError shapes it.
+	Write(ctx context.Context, q Q, env *envelope.Envelope, a A) A
+	// DropForged is a without a toolFailure _meta of its own
+	// (envelope.DropFailureMeta); a itself when it has none.
+	DropForged(a A) A
+	// Protocol is a, a JSON-RPC error that stays one, in the form the
+	// consumer sends it.
+	Protocol(ctx context.Context, q Q, a A) A
+	// Redact is a with every position that can carry text redacted by
+	// red: the items, structured content and _meta of a result, the
+	// message (and data) of an error.
+	Redact(red *redact.Redactor, a A) A
+	// Envelope is the envelope a's error result carries, for the
+	// repeated-failure guard.
+	Envelope(a A) (*envelope.Envelope, bool)
+
+	// Refuse answers q, refused by the repeated-failure guard with err,
+	// with the error result that carries err's envelope.
+	Refuse(ctx context.Context, q Q, err error) A
+	// Recovered answers q after a panic with value v: logged under an
+	// incident, answered internal_error.
+	Recovered(ctx context.Context, q Q, v any) A
+	// Fallback answers when recovering itself panicked.
+	Fallback() A
+	// Sendable is a in a form the consumer sends without running the
+	// handler's code again, or the internal_error result of one it
+	// cannot send (a result that fails or panics when encoded).
+	Sendable(ctx context.Context, q Q, a A) A
+	// Record writes the call's one record of what the client received,
+	// taken d.
+	Record(ctx context.Context, q Q, a A, d time.Duration)
+}
+
+// Stages are the stages a [Chain] runs; a zero field is off. The chain
+// runs them in core/pipeline's order (Log, Recover, Repeats, Redact,
+// Render), whatever consumer builds it. The stages of admission inside
+// them (pins, seal, hints, limits, declared) are the consumer's layers,
+// the [Handler] the chain calls.
+type Stages[Q any] struct {
+	// Log calls the adapter's Record once per call, last.
+	Log bool
+	// Recover turns a panic anywhere inside into an internal_error, and
+	// makes every answer sendable.
+	Recover bool
+	// Repeats is the repeated-failure guard; nil: off.
+	Repeats *limit.RepeatStage[Q]
+	// Redact redacts every error (failures), and successes when
+	// Successes is set.
+	Redact *Redaction
+	// Render is the renderer of every envelope; nil: off.
+	Render *envelope.Renderer
+}
+
+// Redaction is what the Redact stage redacts with.
+type Redaction struct {
+	// Failures redacts every failure and protocol error.
+	Failures *redact.Redactor
+	// Successes, when not nil, redacts successes too.
+	Successes *redact.Redactor
+}
+
+// Chain runs the stages that wrap a call's answer in core/pipeline's one
+// order, for one consumer: built once, safe for concurrent use.
+type Chain[Q, A any] struct {
+	ad      Adapter[Q, A]
+	order   []pipeline.Stage
+	repeats *limit.RepeatStage[Q]
+	red     *Redaction
+	r       *envelope.Renderer
+}
+
+// New returns the chain of s over ad. It panics on a nil adapter.
+func New[Q, A any](ad Adapter[Q, A], s Stages[Q]) *Chain[Q, A] {
+	if ad == nil {
+		panic("chain: New with a nil adapter")
+	}
+	c := &Chain[Q, A]{ad: ad, repeats: s.Repeats, red: s.Redact, r: s.Render}
+	on := map[pipeline.Stage]bool{
+		pipeline.Log: s.Log, pipeline.Recover: s.Recover, pipeline.Repeats: s.Repeats != nil,
+		pipeline.Redact: s.Redact != nil, pipeline.Render: s.Render != nil,
+	}
+	for _, st := range pipeline.Order() {
+		if on[st] {
+			c.order = append(c.order, st)
+		}
+	}
+	return c
+}
+
+// Stages returns the stages c runs, outermost first. The slice is a
+// fresh copy.
+func (c *Chain[Q, A]) Stages() []pipeline.Stage { return append([]pipeline.Stage(nil), c.order...) }
+
+// Serve answers q through c's stages and h, the layers inside them. A
+// call of a tool the server does not have (the adapter's Known, asked
+// inside Recover, before the guard) is answered by unknown instead, when
+// unknown is not nil: past the repeated-failure guard, which neither holds
+// it back nor counts it, as core/pipeline answers an unknown tool before
+// any stage of admission; its answer is still rendered, redacted and
+// logged.
+func (c *Chain[Q, A]) Serve(ctx context.Context, q Q, h, unknown Handler[Q, A]) A {
+	return c.serve(ctx, q, 0, route[Q, A]{h: h, unknown: unknown})
+}
+
+// route is where a call goes inside the chain's stages: h, or unknown
+// for a tool the server does not have, until the chain asked.
+type route[Q, A any] struct {
+	h, unknown Handler[Q, A]
+	unlisted   bool // the call is of a tool the server does not have
+}
+
+// resolve asks the adapter, once, whether the server has q's tool.
+func (c *Chain[Q, A]) resolve(ctx context.Context, q Q, r route[Q, A]) route[Q, A] {
+	if r.unknown != nil {
+		if !c.ad.Known(ctx, q) {
+			r.h, r.unlisted = r.unknown, true
+		}
+		r.unknown = nil
+	}
+	return r
+}
+
+func (c *Chain[Q, A]) serve(ctx context.Context, q Q, i int, r route[Q, A]) A {
+	if i == len(c.order) {
+		return c.resolve(ctx, q, r).h(ctx, q)
+	}
+	switch c.order[i] {
+	case pipeline.Log:
+		return c.log(ctx, q, i, r)
+	case pipeline.Recover:
+		return c.recover(ctx, q, i, r)
+	case pipeline.Repeats:
+		if r = c.resolve(ctx, q, r); !r.unlisted {
+			return c.guard(ctx, q, i, r)
+		}
+	case pipeline.Redact:
+		return c.redact(ctx, q, i, r)
+	case pipeline.Render:
+		return c.render(ctx, q, c.serve(ctx, q, i+1, r))
+	}
+	return c.serve(ctx, q, i+1, r)
+}
+
+// log records what the client receives, once, outermost.
+func (c *Chain[Q, A]) log(ctx context.Context, q Q, i int, r route[Q, A]) A {
+	start := time.Now()
+	a := c.serve(ctx, q, i+1, r)
+	c.ad.Record(ctx, q, a, time.Since(start))
+	return a
+}
+
+// recover answers a panic anywhere inside with an internal_error. It
+// never re-panics.
+func (c *Chain[Q, A]) recover(ctx context.Context, q Q, i int, r route[Q, A]) (a A) {
+	completed := false
+	defer func() {
+		if completed {
+			return
+		}
+		// A nil recover() with completed false is panic(nil) under
+		// GODEBUG=panicnil=1, or runtime.Goexit (t.FailNow in a test),
+		// whose results are discarded anyway.
+		v := recover()
+		a = c.ad.Fallback()
+		// Guarded: a panicking logger or callback must not turn a
+		// handled panic into a crash.
+		_ = safe.Call(func() { a = c.ad.Recovered(ctx, q, v) })
+	}()
+	a = c.ad.Sendable(ctx, q, c.serve(ctx, q, i+1, r))
+	completed = true
+	return a
+}
+
+// guard runs the repeated-failure guard: a call it holds back is answered
+// without running anything inside; any other is settled with what it
+// answered, as core/pipeline decides it: not a failure releases the
+// caller's counts, an error result is counted by its envelope.
+func (c *Chain[Q, A]) guard(ctx context.Context, q Q, i int, r route[Q, A]) A {
+	t, err := c.repeats.Admit(ctx, q)
+	if err != nil {
+		return c.ad.Refuse(ctx, q, err)
+	}
+	a := c.serve(ctx, q, i+1, r)
+	switch o := pipeline.Decide(c.ad.Read(ctx, a)); {
+	case !o.Policy().Failure:
+		c.repeats.Settle(ctx, t, q, nil)
+	case o == pipeline.ErrorResult:
+		if env, ok := c.ad.Envelope(a); ok {
+			c.repeats.Settle(ctx, t, q, env)
+		}
+	}
+	return a
+}
+
+// redact redacts what the outcome's policy says: every failure and
+// protocol error, a success only when configured.
+func (c *Chain[Q, A]) redact(ctx context.Context, q Q, i int, r route[Q, A]) A {
+	a := c.serve(ctx, q, i+1, r)
+	red := c.red.Failures
+	switch pipeline.Decide(c.ad.Read(ctx, a)).Policy().Redact {
+	case pipeline.RedactWithSuccesses:
+		if red = c.red.Successes; red == nil {
+			return a
+		}
+	}
+	return c.ad.Redact(red.ForCall(c.ad.Call(ctx, q).Args), a)
+}
+
+// render turns what the layers inside answered into what the client
+// receives, as core/pipeline decides the outcome: a protocol error stays
+// one; a Go error, a missing result and a handler's own error result
+// become the error result that carries an envelope; a success, an
+// input_required round and a task pass as they are, without a toolFailure
+// _meta of their own.
+func (c *Chain[Q, A]) render(ctx context.Context, q Q, a A) A {
+	o := pipeline.Decide(c.ad.Read(ctx, a))
+	switch o {
+	case pipeline.ProtocolError:
+		return c.ad.Protocol(ctx, q, a)
+	case pipeline.GoError:
+		return c.ad.Write(ctx, q, c.r.Error(ctx, c.ad.Call(ctx, q), c.ad.Err(a)), a)
+	case pipeline.Missing:
+		return c.ad.Write(ctx, q, c.r.Missing(ctx, c.ad.Call(ctx, q)), a)
+	case pipeline.ErrorResult:
+		return c.normalize(ctx, q, a)
+	}
+	if o.Policy().DropForgedFailure {
+		return c.ad.DropForged(a)
+	}
+	return a
+}
+
+// normalize renders a handler's own error result as an envelope, unless a
+// layer of the consumer rendered it: the error the SDK would have shown is
+// classified, and stays readable if nothing classifies it; any other text
+// is classified as text, untrusted.
+func (c *Chain[Q, A]) normalize(ctx context.Context, q Q, a A) A {
+	if done, ok := c.ad.Rendered(ctx, q, a); ok {
+		return done
+	}
+	call := c.ad.Call(ctx, q)
+	if err := c.ad.Shown(a); err != nil {
+		call.Shown = true
+		return c.ad.Write(ctx, q, c.r.Error(ctx, call, err), a)
+	}
+	if !c.r.Normalizes() {
+		return c.ad.DropForged(a)
+	}
+	return c.ad.Write(ctx, q, c.r.Text(ctx, call, c.ad.Text(a)), a)
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	corelimit "github.com/mcpguard/mcpguard/core/limit"
-	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // Repeats is the repeated-failure guard of the Middleware, the one stage
@@ -127,35 +126,4 @@ var (
 func defaultRepeats() *Repeats {
 	return NewRepeats(corelimit.NewRepeats(corelimit.DefaultRepeatFailures, corelimit.DefaultRepeatWindow,
 		nil, corelimit.DefaultRepeatMaxKeys, 0), nil)
-}
-
-// admit returns the call's ticket, or the error to answer it with instead
-// of running it. A nil r runs every call.
-func (r *Repeats) admit(ctx context.Context, req *mcp.CallToolRequest) (corelimit.StageTicket, error) {
-	if r == nil {
-		return corelimit.StageTicket{}, nil
-	}
-	return r.stage.Admit(ctx, req)
-}
-
-// settle tells the guard what the call answered, as the client receives
-// it: a success, or an envelope.
-func (r *Repeats) settle(ctx context.Context, t corelimit.StageTicket, req *mcp.CallToolRequest, res mcp.Result) {
-	if r == nil {
-		return
-	}
-	out, ok := res.(*mcp.CallToolResult)
-	if !ok {
-		return // a result type only a layer inside knows
-	}
-	// core/pipeline decides what the answer is: not a failure releases;
-	// an error result is counted by its envelope.
-	switch o := pipeline.Decide(AnswerOf(out)); {
-	case !o.Policy().Failure:
-		r.stage.Settle(ctx, t, req, nil)
-	case o == pipeline.ErrorResult:
-		if env, ok := renderedEnvelope(out); ok {
-			r.stage.Settle(ctx, t, req, env)
-		}
-	}
 }

@@ -99,10 +99,15 @@ func (adapter) Shown(an answer) error {
 
 func (adapter) Text(an answer) string { return textOf(result(an).Content) }
 
-// Write keeps the handler's error reachable through GetError.
+// Write keeps the handler's error reachable through GetError. A result
+// that came with a Go error is not the tool's answer: nothing of it is
+// kept.
 func (a adapter) Write(_ context.Context, req *mcp.CallToolRequest, env *core.Envelope, an answer) answer {
 	from, err := result(an), an.err
-	if err == nil && from != nil {
+	switch {
+	case err != nil:
+		from = nil
+	case from != nil:
 		err = from.GetError()
 	}
 	return answer{a.c.front.result(req, env, err, from, a.c.front.declaresOutput(env.Tool)), nil}

@@ -126,7 +126,7 @@ func (jsonAdapter) Text(an answer) string {
 
 func (a jsonAdapter) Write(_ context.Context, _ call, env *envelope.Envelope, an answer) answer {
 	in := pipeline.ErrorInput{Envelope: env, Renderer: a.r}
-	if an.res != nil {
+	if an.res != nil && an.err == nil {
 		in.Meta = an.res.Meta
 	}
 	shape := pipeline.BuildError(in)

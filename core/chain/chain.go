@@ -15,18 +15,59 @@ import (
 // tool's handler.
 type Handler[Q, A any] func(ctx context.Context, q Q) A
 
-// Adapter translates one consumer's tool call (Q) and answer (A) for the
-// chain. Each method reads or writes its SDK's types (or the wire's
-// JSON); none decides what happens to a call: the chain asks them in
-// core/pipeline's order, as the outcome's policy says.
-type Adapter[Q, A any] interface {
+// Reader reads one consumer's tool call (Q) and answer (A), for the
+// stages that decide by the call's outcome.
+type Reader[Q, A any] interface {
 	// Call is the core's view of q: its tool and arguments.
 	Call(ctx context.Context, q Q) envelope.Call
-	// Known reports whether the server has q's tool (see [Chain.Serve]).
-	Known(ctx context.Context, q Q) bool
 	// Read reads a as core/pipeline reads an answer ([pipeline.Decide]).
 	Read(ctx context.Context, a A) pipeline.Answer
+}
 
+// Recorder is what the Log stage asks of a consumer.
+type Recorder[Q, A any] interface {
+	// Record writes the call's one record of what the client received,
+	// taken d.
+	Record(ctx context.Context, q Q, a A, d time.Duration)
+}
+
+// Recoverer is what the Recover stage asks of a consumer.
+type Recoverer[Q, A any] interface {
+	// Recovered answers q after a panic with value v: logged under an
+	// incident, answered internal_error.
+	Recovered(ctx context.Context, q Q, v any) A
+	// Fallback answers when recovering itself panicked.
+	Fallback() A
+	// Sendable is a in a form the consumer sends without running the
+	// handler's code again, or the internal_error result of one it
+	// cannot send (a result that fails or panics when encoded).
+	Sendable(ctx context.Context, q Q, a A) A
+}
+
+// Guarder is what the Repeats stage asks of a consumer.
+type Guarder[Q, A any] interface {
+	Reader[Q, A]
+	// Known reports whether the server has q's tool (see [Chain.Serve]).
+	Known(ctx context.Context, q Q) bool
+	// Envelope is the envelope a's error result carries.
+	Envelope(a A) (*envelope.Envelope, bool)
+	// Refuse answers q, refused by the repeated-failure guard with err,
+	// with the error result that carries err's envelope.
+	Refuse(ctx context.Context, q Q, err error) A
+}
+
+// Redacter is what the Redact stage asks of a consumer.
+type Redacter[Q, A any] interface {
+	Reader[Q, A]
+	// Redact is a with every position that can carry text redacted by
+	// red: the items, structured content and _meta of a result, the
+	// message (and data) of an error.
+	Redact(red *redact.Redactor, a A) A
+}
+
+// Writer is what the Render stage asks of a consumer.
+type Writer[Q, A any] interface {
+	Reader[Q, A]
 	// Err is the Go error of a (the GoError outcome), as the renderer
 	// classifies it.
 	Err(a A) error
@@ -40,8 +81,8 @@ type Adapter[Q, A any] interface {
 	// joins it.
 	Text(a A) string
 	// Write is the error result that carries env, made from a's own
-	// result where a has one (its _meta and its items that are not text
-	// are kept), as core/pipeline.BuildError shapes it.
+	// result where a is a result (its _meta and its items that are not
+	// text are kept), as core/pipeline.BuildError shapes it.
 	Write(ctx context.Context, q Q, env *envelope.Envelope, a A) A
 	// DropForged is a without a toolFailure _meta of its own
 	// (envelope.DropFailureMeta); a itself when it has none.
@@ -49,29 +90,20 @@ type Adapter[Q, A any] interface {
 	// Protocol is a, a JSON-RPC error that stays one, in the form the
 	// consumer sends it.
 	Protocol(ctx context.Context, q Q, a A) A
-	// Redact is a with every position that can carry text redacted by
-	// red: the items, structured content and _meta of a result, the
-	// message (and data) of an error.
-	Redact(red *redact.Redactor, a A) A
-	// Envelope is the envelope a's error result carries, for the
-	// repeated-failure guard.
-	Envelope(a A) (*envelope.Envelope, bool)
+}
 
-	// Refuse answers q, refused by the repeated-failure guard with err,
-	// with the error result that carries err's envelope.
-	Refuse(ctx context.Context, q Q, err error) A
-	// Recovered answers q after a panic with value v: logged under an
-	// incident, answered internal_error.
-	Recovered(ctx context.Context, q Q, v any) A
-	// Fallback answers when recovering itself panicked.
-	Fallback() A
-	// Sendable is a in a form the consumer sends without running the
-	// handler's code again, or the internal_error result of one it
-	// cannot send (a result that fails or panics when encoded).
-	Sendable(ctx context.Context, q Q, a A) A
-	// Record writes the call's one record of what the client received,
-	// taken d.
-	Record(ctx context.Context, q Q, a A, d time.Duration)
+// Adapter translates one consumer's tool call (Q) and answer (A) for
+// every stage of the chain. Each method reads or writes its SDK's types
+// (or the wire's JSON); none decides what happens to a call: the chain
+// asks them in core/pipeline's order, as the outcome's policy says. A
+// consumer that runs one stage as a layer of its own implements only
+// that stage's interface ([Recover], [Guard], [Redact], [Render], [Log]).
+type Adapter[Q, A any] interface {
+	Recorder[Q, A]
+	Recoverer[Q, A]
+	Guarder[Q, A]
+	Redacter[Q, A]
+	Writer[Q, A]
 }
 
 // Stages are the stages a [Chain] runs; a zero field is off. The chain
@@ -105,10 +137,14 @@ type Redaction struct {
 // Chain runs the stages that wrap a call's answer in core/pipeline's one
 // order, for one consumer: built once, safe for concurrent use.
 type Chain[Q, A any] struct {
-	ad      Adapter[Q, A]
+	log     Recorder[Q, A]
+	rec     Recoverer[Q, A]
+	guard   Guarder[Q, A]
+	red     Redacter[Q, A]
+	w       Writer[Q, A]
 	order   []pipeline.Stage
 	repeats *limit.RepeatStage[Q]
-	red     *Redaction
+	redact  *Redaction
 	r       *envelope.Renderer
 }
 
@@ -117,7 +153,7 @@ func New[Q, A any](ad Adapter[Q, A], s Stages[Q]) *Chain[Q, A] {
 	if ad == nil {
 		panic("chain: New with a nil adapter")
 	}
-	c := &Chain[Q, A]{ad: ad, repeats: s.Repeats, red: s.Redact, r: s.Render}
+	c := &Chain[Q, A]{log: ad, rec: ad, guard: ad, red: ad, w: ad, repeats: s.Repeats, redact: s.Redact, r: s.Render}
 	on := map[pipeline.Stage]bool{
 		pipeline.Log: s.Log, pipeline.Recover: s.Recover, pipeline.Repeats: s.Repeats != nil,
 		pipeline.Redact: s.Redact != nil, pipeline.Render: s.Render != nil,
@@ -128,6 +164,39 @@ func New[Q, A any](ad Adapter[Q, A], s Stages[Q]) *Chain[Q, A] {
 		}
 	}
 	return c
+}
+
+// Log returns the chain of the Log stage alone, over ad.
+func Log[Q, A any](ad Recorder[Q, A]) *Chain[Q, A] {
+	return &Chain[Q, A]{log: ad, order: []pipeline.Stage{pipeline.Log}}
+}
+
+// Recover returns the chain of the Recover stage alone, over ad.
+func Recover[Q, A any](ad Recoverer[Q, A]) *Chain[Q, A] {
+	return &Chain[Q, A]{rec: ad, order: []pipeline.Stage{pipeline.Recover}}
+}
+
+// Guard returns the chain of the Repeats stage alone: the guard s, over
+// ad. It panics on a nil s.
+func Guard[Q, A any](ad Guarder[Q, A], s *limit.RepeatStage[Q]) *Chain[Q, A] {
+	if s == nil {
+		panic("chain: Guard with a nil stage")
+	}
+	return &Chain[Q, A]{guard: ad, repeats: s, order: []pipeline.Stage{pipeline.Repeats}}
+}
+
+// Redact returns the chain of the Redact stage alone: r, over ad.
+func Redact[Q, A any](ad Redacter[Q, A], r Redaction) *Chain[Q, A] {
+	return &Chain[Q, A]{red: ad, redact: &r, order: []pipeline.Stage{pipeline.Redact}}
+}
+
+// Render returns the chain of the Render stage alone: r, over ad. It
+// panics on a nil r.
+func Render[Q, A any](ad Writer[Q, A], r *envelope.Renderer) *Chain[Q, A] {
+	if r == nil {
+		panic("chain: Render with a nil renderer")
+	}
+	return &Chain[Q, A]{w: ad, r: r, order: []pipeline.Stage{pipeline.Render}}
 }
 
 // Stages returns the stages c runs, outermost first. The slice is a
@@ -155,7 +224,7 @@ type route[Q, A any] struct {
 // resolve asks the adapter, once, whether the server has q's tool.
 func (c *Chain[Q, A]) resolve(ctx context.Context, q Q, r route[Q, A]) route[Q, A] {
 	if r.unknown != nil {
-		if !c.ad.Known(ctx, q) {
+		if !c.guard.Known(ctx, q) {
 			r.h, r.unlisted = r.unknown, true
 		}
 		r.unknown = nil
@@ -169,32 +238,32 @@ func (c *Chain[Q, A]) serve(ctx context.Context, q Q, i int, r route[Q, A]) A {
 	}
 	switch c.order[i] {
 	case pipeline.Log:
-		return c.log(ctx, q, i, r)
+		return c.logged(ctx, q, i, r)
 	case pipeline.Recover:
-		return c.recover(ctx, q, i, r)
+		return c.recovered(ctx, q, i, r)
 	case pipeline.Repeats:
 		if r = c.resolve(ctx, q, r); !r.unlisted {
-			return c.guard(ctx, q, i, r)
+			return c.guarded(ctx, q, i, r)
 		}
 	case pipeline.Redact:
-		return c.redact(ctx, q, i, r)
+		return c.redacted(ctx, q, i, r)
 	case pipeline.Render:
-		return c.render(ctx, q, c.serve(ctx, q, i+1, r))
+		return c.rendered(ctx, q, c.serve(ctx, q, i+1, r))
 	}
 	return c.serve(ctx, q, i+1, r)
 }
 
 // log records what the client receives, once, outermost.
-func (c *Chain[Q, A]) log(ctx context.Context, q Q, i int, r route[Q, A]) A {
+func (c *Chain[Q, A]) logged(ctx context.Context, q Q, i int, r route[Q, A]) A {
 	start := time.Now()
 	a := c.serve(ctx, q, i+1, r)
-	c.ad.Record(ctx, q, a, time.Since(start))
+	c.log.Record(ctx, q, a, time.Since(start))
 	return a
 }
 
 // recover answers a panic anywhere inside with an internal_error. It
 // never re-panics.
-func (c *Chain[Q, A]) recover(ctx context.Context, q Q, i int, r route[Q, A]) (a A) {
+func (c *Chain[Q, A]) recovered(ctx context.Context, q Q, i int, r route[Q, A]) (a A) {
 	completed := false
 	defer func() {
 		if completed {
@@ -204,12 +273,12 @@ func (c *Chain[Q, A]) recover(ctx context.Context, q Q, i int, r route[Q, A]) (a
 		// GODEBUG=panicnil=1, or runtime.Goexit (t.FailNow in a test),
 		// whose results are discarded anyway.
 		v := recover()
-		a = c.ad.Fallback()
+		a = c.rec.Fallback()
 		// Guarded: a panicking logger or callback must not turn a
 		// handled panic into a crash.
-		_ = safe.Call(func() { a = c.ad.Recovered(ctx, q, v) })
+		_ = safe.Call(func() { a = c.rec.Recovered(ctx, q, v) })
 	}()
-	a = c.ad.Sendable(ctx, q, c.serve(ctx, q, i+1, r))
+	a = c.rec.Sendable(ctx, q, c.serve(ctx, q, i+1, r))
 	completed = true
 	return a
 }
@@ -218,17 +287,17 @@ func (c *Chain[Q, A]) recover(ctx context.Context, q Q, i int, r route[Q, A]) (a
 // without running anything inside; any other is settled with what it
 // answered, as core/pipeline decides it: not a failure releases the
 // caller's counts, an error result is counted by its envelope.
-func (c *Chain[Q, A]) guard(ctx context.Context, q Q, i int, r route[Q, A]) A {
+func (c *Chain[Q, A]) guarded(ctx context.Context, q Q, i int, r route[Q, A]) A {
 	t, err := c.repeats.Admit(ctx, q)
 	if err != nil {
-		return c.ad.Refuse(ctx, q, err)
+		return c.guard.Refuse(ctx, q, err)
 	}
 	a := c.serve(ctx, q, i+1, r)
-	switch o := pipeline.Decide(c.ad.Read(ctx, a)); {
+	switch o := pipeline.Decide(c.guard.Read(ctx, a)); {
 	case !o.Policy().Failure:
 		c.repeats.Settle(ctx, t, q, nil)
 	case o == pipeline.ErrorResult:
-		if env, ok := c.ad.Envelope(a); ok {
+		if env, ok := c.guard.Envelope(a); ok {
 			c.repeats.Settle(ctx, t, q, env)
 		}
 	}
@@ -237,16 +306,16 @@ func (c *Chain[Q, A]) guard(ctx context.Context, q Q, i int, r route[Q, A]) A {
 
 // redact redacts what the outcome's policy says: every failure and
 // protocol error, a success only when configured.
-func (c *Chain[Q, A]) redact(ctx context.Context, q Q, i int, r route[Q, A]) A {
+func (c *Chain[Q, A]) redacted(ctx context.Context, q Q, i int, r route[Q, A]) A {
 	a := c.serve(ctx, q, i+1, r)
-	red := c.red.Failures
-	switch pipeline.Decide(c.ad.Read(ctx, a)).Policy().Redact {
+	red := c.redact.Failures
+	switch pipeline.Decide(c.red.Read(ctx, a)).Policy().Redact {
 	case pipeline.RedactWithSuccesses:
-		if red = c.red.Successes; red == nil {
+		if red = c.redact.Successes; red == nil {
 			return a
 		}
 	}
-	return c.ad.Redact(red.ForCall(c.ad.Call(ctx, q).Args), a)
+	return c.red.Redact(red.ForCall(c.red.Call(ctx, q).Args), a)
 }
 
 // render turns what the layers inside answered into what the client
@@ -255,20 +324,20 @@ func (c *Chain[Q, A]) redact(ctx context.Context, q Q, i int, r route[Q, A]) A {
 // become the error result that carries an envelope; a success, an
 // input_required round and a task pass as they are, without a toolFailure
 // _meta of their own.
-func (c *Chain[Q, A]) render(ctx context.Context, q Q, a A) A {
-	o := pipeline.Decide(c.ad.Read(ctx, a))
+func (c *Chain[Q, A]) rendered(ctx context.Context, q Q, a A) A {
+	o := pipeline.Decide(c.w.Read(ctx, a))
 	switch o {
 	case pipeline.ProtocolError:
-		return c.ad.Protocol(ctx, q, a)
+		return c.w.Protocol(ctx, q, a)
 	case pipeline.GoError:
-		return c.ad.Write(ctx, q, c.r.Error(ctx, c.ad.Call(ctx, q), c.ad.Err(a)), a)
+		return c.w.Write(ctx, q, c.r.Error(ctx, c.w.Call(ctx, q), c.w.Err(a)), a)
 	case pipeline.Missing:
-		return c.ad.Write(ctx, q, c.r.Missing(ctx, c.ad.Call(ctx, q)), a)
+		return c.w.Write(ctx, q, c.r.Missing(ctx, c.w.Call(ctx, q)), a)
 	case pipeline.ErrorResult:
 		return c.normalize(ctx, q, a)
 	}
 	if o.Policy().DropForgedFailure {
-		return c.ad.DropForged(a)
+		return c.w.DropForged(a)
 	}
 	return a
 }
@@ -278,16 +347,16 @@ func (c *Chain[Q, A]) render(ctx context.Context, q Q, a A) A {
 // classified, and stays readable if nothing classifies it; any other text
 // is classified as text, untrusted.
 func (c *Chain[Q, A]) normalize(ctx context.Context, q Q, a A) A {
-	if done, ok := c.ad.Rendered(ctx, q, a); ok {
+	if done, ok := c.w.Rendered(ctx, q, a); ok {
 		return done
 	}
-	call := c.ad.Call(ctx, q)
-	if err := c.ad.Shown(a); err != nil {
+	call := c.w.Call(ctx, q)
+	if err := c.w.Shown(a); err != nil {
 		call.Shown = true
-		return c.ad.Write(ctx, q, c.r.Error(ctx, call, err), a)
+		return c.w.Write(ctx, q, c.r.Error(ctx, call, err), a)
 	}
 	if !c.r.Normalizes() {
-		return c.ad.DropForged(a)
+		return c.w.DropForged(a)
 	}
-	return c.ad.Write(ctx, q, c.r.Text(ctx, call, c.ad.Text(a)), a)
+	return c.w.Write(ctx, q, c.r.Text(ctx, call, c.w.Text(a)), a)
 }

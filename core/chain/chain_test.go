@@ -256,3 +256,50 @@ func TestWithoutRecoverAPanicLeavesTheChain(t *testing.T) {
 	cons := newConsumer(t, func(s *chain.Stages[call], _ *jsonAdapter) { s.Recover = false })
 	assert.Panics(t, func() { cons.do(t, deploy(`{}`), func() answer { panic("boom") }) })
 }
+
+func TestEachStageAloneIsTheSameStage(t *testing.T) {
+	r := envelope.NewRenderer(envelope.WithLogger(discard))
+	var records []record
+	ad := jsonAdapter{r: r, tools: map[string]bool{"deploy": true}, records: &records}
+	stage := limit.NewRepeatStage(limit.NewRepeats(1, time.Minute, nil, limit.DefaultRepeatMaxKeys, 0),
+		func(_ context.Context, q call) limit.RepeatCall {
+			return limit.RepeatCall{Tool: q.Tool, Args: q.Args, Caller: limit.Caller{Session: q.Session}}
+		})
+	// outermost first, as core/pipeline orders them
+	layers := []*chain.Chain[call, answer]{
+		chain.Log[call, answer](ad),
+		chain.Recover[call, answer](ad),
+		chain.Guard[call, answer](ad, &stage),
+		chain.Redact[call, answer](ad, chain.Redaction{Failures: r.Redactor()}),
+		chain.Render[call, answer](ad, r),
+	}
+	for i, l := range layers {
+		assert.Equal(t, []pipeline.Stage{pipeline.Order()[i]}, l.Stages())
+	}
+	serve := func(h chain.Handler[call, answer]) answer {
+		for i := len(layers) - 1; i >= 0; i-- {
+			l, next := layers[i], h
+			h = func(ctx context.Context, q call) answer { return l.Serve(ctx, q, next, nil) }
+		}
+		return h(context.Background(), deploy(`{"region":"moon"}`))
+	}
+	ran := 0
+	fail := func(context.Context, call) answer {
+		ran++
+		return answer{err: envelope.New(envelope.NotFound, "no region moon; key "+secret)}
+	}
+	for _, want := range []envelope.Code{envelope.NotFound, envelope.ExecutionFailed} {
+		resp, err := wiretest.Decode(t, "deploy", wire(serve(fail)), json.RawMessage(`{"region":"moon"}`))
+		require.NoError(t, err)
+		resp.ExpectError(want)
+		resp.NoLeak(secret)
+	}
+	assert.Equal(t, 1, ran, "the layers guard as the chain does")
+	resp, err := wiretest.Decode(t, "deploy", wire(serve(func(context.Context, call) answer { panic("boom") })), nil)
+	require.NoError(t, err)
+	resp.ExpectError(envelope.ExecutionFailed) // still held back: the guard is inside recover
+	assert.Len(t, records, 3)
+
+	assert.Panics(t, func() { chain.Guard[call, answer](ad, nil) })
+	assert.Panics(t, func() { chain.Render[call, answer](ad, nil) })
+}

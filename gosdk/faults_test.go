@@ -122,3 +122,31 @@ func TestConcurrentStreamableHTTPClients(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A layer inside that answers with a result and an error both: the error
+// is the answer, and nothing of the result reaches the client, as
+// go-sdk itself would send only the error.
+func TestAResultThatCameWithAnErrorIsDropped(t *testing.T) {
+	t.Parallel()
+	both := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				return &mcp.CallToolResult{
+					Content: []mcp.Content{&mcp.TextContent{Text: "half-written"}, &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}},
+					Meta:    mcp.Meta{"partial": true},
+				}, gosdk.New(gosdk.NotFound, "no product p-1")
+			}
+			return next(ctx, method, req)
+		}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "test"}, nil)
+	s.AddReceivingMiddleware(both)
+	s.AddReceivingMiddleware(gosdk.Middleware())
+	mcp.AddTool(s, &mcp.Tool{Name: "shop_get"}, getProduct)
+	r := gosdktest.Connect(t, s).Call("shop_get", map[string]any{"id": "p-1"}).ExpectError(gosdk.NotFound)
+	for _, gone := range []string{"half-written", "image/png", "partial"} {
+		if strings.Contains(string(r.Raw), gone) {
+			t.Errorf("the response keeps %q of the result that came with the error: %s", gone, r.Raw)
+		}
+	}
+}

@@ -33,14 +33,14 @@ import (
 
 // mcpgoLayers names each layer middleware.Default builds by the function
 // that builds it: runtime.FuncForPC of a layer is a closure of that
-// function (github.com/mcpguard/mcpguard/recover.Middleware.func1, or,
-// inlined, middleware.Default.(*Renderer).Middleware.func3).
+// function (github.com/mcpguard/mcpguard/middleware.Logging.func1, or,
+// inlined, middleware.answerLayers.(*Renderer).Layer.func4). The one
+// core/chain layer of Default runs four stages, in core/chain's order
+// (which core/chain holds to core/pipeline's): it stands for their four
+// names.
 var mcpgoLayers = []struct{ name, builtBy string }{
 	{"Logging", "middleware.Logging."},
-	{"recover", "recover.Middleware."},
-	{"repeats", "limit.Repeats."},
-	{"redact", "redact.Middleware."},
-	{"envelope", "(*Renderer).Middleware."},
+	{"recover, repeats, redact, envelope", "answerLayers.(*Renderer).Layer."},
 	{"pins", "middleware.pinLayer."},
 	{"seal", "SealState."},
 	{"hints", "(*Registry).Middleware."},
@@ -65,7 +65,7 @@ func TestMCPGoLayerOrderIsDocumented(t *testing.T) {
 				"add it there, and to the order in Default's doc comment (middleware/default.go), the diagram of middleware/doc.go, "+
 				"the diagram of docs/mcp-go.md and the mcp-go chain of docs/architecture.md", fn)
 		}
-		code = append(code, mcpgoLayers[i].name)
+		code = append(code, strings.Split(mcpgoLayers[i].name, ", ")...)
 	}
 	where := "middleware.Default builds (outermost first)"
 	for _, doc := range []struct{ where, text string }{

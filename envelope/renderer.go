@@ -10,8 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	corechain "github.com/mcpguard/mcpguard/core/chain"
 	core "github.com/mcpguard/mcpguard/core/envelope"
-	"github.com/mcpguard/mcpguard/core/pipeline"
 	redact "github.com/mcpguard/mcpguard/core/redact"
 )
 
@@ -79,58 +79,33 @@ func (r *Renderer) Over(o *Overlay) *Renderer {
 var defaultRenderer = NewRenderer()
 
 // Middleware returns the envelope layer rendering with r; see
-// [Middleware]. While it serves a server, layers inside it that render
-// envelopes themselves find r through [RendererFrom].
+// [Middleware]: core/chain's Render stage. While it serves a server,
+// layers inside it that render envelopes themselves find r through
+// [RendererFrom].
 func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
+	return r.Layer(corechain.Render(r.Stage(), r.c))
+}
+
+// Stage returns the envelope layer's stage, rendering with r, for a
+// core/chain of several stages: middleware.Default runs it with
+// recovery, the repeated-failure guard and redaction in one chain, which
+// [Renderer.Layer] serves.
+func (r *Renderer) Stage() corechain.Writer[mcp.CallToolRequest, Answer] { return writer{r: r} }
+
+// Layer returns c as an mcp-go layer, as [Layer] does, that renders with
+// r: while it serves a server, layers inside it that render envelopes
+// themselves find r through [RendererFrom].
+func (r *Renderer) Layer(c *corechain.Chain[mcp.CallToolRequest, Answer]) server.ToolHandlerMiddleware {
+	if c == nil {
+		panic("envelope: Renderer.Layer with a nil chain")
+	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r.register(ctx)
-			res, err := next(ctx, req)
-			if pipeline.Decide(AnswerOf(res, err)) == pipeline.Success {
-				if successDropsForged {
-					res = withoutForgedFailure(res)
-				}
-				return res, nil // the pass-through path, without a call
-			}
-			return r.finish(ctx, &req, res, err)
+			a := c.Serve(ctx, req, handler(next), nil)
+			return a.Result, a.Err
 		}
 	}
-}
-
-// successDropsForged is core/pipeline's policy for a success, read once:
-// the pass-through path stays a few nanoseconds.
-var successDropsForged = pipeline.Success.Policy().DropForgedFailure
-
-// finish answers what the layers inside returned as core/pipeline decides
-// the outcome: a protocol error stays one, a Go error, a nil result and a
-// handler's own error result become envelopes, a success passes without a
-// toolFailure _meta of its own.
-func (r *Renderer) finish(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
-	var pass error
-	protocol := false
-	if err != nil {
-		pass, protocol = protocolError(ctx, err)
-	}
-	a := AnswerOf(res, err)
-	a.Protocol = protocol
-	o := pipeline.Decide(a)
-	switch o {
-	case pipeline.Success:
-		if successDropsForged {
-			res = withoutForgedFailure(res)
-		}
-		return res, nil
-	case pipeline.ProtocolError:
-		return res, pass
-	case pipeline.GoError:
-		return r.Error(ctx, *req, err), nil
-	case pipeline.Missing, pipeline.ErrorResult:
-		return r.Normalize(ctx, *req, res), nil
-	}
-	if o.Policy().DropForgedFailure {
-		res = withoutForgedFailure(res)
-	}
-	return res, nil
 }
 
 // Error renders err as an envelope result: classified (the error's own

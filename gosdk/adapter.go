@@ -47,11 +47,11 @@ func (c *chain) outer(raw mcp.MethodHandler) *corechain.Chain[*mcp.CallToolReque
 }
 
 // handler is next as core/chain calls it.
-func handler(next mcp.MethodHandler) corechain.Handler[*mcp.CallToolRequest, answer] {
-	return func(ctx context.Context, req *mcp.CallToolRequest) answer {
-		res, err := next(ctx, methodCallTool, req)
-		return answer{res, err}
-	}
+type handler mcp.MethodHandler
+
+func (h handler) Handle(ctx context.Context, req *mcp.CallToolRequest) answer {
+	res, err := h(ctx, methodCallTool, req)
+	return answer{res, err}
 }
 
 func (a adapter) Call(ctx context.Context, req *mcp.CallToolRequest) core.Call {

@@ -174,6 +174,12 @@
 //	envelope.ArgumentsOf           -                                 reads an mcp-go call's raw arguments; go-sdk's are req.Params.Arguments as sent
 //	envelope.TextOf                -                                 reads an mcp-go content item's text; go-sdk's *mcp.TextContent is read as it is
 //	envelope.RPCCodeOf             -                                 the JSON-RPC code mcp-go sends for a handler's error; go-sdk sends the error's own
+//	envelope.Layer                 -                                 runs core/chain's stages as one mcp-go layer; the Middleware runs every stage in one chain here
+//	envelope.Answer                -                                 the same: core/chain's answer on mcp-go (a result and an error)
+//	envelope.Reading               -                                 the same: mcp-go's one reading of a call and its answer for core/chain
+//	recover.Stage                  -                                 a layer's stage for a chain of several (core/chain); the Middleware is one chain here
+//	redact.Stage                   -                                 the same
+//	limit.RepeatsStage             -                                 the same
 //	middleware.Default             -                                 Middleware is the whole default chain
 //	-                              Repeats                           the repeated-failure guard sits in the Middleware's own guard; mcp-go's is the layer limit.Repeats
 //	-                              NewRepeats                        builds a Repeats from a core/limit.Repeats; gosdk/limit.Repeats is the usual way

@@ -7,8 +7,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpguard/mcpguard/core/chain"
 	core "github.com/mcpguard/mcpguard/core/limit"
-	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -78,32 +78,39 @@ func WithRepeatBackoff(d, maxD time.Duration) Option {
 //
 // Repeats panics unless n >= 1 and window > 0.
 func Repeats(n int, window time.Duration, opts ...Option) server.ToolHandlerMiddleware {
+	return envelope.Layer(chain.Guard(RepeatsStage(n, window, opts...)))
+}
+
+// RepeatsStage returns the guard [Repeats] runs, for a core/chain of
+// several stages: middleware.Default runs it with recovery, redaction
+// and rendering in one chain. Repeats(n, window, opts...) is the stage
+// alone. It panics as Repeats does.
+func RepeatsStage(n int, window time.Duration, opts ...Option) (chain.Guarder[mcp.CallToolRequest, envelope.Answer], *core.RepeatStage[mcp.CallToolRequest]) {
 	o := evaluate(opts)
 	stage := core.NewRepeatStage(o.Repeats(n, window), repeatReader(o.CallerKey()))
-	overlay := envelope.NewOverlay(o.EnvelopeOptions()...)
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			t, err := stage.Admit(ctx, req)
-			if err != nil {
-				return envelope.RendererFrom(ctx, nil).Over(overlay).Error(ctx, req, err), nil
-			}
-			res, err := next(ctx, req)
-			// core/pipeline decides what the answer is: not a failure
-			// (a success, an input_required round) releases; an error
-			// result is counted by its envelope. A Go error or a nil
-			// result is no answer the guard can read: the envelope layer
-			// inside turns both into envelopes.
-			switch o := pipeline.Decide(envelope.AnswerOf(res, err)); {
-			case !o.Policy().Failure:
-				stage.Settle(ctx, t, req, nil)
-			case o == pipeline.ErrorResult:
-				if env, ok := envelope.FromResult(res); ok {
-					stage.Settle(ctx, t, req, env)
-				}
-			}
-			return res, err
-		}
-	}
+	return guarder{overlay: envelope.NewOverlay(o.EnvelopeOptions()...)}, &stage
+}
+
+// guarder is the layer's adapter of core/chain's Repeats stage.
+type guarder struct {
+	envelope.Reading
+	overlay *envelope.Overlay
+}
+
+// Known: mcp-go answers a call of a tool it does not have before any
+// layer.
+func (guarder) Known(context.Context, mcp.CallToolRequest) bool { return true }
+
+// Envelope reads the envelope of an error result, which the envelope
+// layer inside rendered.
+func (guarder) Envelope(a envelope.Answer) (*envelope.Envelope, bool) {
+	return envelope.FromResult(a.Result)
+}
+
+// Refuse renders the guard's answer as the envelope layer serving the
+// server would, with the layer's own envelope options added.
+func (g guarder) Refuse(ctx context.Context, req mcp.CallToolRequest, err error) envelope.Answer {
+	return envelope.Answer{Result: envelope.RendererFrom(ctx, nil).Over(g.overlay).Error(ctx, req, err)}
 }
 
 // repeatReader reads a call as the guard does: its caller is key's, else

@@ -10,7 +10,6 @@ import (
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/hints"
-	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/recover"
 	"github.com/mcpguard/mcpguard/redact"
 	"github.com/mcpguard/mcpguard/validate"
@@ -201,12 +200,7 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	// One Renderer for every envelope of the chain: a panic, an error, a
 	// legacy error result, and what layers inside render (RendererFrom).
 	renderer := envelope.NewRenderer(env...)
-	l.Add(pipeline.Recover, recover.Middleware(append(rec, recover.WithRenderer(renderer))...))
-	if r := repeats(&o); r != nil {
-		l.Add(pipeline.Repeats, r)
-	}
-	l.Add(pipeline.Redact, redact.Middleware(red...))
-	l.Add(pipeline.Render, renderer.Middleware())
+	answerLayers(&l, &o, renderer, rec, red)
 	if o.pins != nil {
 		l.Add(pipeline.Pins, pinLayer(o.pins))
 	}
@@ -246,14 +240,6 @@ func hintLayer(o *defaultOptions) server.ToolHandlerMiddleware {
 		hopts = append(hopts, hints.WithLogger(o.logger))
 	}
 	return hints.New(o.hintRules, hopts...).Middleware()
-}
-
-// repeats is the chain's repeated-failure guard, or nil when it is off.
-func repeats(o *defaultOptions) server.ToolHandlerMiddleware {
-	if o.repeatsSet {
-		return o.repeats
-	}
-	return limit.Repeats(limit.DefaultRepeatFailures, limit.DefaultRepeatWindow)
 }
 
 // declared is the chain's declared-schema layer, or nil when it is off.

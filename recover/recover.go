@@ -6,9 +6,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpguard/mcpguard/core/chain"
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/envelope"
-	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
 // Middleware recovers a panic anywhere in the layers and handler inside it
@@ -40,34 +40,37 @@ import (
 // A call that does not panic and whose result holds only plain values
 // costs one deferred function and no allocation.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
-	o := evaluate(opts)
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-			completed := false
-			defer func() {
-				if completed {
-					return
-				}
-				// A nil recover() with completed false is panic(nil) under
-				// panicnil=1, or runtime.Goexit (t.FailNow in a test). In the
-				// second case these results are discarded anyway.
-				v := recover()
-				res, err = fallback, nil
-				// The handling itself runs guarded: a panicking logger or
-				// callback must not turn a handled panic into a crash.
-				_ = safe.Call(func() { res = o.handle(ctx, req, v) })
-			}()
-			res, err = next(ctx, req)
-			if err == nil && res != nil {
-				var eerr error
-				if res, eerr = encodable(res); eerr != nil {
-					res = o.unencodable(ctx, req, eerr)
-				}
-			}
-			completed = true
-			return res, err
-		}
+	return envelope.Layer(chain.Recover(Stage(opts...)))
+}
+
+// Stage returns the layer's stage, configured by opts, for a core/chain
+// of several stages: middleware.Default runs it with the
+// repeated-failure guard, redaction and rendering in one chain.
+// Middleware(opts...) is the stage alone.
+func Stage(opts ...Option) chain.Recoverer[mcp.CallToolRequest, envelope.Answer] {
+	return recoverer{evaluate(opts)}
+}
+
+// recoverer is the layer's adapter of core/chain's Recover stage.
+type recoverer struct{ o options }
+
+func (r recoverer) Recovered(ctx context.Context, req mcp.CallToolRequest, v any) envelope.Answer {
+	return envelope.Answer{Result: r.o.handle(ctx, req, v)}
+}
+
+func (recoverer) Fallback() envelope.Answer { return envelope.Answer{Result: fallback} }
+
+// Sendable makes a result encodable while the layer can still recover
+// (see encodable in encode.go).
+func (r recoverer) Sendable(ctx context.Context, req mcp.CallToolRequest, a envelope.Answer) envelope.Answer {
+	if a.Err != nil || a.Result == nil {
+		return a
 	}
+	res, err := encodable(a.Result)
+	if err != nil {
+		res = r.o.unencodable(ctx, req, err)
+	}
+	return envelope.Answer{Result: res}
 }
 
 // unencodable logs a result that cannot be encoded (see encodable in

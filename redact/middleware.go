@@ -1,12 +1,10 @@
 package redact
 
 import (
-	"context"
-
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpguard/mcpguard/core/pipeline"
+	"github.com/mcpguard/mcpguard/core/chain"
 	core "github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/envelope"
 )
@@ -29,24 +27,31 @@ import (
 // Results are never modified in place: a handler may return a shared
 // value. A success passes without allocating.
 func Middleware(opts ...Option) server.ToolHandlerMiddleware {
+	return envelope.Layer(chain.Redact(Stage(opts...)))
+}
+
+// Stage returns the layer's stage, configured by opts, for a core/chain
+// of several stages: middleware.Default runs it with recovery, the
+// repeated-failure guard and rendering in one chain. Middleware(opts...)
+// is the stage alone.
+func Stage(opts ...Option) (chain.Redacter[mcp.CallToolRequest, envelope.Answer], chain.Redaction) {
 	o := core.Configure(opts...)
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, req)
-			switch pipeline.Decide(envelope.AnswerOf(res, err)).Policy().Redact {
-			case pipeline.RedactAll, pipeline.RedactMessage:
-				red := o.Redactor.ForCall(req.GetRawArguments())
-				if err != nil {
-					return res, red.Error(err)
-				}
-				return Result(red, res), nil
-			case pipeline.RedactWithSuccesses:
-				if o.RedactSuccesses {
-					// paths and source positions stay: a success is the tool's output
-					return Result(o.Successes.ForCall(req.GetRawArguments()), res), err
-				}
-			}
-			return res, err
-		}
+	r := chain.Redaction{Failures: o.Redactor}
+	if o.RedactSuccesses {
+		r.Successes = o.Successes // paths and source positions stay: a success is the tool's output
 	}
+	return redacter{}, r
+}
+
+// redacter is the layer's adapter of core/chain's Redact stage.
+type redacter struct{ envelope.Reading }
+
+// Redact redacts a result in every position, or the text of an error the
+// layers inside returned, which mcp-go sends as the JSON-RPC error's
+// message (the error still wraps the original).
+func (redacter) Redact(red *core.Redactor, a envelope.Answer) envelope.Answer {
+	if a.Err != nil {
+		return envelope.Answer{Result: a.Result, Err: red.Error(a.Err)}
+	}
+	return envelope.Answer{Result: Result(red, a.Result)}
 }

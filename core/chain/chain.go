@@ -2,6 +2,8 @@ package chain
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -12,8 +14,17 @@ import (
 )
 
 // Handler answers a call: the consumer's layers inside the chain and the
-// tool's handler.
-type Handler[Q, A any] func(ctx context.Context, q Q) A
+// tool's handler. A function type with this method costs a consumer no
+// allocation per call (mcp-go builds its chain of layers on every call).
+type Handler[Q, A any] interface {
+	Handle(ctx context.Context, q Q) A
+}
+
+// HandlerFunc is a function as a [Handler].
+type HandlerFunc[Q, A any] func(ctx context.Context, q Q) A
+
+// Handle calls f.
+func (f HandlerFunc[Q, A]) Handle(ctx context.Context, q Q) A { return f(ctx, q) }
 
 // Reader reads one consumer's tool call (Q) and answer (A), for the
 // stages that decide by the call's outcome.
@@ -137,15 +148,17 @@ type Redaction struct {
 // Chain runs the stages that wrap a call's answer in core/pipeline's one
 // order, for one consumer: built once, safe for concurrent use.
 type Chain[Q, A any] struct {
-	log     Recorder[Q, A]
-	rec     Recoverer[Q, A]
-	guard   Guarder[Q, A]
-	red     Redacter[Q, A]
-	w       Writer[Q, A]
-	order   []pipeline.Stage
-	repeats *limit.RepeatStage[Q]
-	redact  *Redaction
-	r       *envelope.Renderer
+	log   Recorder[Q, A]
+	rec   Recoverer[Q, A]
+	guard Guarder[Q, A]
+	red   Redacter[Q, A]
+	w     Writer[Q, A]
+	order []pipeline.Stage
+	// logOn and recoverOn: the Log and Recover stages run.
+	logOn, recoverOn bool
+	repeats          *limit.RepeatStage[Q]
+	redact           *Redaction
+	r                *envelope.Renderer
 }
 
 // New returns the chain of s over ad. It panics on a nil adapter.
@@ -153,12 +166,13 @@ func New[Q, A any](ad Adapter[Q, A], s Stages[Q]) *Chain[Q, A] {
 	if ad == nil {
 		panic("chain: New with a nil adapter")
 	}
-	c := &Chain[Q, A]{log: ad, rec: ad, guard: ad, red: ad, w: ad, repeats: s.Repeats, redact: s.Redact, r: s.Render}
+	c := &Chain[Q, A]{log: ad, rec: ad, guard: ad, red: ad, w: ad, repeats: s.Repeats, redact: s.Redact, r: s.Render,
+		logOn: s.Log, recoverOn: s.Recover}
 	on := map[pipeline.Stage]bool{
 		pipeline.Log: s.Log, pipeline.Recover: s.Recover, pipeline.Repeats: s.Repeats != nil,
 		pipeline.Redact: s.Redact != nil, pipeline.Render: s.Render != nil,
 	}
-	for _, st := range pipeline.Order() {
+	for _, st := range written {
 		if on[st] {
 			c.order = append(c.order, st)
 		}
@@ -166,14 +180,32 @@ func New[Q, A any](ad Adapter[Q, A], s Stages[Q]) *Chain[Q, A] {
 	return c
 }
 
+// written is the order [Chain.Serve] runs its stages in, outermost first.
+var written = []pipeline.Stage{pipeline.Log, pipeline.Recover, pipeline.Repeats, pipeline.Redact, pipeline.Render}
+
+// init holds Serve to core/pipeline's one order: a change of the order
+// that Serve does not follow fails every program and test that imports
+// this package.
+func init() {
+	var order []pipeline.Stage
+	for _, st := range pipeline.Order() {
+		if slices.Contains(written, st) {
+			order = append(order, st)
+		}
+	}
+	if !slices.Equal(order, written) {
+		panic("chain: core/pipeline's order of the stages changed; Serve runs " + fmt.Sprint(written))
+	}
+}
+
 // Log returns the chain of the Log stage alone, over ad.
 func Log[Q, A any](ad Recorder[Q, A]) *Chain[Q, A] {
-	return &Chain[Q, A]{log: ad, order: []pipeline.Stage{pipeline.Log}}
+	return &Chain[Q, A]{log: ad, logOn: true, order: []pipeline.Stage{pipeline.Log}}
 }
 
 // Recover returns the chain of the Recover stage alone, over ad.
 func Recover[Q, A any](ad Recoverer[Q, A]) *Chain[Q, A] {
-	return &Chain[Q, A]{rec: ad, order: []pipeline.Stage{pipeline.Recover}}
+	return &Chain[Q, A]{rec: ad, recoverOn: true, order: []pipeline.Stage{pipeline.Recover}}
 }
 
 // Guard returns the chain of the Repeats stage alone: the guard s, over
@@ -206,93 +238,71 @@ func (c *Chain[Q, A]) Stages() []pipeline.Stage { return append([]pipeline.Stage
 // Serve answers q through c's stages and h, the layers inside them. A
 // call of a tool the server does not have (the adapter's Known, asked
 // inside Recover, before the guard) is answered by unknown instead, when
-// unknown is not nil: past the repeated-failure guard, which neither holds
-// it back nor counts it, as core/pipeline answers an unknown tool before
-// any stage of admission; its answer is still rendered, redacted and
-// logged.
-func (c *Chain[Q, A]) Serve(ctx context.Context, q Q, h, unknown Handler[Q, A]) A {
-	return c.serve(ctx, q, 0, route[Q, A]{h: h, unknown: unknown})
-}
-
-// route is where a call goes inside the chain's stages: h, or unknown
-// for a tool the server does not have, until the chain asked.
-type route[Q, A any] struct {
-	h, unknown Handler[Q, A]
-	unlisted   bool // the call is of a tool the server does not have
-}
-
-// resolve asks the adapter, once, whether the server has q's tool.
-func (c *Chain[Q, A]) resolve(ctx context.Context, q Q, r route[Q, A]) route[Q, A] {
-	if r.unknown != nil {
-		if !c.guard.Known(ctx, q) {
-			r.h, r.unlisted = r.unknown, true
-		}
-		r.unknown = nil
+// unknown is not nil and c has a guard's adapter ([New], [Guard]): past
+// the repeated-failure guard, which neither holds it back nor counts it,
+// as core/pipeline answers an unknown tool before any stage of
+// admission; its answer is still rendered, redacted and logged.
+//
+// The stages are written flat: while the handler runs, the chain holds
+// two frames (Serve: log and recover; admit: the guard), whatever stages
+// it has, so that a recovered panic's logged stack stays short; what is
+// done to the answer (render, then redact) runs after it returned.
+func (c *Chain[Q, A]) Serve(ctx context.Context, q Q, h, unknown Handler[Q, A]) (a A) {
+	var start time.Time
+	if c.logOn {
+		start = time.Now()
 	}
-	return r
-}
-
-func (c *Chain[Q, A]) serve(ctx context.Context, q Q, i int, r route[Q, A]) A {
-	if i == len(c.order) {
-		return c.resolve(ctx, q, r).h(ctx, q)
+	if c.recoverOn {
+		completed := false
+		defer func() {
+			if !completed {
+				// A nil recover() here is panic(nil) under
+				// GODEBUG=panicnil=1, or runtime.Goexit (t.FailNow in a
+				// test), whose results are discarded anyway.
+				a = c.recovered(ctx, q, recover())
+			}
+			if c.logOn {
+				c.log.Record(ctx, q, a, time.Since(start))
+			}
+		}()
+		a = c.rec.Sendable(ctx, q, c.admit(ctx, q, h, unknown))
+		completed = true
+		return a
 	}
-	switch c.order[i] {
-	case pipeline.Log:
-		return c.logged(ctx, q, i, r)
-	case pipeline.Recover:
-		return c.recovered(ctx, q, i, r)
-	case pipeline.Repeats:
-		if r = c.resolve(ctx, q, r); !r.unlisted {
-			return c.guarded(ctx, q, i, r)
-		}
-	case pipeline.Redact:
-		return c.redacted(ctx, q, i, r)
-	case pipeline.Render:
-		return c.rendered(ctx, q, c.serve(ctx, q, i+1, r))
+	a = c.admit(ctx, q, h, unknown)
+	if c.logOn {
+		c.log.Record(ctx, q, a, time.Since(start))
 	}
-	return c.serve(ctx, q, i+1, r)
-}
-
-// log records what the client receives, once, outermost.
-func (c *Chain[Q, A]) logged(ctx context.Context, q Q, i int, r route[Q, A]) A {
-	start := time.Now()
-	a := c.serve(ctx, q, i+1, r)
-	c.log.Record(ctx, q, a, time.Since(start))
 	return a
 }
 
-// recover answers a panic anywhere inside with an internal_error. It
+// recovered answers a panic with value v with an internal_error. It
 // never re-panics.
-func (c *Chain[Q, A]) recovered(ctx context.Context, q Q, i int, r route[Q, A]) (a A) {
-	completed := false
-	defer func() {
-		if completed {
-			return
-		}
-		// A nil recover() with completed false is panic(nil) under
-		// GODEBUG=panicnil=1, or runtime.Goexit (t.FailNow in a test),
-		// whose results are discarded anyway.
-		v := recover()
-		a = c.rec.Fallback()
-		// Guarded: a panicking logger or callback must not turn a
-		// handled panic into a crash.
-		_ = safe.Call(func() { a = c.rec.Recovered(ctx, q, v) })
-	}()
-	a = c.rec.Sendable(ctx, q, c.serve(ctx, q, i+1, r))
-	completed = true
+func (c *Chain[Q, A]) recovered(ctx context.Context, q Q, v any) (a A) {
+	a = c.rec.Fallback()
+	// Guarded: a panicking logger or callback must not turn a handled
+	// panic into a crash.
+	_ = safe.Call(func() { a = c.rec.Recovered(ctx, q, v) })
 	return a
 }
 
-// guard runs the repeated-failure guard: a call it holds back is answered
-// without running anything inside; any other is settled with what it
-// answered, as core/pipeline decides it: not a failure releases the
-// caller's counts, an error result is counted by its envelope.
-func (c *Chain[Q, A]) guarded(ctx context.Context, q Q, i int, r route[Q, A]) A {
+// admit sends a call of a tool the server does not have to unknown, and
+// runs the repeated-failure guard around any other: a call it holds back
+// is answered without running anything inside; any other is settled with
+// what it answered, as core/pipeline decides it: not a failure releases
+// the caller's counts, an error result is counted by its envelope.
+func (c *Chain[Q, A]) admit(ctx context.Context, q Q, h, unknown Handler[Q, A]) A {
+	if unknown != nil && c.guard != nil && !c.guard.Known(ctx, q) {
+		return c.finish(ctx, q, unknown.Handle(ctx, q))
+	}
+	if c.repeats == nil {
+		return c.finish(ctx, q, h.Handle(ctx, q))
+	}
 	t, err := c.repeats.Admit(ctx, q)
 	if err != nil {
 		return c.guard.Refuse(ctx, q, err)
 	}
-	a := c.serve(ctx, q, i+1, r)
+	a := c.finish(ctx, q, h.Handle(ctx, q))
 	switch o := pipeline.Decide(c.guard.Read(ctx, a)); {
 	case !o.Policy().Failure:
 		c.repeats.Settle(ctx, t, q, nil)
@@ -304,10 +314,15 @@ func (c *Chain[Q, A]) guarded(ctx context.Context, q Q, i int, r route[Q, A]) A 
 	return a
 }
 
-// redact redacts what the outcome's policy says: every failure and
-// protocol error, a success only when configured.
-func (c *Chain[Q, A]) redacted(ctx context.Context, q Q, i int, r route[Q, A]) A {
-	a := c.serve(ctx, q, i+1, r)
+// finish renders (Render) the answer of the layers inside, then redacts
+// it (Redact, outside Render).
+func (c *Chain[Q, A]) finish(ctx context.Context, q Q, a A) A {
+	if c.r != nil {
+		a = c.rendered(ctx, q, a)
+	}
+	if c.redact == nil {
+		return a
+	}
 	red := c.redact.Failures
 	switch pipeline.Decide(c.red.Read(ctx, a)).Policy().Redact {
 	case pipeline.RedactWithSuccesses:
@@ -318,7 +333,7 @@ func (c *Chain[Q, A]) redacted(ctx context.Context, q Q, i int, r route[Q, A]) A
 	return c.red.Redact(red.ForCall(c.red.Call(ctx, q).Args), a)
 }
 
-// render turns what the layers inside answered into what the client
+// rendered turns what the layers inside answered into what the client
 // receives, as core/pipeline decides the outcome: a protocol error stays
 // one; a Go error, a missing result and a handler's own error result
 // become the error result that carries an envelope; a success, an

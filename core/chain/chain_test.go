@@ -52,12 +52,12 @@ func newConsumer(t *testing.T, mutate func(*chain.Stages[call], *jsonAdapter)) *
 // do sends one call answered by h, and returns what the client receives.
 func (cons *consumer) do(t *testing.T, q call, h func() answer) *wiretest.Response {
 	t.Helper()
-	an := cons.c.Serve(context.Background(), q, func(context.Context, call) answer {
+	an := cons.c.Serve(context.Background(), q, chain.HandlerFunc[call, answer](func(context.Context, call) answer {
 		cons.ran++
 		return h()
-	}, func(context.Context, call) answer {
+	}), chain.HandlerFunc[call, answer](func(context.Context, call) answer {
 		return answer{err: &rpcError{Code: -32602, Message: "unknown tool " + q.Tool}}
-	})
+	}))
 	resp, err := wiretest.Decode(t, q.Tool, wire(an), q.Args)
 	require.NoError(t, err)
 	return resp
@@ -276,7 +276,7 @@ func TestEachStageAloneIsTheSameStage(t *testing.T) {
 	for i, l := range layers {
 		assert.Equal(t, []pipeline.Stage{pipeline.Order()[i]}, l.Stages())
 	}
-	serve := func(h chain.Handler[call, answer]) answer {
+	serve := func(h chain.HandlerFunc[call, answer]) answer {
 		for i := len(layers) - 1; i >= 0; i-- {
 			l, next := layers[i], h
 			h = func(ctx context.Context, q call) answer { return l.Serve(ctx, q, next, nil) }

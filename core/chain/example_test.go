@@ -23,9 +23,9 @@ func Example() {
 		Render:  r,
 	})
 	q := call{Tool: "deploy", Args: json.RawMessage(`{"region":"moon"}`)}
-	an := c.Serve(context.Background(), q, func(context.Context, call) answer {
+	an := c.Serve(context.Background(), q, chain.HandlerFunc[call, answer](func(context.Context, call) answer {
 		return answer{err: envelope.New(envelope.NotFound, "no region named moon")}
-	}, nil)
+	}), nil)
 
 	fmt.Println(c.Stages())
 	fmt.Println(an.res.IsError, an.res.ours.ErrorType, an.res.ours.Message)

@@ -29,10 +29,11 @@
 //	Declared  the arguments are checked against the tool's declared input
 //	          schema
 //
-// The mcp-go front fills every stage with a layer and chains
-// [Layers.Ordered]; the go-sdk front does so from Pins on, and runs Log,
-// Recover, Repeats, Redact and Render in one step of its own, in this
-// order; the proxy runs its checks in [Admission] order. Recover is
+// Both fronts run Log (go-sdk), Recover, Repeats, Redact and Render in
+// core/chain, which is written in this order and checks it against
+// [Order] when it loads; they fill the stages from Pins on with layers
+// and chain [Layers.Ordered]. The proxy runs its checks in [Admission]
+// order. Recover is
 // outside everything that can fail. Redact is outside Render so that it
 // also sees error results a layer between them, or the handler, built by
 // itself. Repeats is outside both, so that what it reads and quotes of a

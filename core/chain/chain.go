@@ -287,28 +287,66 @@ func (c *Chain[Q, A]) recovered(ctx context.Context, q Q, v any) (a A) {
 }
 
 // admit sends a call of a tool the server does not have to unknown, and
-// runs the repeated-failure guard around any other: a call it holds back
-// is answered without running anything inside; any other is settled with
-// what it answered, as core/pipeline decides it: not a failure releases
-// the caller's counts, an error result is counted by its envelope.
+// any other through [Chain.Begin], the layers inside and [Run.End].
 func (c *Chain[Q, A]) admit(ctx context.Context, q Q, h, unknown Handler[Q, A]) A {
 	if unknown != nil && c.guard != nil && !c.guard.Known(ctx, q) {
 		return c.finish(ctx, q, unknown.Handle(ctx, q))
 	}
+	run, refused, held := c.Begin(ctx, q)
+	if held {
+		return refused
+	}
+	return run.End(ctx, h.Handle(ctx, q))
+}
+
+// Run is a call [Chain.Begin] admitted, until [Run.End] finishes its
+// answer.
+type Run[Q, A any] struct {
+	c       *Chain[Q, A]
+	q       Q
+	t       limit.StageTicket
+	guarded bool
+}
+
+// Begin runs the repeated-failure guard on q: held is true when the guard
+// holds q back, and refused is the answer to send instead of running
+// anything inside; otherwise run.End finishes what q is answered with.
+// [Chain.Serve] runs a call through Begin and End; a consumer that
+// answers a call later than it admits it (mcpguard-proxy, which relays
+// the call to its server) calls them itself, once each.
+func (c *Chain[Q, A]) Begin(ctx context.Context, q Q) (run Run[Q, A], refused A, held bool) {
+	run = Run[Q, A]{c: c, q: q}
 	if c.repeats == nil {
-		return c.finish(ctx, q, h.Handle(ctx, q))
+		return run, refused, false
 	}
 	t, err := c.repeats.Admit(ctx, q)
 	if err != nil {
-		return c.guard.Refuse(ctx, q, err)
+		return run, c.guard.Refuse(ctx, q, err), true
 	}
-	a := c.finish(ctx, q, h.Handle(ctx, q))
+	run.t, run.guarded = t, true
+	return run, refused, false
+}
+
+// End finishes a, what the layers inside answered the call: rendered
+// (Render) and redacted (Redact), as the chain's stages say; then the
+// guard is settled with it, as core/pipeline decides what it is: not a
+// failure releases the caller's counts, an error result is counted by its
+// envelope. It returns what the client receives. The zero Run returns a.
+func (r Run[Q, A]) End(ctx context.Context, a A) A {
+	c := r.c
+	if c == nil {
+		return a
+	}
+	a = c.finish(ctx, r.q, a)
+	if !r.guarded {
+		return a
+	}
 	switch o := pipeline.Decide(c.guard.Read(ctx, a)); {
 	case !o.Policy().Failure:
-		c.repeats.Settle(ctx, t, q, nil)
+		c.repeats.Settle(ctx, r.t, r.q, nil)
 	case o == pipeline.ErrorResult:
 		if env, ok := c.guard.Envelope(a); ok {
-			c.repeats.Settle(ctx, t, q, env)
+			c.repeats.Settle(ctx, r.t, r.q, env)
 		}
 	}
 	return a

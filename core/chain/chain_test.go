@@ -303,3 +303,26 @@ func TestEachStageAloneIsTheSameStage(t *testing.T) {
 	assert.Panics(t, func() { chain.Guard[call, answer](ad, nil) })
 	assert.Panics(t, func() { chain.Render[call, answer](ad, nil) })
 }
+
+// A consumer that answers later than it admits (mcpguard-proxy) runs the
+// guard in two steps; the zero Run ends nothing.
+func TestBeginAndEndGuardAsServeDoes(t *testing.T) {
+	cons := newConsumer(t, nil)
+	q := deploy(`{"region":"moon"}`)
+	fail := answer{err: envelope.New(envelope.NotFound, "no region moon")}
+	for range 3 {
+		run, _, held := cons.c.Begin(context.Background(), q)
+		require.False(t, held)
+		resp, err := wiretest.Decode(t, "deploy", wire(run.End(context.Background(), fail)), nil)
+		require.NoError(t, err)
+		resp.ExpectError(envelope.NotFound)
+	}
+	_, refused, held := cons.c.Begin(context.Background(), q)
+	require.True(t, held, "the fourth identical failure is held back")
+	resp, err := wiretest.Decode(t, "deploy", wire(refused), nil)
+	require.NoError(t, err)
+	resp.ExpectError(envelope.ExecutionFailed)
+
+	var zero chain.Run[call, answer]
+	assert.Equal(t, fail, zero.End(context.Background(), fail))
+}

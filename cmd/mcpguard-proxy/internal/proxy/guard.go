@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
+	"github.com/mcpguard/mcpguard/core/chain"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	coreotel "github.com/mcpguard/mcpguard/core/otel"
@@ -43,11 +44,11 @@ type Guard struct {
 	stages  []stage
 	known   bool // set once a tools/list result was read; guarded by mu
 	mu      sync.Mutex
-	in      *coreotel.Instrument // nil without WithTelemetry
-	repeats limit.RepeatStage[*call]
-	ids     *rpc.MintedIDs // the ids of the requests it sends upstream
-	state   *seal.Guard    // seals requestState; nil: WithoutStateSealing
-	tasks   taskTable      // which call each task came from (tasks.go)
+	in      *coreotel.Instrument             // nil without WithTelemetry
+	repeats *chain.Chain[*call, guardAnswer] // the repeated-failure guard (repeats.go)
+	ids     *rpc.MintedIDs                   // the ids of the requests it sends upstream
+	state   *seal.Guard                      // seals requestState; nil: WithoutStateSealing
+	tasks   taskTable                        // which call each task came from (tasks.go)
 
 	holds *limit.Holds // the calls the limits hold (hold.go); nil: none
 }
@@ -79,7 +80,8 @@ type stage struct {
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
 	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: rpc.NewMintedIDs(), state: o.sealGuard(), holds: o.holds()}
-	g.repeats = limit.NewRepeatStage(o.repeats, readRepeat)
+	rs := limit.NewRepeatStage(o.repeats, readRepeat)
+	g.repeats = chain.Guard[*call, guardAnswer](guardAdapter{g}, &rs)
 	var layers pipeline.Layers[stage]
 	layers.Add(pipeline.Repeats, stage{at: pipeline.Repeats, answer: g.admitRepeat})
 	if o.pins != nil {
@@ -139,9 +141,9 @@ type call struct {
 	params rpc.Span
 	era    era
 	// caller is who the call is from, for the repeated-failure guard;
-	// ticket is what the guard admitted it with, settled once (repeats.go).
+	// run is what the guard admitted it with, ended once (repeats.go).
 	caller  limit.Caller
-	ticket  limit.StageTicket
+	run     chain.Run[*call, guardAnswer]
 	settled atomic.Bool
 }
 

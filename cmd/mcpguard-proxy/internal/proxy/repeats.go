@@ -33,22 +33,83 @@ func readRepeat(_ context.Context, c *call) limit.RepeatCall {
 	return limit.RepeatCall{Caller: c.caller, Tool: c.tool, Args: c.args, Continued: c.hasState}
 }
 
+// guardAnswer is a call's answer as the guard reads it: what its client
+// receives (out), the upstream's success as it came (success: the
+// proxy's success path, which reads nothing more), or a refusal of a
+// stage of the proxy (env).
+type guardAnswer struct {
+	out     []byte
+	success bool
+	env     *envelope.Envelope
+}
+
+// guardAdapter reads the proxy's calls and answers for core/chain's
+// guard.
+type guardAdapter struct{ g *Guard }
+
+func (guardAdapter) Call(_ context.Context, c *call) envelope.Call { return c.core() }
+
+// Known: a call of a tool the server does not have is guardAnswer before
+// the guard (unknownTool).
+func (guardAdapter) Known(context.Context, *call) bool { return true }
+
+// Read reads an answer; a JSON-RPC error is no answer the guard reads.
+func (guardAdapter) Read(_ context.Context, a guardAnswer) pipeline.Answer {
+	switch {
+	case a.success:
+		return pipeline.Answer{}
+	case a.env != nil:
+		return pipeline.Answer{IsError: true}
+	}
+	if r := resultOf(a.out); r != nil {
+		return r.answer()
+	}
+	return pipeline.Answer{Err: true, Protocol: true}
+}
+
+// Envelope is a refusal's, or the one in an error result's first item.
+func (guardAdapter) Envelope(a guardAnswer) (*envelope.Envelope, bool) {
+	if a.env != nil {
+		return a.env, true
+	}
+	if r := resultOf(a.out); r != nil && len(r.Content) > 0 {
+		text, _ := itemText(r.Content[0])
+		return envelope.Parse(text)
+	}
+	return nil, false
+}
+
+func (a guardAdapter) Refuse(ctx context.Context, c *call, err error) guardAnswer {
+	return guardAnswer{out: a.g.render(ctx, c, a.g.refusal(ctx, c, pipeline.Repeats, err))}
+}
+
+// resultOf reads the result of a response, nil for a JSON-RPC error.
+func resultOf(out []byte) *result {
+	var resp struct {
+		Result *result `json:"result"`
+	}
+	if json.Unmarshal(out, &resp) != nil {
+		return nil
+	}
+	return resp.Result
+}
+
 // admitRepeat asks the guard about c: nil to go on, or the answer to send
 // instead of sending c upstream.
 func (g *Guard) admitRepeat(ctx context.Context, c *call) []byte {
-	t, err := g.repeats.Admit(ctx, c)
-	if err != nil {
+	run, refused, held := g.repeats.Begin(ctx, c)
+	if held {
 		c.settled.Store(true)
-		return g.render(ctx, c, g.refusal(ctx, c, pipeline.Repeats, err))
+		return refused.out
 	}
-	c.ticket = t
+	c.run = run
 	return nil
 }
 
 // settleRefused settles c, refused by a stage of the proxy with env.
 func (g *Guard) settleRefused(ctx context.Context, c *call, env *envelope.Envelope) {
 	if c.settled.CompareAndSwap(false, true) {
-		g.repeats.Settle(ctx, c.ticket, c, env)
+		c.run.End(ctx, guardAnswer{env: env})
 	}
 }
 
@@ -59,25 +120,5 @@ func (g *Guard) settleAnswer(ctx context.Context, c *call, out []byte, success b
 	if c.taskResult || !c.settled.CompareAndSwap(false, true) {
 		return
 	}
-	if success {
-		g.repeats.Settle(ctx, c.ticket, c, nil)
-		return
-	}
-	var resp struct {
-		Result *result `json:"result"`
-	}
-	if json.Unmarshal(out, &resp) != nil || resp.Result == nil {
-		return // a JSON-RPC error: not an answer the guard reads
-	}
-	// core/pipeline decides what the answer is: not a failure releases;
-	// an error result is counted by the envelope in its first item.
-	switch o := pipeline.Decide(resp.Result.answer()); {
-	case !o.Policy().Failure:
-		g.repeats.Settle(ctx, c.ticket, c, nil)
-	case o == pipeline.ErrorResult && len(resp.Result.Content) > 0:
-		text, _ := itemText(resp.Result.Content[0])
-		if env, ok := envelope.Parse(text); ok {
-			g.repeats.Settle(ctx, c.ticket, c, env)
-		}
-	}
+	c.run.End(ctx, guardAnswer{out: out, success: success})
 }

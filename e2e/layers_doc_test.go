@@ -299,7 +299,7 @@ func TestFrontsFollowTheCoreOrder(t *testing.T) {
 	}
 	var mcpgo []string
 	for _, l := range mcpgoLayers {
-		mcpgo = append(mcpgo, l.name)
+		mcpgo = append(mcpgo, strings.Split(l.name, ", ")...)
 	}
 	gosdk := listedLayers(t, docComment(t, "gosdk/middleware.go", "Middleware"), "For tools/call, outermost first:")
 	for front, layers := range map[string][]string{"middleware.Default": mcpgo, "gosdk.Middleware": gosdk} {

@@ -341,13 +341,16 @@ func (r Run[Q, A]) End(ctx context.Context, a A) A {
 	if !r.guarded {
 		return a
 	}
-	switch o := pipeline.Decide(c.guard.Read(ctx, a)); {
-	case !o.Policy().Failure:
+	o := pipeline.Decide(c.guard.Read(ctx, a))
+	if !o.Policy().Failure {
 		c.repeats.Settle(ctx, r.t, r.q, nil)
-	case o == pipeline.ErrorResult:
-		if env, ok := c.guard.Envelope(a); ok {
-			c.repeats.Settle(ctx, r.t, r.q, env)
-		}
+		return a
+	}
+	if o != pipeline.ErrorResult {
+		return a // no envelope the guard can read
+	}
+	if env, ok := c.guard.Envelope(a); ok {
+		c.repeats.Settle(ctx, r.t, r.q, env)
 	}
 	return a
 }

@@ -19,8 +19,10 @@ import (
 // Answer is a tool call's answer on mcp-go, as core/chain passes it from
 // stage to stage: the result and the error of a ToolHandlerFunc.
 type Answer struct {
+	// Result is the tool result; nil for none.
 	Result *mcp.CallToolResult
-	Err    error
+	// Err is the error; nil for none.
+	Err error
 }
 
 // Reading reads mcp-go's tool calls and answers for core/chain (its

@@ -200,3 +200,24 @@ func RendererFrom(ctx context.Context, fallback *Renderer) *Renderer {
 	}
 	return defaultRenderer
 }
+
+// RendererOutside returns the Renderer of the envelope layer serving the
+// server in ctx, as [RendererFrom] does, for a layer outside that
+// envelope layer (the repeated-failure guard of limit.Repeats): what it
+// renders is final, shaped as the envelope layer shapes its own (no
+// envelope in structuredContent for a tool that declares an output
+// schema), since the envelope layer never sees it. A nil fallback means
+// the default Renderer.
+func RendererOutside(ctx context.Context, fallback *Renderer) *Renderer {
+	if ctx != nil {
+		if s := server.ServerFromContext(ctx); s != nil {
+			if r, ok := servers.Load(weak.Make(s)); ok {
+				return r.(*Renderer)
+			}
+		}
+	}
+	if fallback != nil {
+		return fallback
+	}
+	return defaultRenderer
+}

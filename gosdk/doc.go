@@ -166,6 +166,7 @@
 //	envelope.Renderer              -                                 mcp-go finds the chain's renderer through the server; the Middleware holds it here
 //	envelope.NewRenderer           -                                 the same
 //	envelope.RendererFrom          -                                 the same
+//	envelope.RendererOutside       -                                 the same, for a layer outside the envelope layer
 //	envelope.Overlay               -                                 the same: a layer's options over the chain's renderer (AddTool applies validate.WithEnvelopeOptions)
 //	envelope.NewOverlay            -                                 the same
 //	recover.WithRenderer           -                                 the same

@@ -108,9 +108,10 @@ func (guarder) Envelope(a envelope.Answer) (*envelope.Envelope, bool) {
 }
 
 // Refuse renders the guard's answer as the envelope layer serving the
-// server would, with the layer's own envelope options added.
+// server would, with the layer's own envelope options added: final, since
+// the guard sits outside that layer.
 func (g guarder) Refuse(ctx context.Context, req mcp.CallToolRequest, err error) envelope.Answer {
-	return envelope.Answer{Result: envelope.RendererFrom(ctx, nil).Over(g.overlay).Error(ctx, req, err)}
+	return envelope.Answer{Result: envelope.RendererOutside(ctx, nil).Over(g.overlay).Error(ctx, req, err)}
 }
 
 // repeatReader reads a call as the guard does: its caller is key's, else

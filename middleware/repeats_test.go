@@ -55,3 +55,36 @@ func TestDefaultHasTheRepeatedFailureGuard(t *testing.T) {
 		}
 	}
 }
+
+// The guard's answer is shaped as every error result of the chain: for a
+// tool that declares an output schema, the envelope is not put in
+// structuredContent, which a strict client validates against that schema
+// (and would reject, answer and all).
+func TestAHeldBackCallOfAToolWithAnOutputSchemaHasNoStructuredContent(t *testing.T) {
+	t.Parallel()
+	tool := mcp.NewTool("shop_get", mcp.WithString("sku"), mcp.WithOutputSchema[struct {
+		Name string `json:"name"`
+	}]())
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, envelope.New(envelope.NotFound, "no product SKU-404")
+	}
+	for _, c := range []struct {
+		name string
+		opts []middleware.Option
+	}{
+		{"default", nil},
+		{"a guard of the user's own (WithRepeats)", []middleware.Option{middleware.WithRepeats(limit.Repeats(limit.DefaultRepeatFailures, time.Hour))}},
+	} {
+		srv := middlewaretest.New(t, tool, h, middleware.Default(c.opts...)...)
+		for i := range limit.DefaultRepeatFailures + 1 {
+			want := envelope.NotFound
+			if i >= limit.DefaultRepeatFailures {
+				want = envelope.ExecutionFailed
+			}
+			r := srv.Call(map[string]any{"sku": "SKU-404"}).ExpectError(want)
+			if sc := r.StructuredContent(); len(sc) > 0 {
+				t.Errorf("%s: call %d (%s) carries structuredContent %s, which the output schema does not admit", c.name, i+1, want, sc)
+			}
+		}
+	}
+}

@@ -17,10 +17,10 @@ import (
 // An error is an error (not yet a protocol error: whether it stays one is
 // the envelope layer's decision); a nil result with no error is Missing.
 func AnswerOf(res *mcp.CallToolResult, err error) pipeline.Answer {
-	switch {
-	case err != nil:
+	if err != nil {
 		return pipeline.Answer{Err: true}
-	case res == nil:
+	}
+	if res == nil {
 		return pipeline.Answer{Nil: true}
 	}
 	return pipeline.Answer{IsError: res.IsError, ResultType: string(res.ResultType), InputRequests: res.InputRequests != nil}

@@ -29,6 +29,9 @@ type Renderer struct {
 	// envelope layer: their results are finished by that layer.
 	handoff bool
 	twin    *Renderer
+	// render is core/chain's Render stage with this renderer: the
+	// envelope layer, and Normalize.
+	render *corechain.Chain[mcp.CallToolRequest, Answer]
 	// last is the server this layer registered last: a hit skips the map.
 	last atomic.Pointer[weak.Pointer[server.MCPServer]]
 }
@@ -45,11 +48,12 @@ func wrap(c *core.Renderer, handoff bool) *Renderer {
 	if handoff {
 		r := &Renderer{c: c, handoff: true}
 		r.twin = r
+		r.render = corechain.Render(r.Stage(), c)
 		return r
 	}
 	r := &Renderer{c: c}
-	r.twin = &Renderer{c: c, handoff: true}
-	r.twin.twin = r.twin
+	r.render = corechain.Render(r.Stage(), c)
+	r.twin = wrap(c, true)
 	return r
 }
 
@@ -82,9 +86,7 @@ var defaultRenderer = NewRenderer()
 // [Middleware]: core/chain's Render stage. While it serves a server,
 // layers inside it that render envelopes themselves find r through
 // [RendererFrom].
-func (r *Renderer) Middleware() server.ToolHandlerMiddleware {
-	return r.Layer(corechain.Render(r.Stage(), r.c))
-}
+func (r *Renderer) Middleware() server.ToolHandlerMiddleware { return r.Layer(r.render) }
 
 // Stage returns the envelope layer's stage, rendering with r, for a
 // core/chain of several stages: middleware.Default runs it with
@@ -129,11 +131,14 @@ func (r *Renderer) Internal(ctx context.Context, tool, incidentID string) *mcp.C
 // toolFailure _meta of the handler's own, which is dropped (see core's
 // DropFailureMeta).
 func (r *Renderer) Normalize(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	if res != nil && (!res.IsError || !r.c.Normalizes()) {
-		return withoutForgedFailure(res)
-	}
-	return r.normalize(ctx, req, res)
+	return r.render.Serve(ctx, req, fixed{res}, nil).Result
 }
+
+// fixed answers every call with res, for core/chain: a struct of one
+// pointer costs no allocation as a chain.Handler.
+type fixed struct{ res *mcp.CallToolResult }
+
+func (f fixed) Handle(context.Context, mcp.CallToolRequest) Answer { return Answer{Result: f.res} }
 
 // Render renders an envelope that a layer built itself, such as the hints
 // layer merging its steps into one, as it is: the layer has redacted what

@@ -45,24 +45,6 @@ func (r *Renderer) result(ctx context.Context, env *Envelope, from *mcp.CallTool
 	return res
 }
 
-// normalize makes an envelope result of a handler's own error result (or
-// of a nil result): an envelope an inner layer of this chain rendered is
-// finished as is; any other text is rendered by the core, untrusted.
-func (r *Renderer) normalize(ctx context.Context, req mcp.CallToolRequest, res *mcp.CallToolResult) *mcp.CallToolResult {
-	if res == nil {
-		return r.result(ctx, r.c.Missing(ctx, call(req)), nil)
-	}
-	if own, ok := res.StructuredContent.(*Envelope); ok && own != nil {
-		env := *own
-		if env.Tool == "" {
-			env.Tool = req.Params.Name
-		}
-		return keepLayerFailure(r.result(ctx, &env, res), res)
-	}
-	text, _ := splitText(res.Content)
-	return r.result(ctx, r.c.Text(ctx, call(req), text), res)
-}
-
 // keepLayerFailure keeps the toolFailure _meta that a layer inside this
 // chain rendered with its own options ([Renderer.With]) on out, the
 // envelope layer's finish of that layer's result, unless out has its own.

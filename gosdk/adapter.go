@@ -177,7 +177,7 @@ func (a adapter) Recovered(ctx context.Context, req *mcp.CallToolRequest, v any)
 }
 
 // Fallback answers when recovering itself failed.
-func (adapter) Fallback() answer {
+func (adapter) Fallback(*mcp.CallToolRequest) answer {
 	return answer{&mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: string(core.FallbackInternal().Marshal())}},
 		IsError: true,

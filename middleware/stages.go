@@ -43,7 +43,7 @@ type stages struct {
 func (stages) Record(context.Context, q, a, time.Duration) {}
 
 func (s stages) Recovered(ctx context.Context, req q, v any) a { return s.rec.Recovered(ctx, req, v) }
-func (s stages) Fallback() a                                   { return s.rec.Fallback() }
+func (s stages) Fallback(req q) a                              { return s.rec.Fallback(req) }
 func (s stages) Sendable(ctx context.Context, req q, an a) a   { return s.rec.Sendable(ctx, req, an) }
 
 // Known: mcp-go answers a call of a tool it does not have before any

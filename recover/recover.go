@@ -58,7 +58,9 @@ func (r recoverer) Recovered(ctx context.Context, req mcp.CallToolRequest, v any
 	return envelope.Answer{Result: r.o.handle(ctx, req, v)}
 }
 
-func (recoverer) Fallback() envelope.Answer { return envelope.Answer{Result: fallback} }
+func (recoverer) Fallback(mcp.CallToolRequest) envelope.Answer {
+	return envelope.Answer{Result: fallback}
+}
 
 // Sendable makes a result encodable while the layer can still recover
 // (see encodable in encode.go).

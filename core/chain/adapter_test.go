@@ -93,6 +93,8 @@ type jsonAdapter struct {
 	tools    map[string]bool
 	records  *[]record
 	panicRec bool // Recovered itself panics
+	// panicRedact: Redact panics
+	panicRedact bool
 }
 
 func (a jsonAdapter) Call(_ context.Context, q call) envelope.Call {
@@ -149,7 +151,10 @@ func (jsonAdapter) DropForged(an answer) answer {
 
 func (jsonAdapter) Protocol(_ context.Context, _ call, an answer) answer { return an }
 
-func (jsonAdapter) Redact(red *redact.Redactor, an answer) answer {
+func (a jsonAdapter) Redact(red *redact.Redactor, an answer) answer {
+	if a.panicRedact {
+		panic("the redactor panicked")
+	}
 	if an.err != nil {
 		var pe *rpcError
 		errors.As(an.err, &pe)
@@ -181,7 +186,7 @@ func (a jsonAdapter) Recovered(ctx context.Context, q call, v any) answer {
 	return a.Write(ctx, q, a.r.Recovered(ctx, q.Tool, v, envelope.RecoverOptions{}), answer{})
 }
 
-func (jsonAdapter) Fallback() answer {
+func (jsonAdapter) Fallback(call) answer {
 	env := envelope.FallbackInternal()
 	return answer{res: &result{Content: []item{{"text", string(env.Marshal())}}, IsError: true}}
 }

@@ -47,8 +47,8 @@ type Recoverer[Q, A any] interface {
 	// Recovered answers q after a panic with value v: logged under an
 	// incident, answered internal_error.
 	Recovered(ctx context.Context, q Q, v any) A
-	// Fallback answers when recovering itself panicked.
-	Fallback() A
+	// Fallback answers q when recovering itself panicked.
+	Fallback(q Q) A
 	// Sendable is a in a form the consumer sends without running the
 	// handler's code again, or the internal_error result of one it
 	// cannot send (a result that fails or panics when encoded).
@@ -279,7 +279,7 @@ func (c *Chain[Q, A]) Serve(ctx context.Context, q Q, h, unknown Handler[Q, A]) 
 // recovered answers a panic with value v with an internal_error. It
 // never re-panics.
 func (c *Chain[Q, A]) recovered(ctx context.Context, q Q, v any) (a A) {
-	a = c.rec.Fallback()
+	a = c.rec.Fallback(q)
 	// Guarded: a panicking logger or callback must not turn a handled
 	// panic into a crash.
 	_ = safe.Call(func() { a = c.rec.Recovered(ctx, q, v) })
@@ -296,7 +296,7 @@ func (c *Chain[Q, A]) admit(ctx context.Context, q Q, h, unknown Handler[Q, A]) 
 	if held {
 		return refused
 	}
-	return run.End(ctx, h.Handle(ctx, q))
+	return run.end(ctx, h.Handle(ctx, q))
 }
 
 // Run is a call [Chain.Begin] admitted, until [Run.End] finishes its
@@ -331,12 +331,31 @@ func (c *Chain[Q, A]) Begin(ctx context.Context, q Q) (run Run[Q, A], refused A,
 // (Render) and redacted (Redact), as the chain's stages say; then the
 // guard is settled with it, as core/pipeline decides what it is: not a
 // failure releases the caller's counts, an error result is counted by its
-// envelope. It returns what the client receives. The zero Run returns a.
-func (r Run[Q, A]) End(ctx context.Context, a A) A {
+// envelope. With Recover, a panic while it finishes a is answered as
+// [Chain.Serve] answers one, and what it returns is sendable. It returns
+// what the client receives. The zero Run returns a.
+func (r Run[Q, A]) End(ctx context.Context, a A) (out A) {
 	c := r.c
 	if c == nil {
 		return a
 	}
+	if !c.recoverOn {
+		return r.end(ctx, a)
+	}
+	completed := false
+	defer func() {
+		if !completed {
+			out = c.recovered(ctx, r.q, recover())
+		}
+	}()
+	out = c.rec.Sendable(ctx, r.q, r.end(ctx, a))
+	completed = true
+	return out
+}
+
+// end is End inside Recover.
+func (r Run[Q, A]) end(ctx context.Context, a A) A {
+	c := r.c
 	a = c.finish(ctx, r.q, a)
 	if !r.guarded {
 		return a

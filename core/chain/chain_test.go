@@ -326,3 +326,28 @@ func TestBeginAndEndGuardAsServeDoes(t *testing.T) {
 	var zero chain.Run[call, answer]
 	assert.Equal(t, fail, zero.End(context.Background(), fail))
 }
+
+// End, which a consumer calls outside Serve, recovers as Serve does, and
+// makes what it returns sendable.
+func TestEndRecoversAndMakesTheAnswerSendable(t *testing.T) {
+	cons := newConsumer(t, func(_ *chain.Stages[call], a *jsonAdapter) { a.panicRedact = true })
+	q := deploy(`{}`)
+	run, _, held := cons.c.Begin(context.Background(), q)
+	require.False(t, held)
+	fail := answer{err: envelope.New(envelope.NotFound, "no such region")} // a failure: redacted
+	resp, err := wiretest.Decode(t, "deploy", wire(run.End(context.Background(), fail)), nil)
+	require.NoError(t, err)
+	resp.ExpectError(envelope.InternalError)
+
+	cons = newConsumer(t, nil)
+	run, _, _ = cons.c.Begin(context.Background(), q)
+	unsendable := text("ok")
+	unsendable.res.unsendable = true
+	resp, err = wiretest.Decode(t, "deploy", wire(run.End(context.Background(), unsendable)), nil)
+	require.NoError(t, err)
+	resp.ExpectError(envelope.InternalError)
+
+	bare := newConsumer(t, func(s *chain.Stages[call], a *jsonAdapter) { s.Recover, a.panicRedact = false, true })
+	run, _, _ = bare.c.Begin(context.Background(), q)
+	assert.Panics(t, func() { run.End(context.Background(), fail) }, "without Recover a panic leaves End")
+}

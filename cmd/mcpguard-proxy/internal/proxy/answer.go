@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -13,114 +12,38 @@ import (
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/core/pipeline"
+	"github.com/mcpguard/mcpguard/core/redact"
 	"github.com/mcpguard/mcpguard/internal/incident"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
 
 // This file writes the answers the guard sends the client: the upstream's
-// response to a tools/call rewritten (answer, rewrite), an envelope
-// rendered as a result, and the proxy's own answers and JSON-RPC errors.
+// response to a tools/call through core/chain (answer, end; the adapter
+// is adapter.go's), an envelope rendered as a result (errorResult), and
+// the proxy's own answers and JSON-RPC errors.
 
 // answer rewrites the upstream's response to a tools/call, msg, whose
-// head is m. It returns msg itself when nothing changes.
-func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *rpc.Message) (out []byte) {
+// head is m, through the stages that wrap a call's answer (adapter.go).
+// It returns msg itself when nothing changes.
+func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *rpc.Message) []byte {
 	if len(m.Error) == 0 && !c.taskResult && !g.o.successes && plainSuccess(m.Result) {
-		g.settleAnswer(ctx, c, msg, true)
-		return msg // the success path, what rewriteTask finds in more steps
+		// the success path, what read finds in more steps
+		return g.end(ctx, c, reply{c: c, msg: msg, from: msg, result: m.Result})
 	}
-	defer func() { g.settleAnswer(ctx, c, out, false) }()
-	if p := safe.Call(func() { out = g.rewriteTask(ctx, c, msg, m) }); p != nil {
-		env := g.r.Recovered(ctx, c.tool, p, envelope.RecoverOptions{Stack: true})
-		return g.render(ctx, c, env)
-	}
-	if !same(out, msg) && len(out) > g.o.maxMessage {
-		// The bound holds on what the client receives: a rewrite can grow
-		// a message (an escape is up to six bytes for one).
-		return g.tooLarge(ctx, c)
-	}
-	return out
+	return g.end(ctx, c, g.read(ctx, c, msg, m))
 }
 
-func (g *Guard) rewrite(ctx context.Context, c *call, msg []byte, m *rpc.Message) []byte {
-	if len(m.Error) > 0 {
-		var e struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(m.Error, &e)
-		o := pipeline.Decide(pipeline.Answer{Err: true, Protocol: g.isUnknownTool(c, e.Code, e.Message)})
-		if p := o.Policy(); !p.Envelope {
-			if p.Redact == pipeline.RedactMessage {
-				if red := g.redactedRPCError(c.id, m.Error); red != nil {
-					return red
-				}
-			}
-			return msg
-		}
-		if upstreamPanic(e.Code, e.Message) {
-			return g.panicked(ctx, c, e.Message) // pipeline.Panic
-		}
-		if upstreamMissing(e.Code, e.Message, c.tool) {
-			return g.render(ctx, c, g.r.Missing(ctx, c.core())) // pipeline.Missing
-		}
-		if upstreamRefusedResult(e.Code, e.Message) {
-			return g.render(ctx, c, g.r.Unencodable(ctx, c.tool, errors.New(e.Message), nil))
-		}
-		var env *envelope.Envelope
-		if code, ok := g.o.mapped(c.tool, e.Message); ok {
-			env = g.r.Error(ctx, c.core(), envelope.New(code, e.Message))
-		} else if e.Code == -32602 {
-			env = g.r.Error(ctx, c.core(), envelope.New(envelope.ValidationError, e.Message))
-		} else {
-			env = g.r.Text(ctx, c.core(), e.Message)
-		}
-		g.hint(ctx, c, env)
-		return g.render(ctx, c, env)
+// end finishes r, c's reply, through core/chain's stages, and settles the
+// repeated-failure guard with it when it admitted c and r is c's first
+// answer; the answer to a tasks/result, or to a call the guard counted
+// already, runs the stages without the guard.
+func (g *Guard) end(ctx context.Context, c *call, r reply) []byte {
+	if c.admitted && !c.taskResult && c.settled.CompareAndSwap(false, true) {
+		return c.run.End(ctx, r).msg
 	}
-	if string(m.Result) == "null" {
-		// go-sdk's answer to a handler that returned neither a result nor
-		// an error: core/pipeline's Missing, as the fronts answer it
-		return g.render(ctx, c, g.r.Missing(ctx, c.core()))
-	}
-	if sealed, err := g.sealState(c, m.Result); err != nil {
-		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
-	} else if !same(sealed, m.Result) {
-		sm := *m // the caller's message is left as it read it
-		sm.Result = sealed
-		msg, m = g.respond(c.id, sealed), &sm
-	}
-	if !g.o.successes && isObject(m.Result) && !mayBeError(m.Result) && !mayHaveFailureMeta(m.Result) {
-		return msg // the success path: no decoding of the result
-	}
-	var res result
-	if json.Unmarshal(m.Result, &res) != nil {
-		return g.render(ctx, c, g.r.Error(ctx, c.core(),
-			envelope.New(envelope.InternalError, "the upstream's tools/call result is not a valid result")))
-	}
-	p := pipeline.Decide(res.answer()).Policy()
-	if p.Envelope {
-		text := res.text()
-		var env *envelope.Envelope
-		if code, ok := g.o.mapped(c.tool, text); ok {
-			env = g.r.Error(ctx, c.core(), envelope.New(code, text))
-		} else {
-			env = g.r.Text(ctx, c.core(), text)
-		}
-		g.hint(ctx, c, env)
-		return g.respond(c.id, g.errorResult(c, env, &res))
-	}
-	out := m.Result
-	if p.DropForgedFailure && res.Meta[envelope.ToolFailureMetaKey] != nil {
-		out = withoutFailureMeta(out)
-	}
-	if g.o.successes {
-		out = redactResult(g.o.successRedactor.ForCall(c.args), out, g.state != nil)
-	}
-	if bytes.Equal(out, m.Result) {
-		return msg
-	}
-	return g.respond(c.id, out)
+	run, _, _ := g.finishing.Begin(ctx, c)
+	return run.End(ctx, r).msg
 }
 
 // errorResult is the result an envelope is sent as, in core/pipeline's
@@ -168,11 +91,11 @@ func (g *Guard) errorResult(c *call, env *envelope.Envelope, from *result) []byt
 
 // render is the whole response that answers c with env.
 func (g *Guard) render(_ context.Context, c *call, env *envelope.Envelope) []byte {
-	return g.respond(c.id, g.errorResult(c, env, nil))
+	return respond(c.id, g.errorResult(c, env, nil))
 }
 
 // respond is a JSON-RPC response carrying result.
-func (g *Guard) respond(id, result []byte) []byte {
+func respond(id, result []byte) []byte {
 	b := make([]byte, 0, len(id)+len(result)+32)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
@@ -233,14 +156,15 @@ func upstreamRefusedResult(code int, msg string) bool {
 	return code == -32603 && msg == goSDKMixedResult
 }
 
-// panicked answers c after the upstream recovered a panic in its handler,
-// as the fronts answer one: an internal error under an incident that the
-// log records with the upstream's text, which the client never reads.
-func (g *Guard) panicked(ctx context.Context, c *call, msg string) []byte {
+// panicked is the envelope that answers c after the upstream recovered a
+// panic in its handler, as the fronts answer one: an internal error under
+// an incident that the log records with the upstream's text, which the
+// client never reads.
+func (g *Guard) panicked(ctx context.Context, c *call, msg string) *envelope.Envelope {
 	id := incident.New()
 	safe.Log(ctx, g.r.Logger(), slog.LevelError, "mcpguard-proxy: the upstream recovered a panic in a tool call",
 		slog.String(logkey.Tool, c.tool), slog.String(logkey.IncidentID, id), slog.String(logkey.Error, msg))
-	return g.render(ctx, c, g.r.Internal(c.tool, id))
+	return g.r.Internal(c.tool, id)
 }
 
 // timedOut answers c after the timeout passed without an answer.
@@ -250,9 +174,14 @@ func (g *Guard) timedOut(ctx context.Context, c *call) []byte {
 
 // tooLarge answers c when the upstream's answer was over the bound.
 func (g *Guard) tooLarge(ctx context.Context, c *call) []byte {
+	return g.render(ctx, c, g.tooLargeEnvelope(ctx, c))
+}
+
+// tooLargeEnvelope is the envelope tooLarge renders.
+func (g *Guard) tooLargeEnvelope(ctx context.Context, c *call) *envelope.Envelope {
 	err := envelope.New(envelope.ExecutionFailed, "the tool's result is larger than the proxy's limit of "+
 		sizeText(g.o.maxMessage)+"; ask for less: a smaller page, fewer fields or a narrower query")
-	return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	return g.r.Error(ctx, c.core(), err)
 }
 
 // requestTooLarge answers a tools/call whose request was over the bound.
@@ -309,8 +238,8 @@ func sizeText(n int) string {
 // only when the error stays one, an unknown tool's): what the error says reaches the client (its code, and
 // its message and data redacted), its secrets do not. nil when redaction
 // changes nothing: the message then passes as it came.
-func (g *Guard) redactedRPCError(clientID, e []byte) []byte {
-	red := g.redactedJSON(e, nil)
+func (g *Guard) redactedRPCError(r *redact.Redactor, clientID, e []byte) []byte {
+	red := g.redactedJSON(r, e, nil)
 	if bytes.Equal(red, e) {
 		return nil
 	}
@@ -324,8 +253,8 @@ func (g *Guard) redactedRPCError(clientID, e []byte) []byte {
 
 // redactedJSON is b, JSON, redacted, or otherwise when redaction fails or
 // grows it past the bound.
-func (g *Guard) redactedJSON(b, otherwise []byte) []byte {
-	if red, ok := g.o.redactor.JSON(string(b)); ok && len(red) <= g.o.maxMessage {
+func (g *Guard) redactedJSON(r *redact.Redactor, b, otherwise []byte) []byte {
+	if red, ok := r.JSON(string(b)); ok && len(red) <= g.o.maxMessage {
 		return []byte(red)
 	}
 	return otherwise

@@ -75,6 +75,7 @@ var childTools = `[
  {"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},
  {"name":"secret_ok","inputSchema":{"type":"object"}},
  {"name":"unknown_leaky","inputSchema":{"type":"object"}},
+ {"name":"unknown_path","inputSchema":{"type":"object"}},
  {"name":"typed_ok","inputSchema":{"type":"object"}},
  {"name":"rpc_error","inputSchema":{"type":"object"}},
  {"name":"own_envelope","inputSchema":{"type":"object"}},
@@ -263,6 +264,9 @@ func childCall(m childMsg, send func(string), result func(json.RawMessage, strin
 		result(m.ID, `{"content":[{"type":"text","text":"order complete"}],"resultType":"complete","structuredContent":{"state":"complete"}}`)
 	case "unknown_leaky": // an unknown tool's protocol error that says too much
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool: registry at postgres://app:hunter2@db/shop"}}`)
+	case "unknown_path": // an unknown tool's protocol error that names the path the agent sent, and one of its own
+		p, _ := m.Params.Arguments["path"].(string)
+		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool: no tool opens ` + p + ` (tools live in /srv/internal/tools)"}}`)
 	default:
 		send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32602,"message":"unknown tool \"` + m.Params.Name + `\""}}`)
 	}

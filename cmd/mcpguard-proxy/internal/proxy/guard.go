@@ -41,14 +41,17 @@ type Guard struct {
 	lastListed atomic.Pointer[toolTable]
 	// stages are the checks a call passes before it is sent upstream, in
 	// core/pipeline's admission order.
-	stages  []stage
-	known   bool // set once a tools/list result was read; guarded by mu
-	mu      sync.Mutex
-	in      *coreotel.Instrument             // nil without WithTelemetry
-	repeats *chain.Chain[*call, guardAnswer] // the repeated-failure guard (repeats.go)
-	ids     *rpc.MintedIDs                   // the ids of the requests it sends upstream
-	state   *seal.Guard                      // seals requestState; nil: WithoutStateSealing
-	tasks   taskTable                        // which call each task came from (tasks.go)
+	stages []stage
+	known  bool // set once a tools/list result was read; guarded by mu
+	mu     sync.Mutex
+	in     *coreotel.Instrument // nil without WithTelemetry
+	ids    *rpc.MintedIDs       // the ids of the requests it sends upstream
+	state  *seal.Guard          // seals requestState; nil: WithoutStateSealing
+	tasks  taskTable            // which call each task came from (tasks.go)
+
+	// repeats runs the stages that wrap a call's answer (adapter.go),
+	// with the repeated-failure guard; finishing runs them without it.
+	repeats, finishing *chain.Chain[*call, reply]
 
 	holds *limit.Holds // the calls the limits hold (hold.go); nil: none
 }
@@ -80,8 +83,7 @@ type stage struct {
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
 	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: rpc.NewMintedIDs(), state: o.sealGuard(), holds: o.holds()}
-	rs := limit.NewRepeatStage(o.repeats, readRepeat)
-	g.repeats = chain.Guard[*call, guardAnswer](guardAdapter{g}, &rs)
+	g.repeats, g.finishing = g.answers(true), g.answers(false)
 	var layers pipeline.Layers[stage]
 	layers.Add(pipeline.Repeats, stage{at: pipeline.Repeats, answer: g.admitRepeat})
 	if o.pins != nil {
@@ -141,10 +143,12 @@ type call struct {
 	params rpc.Span
 	era    era
 	// caller is who the call is from, for the repeated-failure guard;
-	// run is what the guard admitted it with, ended once (repeats.go).
-	caller  limit.Caller
-	run     chain.Run[*call, guardAnswer]
-	settled atomic.Bool
+	// run is what the guard admitted it with (admitted), ended once
+	// (repeats.go).
+	caller   limit.Caller
+	run      chain.Run[*call, reply]
+	admitted bool
+	settled  atomic.Bool
 }
 
 // tableOf is the tools c is checked against: its session's over HTTP,

@@ -120,8 +120,7 @@ func (g *Guard) held(ctx context.Context, c *call, key string, i int, refusal er
 func (g *Guard) refuse(ctx context.Context, c *call, at pipeline.Stage, err error) []byte {
 	g.done(c)
 	env := g.refusal(ctx, c, at, err)
-	g.settleRefused(ctx, c, env)
-	return g.render(ctx, c, env)
+	return g.refused(ctx, c, env)
 }
 
 // holdable reports whether c, refused with err, may be held: holding is
@@ -183,7 +182,7 @@ func (g *Guard) shed(ctx context.Context, c *call) []byte {
 	state, _ := json.Marshal(sealed)
 	result := make([]byte, 0, len(shedResult)+len(state)+1)
 	result = append(append(append(result, shedResult...), state...), '}')
-	return g.respond(c.id, result)
+	return respond(c.id, result)
 }
 
 // shedResult is a load-shedding result, up to its requestState's value.

@@ -155,7 +155,7 @@ func (h *HTTP) redactedError(resp *http.Response) error {
 	}
 	out := rpcError(nil, -32603, "the upstream answered HTTP "+strconv.Itoa(resp.StatusCode))
 	if len(b) <= h.g.o.maxMessage {
-		out = h.g.redactedJSON(b, out)
+		out = h.g.redactedJSON(h.g.o.redactor, b, out)
 	}
 	replaceBody(resp, out)
 	return nil
@@ -229,7 +229,7 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 	if x.call == nil && resp.StatusCode >= http.StatusBadRequest {
 		// An error another request got in an HTTP error: what it says
 		// passes (the client needs it), its secrets do not.
-		out = h.g.redactedJSON(out, out)
+		out = h.g.redactedJSON(h.g.o.redactor, out, out)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))
@@ -284,7 +284,7 @@ func (h *HTTP) answerFor(ctx context.Context, c *call, id []byte, method string,
 			return out, false
 		}
 	} else if len(m.Error) > 0 {
-		if red := h.g.redactedRPCError(id, m.Error); red != nil {
+		if red := h.g.redactedRPCError(h.g.o.redactor, id, m.Error); red != nil {
 			return red, false
 		}
 	}

@@ -147,7 +147,7 @@ func (g *Guard) listAnswer(id, result, shown []byte) []byte {
 	if same(shown, result) {
 		return nil
 	}
-	return g.respond(id, shown)
+	return respond(id, shown)
 }
 
 // pinned answers a call of a tool the pins hold back, or that the proxy
@@ -174,8 +174,7 @@ func (g *Guard) pinned(ctx context.Context, c *call) []byte {
 		return nil
 	}
 	env := g.r.Error(ctx, c.core(), err)
-	g.settleRefused(ctx, c, env) // the repeated-failure guard, outside the pins, counts it as the fronts' does
-	return g.render(ctx, c, env)
+	return g.refused(ctx, c, env) // the repeated-failure guard, outside the pins, counts it as the fronts' does
 }
 
 // unchecked is the refusal of a call of a tool the proxy has not seen

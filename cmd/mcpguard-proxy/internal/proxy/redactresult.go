@@ -25,6 +25,9 @@ func withoutFailureMeta(result []byte) []byte {
 	if json.Unmarshal(top["_meta"], &meta) != nil {
 		return result
 	}
+	if _, ok := meta[envelope.ToolFailureMetaKey]; !ok {
+		return result
+	}
 	delete(meta, envelope.ToolFailureMetaKey)
 	top["_meta"], _ = json.Marshal(meta)
 	out, err := json.Marshal(top)

@@ -2,12 +2,10 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
-	"github.com/mcpguard/mcpguard/core/pipeline"
 )
 
 // This file runs the repeated-failure guard, core/limit's stage every
@@ -33,65 +31,10 @@ func readRepeat(_ context.Context, c *call) limit.RepeatCall {
 	return limit.RepeatCall{Caller: c.caller, Tool: c.tool, Args: c.args, Continued: c.hasState}
 }
 
-// guardAnswer is a call's answer as the guard reads it: what its client
-// receives (out), the upstream's success as it came (success: the
-// proxy's success path, which reads nothing more), or a refusal of a
-// stage of the proxy (env).
-type guardAnswer struct {
-	out     []byte
-	success bool
-	env     *envelope.Envelope
-}
-
-// guardAdapter reads the proxy's calls and answers for core/chain's
-// guard.
-type guardAdapter struct{ g *Guard }
-
-func (guardAdapter) Call(_ context.Context, c *call) envelope.Call { return c.core() }
-
-// Known: a call of a tool the server does not have is guardAnswer before
-// the guard (unknownTool).
-func (guardAdapter) Known(context.Context, *call) bool { return true }
-
-// Read reads an answer; a JSON-RPC error is no answer the guard reads.
-func (guardAdapter) Read(_ context.Context, a guardAnswer) pipeline.Answer {
-	switch {
-	case a.success:
-		return pipeline.Answer{}
-	case a.env != nil:
-		return pipeline.Answer{IsError: true}
-	}
-	if r := resultOf(a.out); r != nil {
-		return r.answer()
-	}
-	return pipeline.Answer{Err: true, Protocol: true}
-}
-
-// Envelope is a refusal's, or the one in an error result's first item.
-func (guardAdapter) Envelope(a guardAnswer) (*envelope.Envelope, bool) {
-	if a.env != nil {
-		return a.env, true
-	}
-	if r := resultOf(a.out); r != nil && len(r.Content) > 0 {
-		text, _ := itemText(r.Content[0])
-		return envelope.Parse(text)
-	}
-	return nil, false
-}
-
-func (a guardAdapter) Refuse(ctx context.Context, c *call, err error) guardAnswer {
-	return guardAnswer{out: a.g.render(ctx, c, a.g.refusal(ctx, c, pipeline.Repeats, err))}
-}
-
-// resultOf reads the result of a response, nil for a JSON-RPC error.
-func resultOf(out []byte) *result {
-	var resp struct {
-		Result *result `json:"result"`
-	}
-	if json.Unmarshal(out, &resp) != nil {
-		return nil
-	}
-	return resp.Result
+// newRepeatStage is the stage of o's guard, reading calls with
+// readRepeat.
+func newRepeatStage(o *options) limit.RepeatStage[*call] {
+	return limit.NewRepeatStage(o.repeats, readRepeat)
 }
 
 // admitRepeat asks the guard about c: nil to go on, or the answer to send
@@ -100,25 +43,15 @@ func (g *Guard) admitRepeat(ctx context.Context, c *call) []byte {
 	run, refused, held := g.repeats.Begin(ctx, c)
 	if held {
 		c.settled.Store(true)
-		return refused.out
+		return refused.msg
 	}
-	c.run = run
+	c.run, c.admitted = run, true
 	return nil
 }
 
-// settleRefused settles c, refused by a stage of the proxy with env.
-func (g *Guard) settleRefused(ctx context.Context, c *call, env *envelope.Envelope) {
-	if c.settled.CompareAndSwap(false, true) {
-		c.run.End(ctx, guardAnswer{env: env})
-	}
-}
-
-// settleAnswer settles c with out, the answer its client receives:
-// success is true when out is the upstream's success as it came (the
-// proxy's success path, which reads nothing more).
-func (g *Guard) settleAnswer(ctx context.Context, c *call, out []byte, success bool) {
-	if c.taskResult || !c.settled.CompareAndSwap(false, true) {
-		return
-	}
-	c.run.End(ctx, guardAnswer{out: out, success: success})
+// refused is the answer to c, refused by a stage of the proxy with env,
+// through the stages that wrap a call's answer: the repeated-failure
+// guard, outside every other stage of admission, counts it.
+func (g *Guard) refused(ctx context.Context, c *call, env *envelope.Envelope) []byte {
+	return g.end(ctx, c, g.ownReply(ctx, c, env))
 }

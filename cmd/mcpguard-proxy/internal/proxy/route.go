@@ -347,7 +347,7 @@ func (s *Stdio) fromChild(ctx context.Context, c *child, line []byte, oversize b
 		s.negotiated(m.Result)
 	}
 	if len(m.Error) > 0 {
-		if red := s.g.redactedRPCError(r.clientID, m.Error); red != nil {
+		if red := s.g.redactedRPCError(s.g.o.redactor, r.clientID, m.Error); red != nil {
 			s.reply(r, red, nil)
 			return
 		}

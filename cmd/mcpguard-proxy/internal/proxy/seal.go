@@ -53,8 +53,7 @@ func (g *Guard) openState(ctx context.Context, c *call) []byte {
 	opened, err := g.state.OpenCall(ctx, g.state.Binding(ctx, c.tool, c.args), c.state)
 	if err != nil {
 		env := g.r.Error(ctx, c.core(), err)
-		g.settleRefused(ctx, c, env)
-		return g.render(ctx, c, env)
+		return g.refused(ctx, c, env)
 	}
 	c.state, c.rounds, c.opened = opened.State, opened.Rounds, true
 	return nil

@@ -95,6 +95,23 @@ func TestUnknownToolsErrorIsRedacted(t *testing.T) {
 	}
 }
 
+// An unknown tool's protocol error is redacted as the fronts redact one
+// (core/chain's Redact stage): what the agent sent itself, a path
+// argument, is no leak and stays readable; the server's own path does
+// not reach it.
+func TestUnknownToolsErrorKeepsWhatTheAgentSent(t *testing.T) {
+	s := start(t)
+	resp := s.call("unknown_path", `{"path":"/home/alice/notes.txt"}`)
+	e, ok := resp["error"].(map[string]any)
+	if !ok || e["code"] != float64(-32602) {
+		t.Fatalf("want the protocol error -32602, got %v", resp)
+	}
+	msg, _ := e["message"].(string)
+	if !strings.Contains(msg, "/home/alice/notes.txt") || strings.Contains(msg, "/srv/internal") {
+		t.Errorf("want the agent's path kept and the server's redacted, got %q", msg)
+	}
+}
+
 func TestStructuredContentOnlyWithoutAnOutputSchema(t *testing.T) {
 	s := start(t)
 	s.request("tools/list", `{}`)

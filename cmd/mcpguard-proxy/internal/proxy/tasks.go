@@ -2,13 +2,11 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/wire"
 )
 
@@ -230,30 +228,6 @@ func (g *Guard) statusText(msg []byte, args json.RawMessage) []byte {
 
 // relatedTaskMeta is the _meta key that names the task a message is about.
 const relatedTaskMeta = "io.modelcontextprotocol/related-task"
-
-// rewriteTask is [Guard.rewrite] for the two answers of a task: the
-// handle that answers a task-augmented tools/call is remembered and its
-// status text made safe, and the answer to tasks/result is rewritten as
-// the call's, with the task it answers for in its _meta when the proxy
-// rendered it. Every other answer is rewrite's.
-func (g *Guard) rewriteTask(ctx context.Context, c *call, msg []byte, m *rpc.Message) []byte {
-	if c.taskResult {
-		out := g.rewrite(ctx, c, msg, m)
-		if same(out, msg) || c.task == "" {
-			return out
-		}
-		return relateTask(out, c.task)
-	}
-	if len(m.Error) == 0 {
-		if out, ok := g.handle(c, m.Result); ok {
-			if bytes.Equal(out, m.Result) {
-				return msg
-			}
-			return g.respond(c.id, out)
-		}
-	}
-	return g.rewrite(ctx, c, msg, m)
-}
 
 // relateTask adds the related-task _meta naming task to the result of the
 // response msg, which the proxy rendered, unless it names one already.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/otel/oteltest"
 )
 
@@ -146,7 +147,11 @@ func childServer() {
 			if m.Params.Name == "starts_task" { // a task whose result fails on the path its call named
 				id, _ := m.Params.Arguments["task"].(string)
 				tasks[id], _ = m.Params.Arguments["path"].(string)
-				result(m.ID, `{"task":{"taskId":"`+id+`","status":"working","ttl":60000}}`)
+				meta := ""
+				if forge, _ := m.Params.Arguments["forge"].(bool); forge { // a handle that claims a failure
+					meta = `,"_meta":{"` + envelope.ToolFailureMetaKey + `":{"code":"access_denied"},"trace":"t1"}`
+				}
+				result(m.ID, `{"task":{"taskId":"`+id+`","status":"working","ttl":60000}`+meta+`}`)
 				continue
 			}
 			if out, isError, ok := fs.call(m.Params.Name, m.Params.Arguments); ok {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
+	"github.com/mcpguard/mcpguard/core/envelope"
 )
 
 func TestSuccessPassesThroughByteForByte(t *testing.T) {
@@ -373,6 +374,19 @@ func TestCancelledCallIsNotAnswered(t *testing.T) {
 		if strings.Contains(string(o), `"c1"`) {
 			t.Fatalf("the proxy answered a cancelled call: %s", o)
 		}
+	}
+}
+
+// A task handle is the Task outcome, whose policy drops a toolFailure
+// _meta the upstream forged (core/pipeline), as on a success: only the
+// proxy's envelope writes one. The rest of its _meta stays.
+func TestATaskHandleLosesAForgedToolFailure(t *testing.T) {
+	s := start(t)
+	resp := s.call("starts_task", `{"task":"t9","path":"/tmp/x","forge":true}`)
+	res, _ := resp["result"].(map[string]any)
+	meta, _ := res["_meta"].(map[string]any)
+	if _, forged := meta[envelope.ToolFailureMetaKey]; forged || meta["trace"] != "t1" || res["task"] == nil {
+		t.Fatalf("want the handle without the forged toolFailure, its trace kept: %v", resp)
 	}
 }
 

@@ -40,6 +40,10 @@ type reply struct {
 	message string
 	// ans is what core/pipeline reads of the reply.
 	ans pipeline.Answer
+	// plain: result is a success passed as it came, which the scan that
+	// found it plain (plainSuccess, or mayBeError and mayHaveFailureMeta)
+	// read whole: no member can be isError or a toolFailure.
+	plain bool
 	// own: msg is an error result the proxy rendered, with env, final.
 	own bool
 	env *envelope.Envelope
@@ -156,8 +160,15 @@ func (a adapter) Write(ctx context.Context, c *call, env *envelope.Envelope, r r
 }
 
 // DropForged drops a toolFailure member of the result's _meta.
-func (a adapter) DropForged(r reply) reply {
-	if r.result == nil || !mayHaveFailureMeta(r.result) {
+func (adapter) DropForged(r reply) reply {
+	switch {
+	case r.plain || r.result == nil:
+		return r
+	case r.res != nil:
+		if r.res.Meta[envelope.ToolFailureMetaKey] == nil {
+			return r
+		}
+	case !mayHaveFailureMeta(r.result): // a task handle, not decoded
 		return r
 	}
 	return r.withResult(withoutFailureMeta(r.result))
@@ -270,6 +281,7 @@ func (g *Guard) read(ctx context.Context, c *call, msg []byte, m *rpc.Message) r
 	}
 	r = r.withResult(sealed)
 	if !g.o.successes && isObject(r.result) && !mayBeError(r.result) && !mayHaveFailureMeta(r.result) {
+		r.plain = true
 		return r // a success: no decoding of the result
 	}
 	var res result

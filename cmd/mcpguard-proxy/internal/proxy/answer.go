@@ -29,7 +29,7 @@ import (
 func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *rpc.Message) []byte {
 	if len(m.Error) == 0 && !c.taskResult && !g.o.successes && plainSuccess(m.Result) {
 		// the success path, what read finds in more steps
-		return g.end(ctx, c, reply{c: c, msg: msg, from: msg, result: m.Result})
+		return g.end(ctx, c, reply{c: c, msg: msg, from: msg, result: m.Result, plain: true})
 	}
 	return g.end(ctx, c, g.read(ctx, c, msg, m))
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -199,7 +200,7 @@ func (a adapter) Redact(red *redact.Redactor, r reply) reply {
 // withResult is r with the result out, the message rebuilt when out is
 // not r's result.
 func (r reply) withResult(out []byte) reply {
-	if same(out, r.result) || (len(out) == len(r.result) && string(out) == string(r.result)) {
+	if bytes.Equal(out, r.result) {
 		return r
 	}
 	r.result, r.msg = out, respond(r.c.id, out)

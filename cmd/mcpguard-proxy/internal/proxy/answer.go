@@ -31,7 +31,13 @@ func (g *Guard) answer(ctx context.Context, c *call, msg []byte, m *rpc.Message)
 		// the success path, what read finds in more steps
 		return g.end(ctx, c, reply{c: c, msg: msg, from: msg, result: m.Result, plain: true})
 	}
-	return g.end(ctx, c, g.read(ctx, c, msg, m))
+	r := reply{c: c, msg: msg, from: msg}
+	if p := safe.Call(func() { r = g.read(ctx, c, msg, m) }); p != nil {
+		// read runs the proxy's inner stages (the task handle, the
+		// sealing): a panic there is answered as one in End would be.
+		r = adapter{g}.Recovered(ctx, c, p)
+	}
+	return g.end(ctx, c, r)
 }
 
 // end finishes r, c's reply, through core/chain's stages, and settles the

@@ -36,16 +36,17 @@ import (
 // function (github.com/mcpguard/mcpguard/middleware.Logging.func1, or,
 // inlined, middleware.answerLayers.(*Renderer).Layer.func4). The one
 // core/chain layer of Default runs four stages, in core/chain's order
-// (which core/chain holds to core/pipeline's): it stands for their four
-// names.
+// (which core/chain holds to core/pipeline's), and the gates of admission
+// before the first layer of the user's: with every option on, as the test
+// builds it, pins and seal (hints, given WithHints, is such a layer). It
+// stands for their six names. The declared check, behind that layer, is
+// then a layer of its own (envelope.Gate).
 var mcpgoLayers = []struct{ name, builtBy string }{
 	{"Logging", "middleware.Logging."},
-	{"recover, repeats, redact, envelope", "answerLayers.(*Renderer).Layer."},
-	{"pins", "middleware.pinLayer."},
-	{"seal", "SealState."},
+	{"recover, repeats, redact, envelope, pins, seal", "answerLayers.(*Renderer).Layer."},
 	{"hints", "(*Registry).Middleware."},
 	{"limits", "limit.Rate."}, // the one limit the test passes WithLimits
-	{"declared", "DeclaredSchemas."},
+	{"declared", "Default.Gate."},
 }
 
 // TestMCPGoLayerOrderIsDocumented: the layers middleware.Default builds,

@@ -43,6 +43,36 @@ func (Reading) Read(ctx context.Context, a Answer) pipeline.Answer {
 	return ans
 }
 
+// Failed is the answer of a handler that returned err: a [Gate]'s
+// refusal, as core/chain answers it (its chain.Failer).
+func (Reading) Failed(err error) Answer { return Answer{Err: err} }
+
+// Gate returns g, a stage of admission that core/chain can run in a
+// chain of several stages (validate.DeclaredStage), as an mcp-go layer of
+// its own: a call g refuses is answered with the envelope of the refusal
+// ([ErrorResult]), and the layers inside and the handler do not run; a
+// gate that also hands out the answer (a chain.Leaver) hands out theirs.
+func Gate(g corechain.Gate[mcp.CallToolRequest]) server.ToolHandlerMiddleware {
+	if g == nil {
+		panic("envelope.Gate: nil gate")
+	}
+	leave, _ := g.(corechain.Leaver[mcp.CallToolRequest, Answer])
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			in, err := g.Admit(ctx, req)
+			if err != nil {
+				return ErrorResult(ctx, req, err), nil
+			}
+			if leave == nil {
+				return next(ctx, in)
+			}
+			res, err := next(ctx, in)
+			a := leave.Leave(ctx, in, Answer{res, err})
+			return a.Result, a.Err
+		}
+	}
+}
+
 // Layer returns c as an mcp-go layer: each call of the layers and handler
 // inside it is served through c's stages.
 func Layer(c *corechain.Chain[mcp.CallToolRequest, Answer]) server.ToolHandlerMiddleware {

@@ -181,6 +181,8 @@
 //	recover.Stage                  -                                 a layer's stage for a chain of several (core/chain); the Middleware is one chain here
 //	redact.Stage                   -                                 the same
 //	limit.RepeatsStage             -                                 the same
+//	validate.DeclaredStage         -                                 the same: the declared check as a gate of admission (core/chain)
+//	envelope.Gate                  -                                 runs a core/chain gate of admission as one mcp-go layer; the Middleware's steps are its own
 //	middleware.Default             -                                 Middleware is the whole default chain
 //	-                              Repeats                           the repeated-failure guard sits in the Middleware's own guard; mcp-go's is the layer limit.Repeats
 //	-                              NewRepeats                        builds a Repeats from a core/limit.Repeats; gosdk/limit.Repeats is the usual way

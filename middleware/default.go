@@ -1,10 +1,12 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpguard/mcpguard/core/chain"
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 	"github.com/mcpguard/mcpguard/core/pin"
 	"github.com/mcpguard/mcpguard/core/pipeline"
@@ -206,12 +208,15 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	// One Renderer for every envelope of the chain: a panic, an error, a
 	// legacy error result, and what layers inside render (RendererFrom).
 	renderer := envelope.NewRenderer(env...)
-	answerLayers(&l, &o, renderer, rec, red)
+	// The stages of admission that core writes (pins, seal, declared) run
+	// in the chain too, up to the first layer of the user's (hints, limits):
+	// what follows one runs inside it, as a layer.
+	var gates []chain.Admission[q]
 	if o.pins != nil {
-		l.Add(pipeline.Pins, pinLayer(o.pins))
+		gates = append(gates, chain.Admission[q]{At: pipeline.Pins, Gate: newPinGate(o.pins)})
 	}
-	if s := stateLayer(&o); s != nil {
-		l.Add(pipeline.Seal, s)
+	if g, ok := stateGate(&o); ok {
+		gates = append(gates, g)
 	}
 	if h := hintLayer(&o); h != nil {
 		l.Add(pipeline.Hints, h)
@@ -221,9 +226,14 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 			l.Add(pipeline.Limits, lim)
 		}
 	}
-	if d := declared(&o); d != nil {
-		l.Add(pipeline.Declared, d)
+	if d, ok := declaredStage(&o); ok {
+		if len(l.Hints)+len(l.Limits) == 0 {
+			gates = append(gates, d)
+		} else {
+			l.Add(pipeline.Declared, envelope.Gate(d.Gate))
+		}
 	}
+	answerLayers(&l, &o, renderer, rec, red, gates)
 	return l.Ordered()
 }
 
@@ -248,20 +258,35 @@ func hintLayer(o *defaultOptions) server.ToolHandlerMiddleware {
 	return hints.New(o.hintRules, hopts...).Middleware()
 }
 
-// declared is the chain's declared-schema layer, or nil when it is off.
+// declaredStage is the chain's declared-schema check, unless it is off.
 // It sits inside the limits, so that a refused call costs no check, and
 // inside envelope, whose renderer it renders with.
-func declared(o *defaultOptions) server.ToolHandlerMiddleware {
+func declaredStage(o *defaultOptions) (chain.Admission[q], bool) {
 	if o.declaredOff {
-		return nil
+		return chain.Admission[q]{}, false
 	}
 	var opts []coredeclared.Option
 	if o.loggerOn {
 		opts = append(opts, coredeclared.WithLogger(o.logger))
 	}
-	d := validate.DeclaredSchemas(opts...)
+	d := validate.DeclaredStage(opts...)
 	if len(o.declaredExcept) > 0 {
-		d = ExceptTools(d, o.declaredExcept...)
+		d.Gate = exceptGate{d.Gate, nameSet(o.declaredExcept)}
 	}
-	return d
+	return d, true
+}
+
+// exceptGate is a gate that passes the calls of the named tools by.
+type exceptGate struct {
+	chain.Gate[q]
+	except map[string]struct{}
+}
+
+// Admit admits a call of an excepted tool as it is, any other as the
+// gate does.
+func (g exceptGate) Admit(ctx context.Context, req q) (q, error) {
+	if _, ok := g.except[req.Params.Name]; ok {
+		return req, nil
+	}
+	return g.Gate.Admit(ctx, req)
 }

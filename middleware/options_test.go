@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mcpguard/mcpguard/envelope"
+	"github.com/mcpguard/mcpguard/hints"
+	"github.com/mcpguard/mcpguard/limit"
 	"github.com/mcpguard/mcpguard/middleware"
 	"github.com/mcpguard/mcpguard/middleware/middlewaretest"
 	mcprecover "github.com/mcpguard/mcpguard/recover"
@@ -82,4 +84,20 @@ func TestRedactSuccessesKeepsPaths(t *testing.T) {
 	for _, gone := range []string{"hunter2", "ghp_abcdef", "s3cr3t", "main.main()", "+0x1d"} {
 		assert.NotContains(t, string(r.Raw), gone)
 	}
+}
+
+// Default is one mcp-go layer (two with WithLogger) until a layer of the
+// user's sits among its stages: the stages of admission core writes
+// (pins, seal, declared) run in its core/chain, and only those behind a
+// layer given WithHints or WithLimits run as layers of their own, so that
+// mcp-go builds one closure a call, not one a stage.
+func TestDefaultIsOneLayerUntilALayerOfYours(t *testing.T) {
+	t.Parallel()
+	logger := middlewaretest.NewLog(t).Logger()
+	assert.Len(t, middleware.Default(), 1, "recover, repeats, redact, envelope, seal and declared")
+	assert.Len(t, middleware.Default(middleware.WithLogger(logger)), 2, "Logging, then the chain")
+	assert.Len(t, middleware.Default(middleware.WithLimits(limit.Rate(10, 10))), 3, "the chain, the limit, declared")
+	assert.Len(t, middleware.Default(middleware.WithLimits(limit.Rate(10, 10)), middleware.WithoutDeclaredSchemas()), 2)
+	assert.Len(t, middleware.Default(middleware.WithHints(hints.For("shop_tool", hints.OnError(envelope.NotFound, hints.Text("Look.")))),
+		middleware.WithoutStateSealing()), 3, "the chain, hints, declared")
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpguard/mcpguard/core/pin"
-	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/internal/identity"
 )
 
@@ -67,17 +66,21 @@ func PinListing(p *pin.Pins) server.ServerOption {
 	}
 }
 
-// pinLayer refuses calls to the tools p holds back.
-func pinLayer(p *pin.Pins) server.ToolHandlerMiddleware {
-	v := verdictsOf(p)
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if name, verdict := v.called(ctx, p, req.Params.Name); verdict != pin.Approved {
-				return envelope.ErrorResult(ctx, req, pin.Refusal(name, verdict)), nil
-			}
-			return next(ctx, req)
-		}
+// pinGate refuses calls to the tools p holds back, a gate of Default's
+// one layer (core/chain).
+type pinGate struct {
+	p *pin.Pins
+	v *verdicts
+}
+
+func newPinGate(p *pin.Pins) pinGate { return pinGate{p, verdictsOf(p)} }
+
+// Admit refuses a call of a tool whose definition p does not approve.
+func (g pinGate) Admit(ctx context.Context, req mcp.CallToolRequest) (mcp.CallToolRequest, error) {
+	if name, verdict := g.v.called(ctx, g.p, req.Params.Name); verdict != pin.Approved {
+		return req, pin.Refusal(name, verdict)
 	}
+	return req, nil
 }
 
 // verdicts remembers what one *pin.Pins said of each tool a server holds,

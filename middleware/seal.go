@@ -6,6 +6,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpguard/mcpguard/core/chain"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/core/seal"
 	"github.com/mcpguard/mcpguard/envelope"
 )
@@ -25,42 +27,51 @@ import (
 //
 // [Default] includes it (configure it with [WithStateKeys] and
 // [WithStateCaller], turn it off with [WithoutStateSealing]). On its own,
-// put it inside an envelope layer, which renders its refusal:
+// it answers a state that does not open with the envelope of its refusal
+// itself; put it inside an envelope layer, whose renderer that envelope
+// takes and which renders a state it could not seal:
 //
 //	s.Use(envelope.Middleware(), middleware.SealState(seal.NewGuard(ring, logger, nil)))
 func SealState(g *seal.Guard) server.ToolHandlerMiddleware {
 	if g == nil {
 		panic("middleware: SealState needs a seal.Guard")
 	}
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var b *seal.Binding
-			if sealed := req.Params.RequestState; sealed != "" {
-				bind := g.Binding(ctx, req.Params.Name, envelope.ArgumentsOf(req))
-				b = &bind
-				state, err := g.Open(ctx, bind, sealed)
-				if err != nil {
-					return nil, err
-				}
-				req.Params.RequestState = state
-			}
-			res, err := next(ctx, req)
-			if res == nil || res.RequestState == "" {
-				return res, err
-			}
-			if b == nil {
-				bind := g.Binding(ctx, req.Params.Name, envelope.ArgumentsOf(req))
-				b = &bind
-			}
-			sealed, serr := g.Seal(*b, res.RequestState)
-			if serr != nil {
-				return nil, serr
-			}
-			out := *res
-			out.RequestState = sealed
-			return &out, err
-		}
+	return envelope.Gate(sealGate{g})
+}
+
+// sealGate is the sealing stage, as core/chain runs it in Default's one
+// layer and [SealState] alone.
+type sealGate struct{ g *seal.Guard }
+
+// Admit opens the requestState req echoes, or refuses the call.
+func (s sealGate) Admit(ctx context.Context, req mcp.CallToolRequest) (mcp.CallToolRequest, error) {
+	sealed := req.Params.RequestState
+	if sealed == "" {
+		return req, nil
 	}
+	state, err := s.g.Open(ctx, s.g.Binding(ctx, req.Params.Name, envelope.ArgumentsOf(req)), sealed)
+	if err != nil {
+		return req, err
+	}
+	req.Params.RequestState = state
+	return req, nil
+}
+
+// Leave seals the requestState a result hands out, bound to the call as
+// the client sent it (req, as Admit passed it on): the binding its echo
+// opens with.
+func (s sealGate) Leave(ctx context.Context, req mcp.CallToolRequest, a envelope.Answer) envelope.Answer {
+	res := a.Result
+	if res == nil || res.RequestState == "" {
+		return a
+	}
+	sealed, err := s.g.Seal(s.g.Binding(ctx, req.Params.Name, envelope.ArgumentsOf(req)), res.RequestState)
+	if err != nil {
+		return envelope.Answer{Err: err}
+	}
+	out := *res
+	out.RequestState = sealed
+	return envelope.Answer{Result: &out, Err: a.Err}
 }
 
 // stateOptions configure the sealing layer of [Default].
@@ -98,10 +109,10 @@ func WithoutStateSealing() Option {
 	return func(o *defaultOptions) { o.state.off = true }
 }
 
-// stateLayer is the chain's sealing layer, or nil when it is off.
-func stateLayer(o *defaultOptions) server.ToolHandlerMiddleware {
+// stateGate is the chain's sealing stage, unless it is off.
+func stateGate(o *defaultOptions) (chain.Admission[q], bool) {
 	if o.state.off {
-		return nil
+		return chain.Admission[q]{}, false
 	}
-	return SealState(seal.NewGuard(o.state.ring, o.logger, o.state.caller, o.state.opts...))
+	return chain.Admission[q]{At: pipeline.Seal, Gate: sealGate{seal.NewGuard(o.state.ring, o.logger, o.state.caller, o.state.opts...)}}, true
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpguard/mcpguard/core/seal"
+	"github.com/mcpguard/mcpguard/envelope"
 	"github.com/mcpguard/mcpguard/middleware"
 )
 
@@ -304,8 +305,12 @@ func TestSealedStateBindsArgumentsBuiltInProcess(t *testing.T) {
 	first, err := call("staging", "")
 	require.NoError(t, err)
 	require.NotEmpty(t, first.RequestState)
-	_, err = call("production", first.RequestState)
-	require.Error(t, err, "a state issued for staging opened for production")
+	refused, err := call("production", first.RequestState)
+	require.NoError(t, err, "a refusal is an envelope, not a JSON-RPC error, even with no envelope layer outside")
+	require.True(t, refused.IsError, "a state issued for staging opened for production")
+	env, ok := refused.StructuredContent.(*envelope.Envelope)
+	require.True(t, ok, "%#v", refused.StructuredContent)
+	assert.Equal(t, envelope.ValidationError, env.ErrorType)
 	require.Empty(t, ran)
 	_, err = call("staging", first.RequestState)
 	require.NoError(t, err)

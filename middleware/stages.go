@@ -67,7 +67,7 @@ func (s stages) Protocol(ctx context.Context, req q, an a) a { return s.w.Protoc
 // answerLayers puts Default's recover, repeats, redact and render into l:
 // one chain, or, when WithRepeats gave a layer of the user's own, the
 // chain of recover, that layer, and the chain of redact and render.
-func answerLayers(l *pipeline.Layers[server.ToolHandlerMiddleware], o *defaultOptions, renderer *envelope.Renderer, recOpts []recover.Option, redOpts []mcpredact.Option) {
+func answerLayers(l *pipeline.Layers[server.ToolHandlerMiddleware], o *defaultOptions, renderer *envelope.Renderer, recOpts []recover.Option, redOpts []mcpredact.Option, gates []chain.Admission[q]) {
 	rec := recover.Stage(append(recOpts, recover.WithRenderer(renderer))...)
 	red, redaction := mcpredact.Stage(redOpts...)
 	s := stages{rec: rec, red: red, w: renderer.Stage()}
@@ -79,8 +79,8 @@ func answerLayers(l *pipeline.Layers[server.ToolHandlerMiddleware], o *defaultOp
 		l.Add(pipeline.Recover, envelope.Layer(chain.Recover(rec)))
 		l.Add(pipeline.Repeats, o.repeats)
 		cs.Recover = false
-		l.Add(pipeline.Redact, renderer.Layer(chain.New[q, a](s, cs)))
+		l.Add(pipeline.Redact, renderer.Layer(chain.New[q, a](s, cs, gates...)))
 		return
 	}
-	l.Add(pipeline.Recover, renderer.Layer(chain.New[q, a](s, cs)))
+	l.Add(pipeline.Recover, renderer.Layer(chain.New[q, a](s, cs, gates...)))
 }

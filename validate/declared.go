@@ -11,7 +11,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpguard/mcpguard/core/chain"
 	"github.com/mcpguard/mcpguard/core/declared"
+	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/envelope"
 )
 
@@ -49,24 +51,34 @@ import (
 // opts are core/declared's options (declared.WithMaxDepth,
 // declared.WithMaxBytes, declared.WithLogger), the check's own package.
 func DeclaredSchemas(opts ...declared.Option) server.ToolHandlerMiddleware {
-	l := &declaredLayer{opts: opts}
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			d := l.declared(ctx, req.Params.Name)
-			if d == nil {
-				return next(ctx, req)
-			}
-			var raw []byte = req.Params.RawArguments
-			converted, err := d.Check(ctx, raw, req.Params.Arguments, envelope.RendererFrom(ctx, nil).Redactor())
-			if err != nil {
-				return envelope.ErrorResult(ctx, req, err), nil
-			}
-			if converted != nil {
-				req = withArguments(req, converted)
-			}
-			return next(ctx, req)
-		}
+	return envelope.Gate(DeclaredStage(opts...).Gate)
+}
+
+// DeclaredStage returns the check [DeclaredSchemas] runs, configured by
+// opts, as a stage of admission for a core/chain of several stages:
+// middleware.Default runs it in its one layer, unless layers of yours
+// (hints, limits) sit before it. DeclaredSchemas(opts...) is the stage
+// alone.
+func DeclaredStage(opts ...declared.Option) chain.Admission[mcp.CallToolRequest] {
+	return chain.Admission[mcp.CallToolRequest]{At: pipeline.Declared, Gate: &declaredLayer{opts: opts}}
+}
+
+// Admit checks the arguments of req against its tool's declared schema:
+// req, with a lossless spelling of a number converted, or the
+// validation_error that refuses it.
+func (l *declaredLayer) Admit(ctx context.Context, req mcp.CallToolRequest) (mcp.CallToolRequest, error) {
+	d := l.declared(ctx, req.Params.Name)
+	if d == nil {
+		return req, nil
 	}
+	converted, err := d.Check(ctx, req.Params.RawArguments, req.Params.Arguments, envelope.RendererFrom(ctx, nil).Redactor())
+	if err != nil {
+		return req, err
+	}
+	if converted != nil {
+		req = withArguments(req, converted)
+	}
+	return req, nil
 }
 
 // withArguments is req with the converted arguments, as mcp-go would have

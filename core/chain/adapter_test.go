@@ -204,3 +204,6 @@ func (a jsonAdapter) Record(ctx context.Context, q call, an answer, _ time.Durat
 
 // discard is a logger that writes nowhere.
 var discard = slog.New(slog.DiscardHandler)
+
+// Failed is the answer of a handler that returned err.
+func (jsonAdapter) Failed(err error) answer { return answer{err: err} }

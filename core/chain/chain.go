@@ -120,8 +120,8 @@ type Adapter[Q, A any] interface {
 // Stages are the stages a [Chain] runs; a zero field is off. The chain
 // runs them in core/pipeline's order (Log, Recover, Repeats, Redact,
 // Render), whatever consumer builds it. The stages of admission inside
-// them (pins, seal, hints, limits, declared) are the consumer's layers,
-// the [Handler] the chain calls.
+// them (pins, seal, hints, limits, declared) are the [Gate]s given to
+// [New], and the consumer's layers, the [Handler] the chain calls.
 type Stages[Q any] struct {
 	// Log calls the adapter's Record once per call, last.
 	Log bool
@@ -159,15 +159,25 @@ type Chain[Q, A any] struct {
 	repeats          *limit.RepeatStage[Q]
 	redact           *Redaction
 	r                *envelope.Renderer
+	// gates are the stages of admission the chain runs, in order; fail
+	// answers a call one refuses.
+	gates []gate[Q, A]
+	fail  Failer[A]
 }
 
-// New returns the chain of s over ad. It panics on a nil adapter.
-func New[Q, A any](ad Adapter[Q, A], s Stages[Q]) *Chain[Q, A] {
+// New returns the chain of s over ad, with the gates of admission as,
+// which it runs inside s's stages, in core/pipeline's order, before the
+// [Handler] it serves a call with; a call a gate refuses is answered with
+// the adapter's [Failer.Failed] of the refusal. It panics on a nil
+// adapter, on a nil gate or one at a stage that is not of admission, and
+// on gates over an adapter that is not a [Failer].
+func New[Q, A any](ad Adapter[Q, A], s Stages[Q], as ...Admission[Q]) *Chain[Q, A] {
 	if ad == nil {
 		panic("chain: New with a nil adapter")
 	}
 	c := &Chain[Q, A]{log: ad, rec: ad, guard: ad, red: ad, w: ad, repeats: s.Repeats, redact: s.Redact, r: s.Render,
 		logOn: s.Log, recoverOn: s.Recover}
+	c.gates, c.fail = gates[Q, A](ad, as)
 	on := map[pipeline.Stage]bool{
 		pipeline.Log: s.Log, pipeline.Recover: s.Recover, pipeline.Repeats: s.Repeats != nil,
 		pipeline.Redact: s.Redact != nil, pipeline.Render: s.Render != nil,
@@ -176,6 +186,9 @@ func New[Q, A any](ad Adapter[Q, A], s Stages[Q]) *Chain[Q, A] {
 		if on[st] {
 			c.order = append(c.order, st)
 		}
+	}
+	for _, g := range c.gates {
+		c.order = append(c.order, g.at)
 	}
 	return c
 }
@@ -231,8 +244,8 @@ func Render[Q, A any](ad Writer[Q, A], r *envelope.Renderer) *Chain[Q, A] {
 	return &Chain[Q, A]{w: ad, r: r, order: []pipeline.Stage{pipeline.Render}}
 }
 
-// Stages returns the stages c runs, outermost first. The slice is a
-// fresh copy.
+// Stages returns the stages c runs, outermost first: those of [Stages],
+// then the stages of its gates. The slice is a fresh copy.
 func (c *Chain[Q, A]) Stages() []pipeline.Stage { return append([]pipeline.Stage(nil), c.order...) }
 
 // Serve answers q through c's stages and h, the layers inside them. A
@@ -296,7 +309,7 @@ func (c *Chain[Q, A]) admit(ctx context.Context, q Q, h, unknown Handler[Q, A]) 
 	if held {
 		return refused
 	}
-	return run.end(ctx, h.Handle(ctx, q))
+	return run.end(ctx, c.inside(ctx, q, h, 0))
 }
 
 // Run is a call [Chain.Begin] admitted, until [Run.End] finishes its

@@ -1,0 +1,101 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/mcpguard/mcpguard/core/pipeline"
+)
+
+// Gate is a stage of admission (pins, seal, limits, declared) that the
+// chain runs itself, inside the stages that wrap the answer and before
+// the [Handler] it is given: it admits a call, or refuses it.
+type Gate[Q any] interface {
+	// Admit returns q as the stages inside receive it (seal opens the
+	// requestState q echoes; the declared check converts a lossless
+	// spelling of a number), or the error that refuses it: the call is
+	// then answered as if its handler had returned that error, and
+	// nothing inside runs.
+	Admit(ctx context.Context, q Q) (Q, error)
+}
+
+// Leaver is a [Gate] that also hands out what the stages inside answered
+// (seal seals the requestState of a result).
+type Leaver[Q, A any] interface {
+	Gate[Q]
+	// Leave returns a, what the stages inside answered q (q as Admit
+	// passed it on), as the gate hands it out.
+	Leave(ctx context.Context, q Q, a A) A
+}
+
+// Admission is a [Gate] at its stage: [New] runs the gates it is given in
+// core/pipeline's order of their stages, whatever order they come in.
+type Admission[Q any] struct {
+	// At is the gate's stage: one of pipeline.Admission's, or
+	// pipeline.Seal.
+	At pipeline.Stage
+	// Gate admits or refuses each call.
+	Gate Gate[Q]
+}
+
+// Failer is what a [Gate]'s refusal asks of a consumer.
+type Failer[A any] interface {
+	// Failed is the answer of a handler that returned err, which the
+	// Render stage renders as any other Go error.
+	Failed(err error) A
+}
+
+// gate is an Admission as the chain runs it.
+type gate[Q, A any] struct {
+	at    pipeline.Stage
+	admit Gate[Q]
+	leave Leaver[Q, A] // nil: the gate hands the answer out as it is
+}
+
+// gates returns the gates of as in core/pipeline's order, and the
+// Failer they refuse through. It panics on a nil gate, a stage that is
+// not one of admission, or an adapter that cannot fail a call.
+func gates[Q, A any](ad any, as []Admission[Q]) ([]gate[Q, A], Failer[A]) {
+	if len(as) == 0 {
+		return nil, nil
+	}
+	f, ok := ad.(Failer[A])
+	if !ok {
+		panic(fmt.Sprintf("chain: New with gates and an adapter (%T) without Failed", ad))
+	}
+	out := make([]gate[Q, A], 0, len(as))
+	for _, a := range as {
+		if a.Gate == nil {
+			panic("chain: New with a nil gate at " + a.At.String())
+		}
+		if a.At != pipeline.Seal && !slices.Contains(pipeline.Admission(), a.At) || a.At == pipeline.Repeats {
+			panic("chain: New with a gate at " + a.At.String() + ", which is not a stage of admission")
+		}
+		l, _ := a.Gate.(Leaver[Q, A])
+		out = append(out, gate[Q, A]{at: a.At, admit: a.Gate, leave: l})
+	}
+	order := pipeline.Order()
+	slices.SortStableFunc(out, func(x, y gate[Q, A]) int {
+		return slices.Index(order, x.at) - slices.Index(order, y.at)
+	})
+	return out, f
+}
+
+// inside answers q through the chain's gates, in order, then h. A gate
+// that hands out the answer (a Leaver) holds a frame while h runs; the
+// others do not.
+func (c *Chain[Q, A]) inside(ctx context.Context, q Q, h Handler[Q, A], from int) A {
+	for i := from; i < len(c.gates); i++ {
+		g := &c.gates[i]
+		in, err := g.admit.Admit(ctx, q)
+		if err != nil {
+			return c.fail.Failed(err)
+		}
+		q = in
+		if g.leave != nil {
+			return g.leave.Leave(ctx, q, c.inside(ctx, q, h, i+1))
+		}
+	}
+	return h.Handle(ctx, q)
+}

@@ -178,13 +178,14 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // itself. repeats sits outside redact and envelope, whose redacted
 // envelopes it reads and quotes, and outside the limits, so that a call it
 // answers takes no token. The order is core/pipeline's (pipeline.Order),
-// the same on the go-sdk front and the proxy. recover, repeats, redact
-// and envelope are one layer: core/chain runs the four stages, each
-// written once in core for both fronts, in one call (with a WithRepeats
-// layer of your own, recover and the pair redact, envelope are two
-// layers around it). Each is also its own layer, to use alone:
-// recover.Middleware, limit.Repeats, redact.Middleware,
-// envelope.Middleware.
+// the same on the go-sdk front and the proxy. recover, repeats, redact,
+// envelope, pins, seal and declared are one layer: core/chain runs the
+// stages, each written once in core, in one call (with a WithRepeats layer
+// of your own, recover and the rest are two layers around it; behind
+// hints or limits, declared is a layer of its own). Each is also its own
+// layer, to use alone: recover.Middleware, limit.Repeats,
+// redact.Middleware, envelope.Middleware, middleware.SealState,
+// validate.DeclaredSchemas.
 func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	var o defaultOptions
 	for _, opt := range opts {

@@ -18,8 +18,9 @@ import (
 )
 
 // This file runs the stages of Default that wrap a call's answer
-// (recover, repeats, redact, render) as one core/chain: one layer, two
-// frames while the handler runs, rather than one layer per stage. Each
+// (recover, repeats, redact, render), and the gates of admission before
+// the first layer of the user's (pins, seal, declared), as one
+// core/chain: one layer, rather than one layer per stage. Each
 // stage is its layer's own (recover.Stage, limit.RepeatsStage,
 // redact.Stage, Renderer.Stage); this adapter only hands each method to
 // the stage it belongs to.
@@ -64,9 +65,10 @@ func (s stages) Write(ctx context.Context, req q, env *core.Envelope, an a) a {
 func (s stages) DropForged(an a) a                           { return s.w.DropForged(an) }
 func (s stages) Protocol(ctx context.Context, req q, an a) a { return s.w.Protocol(ctx, req, an) }
 
-// answerLayers puts Default's recover, repeats, redact and render into l:
-// one chain, or, when WithRepeats gave a layer of the user's own, the
-// chain of recover, that layer, and the chain of redact and render.
+// answerLayers puts Default's recover, repeats, redact and render, with
+// the gates of admission that run in the chain, into l: one chain, or,
+// when WithRepeats gave a layer of the user's own, the chain of recover,
+// that layer, and the chain of redact, render and the gates.
 func answerLayers(l *pipeline.Layers[server.ToolHandlerMiddleware], o *defaultOptions, renderer *envelope.Renderer, recOpts []recover.Option, redOpts []mcpredact.Option, gates []chain.Admission[q]) {
 	rec := recover.Stage(append(recOpts, recover.WithRenderer(renderer))...)
 	red, redaction := mcpredact.Stage(redOpts...)

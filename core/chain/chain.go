@@ -257,9 +257,10 @@ func (c *Chain[Q, A]) Stages() []pipeline.Stage { return append([]pipeline.Stage
 // admission; its answer is still rendered, redacted and logged.
 //
 // The stages are written flat: while the handler runs, the chain holds
-// two frames (Serve: log and recover; admit: the guard), whatever stages
-// it has, so that a recovered panic's logged stack stays short; what is
-// done to the answer (render, then redact) runs after it returned.
+// two frames (Serve: log and recover; admit: the guard), and one a gate
+// that hands out the answer ([Leaver]), whatever stages it has, so that a
+// recovered panic's logged stack stays short; what is done to the answer
+// (render, then redact) runs after it returned.
 func (c *Chain[Q, A]) Serve(ctx context.Context, q Q, h, unknown Handler[Q, A]) (a A) {
 	var start time.Time
 	if c.logOn {
@@ -300,7 +301,8 @@ func (c *Chain[Q, A]) recovered(ctx context.Context, q Q, v any) (a A) {
 }
 
 // admit sends a call of a tool the server does not have to unknown, and
-// any other through [Chain.Begin], the layers inside and [Run.End].
+// any other through [Chain.Begin], the gates, the layers inside and
+// [Run.End].
 func (c *Chain[Q, A]) admit(ctx context.Context, q Q, h, unknown Handler[Q, A]) A {
 	if unknown != nil && c.guard != nil && !c.guard.Known(ctx, q) {
 		return c.finish(ctx, q, unknown.Handle(ctx, q))

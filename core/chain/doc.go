@@ -7,10 +7,14 @@
 // each outcome becomes ([pipeline.Outcome.Policy]), what the guard
 // counts and releases, what is redacted.
 //
-// The go-sdk front runs every stage in one Chain. The stages of admission
-// inside them (pins, seal, hints, limits, declared) stay the consumer's
-// layers, ordered by pipeline.Layers.Ordered: they are the [Handler] the
-// chain calls.
+// The go-sdk front runs every stage in one Chain. A stage of admission
+// that admits or refuses a call (pins, seal, declared) can run in the
+// chain too, as a [Gate] given to [New]: the chain runs its gates in
+// core/pipeline's order, inside the stages that wrap the answer, and
+// answers a refusal as a Go error of the handler's, rendered like any
+// other (mcp-go's Default runs them so). The stages of admission a
+// consumer keeps as its own layers, ordered by pipeline.Layers.Ordered,
+// are the [Handler] the chain calls.
 //
 // A stage is written once, here: a fix to what the guard counts, or to
 // what a Go error becomes, reaches every consumer that runs it.

@@ -32,10 +32,19 @@ type stateServer struct {
 
 func newStateServer(t *testing.T, opts ...middleware.Option) *stateServer {
 	t.Helper()
+	return newStateServerUsing(t, func(logger *slog.Logger) []server.ToolHandlerMiddleware {
+		return middleware.Default(append([]middleware.Option{middleware.WithLogger(logger)}, opts...)...)
+	})
+}
+
+// newStateServerUsing is newStateServer with the layers layers gives,
+// logging to the server's log.
+func newStateServerUsing(t *testing.T, layers func(*slog.Logger) []server.ToolHandlerMiddleware) *stateServer {
+	t.Helper()
 	ss := &stateServer{logs: &bytes.Buffer{}}
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&ss.mu, ss.logs}, nil))
 	ss.s = server.NewMCPServer("state", "1.0.0", server.WithToolCapabilities(false))
-	ss.s.Use(middleware.Default(append([]middleware.Option{middleware.WithLogger(logger)}, opts...)...)...)
+	ss.s.Use(layers(logger)...)
 	h := func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.Params.RequestState != "" {
 			ss.mu.Lock()
@@ -315,4 +324,16 @@ func TestSealedStateBindsArgumentsBuiltInProcess(t *testing.T) {
 	_, err = call("staging", first.RequestState)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"env=staging"}, ran)
+}
+
+// SealState alone, with no envelope layer outside it, answers a state
+// that does not open with its validation_error envelope all the same, not
+// with a JSON-RPC error the model never reads.
+func TestSealStateAloneRefusesWithAnEnvelope(t *testing.T) {
+	t.Parallel()
+	ss := newStateServerUsing(t, func(logger *slog.Logger) []server.ToolHandlerMiddleware {
+		return []server.ToolHandlerMiddleware{middleware.SealState(seal.NewGuard(nil, logger, nil))}
+	})
+	state := ss.start(t, "deploy", "staging")
+	ss.expectRefused(t, ss.call(t, "delete", "staging", state), seal.ErrBinding)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mcpguard/mcpguard/envelope"
@@ -98,6 +99,23 @@ func TestDefaultIsOneLayerUntilALayerOfYours(t *testing.T) {
 	assert.Len(t, middleware.Default(middleware.WithLogger(logger)), 2, "Logging, then the chain")
 	assert.Len(t, middleware.Default(middleware.WithLimits(limit.Rate(10, 10))), 3, "the chain, the limit, declared")
 	assert.Len(t, middleware.Default(middleware.WithLimits(limit.Rate(10, 10)), middleware.WithoutDeclaredSchemas()), 2)
-	assert.Len(t, middleware.Default(middleware.WithHints(hints.For("shop_tool", hints.OnError(envelope.NotFound, hints.Text("Look.")))),
-		middleware.WithoutStateSealing()), 3, "the chain, hints, declared")
+	rule := hints.For("shop_tool", hints.OnError(envelope.NotFound, hints.Text("Look.")))
+	assert.Len(t, middleware.Default(middleware.WithHints(rule), middleware.WithoutStateSealing()), 3, "the chain, hints, declared")
+	assert.Len(t, middleware.Default(middleware.WithHints(rule), middleware.WithLimits(limit.Rate(10, 10))), 4,
+		"the chain, hints, the limit, declared")
+}
+
+// WithoutDeclaredSchemas with names turns the declared check off for
+// those tools only, in Default's one layer.
+func TestWithoutDeclaredSchemasForSomeTools(t *testing.T) {
+	t.Parallel()
+	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("read"), nil }
+	s := server.NewMCPServer("declared", "1.0.0", server.WithToolCapabilities(false))
+	s.Use(middleware.Default(middleware.WithoutDeclaredSchemas("fs_stat"))...)
+	for _, name := range []string{"fs_read", "fs_stat"} {
+		s.AddTool(mcp.NewTool(name, mcp.WithString("path", mcp.Required())), ok)
+	}
+	srv := middlewaretest.FromServer(t, s)
+	srv.CallTool("fs_read", map[string]any{"path": 7}).ExpectError(envelope.ValidationError)
+	srv.CallTool("fs_stat", map[string]any{"path": 7}).ExpectSuccess()
 }

@@ -109,7 +109,9 @@ func TestDefaultIsOneLayerUntilALayerOfYours(t *testing.T) {
 // those tools only, in Default's one layer.
 func TestWithoutDeclaredSchemasForSomeTools(t *testing.T) {
 	t.Parallel()
-	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("read"), nil }
+	ok := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("read"), nil
+	}
 	s := server.NewMCPServer("declared", "1.0.0", server.WithToolCapabilities(false))
 	s.Use(middleware.Default(middleware.WithoutDeclaredSchemas("fs_stat"))...)
 	for _, name := range []string{"fs_read", "fs_stat"} {

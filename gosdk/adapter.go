@@ -32,8 +32,9 @@ type adapter struct {
 	raw mcp.MethodHandler
 }
 
-// outer returns the chain of the Middleware's outer stages, around raw.
-func (c *chain) outer(raw mcp.MethodHandler) *corechain.Chain[*mcp.CallToolRequest, answer] {
+// outer returns the chain of the Middleware's outer stages, around raw,
+// with the gates of admission it runs.
+func (c *chain) outer(raw mcp.MethodHandler, gates []corechain.Admission[*mcp.CallToolRequest]) *corechain.Chain[*mcp.CallToolRequest, answer] {
 	s := corechain.Stages[*mcp.CallToolRequest]{
 		Log:     c.log != nil,
 		Recover: true,
@@ -43,7 +44,7 @@ func (c *chain) outer(raw mcp.MethodHandler) *corechain.Chain[*mcp.CallToolReque
 	if c.repeats != nil {
 		s.Repeats = &c.repeats.stage
 	}
-	return corechain.New[*mcp.CallToolRequest, answer](adapter{c, raw}, s)
+	return corechain.New[*mcp.CallToolRequest, answer](adapter{c, raw}, s, gates...)
 }
 
 // handler is next as core/chain calls it.
@@ -80,6 +81,9 @@ func (adapter) Read(_ context.Context, an answer) pipeline.Answer {
 }
 
 func (adapter) Err(an answer) error { return an.err }
+
+// Failed is a gate's refusal err, as a handler's Go error.
+func (adapter) Failed(err error) answer { return answer{nil, err} }
 
 // Rendered: a result this package rendered is final.
 func (adapter) Rendered(_ context.Context, _ *mcp.CallToolRequest, an answer) (answer, bool) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	corechain "github.com/mcpguard/mcpguard/core/chain"
 	coredeclared "github.com/mcpguard/mcpguard/core/declared"
 )
 
@@ -82,31 +83,59 @@ func (l *declaredTools) learn(res *mcp.ListToolsResult) {
 	}
 }
 
-// wrap checks tools/call requests before next, one server's handler,
-// serves them; the table it returns learns that server's tools.
-func (c *declared) wrap(next mcp.MethodHandler) (mcp.MethodHandler, *declaredTools) {
+// tools returns the table of one server's tools, which its tools/list
+// results teach (learn).
+func (c *declared) tools() *declaredTools {
 	if c == nil {
-		return next, nil
+		return nil
 	}
-	l := &declaredTools{declared: c}
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		r, ok := req.(*mcp.CallToolRequest)
-		if !ok || method != methodCallTool || r.Params == nil || l.except[r.Params.Name] {
-			return next(ctx, method, req)
+	return &declaredTools{declared: c}
+}
+
+// declaredGate is the declared check, a gate of the Middleware's chain
+// (core/chain), or a layer of its own behind hints or limits: it checks a
+// call against its tool's definition in the listing raw gives.
+type declaredGate struct {
+	l   *declaredTools
+	raw mcp.MethodHandler
+}
+
+// Admit checks r's arguments: r, with a lossless spelling converted in a
+// copy, or the validation_error that refuses it.
+func (g declaredGate) Admit(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolRequest, error) {
+	if r.Params == nil || g.l.except[r.Params.Name] {
+		return r, nil
+	}
+	d := g.l.lookup(ctx, r, g.raw)
+	if d == nil {
+		return r, nil
+	}
+	converted, err := d.Check(ctx, r.Params.Arguments, nil, rendererFrom(ctx).Redactor())
+	if err != nil {
+		return r, err
+	}
+	if converted != nil {
+		r = withArguments(r, converted)
+	}
+	return r, nil
+}
+
+// gateLayer is g as a layer of the Middleware's own, for a gate behind a
+// layer of the user's (hints, limits): a refusal is its envelope.
+func gateLayer(g corechain.Gate[*mcp.CallToolRequest]) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			r, ok := req.(*mcp.CallToolRequest)
+			if !ok || method != methodCallTool || r.Params == nil {
+				return next(ctx, method, req)
+			}
+			in, err := g.Admit(ctx, r)
+			if err != nil {
+				return renderError(ctx, r, err, false), nil
+			}
+			return next(ctx, method, in)
 		}
-		d := l.lookup(ctx, r, next)
-		if d == nil {
-			return next(ctx, method, req)
-		}
-		converted, err := d.Check(ctx, r.Params.Arguments, nil, rendererFrom(ctx).Redactor())
-		if err != nil {
-			return renderError(ctx, r, err, false), nil
-		}
-		if converted != nil {
-			r = withArguments(r, converted)
-		}
-		return next(ctx, method, r)
-	}, l
+	}
 }
 
 // withArguments is a copy of req with other arguments: the request go-sdk

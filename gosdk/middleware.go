@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	corechain "github.com/mcpguard/mcpguard/core/chain"
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/pipeline"
 	"github.com/mcpguard/mcpguard/gosdk/internal/chainmark"
@@ -59,31 +60,13 @@ const (
 func Middleware(opts ...Option) mcp.Middleware {
 	c := evaluate(opts)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		var tools *declaredTools
-		layers := pipeline.Layers[mcp.Middleware]{Limits: c.limits}
-		if c.hints != nil {
-			layers.Hints = []mcp.Middleware{c.hints}
-		}
-		if c.declared != nil {
-			layers.Declared = []mcp.Middleware{func(n mcp.MethodHandler) mcp.MethodHandler {
-				var checked mcp.MethodHandler
-				checked, tools = c.declared.wrap(n)
-				return checked
-			}}
-		}
-		pins := newPinned(c.pins)
-		if pins != nil {
-			layers.Pins = []mcp.Middleware{pins.wrap}
-		}
-		if c.seal != nil {
-			layers.Seal = []mcp.Middleware{c.seal}
-		}
-		// core/pipeline's order from the pins on; log, recover, repeats,
-		// redact and render, outside them, are core/chain's (adapter.go).
-		// raw, the handler without them, answers a call of an unknown tool.
+		// raw, the handler without the Middleware, answers a call of an
+		// unknown tool and lists the tools the gates look a call's tool
+		// up in.
 		raw := next
+		gates, layers, tools, pins := c.admission(raw)
 		next = inside(layers.Ordered(), next)
-		outer, in, unknown := c.outer(raw), handler(next), handler(raw)
+		outer, in, unknown := c.outer(raw, gates), handler(next), handler(raw)
 		h := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case methodCallTool:
@@ -108,6 +91,35 @@ func Middleware(opts ...Option) mcp.Middleware {
 		chainmark.Mark(h)
 		return h
 	}
+}
+
+// admission returns the stages of admission of one server's Middleware,
+// in core/pipeline's order: log, recover, repeats, redact and render,
+// outside them, are core/chain's (adapter.go), and so are the gates up
+// to the first layer of the user's (hints, limits): pins, seal, declared.
+// What follows such a layer is a layer too (layers). tools and pins learn
+// and filter the server's tools/list results.
+func (c *chain) admission(raw mcp.MethodHandler) (gates []corechain.Admission[*mcp.CallToolRequest], layers pipeline.Layers[mcp.Middleware], tools *declaredTools, pins *pinned) {
+	type at = corechain.Admission[*mcp.CallToolRequest]
+	layers.Limits = c.limits
+	if c.hints != nil {
+		layers.Hints = []mcp.Middleware{c.hints}
+	}
+	if pins = newPinned(c.pins); pins != nil {
+		gates = append(gates, at{At: pipeline.Pins, Gate: pinGate{pins, raw}})
+	}
+	if c.seal != nil {
+		gates = append(gates, at{At: pipeline.Seal, Gate: c.seal})
+	}
+	if tools = c.declared.tools(); tools != nil {
+		d := declaredGate{tools, raw}
+		if len(layers.Hints)+len(layers.Limits) == 0 {
+			gates = append(gates, at{At: pipeline.Declared, Gate: d})
+		} else {
+			layers.Declared = []mcp.Middleware{gateLayer(d)}
+		}
+	}
+	return gates, layers, tools, pins
 }
 
 // Install adds the recommended chain to s in one call, in the right

@@ -146,7 +146,7 @@ type chain struct {
 	hints     mcp.Middleware   // WithHints, inside the guard, outside the limits
 	declared  *declared        // nil: WithoutDeclaredSchemas()
 	repeats   *Repeats         // nil: WithRepeats(nil)
-	seal      mcp.Middleware   // requestState sealing; nil: WithoutStateSealing()
+	seal      *sealGate        // requestState sealing; nil: WithoutStateSealing()
 	pins      *pin.Pins        // WithPins; nil: off
 }
 
@@ -183,7 +183,7 @@ func evaluate(opts []Option) *chain {
 		c.log = newLogger(o.logger, o.logOpts)
 	}
 	c.hints = o.hintLayer(c.redactor)
-	c.seal = o.stateLayer()
+	c.seal = o.stateGate()
 	c.repeats = o.repeats
 	if !o.repeatsSet {
 		c.repeats = defaultRepeats()

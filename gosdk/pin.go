@@ -58,21 +58,24 @@ func newPinned(p *pin.Pins) *pinned {
 	return &pinned{p: p}
 }
 
-// wrap refuses, before next, the calls to tools the pins hold back.
-func (t *pinned) wrap(next mcp.MethodHandler) mcp.MethodHandler {
-	if t == nil {
-		return next
+// pinGate is the pins' step, a gate of the Middleware's chain
+// (core/chain): it refuses the calls to tools the pins hold back, their
+// definitions found in the listing raw gives.
+type pinGate struct {
+	t   *pinned
+	raw mcp.MethodHandler
+}
+
+// Admit refuses a call of a tool whose definition the pins do not
+// approve.
+func (g pinGate) Admit(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolRequest, error) {
+	if r.Params == nil {
+		return r, nil
 	}
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		r, ok := req.(*mcp.CallToolRequest)
-		if !ok || method != methodCallTool || r.Params == nil {
-			return next(ctx, method, req)
-		}
-		if name, v := t.called(ctx, r, next); v != pin.Approved {
-			return renderError(ctx, r, pin.Refusal(name, v), false), nil
-		}
-		return next(ctx, method, req)
+	if name, v := g.t.called(ctx, r, g.raw); v != pin.Approved {
+		return r, pin.Refusal(name, v)
 	}
+	return r, nil
 }
 
 // called returns the verdict on the called tool's current definition. A

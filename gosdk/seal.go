@@ -44,7 +44,7 @@ func WithoutStateSealing() Option {
 	return func(o *options) { o.state.off = true }
 }
 
-// stateLayer returns the sealing step, or nil when it is off. It sits
+// stateGate returns the sealing step, or nil when it is off. It sits
 // inside the Middleware's guard, whose renderer answers its refusal, and
 // outside hints, the limits and the declared schemas: on the way out it
 // seals the requestState of every tools/call result that has one (the
@@ -53,55 +53,58 @@ func WithoutStateSealing() Option {
 // a call echoes before anything inside runs. A state that does not open
 // never reaches the handler: the call is answered with one
 // validation_error envelope ([seal.RefusedMessage]), the reason logged.
-func (o *options) stateLayer() mcp.Middleware {
+func (o *options) stateGate() *sealGate {
 	if o.state.off {
 		return nil
 	}
-	g := seal.NewGuard(o.state.ring, o.logger, o.state.caller, o.state.opts...)
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			r, ok := req.(*mcp.CallToolRequest)
-			if !ok || method != methodCallTool || r.Params == nil {
-				return next(ctx, method, req)
-			}
-			var b *seal.Binding
-			c := stateOf(ctx)
-			if c != nil {
-				c.shedding = shedding{on: true}
-			}
-			if sealed := r.Params.RequestState; sealed != "" {
-				bind := binding(ctx, g, r)
-				b = &bind
-				opened, err := g.OpenCall(ctx, bind, sealed)
-				if err != nil {
-					return nil, err
-				}
-				if c != nil {
-					c.shedding.rounds = opened.Rounds
-				}
-				params := *r.Params
-				params.RequestState = opened.State
-				req = &mcp.CallToolRequest{Session: r.Session, Params: &params, Extra: r.Extra}
-			}
-			res, err := next(ctx, method, req)
-			out, ok := res.(*mcp.CallToolResult)
-			shed := ok && out != nil && isShed(ctx, out)
-			if !ok || out == nil || (out.RequestState == "" && !shed) {
-				return res, err
-			}
-			if b == nil {
-				bind := binding(ctx, g, r)
-				b = &bind
-			}
-			sealed, serr := sealOut(g, *b, out.RequestState, shed, c)
-			if serr != nil {
-				return nil, serr
-			}
-			cp := *out // keeps the result type and what GetError returns
-			cp.RequestState = sealed
-			return &cp, err
-		}
+	return &sealGate{seal.NewGuard(o.state.ring, o.logger, o.state.caller, o.state.opts...)}
+}
+
+// sealGate is the sealing step, a gate of the Middleware's chain
+// (core/chain).
+type sealGate struct{ g *seal.Guard }
+
+// Admit opens the requestState r echoes into a copy of r (the request
+// go-sdk decoded is not modified), or refuses the call.
+func (s *sealGate) Admit(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolRequest, error) {
+	if r.Params == nil {
+		return r, nil
 	}
+	c := stateOf(ctx)
+	if c != nil {
+		c.shedding = shedding{on: true}
+	}
+	sealed := r.Params.RequestState
+	if sealed == "" {
+		return r, nil
+	}
+	opened, err := s.g.OpenCall(ctx, binding(ctx, s.g, r), sealed)
+	if err != nil {
+		return r, err
+	}
+	if c != nil {
+		c.shedding.rounds = opened.Rounds
+	}
+	params := *r.Params
+	params.RequestState = opened.State
+	return &mcp.CallToolRequest{Session: r.Session, Params: &params, Extra: r.Extra}, nil
+}
+
+// Leave seals the requestState a result hands out (a load-shedding
+// answer's as a shed state), bound to the call as the client sent it.
+func (s *sealGate) Leave(ctx context.Context, r *mcp.CallToolRequest, an answer) answer {
+	out, ok := an.res.(*mcp.CallToolResult)
+	shed := ok && out != nil && isShed(ctx, out)
+	if !ok || out == nil || (out.RequestState == "" && !shed) || r.Params == nil {
+		return an
+	}
+	sealed, err := sealOut(s.g, binding(ctx, s.g, r), out.RequestState, shed, stateOf(ctx))
+	if err != nil {
+		return answer{nil, err}
+	}
+	cp := *out // keeps the result type and what GetError returns
+	cp.RequestState = sealed
+	return answer{&cp, an.err}
 }
 
 // binding is the call's binding: its tool, its arguments as the client

@@ -12,9 +12,9 @@
 // chain too, as a [Gate] given to [New]: the chain runs its gates in
 // core/pipeline's order, inside the stages that wrap the answer, and
 // answers a refusal as a Go error of the handler's, rendered like any
-// other (mcp-go's Default runs them so). The stages of admission a
-// consumer keeps as its own layers, ordered by pipeline.Layers.Ordered,
-// are the [Handler] the chain calls.
+// other (both fronts run pins, seal and the declared check so). The
+// stages of admission a consumer keeps as its own layers, ordered by
+// pipeline.Layers.Ordered, are the [Handler] the chain calls.
 //
 // A stage is written once, here: a fix to what the guard counts, or to
 // what a Go error becomes, reaches every consumer that runs it.

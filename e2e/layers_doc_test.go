@@ -38,13 +38,12 @@ import (
 // core/chain layer of Default runs four stages, in core/chain's order
 // (which core/chain holds to core/pipeline's), and the gates of admission
 // before the first layer of the user's: with every option on, as the test
-// builds it, pins and seal (hints, given WithHints, is such a layer). It
-// stands for their six names. The declared check, behind that layer, is
-// then a layer of its own (envelope.Gate).
+// builds it, pins, seal and hints (the limit given WithLimits is such a
+// layer). It stands for their seven names. The declared check, behind
+// that layer, is then a layer of its own (envelope.Gate).
 var mcpgoLayers = []struct{ name, builtBy string }{
 	{"Logging", "middleware.Logging."},
-	{"recover, repeats, redact, envelope, pins, seal", "answerLayers.(*Renderer).Layer."},
-	{"hints", "(*Registry).Middleware."},
+	{"recover, repeats, redact, envelope, pins, seal, hints", "answerLayers.(*Renderer).Layer."},
 	{"limits", "limit.Rate."}, // the one limit the test passes WithLimits
 	{"declared", "Default.Gate."},
 }

@@ -48,13 +48,23 @@ func (Reading) Read(ctx context.Context, a Answer) pipeline.Answer {
 func (Reading) Failed(err error) Answer { return Answer{Err: err} }
 
 // Gate returns g, a stage of admission that core/chain can run in a
-// chain of several stages (validate.DeclaredStage), as an mcp-go layer of
-// its own: a call g refuses is answered with the envelope of the refusal
-// ([ErrorResult]), and the layers inside and the handler do not run; a
-// gate that also hands out the answer (a chain.Leaver) hands out theirs.
+// chain of several stages (validate.DeclaredStage, hints.Registry.Stage),
+// as an mcp-go layer of its own: a call g refuses is answered with the
+// envelope of the refusal ([ErrorResult]), and the layers inside and the
+// handler do not run; a gate that also hands out the answer (a
+// chain.Leaver) hands out theirs, and one that runs around them (a
+// chain.Wrapper) runs around them.
 func Gate(g corechain.Gate[mcp.CallToolRequest]) server.ToolHandlerMiddleware {
 	if g == nil {
 		panic("envelope.Gate: nil gate")
+	}
+	if w, ok := g.(corechain.Wrapper[mcp.CallToolRequest, Answer]); ok {
+		return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+			return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				a := w.Wrap(ctx, req, handler(next))
+				return a.Result, a.Err
+			}
+		}
 	}
 	leave, _ := g.(corechain.Leaver[mcp.CallToolRequest, Answer])
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {

@@ -93,7 +93,7 @@ func (c *declared) tools() *declaredTools {
 }
 
 // declaredGate is the declared check, a gate of the Middleware's chain
-// (core/chain), or a layer of its own behind hints or limits: it checks a
+// (core/chain), or a layer of its own behind limits: it checks a
 // call against its tool's definition in the listing raw gives.
 type declaredGate struct {
 	l   *declaredTools
@@ -121,7 +121,7 @@ func (g declaredGate) Admit(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 }
 
 // gateLayer is g as a layer of the Middleware's own, for a gate behind a
-// layer of the user's (hints, limits): a refusal is its envelope.
+// layer of the user's (limits): a refusal is its envelope.
 func gateLayer(g corechain.Gate[*mcp.CallToolRequest]) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	corechain "github.com/mcpguard/mcpguard/core/chain"
 	core "github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/core/pipeline"
@@ -103,33 +104,75 @@ func (r *HintRegistry) Middleware() mcp.Middleware {
 			if !ok || call == nil || call.Params == nil {
 				return next(ctx, method, req)
 			}
-			t := r.c.Lookup(call.Params.Name)
+			t := r.tool(ctx, call, next)
 			if t == nil {
 				return next(ctx, method, req)
 			}
-			if !r.c.Checked() && r.listOnCall.CompareAndSwap(false, true) {
-				r.c.CheckOnce(ctx, func() ([]string, bool) { return listNames(ctx, call.Session, next) })
-			}
-			return r.call(ctx, t, method, call, next)
+			a := r.call(ctx, t, call, handler(next))
+			return a.res, a.err
 		}
 		chainmark.Mark(h)
 		return h
 	}
 }
 
+// tool is the called tool's rule, nil for a tool without one. At the
+// first call of a tool with a rule, the rules' references are checked
+// against the tools next lists, unless a tools/list result checked them.
+func (r *HintRegistry) tool(ctx context.Context, call *mcp.CallToolRequest, next mcp.MethodHandler) *hintTool {
+	t := r.c.Lookup(call.Params.Name)
+	if t != nil && !r.c.Checked() && r.listOnCall.CompareAndSwap(false, true) {
+		r.c.CheckOnce(ctx, func() ([]string, bool) { return listNames(ctx, call.Session, next) })
+	}
+	return t
+}
+
+// hintGate is the hints of a registry as a stage of the Middleware's
+// chain (core/chain's Wrapper), where core/pipeline puts hints: around
+// the limits and the declared check, inside the pins and the sealing. raw,
+// the server's handler without the Middleware, lists its tools.
+type hintGate struct {
+	r   *HintRegistry
+	raw mcp.MethodHandler
+}
+
+// Admit admits every call as it is: hints never refuse one.
+func (hintGate) Admit(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRequest, error) {
+	return req, nil
+}
+
+// Wrap gives the tool's steps to what next answers.
+func (g hintGate) Wrap(ctx context.Context, req *mcp.CallToolRequest, next corechain.Handler[*mcp.CallToolRequest, answer]) answer {
+	if req.Params == nil {
+		return next.Handle(ctx, req)
+	}
+	t := g.r.tool(ctx, req, g.raw)
+	if t == nil {
+		return next.Handle(ctx, req)
+	}
+	return g.r.call(ctx, t, req, next)
+}
+
 // listed passes a tools/list on and checks the rules' tool references
 // against its answer when it is the whole list (see hints' CheckOnce).
 func (r *HintRegistry) listed(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	res, err := next(ctx, method, req)
-	l, ok := res.(*mcp.ListToolsResult)
-	if err != nil || !ok || l == nil || l.NextCursor != "" {
-		return res, err
+	if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+		r.learn(ctx, req, l)
+	}
+	return res, err
+}
+
+// learn checks the rules' tool references against l, a tools/list
+// result to req, when it is the whole list (see hints' CheckOnce).
+func (r *HintRegistry) learn(ctx context.Context, req mcp.Request, l *mcp.ListToolsResult) {
+	if r == nil || r.c.Checked() || l == nil || l.NextCursor != "" {
+		return
 	}
 	if lr, ok := req.(*mcp.ListToolsRequest); ok && lr.Params != nil && lr.Params.Cursor != "" {
-		return res, err // a later page: the first ones are not here
+		return // a later page: the first ones are not here
 	}
 	r.c.CheckOnce(ctx, func() ([]string, bool) { return toolNames(l.Tools), true })
-	return res, err
 }
 
 // listNames asks the layers inside (and go-sdk's own handler) for every
@@ -156,33 +199,33 @@ func toolNames(tools []*mcp.Tool) []string {
 
 type hintTool = hints.Tool[*mcp.CallToolRequest, *mcp.CallToolResult]
 
-func (r *HintRegistry) call(ctx context.Context, t *hintTool, method string, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
+func (r *HintRegistry) call(ctx context.Context, t *hintTool, req *mcp.CallToolRequest, next corechain.Handler[*mcp.CallToolRequest, answer]) answer {
 	inner, w := t.Watch(ctx)
-	res, err := next(inner, method, req)
-	if err != nil {
-		if _, protocol := core.As[*jsonrpc.Error](err); protocol {
-			return res, err // an unknown tool, bad params: no envelope
+	a := next.Handle(inner, req)
+	if a.err != nil {
+		if _, protocol := core.As[*jsonrpc.Error](a.err); protocol {
+			return a // an unknown tool, bad params: no envelope
 		}
 		// A renderer further out classifies err and then asks for the
 		// steps, so code-keyed hints see the code its mappings give.
-		return res, w.Attach(err)
+		return answer{a.res, w.Attach(a.err)}
 	}
 	// A low-level handler's (nil, err) arrives as a typed-nil result,
 	// whose GetError would panic.
-	out, ok := res.(*mcp.CallToolResult)
+	out, ok := a.res.(*mcp.CallToolResult)
 	if !ok || out == nil {
-		return res, nil
+		return a
 	}
 	// core/pipeline decides what the result is: a failure (isError, even
 	// one that also asks for input) gets the error steps, a success the
 	// success steps, an input_required round neither.
 	switch o := pipeline.Decide(AnswerOf(out)); {
 	case o == pipeline.ErrorResult && w.Pending():
-		return r.failure(ctx, inner, req, out, w), nil
+		return answer{r.failure(ctx, inner, req, out, w), nil}
 	case o.Policy().SuccessHints && t.HasSuccessHints():
-		return r.success(ctx, t, req, out), nil
+		return answer{r.success(ctx, t, req, out), nil}
 	}
-	return res, nil
+	return a
 }
 
 // failure gives the tool's steps to an error result that no renderer

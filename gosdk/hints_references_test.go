@@ -76,3 +76,37 @@ func TestAStepNamingAnUnknownToolIsNotSentOnGoSDK(t *testing.T) {
 		}
 	}
 }
+
+// Given to the Middleware (WithHintRegistry), where hints are a stage of
+// its chain, the references are checked at the first complete tools/list
+// too, before any call, and at the first call when nothing listed.
+func TestTheMiddlewaresHintsCheckReferencesAtTheFirstListing(t *testing.T) {
+	t.Parallel()
+	rule := gosdk.For("memory_read", gosdk.OnError(gosdk.NotFound, gosdk.Call("search_node", "to find the entity's name")))
+	warnings := func(log *gosdktest.Log) (n int) {
+		for _, rec := range log.Records() {
+			if e, _ := rec["error"].(string); strings.Contains(e, `unknown tool "search_node"`) && rec["level"] == "WARN" {
+				n++
+			}
+		}
+		return n
+	}
+	for _, listFirst := range []bool{true, false} {
+		log := gosdktest.NewLog(t)
+		reg := gosdk.NewHintRegistry([]gosdk.Rule{rule}, gosdk.WithHintLogger(log.Logger()))
+		c := gosdktest.Connect(t, memoryServer(gosdk.Middleware(gosdk.WithHintRegistry(reg))))
+		if listFirst {
+			c.ListTools()
+			if got := warnings(log); got != 1 {
+				t.Fatalf("after tools/list: %d warnings name search_node, want 1: %v", got, log.Records())
+			}
+		}
+		e := c.Call("memory_read", map[string]any{"id": ""}).ExpectError(gosdk.NotFound)
+		if strings.Contains(strings.Join(e.Envelope.NextSteps, "\n"), "search_node ") {
+			t.Errorf("listFirst=%v: next_steps = %q", listFirst, e.Envelope.NextSteps)
+		}
+		if got := warnings(log); got != 1 {
+			t.Fatalf("listFirst=%v: %d warnings name search_node, want 1: %v", listFirst, got, log.Records())
+		}
+	}
+}

@@ -82,6 +82,7 @@ func Middleware(opts ...Option) mcp.Middleware {
 				if l, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 					c.front.learn(l)
 					tools.learn(l)
+					c.hints.learn(ctx, req, l)
 					res = pins.filter(ctx, l)
 				}
 				return res, err
@@ -96,14 +97,14 @@ func Middleware(opts ...Option) mcp.Middleware {
 // admission returns the stages of admission of one server's Middleware,
 // in core/pipeline's order: log, recover, repeats, redact and render,
 // outside them, are core/chain's (adapter.go), and so are the gates up
-// to the first layer of the user's (hints, limits): pins, seal, declared.
+// to the first layer of the user's (limits): pins, seal, hints, declared.
 // What follows such a layer is a layer too (layers). tools and pins learn
 // and filter the server's tools/list results.
 func (c *chain) admission(raw mcp.MethodHandler) (gates []corechain.Admission[*mcp.CallToolRequest], layers pipeline.Layers[mcp.Middleware], tools *declaredTools, pins *pinned) {
 	type at = corechain.Admission[*mcp.CallToolRequest]
 	layers.Limits = c.limits
 	if c.hints != nil {
-		layers.Hints = []mcp.Middleware{c.hints}
+		gates = append(gates, at{At: pipeline.Hints, Gate: hintGate{c.hints, raw}})
 	}
 	if pins = newPinned(c.pins); pins != nil {
 		gates = append(gates, at{At: pipeline.Pins, Gate: pinGate{pins, raw}})
@@ -113,7 +114,7 @@ func (c *chain) admission(raw mcp.MethodHandler) (gates []corechain.Admission[*m
 	}
 	if tools = c.declared.tools(); tools != nil {
 		d := declaredGate{tools, raw}
-		if len(layers.Hints)+len(layers.Limits) == 0 {
+		if len(layers.Limits) == 0 {
 			gates = append(gates, at{At: pipeline.Declared, Gate: d})
 		} else {
 			layers.Declared = []mcp.Middleware{gateLayer(d)}

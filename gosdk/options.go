@@ -143,7 +143,7 @@ type chain struct {
 	recover   core.RecoverOptions
 	onPanic   func(context.Context, *mcp.CallToolRequest, Panic)
 	limits    []mcp.Middleware // WithLimits, inside the guard
-	hints     mcp.Middleware   // WithHints, inside the guard, outside the limits
+	hints     *HintRegistry    // WithHints, inside the guard, outside the limits; nil: none
 	declared  *declared        // nil: WithoutDeclaredSchemas()
 	repeats   *Repeats         // nil: WithRepeats(nil)
 	seal      *sealGate        // requestState sealing; nil: WithoutStateSealing()
@@ -182,7 +182,7 @@ func evaluate(opts []Option) *chain {
 	if o.logger != nil {
 		c.log = newLogger(o.logger, o.logOpts)
 	}
-	c.hints = o.hintLayer(c.redactor)
+	c.hints = o.hintRegistry(c.redactor)
 	c.seal = o.stateGate()
 	c.repeats = o.repeats
 	if !o.repeatsSet {
@@ -216,19 +216,22 @@ func WithHintRegistry(r *HintRegistry) Option {
 	return func(o *options) { o.hints = r }
 }
 
-// hintLayer returns the hints layer the options configure, or nil.
-func (o *options) hintLayer(red *redact.Redactor) mcp.Middleware {
+// hintRegistry returns the hints the options configure, or nil for none.
+func (o *options) hintRegistry(red *redact.Redactor) *HintRegistry {
 	switch {
 	case o.hints != nil && len(o.hintRules) > 0:
 		panic("gosdk.Middleware: both WithHints and WithHintRegistry; put every rule in one")
 	case o.hints != nil:
-		return o.hints.Middleware()
+		if o.hints.c.Empty() {
+			return nil
+		}
+		return o.hints
 	case len(o.hintRules) > 0:
 		hopts := []HintOption{WithHintRedactor(red)}
 		if o.logger != nil {
 			hopts = append(hopts, WithHintLogger(o.logger))
 		}
-		return NewHintRegistry(o.hintRules, hopts...).Middleware()
+		return NewHintRegistry(o.hintRules, hopts...)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpguard/mcpguard/core/chain"
 	coreenv "github.com/mcpguard/mcpguard/core/envelope"
 	core "github.com/mcpguard/mcpguard/core/hints"
 	"github.com/mcpguard/mcpguard/core/pipeline"
@@ -88,18 +89,73 @@ func (r *Registry) Middleware() server.ToolHandlerMiddleware {
 	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			t := r.c.Lookup(req.Params.Name)
+			t := r.tool(ctx, req)
 			if t == nil {
 				return next(ctx, req)
 			}
-			if !r.c.Checked() {
-				if s := server.ServerFromContext(ctx); s != nil {
-					r.c.CheckOnce(ctx, func() ([]string, bool) { return serverTools(ctx, s), true })
-				}
-			}
-			return r.call(ctx, t, req, next)
+			a := r.call(ctx, t, req, handler(next))
+			return a.Result, a.Err
 		}
 	}
+}
+
+// Stage returns the hints layer as a stage of core/chain, which
+// middleware.Default runs in its one layer, where core/pipeline puts
+// hints: around the limits and the declared check, whose refusals get the
+// tool's steps too, and inside the pins and the sealing, whose do not
+// (pipeline.Stage.Hinted). It does what [Registry.Middleware] does.
+func (r *Registry) Stage() chain.Admission[mcp.CallToolRequest] {
+	if r.c.Empty() {
+		return chain.Admission[mcp.CallToolRequest]{At: pipeline.Hints, Gate: none{}}
+	}
+	return chain.Admission[mcp.CallToolRequest]{At: pipeline.Hints, Gate: stage{r}}
+}
+
+// none is the stage of a Registry without rules: it holds no frame.
+type none struct{}
+
+// Admit admits every call as it is.
+func (none) Admit(_ context.Context, req mcp.CallToolRequest) (mcp.CallToolRequest, error) {
+	return req, nil
+}
+
+// stage is the hints of a Registry as a chain.Wrapper.
+type stage struct{ r *Registry }
+
+// Admit admits every call as it is: hints never refuse one.
+func (stage) Admit(_ context.Context, req mcp.CallToolRequest) (mcp.CallToolRequest, error) {
+	return req, nil
+}
+
+// Wrap gives the tool's steps to what next answers.
+func (s stage) Wrap(ctx context.Context, req mcp.CallToolRequest, next chain.Handler[mcp.CallToolRequest, envelope.Answer]) envelope.Answer {
+	t := s.r.tool(ctx, req)
+	if t == nil {
+		return next.Handle(ctx, req)
+	}
+	return s.r.call(ctx, t, req, next)
+}
+
+// handler is next as core/chain calls it: a function type, which costs
+// no allocation.
+type handler server.ToolHandlerFunc
+
+func (h handler) Handle(ctx context.Context, req mcp.CallToolRequest) envelope.Answer {
+	res, err := h(ctx, req)
+	return envelope.Answer{Result: res, Err: err}
+}
+
+// tool is the called tool's rule, nil for a tool without one. At the
+// first call of a tool with a rule, the rules' references are checked
+// against the server's tools.
+func (r *Registry) tool(ctx context.Context, req mcp.CallToolRequest) *tool {
+	t := r.c.Lookup(req.Params.Name)
+	if t != nil && !r.c.Checked() {
+		if s := server.ServerFromContext(ctx); s != nil {
+			r.c.CheckOnce(ctx, func() ([]string, bool) { return serverTools(ctx, s), true })
+		}
+	}
+	return t
 }
 
 // serverTools returns the names of the tools of s, the server serving
@@ -122,29 +178,29 @@ func (r *Registry) Rules() []Rule { return r.c.Rules() }
 
 type tool = core.Tool[mcp.CallToolRequest, *mcp.CallToolResult]
 
-func (r *Registry) call(ctx context.Context, t *tool, req mcp.CallToolRequest, next server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+func (r *Registry) call(ctx context.Context, t *tool, req mcp.CallToolRequest, next chain.Handler[mcp.CallToolRequest, envelope.Answer]) envelope.Answer {
 	inner, w := t.Watch(ctx)
-	res, err := next(inner, req)
-	if err != nil {
+	a := next.Handle(inner, req)
+	if a.Err != nil {
 		// An envelope layer further out classifies err and then asks for
 		// the steps, so code-keyed hints see the code its mappings give.
-		return res, w.Attach(err)
+		return envelope.Answer{Result: a.Result, Err: w.Attach(a.Err)}
 	}
-	if res == nil {
-		return nil, nil
+	if a.Result == nil {
+		return a
 	}
 	// core/pipeline decides what the result is: a failure (isError, even
 	// one that also asks for input) gets the error steps, a success the
 	// success steps, an input_required round (not an outcome yet: the
 	// client answers and the tool runs again) neither.
-	o := pipeline.Decide(envelope.AnswerOf(res, nil))
+	o := pipeline.Decide(envelope.AnswerOf(a.Result, nil))
 	if o == pipeline.ErrorResult && w.Pending() {
-		return r.mergeResult(ctx, t, req, res), nil
+		return envelope.Answer{Result: r.mergeResult(ctx, t, req, a.Result)}
 	}
 	if o.Policy().SuccessHints && t.HasSuccessHints() {
-		return r.success(ctx, t, req, res), nil
+		return envelope.Answer{Result: r.success(ctx, t, req, a.Result)}
 	}
-	return res, nil
+	return a
 }
 
 // mergeResult renders an error result that no envelope layer gave the

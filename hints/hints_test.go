@@ -168,10 +168,23 @@ func TestErrorHintsBothOrders(t *testing.T) {
 		// ...and only there.
 		{"shop_cancel", "invalid", envelope.ValidationError, defaults(envelope.ValidationError)},
 	}
+	// The same hints as a stage of core/chain: a layer of its own
+	// (envelope.Gate of Registry.Stage), on either side of Default, and
+	// inside Default's one layer (middleware.WithHints).
+	stage := envelope.Gate(hints.New(shopRules()).Stage().Gate)
+	withHints := order{"Default WithHints", func(s *server.MCPServer, _ server.ToolHandlerMiddleware, _ []server.ToolHandlerMiddleware) {
+		s.Use(middleware.Default(middleware.WithHints(shopRules()...),
+			middleware.WithEnvelopeOptions(envelope.WithMapping(errNoRows, envelope.NotFound), envelope.WithLogger(quiet)),
+			middleware.WithRecoverOptions(recover.WithLogger(quiet)))...)
+	}}
+	servers := map[string]*middlewaretest.Server{withHints.name: newShop(t, withHints, nil)}
 	for _, o := range orders {
-		srv := newShop(t, o, hints.Middleware(shopRules()...))
+		servers[o.name] = newShop(t, o, hints.Middleware(shopRules()...))
+		servers[o.name+" as a stage"] = newShop(t, o, stage)
+	}
+	for name, srv := range servers {
 		for _, tc := range cases {
-			t.Run(o.name+"/"+tc.tool+"/"+tc.mode, func(t *testing.T) {
+			t.Run(name+"/"+tc.tool+"/"+tc.mode, func(t *testing.T) {
 				r := call(srv, tc.tool, tc.mode).ExpectError(tc.code)
 				require.NotNil(t, r.Envelope)
 				assert.Equal(t, tc.steps, r.Envelope.NextSteps)

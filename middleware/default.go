@@ -179,13 +179,13 @@ func WithoutDeclaredSchemas(tools ...string) Option {
 // envelopes it reads and quotes, and outside the limits, so that a call it
 // answers takes no token. The order is core/pipeline's (pipeline.Order),
 // the same on the go-sdk front and the proxy. recover, repeats, redact,
-// envelope, pins, seal and declared are one layer: core/chain runs the
-// stages, each written once in core, in one call (with a WithRepeats layer
-// of your own, recover and the rest are two layers around it; behind
-// hints or limits, declared is a layer of its own). Each is also its own
+// envelope, pins, seal, hints and declared are one layer: core/chain runs
+// the stages, each written once in core, in one call (with a WithRepeats
+// layer of your own, recover and the rest are two layers around it;
+// behind limits, declared is a layer of its own). Each is also its own
 // layer, to use alone: recover.Middleware, limit.Repeats,
 // redact.Middleware, envelope.Middleware, middleware.SealState,
-// validate.DeclaredSchemas.
+// hints.Middleware, validate.DeclaredSchemas.
 func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	var o defaultOptions
 	for _, opt := range opts {
@@ -209,9 +209,9 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	// One Renderer for every envelope of the chain: a panic, an error, a
 	// legacy error result, and what layers inside render (RendererFrom).
 	renderer := envelope.NewRenderer(env...)
-	// The stages of admission that core writes (pins, seal, declared) run
-	// in the chain too, up to the first layer of the user's (hints, limits):
-	// what follows one runs inside it, as a layer.
+	// The stages of admission that core writes (pins, seal, hints,
+	// declared) run in the chain too, up to the first layer of the user's
+	// (limits): what follows one runs inside it, as a layer.
 	var gates []chain.Admission[q]
 	if o.pins != nil {
 		gates = append(gates, chain.Admission[q]{At: pipeline.Pins, Gate: newPinGate(o.pins)})
@@ -219,8 +219,8 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	if g, ok := stateGate(&o); ok {
 		gates = append(gates, g)
 	}
-	if h := hintLayer(&o); h != nil {
-		l.Add(pipeline.Hints, h)
+	if h, ok := hintStage(&o); ok {
+		gates = append(gates, h)
 	}
 	for _, lim := range o.limits {
 		if lim != nil {
@@ -228,7 +228,7 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 		}
 	}
 	if d, ok := declaredStage(&o); ok {
-		if len(l.Hints)+len(l.Limits) == 0 {
+		if len(l.Limits) == 0 {
 			gates = append(gates, d)
 		} else {
 			l.Add(pipeline.Declared, envelope.Gate(d.Gate))
@@ -238,16 +238,16 @@ func Default(opts ...Option) []server.ToolHandlerMiddleware {
 	return l.Ordered()
 }
 
-// hintLayer is the chain's hints layer, or nil without one.
-func hintLayer(o *defaultOptions) server.ToolHandlerMiddleware {
+// hintStage is the chain's hints, unless it has none.
+func hintStage(o *defaultOptions) (chain.Admission[q], bool) {
 	if o.hints != nil && len(o.hintRules) > 0 {
 		panic("middleware.Default: both WithHints and WithHintRegistry; put every rule in one")
 	}
 	if o.hints != nil {
-		return o.hints.Middleware()
+		return o.hints.Stage(), true
 	}
 	if len(o.hintRules) == 0 {
-		return nil
+		return chain.Admission[q]{}, false
 	}
 	var hopts []hints.Option
 	if o.redactor != nil {
@@ -256,7 +256,7 @@ func hintLayer(o *defaultOptions) server.ToolHandlerMiddleware {
 	if o.loggerOn {
 		hopts = append(hopts, hints.WithLogger(o.logger))
 	}
-	return hints.New(o.hintRules, hopts...).Middleware()
+	return hints.New(o.hintRules, hopts...).Stage(), true
 }
 
 // declaredStage is the chain's declared-schema check, unless it is off.

@@ -89,8 +89,8 @@ func TestRedactSuccessesKeepsPaths(t *testing.T) {
 
 // Default is one mcp-go layer (two with WithLogger) until a layer of the
 // user's sits among its stages: the stages of admission core writes
-// (pins, seal, declared) run in its core/chain, and only those behind a
-// layer given WithHints or WithLimits run as layers of their own, so that
+// (pins, seal, hints, declared) run in its core/chain, and only those
+// behind a layer given WithLimits run as layers of their own, so that
 // mcp-go builds one closure a call, not one a stage.
 func TestDefaultIsOneLayerUntilALayerOfYours(t *testing.T) {
 	t.Parallel()
@@ -100,9 +100,10 @@ func TestDefaultIsOneLayerUntilALayerOfYours(t *testing.T) {
 	assert.Len(t, middleware.Default(middleware.WithLimits(limit.Rate(10, 10))), 3, "the chain, the limit, declared")
 	assert.Len(t, middleware.Default(middleware.WithLimits(limit.Rate(10, 10)), middleware.WithoutDeclaredSchemas()), 2)
 	rule := hints.For("shop_tool", hints.OnError(envelope.NotFound, hints.Text("Look.")))
-	assert.Len(t, middleware.Default(middleware.WithHints(rule), middleware.WithoutStateSealing()), 3, "the chain, hints, declared")
-	assert.Len(t, middleware.Default(middleware.WithHints(rule), middleware.WithLimits(limit.Rate(10, 10))), 4,
-		"the chain, hints, the limit, declared")
+	assert.Len(t, middleware.Default(middleware.WithHints(rule), middleware.WithoutStateSealing()), 1, "the chain, with hints")
+	assert.Len(t, middleware.Default(middleware.WithHintRegistry(hints.New(nil))), 1, "a registry without rules")
+	assert.Len(t, middleware.Default(middleware.WithHints(rule), middleware.WithLimits(limit.Rate(10, 10))), 3,
+		"the chain with hints, the limit, declared")
 }
 
 // WithoutDeclaredSchemas with names turns the declared check off for

@@ -19,7 +19,7 @@ import (
 
 // This file runs the stages of Default that wrap a call's answer
 // (recover, repeats, redact, render), and the gates of admission before
-// the first layer of the user's (pins, seal, declared), as one
+// the first layer of the user's (pins, seal, hints, declared), as one
 // core/chain: one layer, rather than one layer per stage. Each
 // stage is its layer's own (recover.Stage, limit.RepeatsStage,
 // redact.Stage, Renderer.Stage); this adapter only hands each method to

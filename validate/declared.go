@@ -57,7 +57,7 @@ func DeclaredSchemas(opts ...declared.Option) server.ToolHandlerMiddleware {
 // DeclaredStage returns the check [DeclaredSchemas] runs, configured by
 // opts, as a stage of admission for a core/chain of several stages:
 // middleware.Default runs it in its one layer, unless layers of yours
-// (hints, limits) sit before it. DeclaredSchemas(opts...) is the stage
+// (limits) sit before it. DeclaredSchemas(opts...) is the stage
 // alone.
 func DeclaredStage(opts ...declared.Option) chain.Admission[mcp.CallToolRequest] {
 	return chain.Admission[mcp.CallToolRequest]{At: pipeline.Declared, Gate: &declaredLayer{opts: opts}}

@@ -29,6 +29,18 @@ type Leaver[Q, A any] interface {
 	Leave(ctx context.Context, q Q, a A) A
 }
 
+// Wrapper is a [Gate] that runs around the stages inside it rather than
+// before them (hints watch a call, then put the tool's steps in what it
+// answers): the chain calls Wrap in its place, never Admit, which serves
+// a Wrapper run without a chain (a layer of its own).
+type Wrapper[Q, A any] interface {
+	Gate[Q]
+	// Wrap answers q: with what next, the stages inside and the handler,
+	// answers, called at most once, under ctx or a context derived from
+	// it.
+	Wrap(ctx context.Context, q Q, next Handler[Q, A]) A
+}
+
 // Admission is a [Gate] at its stage: [New] runs the gates it is given in
 // core/pipeline's order of their stages, whatever order they come in.
 type Admission[Q any] struct {
@@ -50,7 +62,8 @@ type Failer[A any] interface {
 type gate[Q, A any] struct {
 	at    pipeline.Stage
 	admit Gate[Q]
-	leave Leaver[Q, A] // nil: the gate hands the answer out as it is
+	leave Leaver[Q, A]  // nil: the gate hands the answer out as it is
+	wrap  Wrapper[Q, A] // not nil: the gate runs around the stages inside
 }
 
 // gates returns the gates of as in core/pipeline's order, and the
@@ -73,7 +86,8 @@ func gates[Q, A any](ad any, as []Admission[Q]) ([]gate[Q, A], Failer[A]) {
 			panic("chain: New with a gate at " + a.At.String() + ", which is not a stage of admission")
 		}
 		l, _ := a.Gate.(Leaver[Q, A])
-		out = append(out, gate[Q, A]{at: a.At, admit: a.Gate, leave: l})
+		w, _ := a.Gate.(Wrapper[Q, A])
+		out = append(out, gate[Q, A]{at: a.At, admit: a.Gate, leave: l, wrap: w})
 	}
 	order := pipeline.Order()
 	slices.SortStableFunc(out, func(x, y gate[Q, A]) int {
@@ -83,11 +97,14 @@ func gates[Q, A any](ad any, as []Admission[Q]) ([]gate[Q, A], Failer[A]) {
 }
 
 // inside answers q through the chain's gates, in order, then h. A gate
-// that hands out the answer (a Leaver) holds a frame while h runs; the
-// others do not.
+// that hands out the answer (a Leaver) or runs around the rest (a
+// Wrapper) holds a frame while h runs; the others do not.
 func (c *Chain[Q, A]) inside(ctx context.Context, q Q, h Handler[Q, A], from int) A {
 	for i := from; i < len(c.gates); i++ {
 		g := &c.gates[i]
+		if g.wrap != nil {
+			return g.wrap.Wrap(ctx, q, rest[Q, A]{c, h, i + 1})
+		}
 		in, err := g.admit.Admit(ctx, q)
 		if err != nil {
 			return c.fail.Failed(err)
@@ -99,3 +116,12 @@ func (c *Chain[Q, A]) inside(ctx context.Context, q Q, h Handler[Q, A], from int
 	}
 	return h.Handle(ctx, q)
 }
+
+// rest is what a [Wrapper] wraps: the gates after it, then h.
+type rest[Q, A any] struct {
+	c    *Chain[Q, A]
+	h    Handler[Q, A]
+	from int
+}
+
+func (r rest[Q, A]) Handle(ctx context.Context, q Q) A { return r.c.inside(ctx, q, r.h, r.from) }

@@ -123,3 +123,63 @@ func TestNewRefusesGatesItCannotRun(t *testing.T) {
 	}, "an adapter without Failed")
 	require.NotPanics(t, func() { chain.New[call, answer](noFailer{ad}, chain.Stages[call]{}) }, "no gates: Failed is not needed")
 }
+
+// stepsKey is the context key under which wrappingGate hands the stages
+// inside its step, as hints hand a renderer further in the tool's steps.
+type stepsKey struct{}
+
+// wrappingGate runs around the stages inside it, as hints do: it hands
+// them a context that carries its step, and puts the step in the
+// envelope of a Go error they answer with, refusals included.
+type wrappingGate struct{ trail *trail }
+
+func (wrappingGate) Admit(context.Context, call) (call, error) {
+	panic("the chain ran Admit of a wrapper")
+}
+
+func (g wrappingGate) Wrap(ctx context.Context, q call, next chain.Handler[call, answer]) answer {
+	*g.trail = append(*g.trail, "wrap "+string(q.Args))
+	an := next.Handle(context.WithValue(ctx, stepsKey{}, "call deploy_status"), q)
+	if an.err != nil {
+		an.err = envelope.AddStepsFunc(an.err, func(context.Context, envelope.Call, envelope.Code, error) ([]string, bool) {
+			return []string{"call deploy_status"}, true
+		})
+	}
+	*g.trail = append(*g.trail, "unwrap")
+	return an
+}
+
+func TestAWrapperRunsAroundTheStagesInside(t *testing.T) {
+	tr := &trail{}
+	cons := newConsumer(t, nil)
+	r := envelope.NewRenderer(envelope.WithLogger(discard))
+	ad := jsonAdapter{r: r, tools: map[string]bool{"deploy": true}, records: &cons.records}
+	cons.c = chain.New[call, answer](ad, chain.Stages[call]{Recover: true, Render: r},
+		chain.Admission[call]{At: pipeline.Declared, Gate: testGate{name: "declared", refuse: "bad", mark: "+d", trail: tr}},
+		chain.Admission[call]{At: pipeline.Hints, Gate: wrappingGate{tr}},
+		chain.Admission[call]{At: pipeline.Pins, Gate: testGate{name: "pins", refuse: "unpinned", trail: tr}},
+	)
+	assert.Equal(t, []pipeline.Stage{pipeline.Recover, pipeline.Render, pipeline.Pins, pipeline.Hints, pipeline.Declared}, cons.c.Stages())
+
+	var seen any
+	cons.do(t, deploy(`{}`), func() answer { return text("deployed") }).ExpectSuccess()
+	cons.c.Serve(context.Background(), deploy(`{}`), chain.HandlerFunc[call, answer](func(ctx context.Context, q call) answer {
+		seen = ctx.Value(stepsKey{})
+		return text("deployed")
+	}), nil)
+	assert.Equal(t, "call deploy_status", seen, "the handler runs under the wrapper's context")
+	assert.Equal(t, trail{"admit pins", "wrap {}", "admit declared", "unwrap"}, (*tr)[:4])
+
+	*tr = nil
+	res := cons.do(t, deploy(`{"region":"bad"}`), func() answer { t.Fatal("the handler ran"); return answer{} })
+	res.ExpectError(envelope.ValidationError)
+	res.ExpectNextStep("call deploy_status")
+	assert.Equal(t, trail{"admit pins", `wrap {"region":"bad"}`, "admit declared", "unwrap"}, *tr,
+		"a refusal inside the wrapper is what the wrapper sees answered")
+
+	*tr = nil
+	res = cons.do(t, deploy(`{"tool":"unpinned"}`), func() answer { t.Fatal("the handler ran"); return answer{} })
+	res.ExpectError(envelope.ValidationError)
+	assert.NotContains(t, string(res.Raw), "deploy_status", "a refusal outside the wrapper does not pass through it")
+	assert.Equal(t, trail{"admit pins"}, *tr)
+}

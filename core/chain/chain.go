@@ -307,7 +307,7 @@ func (c *Chain[Q, A]) admit(ctx context.Context, q Q, h, unknown Handler[Q, A]) 
 	if unknown != nil && c.guard != nil && !c.guard.Known(ctx, q) {
 		return c.finish(ctx, q, unknown.Handle(ctx, q))
 	}
-	run, refused, held := c.Begin(ctx, q)
+	run, refused, held := c.begin(ctx, q)
 	if held {
 		return refused
 	}
@@ -321,6 +321,7 @@ type Run[Q, A any] struct {
 	q       Q
 	t       limit.StageTicket
 	guarded bool
+	start   time.Time // when Begin admitted q, for the Log stage
 }
 
 // Begin runs the repeated-failure guard on q: held is true when the guard
@@ -328,9 +329,23 @@ type Run[Q, A any] struct {
 // anything inside; otherwise run.End finishes what q is answered with.
 // [Chain.Serve] runs a call through Begin and End; a consumer that
 // answers a call later than it admits it (mcpguard-proxy, which relays
-// the call to its server) calls them itself, once each.
+// the call to its server) calls them itself, once each. With the Log
+// stage, the call is recorded once: here when the guard holds it back,
+// else by End, taken from Begin to End.
 func (c *Chain[Q, A]) Begin(ctx context.Context, q Q) (run Run[Q, A], refused A, held bool) {
+	run, refused, held = c.begin(ctx, q)
+	if held && c.logOn {
+		c.log.Record(ctx, q, refused, time.Since(run.start))
+	}
+	return run, refused, held
+}
+
+// begin is Begin without the Log stage, which [Chain.Serve] runs itself.
+func (c *Chain[Q, A]) begin(ctx context.Context, q Q) (run Run[Q, A], refused A, held bool) {
 	run = Run[Q, A]{c: c, q: q}
+	if c.logOn {
+		run.start = time.Now()
+	}
 	if c.repeats == nil {
 		return run, refused, false
 	}
@@ -347,25 +362,37 @@ func (c *Chain[Q, A]) Begin(ctx context.Context, q Q) (run Run[Q, A], refused A,
 // guard is settled with it, as core/pipeline decides what it is: not a
 // failure releases the caller's counts, an error result is counted by its
 // envelope. With Recover, a panic while it finishes a is answered as
-// [Chain.Serve] answers one, and what it returns is sendable. It returns
-// what the client receives. The zero Run returns a.
+// [Chain.Serve] answers one, and what it returns is sendable. With Log,
+// the call is recorded with what it returns. It returns what the client
+// receives. The zero Run returns a.
 func (r Run[Q, A]) End(ctx context.Context, a A) (out A) {
 	c := r.c
 	if c == nil {
 		return a
 	}
 	if !c.recoverOn {
-		return r.end(ctx, a)
+		out = r.end(ctx, a)
+		r.record(ctx, out)
+		return out
 	}
 	completed := false
 	defer func() {
 		if !completed {
 			out = c.recovered(ctx, r.q, recover())
 		}
+		r.record(ctx, out)
 	}()
 	out = c.rec.Sendable(ctx, r.q, r.end(ctx, a))
 	completed = true
 	return out
+}
+
+// record is the Log stage of a run End finishes: a, what the client
+// receives, taken since Begin.
+func (r Run[Q, A]) record(ctx context.Context, a A) {
+	if r.c.logOn {
+		r.c.log.Record(ctx, r.q, a, time.Since(r.start))
+	}
 }
 
 // end is End inside Recover.

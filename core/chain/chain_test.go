@@ -322,6 +322,8 @@ func TestBeginAndEndGuardAsServeDoes(t *testing.T) {
 	resp, err := wiretest.Decode(t, "deploy", wire(refused), nil)
 	require.NoError(t, err)
 	resp.ExpectError(envelope.ExecutionFailed)
+	assert.Equal(t, []record{{"deploy", pipeline.ErrorResult}, {"deploy", pipeline.ErrorResult}, {"deploy", pipeline.ErrorResult},
+		{"deploy", pipeline.ErrorResult}}, cons.records, "one record a call, as the client received it: three at End, the held one at Begin")
 
 	var zero chain.Run[call, answer]
 	assert.Equal(t, fail, zero.End(context.Background(), fail))
@@ -338,6 +340,7 @@ func TestEndRecoversAndMakesTheAnswerSendable(t *testing.T) {
 	resp, err := wiretest.Decode(t, "deploy", wire(run.End(context.Background(), fail)), nil)
 	require.NoError(t, err)
 	resp.ExpectError(envelope.InternalError)
+	assert.Equal(t, []record{{"deploy", pipeline.ErrorResult}}, cons.records, "End records what it recovered")
 
 	cons = newConsumer(t, nil)
 	run, _, _ = cons.c.Begin(context.Background(), q)
@@ -350,4 +353,9 @@ func TestEndRecoversAndMakesTheAnswerSendable(t *testing.T) {
 	bare := newConsumer(t, func(s *chain.Stages[call], a *jsonAdapter) { s.Recover, a.panicRedact = false, true })
 	run, _, _ = bare.c.Begin(context.Background(), q)
 	assert.Panics(t, func() { run.End(context.Background(), fail) }, "without Recover a panic leaves End")
+
+	plain := newConsumer(t, func(s *chain.Stages[call], _ *jsonAdapter) { s.Recover = false })
+	run, _, _ = plain.c.Begin(context.Background(), q)
+	run.End(context.Background(), text("ok"))
+	assert.Equal(t, []record{{"deploy", pipeline.Success}}, plain.records, "without Recover, End records too")
 }

@@ -40,6 +40,10 @@
 //	                     baseline mcpguard-audit --baseline wrote: a tool changed
 //	                     or new is left out of tools/list and its calls refused
 //	--log-level L        debug, info, warn (default) or error; logs go to stderr
+//	--log-calls          one record per tool call, as the Go fronts' WithLogger
+//	                     writes: successes at info (the default level then), tool
+//	                     errors at warn, internal and protocol errors at error
+//	--log-arguments      --log-calls, with each call's arguments, secrets masked
 //	--otel               export spans and metrics with OTLP over HTTP, configured by
 //	                     the standard OTEL_EXPORTER_OTLP_* environment variables
 //	--otel-stderr        print spans and metrics to stderr
@@ -65,6 +69,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpguard/mcpguard/core/calllog"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 
@@ -97,6 +102,7 @@ type config struct {
 	ratePerTool, rawStderr           bool
 	successes, exitChild             bool
 	failureMeta, noDeclared, version bool
+	logCalls, logArguments           bool
 	otlp, otelStdout, otelStderr     bool
 	logLevel, hintsFile              string
 	command                          []string
@@ -139,7 +145,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.noDeclared, "no-declared-schemas", false, "do not check calls' arguments against their tools' declared input schemas")
 	fs.IntVar(&c.repeats, "repeats", limit.DefaultRepeatFailures, "identical failing calls of a client before the next is held back for a short wait (0: no repeated-failure guard)")
 	fs.DurationVar(&c.repeatsWindow, "repeats-window", limit.DefaultRepeatWindow, "how long the guard remembers a call's failures after the last")
-	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "debug, info, warn or error (info with --log-calls)")
+	fs.BoolVar(&c.logCalls, "log-calls", false, "log one record per tool call: successes at info, tool errors at warn, internal and protocol errors at error")
+	fs.BoolVar(&c.logArguments, "log-arguments", false, "--log-calls, with each call's arguments, secrets masked")
 	fs.StringVar(&c.hintsFile, "hints", "", "a hints file, YAML or JSON: per-tool next steps and mappings")
 	fs.StringVar(&c.pinFile, "pin", "", "a baseline of mcpguard-audit --baseline: a tool whose definition is not in it is left out of tools/list and its calls refused")
 	fs.BoolVar(&c.otlp, "otel", false, "export spans and metrics with OTLP over HTTP (OTEL_EXPORTER_OTLP_* variables)")
@@ -152,6 +160,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, err
 	}
 	c.command = fs.Args()
+	c.logCalls = c.logCalls || c.logArguments
+	if c.logCalls && !flagSet(fs, "log-level") {
+		c.logLevel = "info" // the records of successes are what --log-calls asks for
+	}
 	if c.version {
 		return c, nil
 	}
@@ -208,6 +220,11 @@ func (c *config) options(logger *slog.Logger, hints *proxy.Config) []proxy.Optio
 	}
 	if c.rawStderr {
 		opts = append(opts, proxy.WithRawChildStderr())
+	}
+	if c.logArguments {
+		opts = append(opts, proxy.WithCallLog(calllog.WithArguments()))
+	} else if c.logCalls {
+		opts = append(opts, proxy.WithCallLog())
 	}
 	switch {
 	case c.repeats == 0:
@@ -284,4 +301,11 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "devel"
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,28 @@ func TestHelpStartsWithUsage(t *testing.T) {
 	if code := run(context.Background(), []string{"-h"}, nil, &bytes.Buffer{}, &stderr); code != exitUsage ||
 		!strings.HasPrefix(stderr.String(), "usage: mcpguard-proxy [flags] -- command args…\n") || !strings.Contains(stderr.String(), "-rate-per-tool") {
 		t.Errorf("-h: exit %d\n%s", code, &stderr)
+	}
+}
+
+// --log-calls writes the per-call record to stderr, successes included
+// (the log level is info unless --log-level says otherwise); without it,
+// or with --log-level warn, a success is not recorded.
+func TestLogCalls(t *testing.T) {
+	for _, c := range []struct {
+		flags    []string
+		recorded bool
+	}{
+		{nil, false},
+		{[]string{"--log-calls"}, true},
+		{[]string{"--log-arguments"}, true},
+		{[]string{"--log-calls", "--log-level", "warn"}, false},
+	} {
+		_, stderr := stdioRun(t, c.flags...)
+		if got := strings.Contains(stderr, `msg="mcpguard: tool call" tool=echo`); got != c.recorded {
+			t.Errorf("%v: recorded %v, want %v:\n%s", c.flags, got, c.recorded, stderr)
+		}
+		if args := strings.Contains(stderr, `arguments=`); args != slices.Contains(c.flags, "--log-arguments") {
+			t.Errorf("%v: arguments logged: %v:\n%s", c.flags, args, stderr)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/chain"
@@ -73,6 +72,7 @@ func (g *Guard) answers(guarded bool) *chain.Chain[*call, reply] {
 	if guarded {
 		rs := newRepeatStage(g.o)
 		s.Repeats = &rs
+		s.Log = g.calls != nil // once a call, at its first answer (calllog.go)
 	}
 	return chain.New[*call, reply](adapter{g}, s)
 }
@@ -236,10 +236,6 @@ func (a adapter) Sendable(ctx context.Context, c *call, r reply) reply {
 	}
 	return r
 }
-
-// Record: the proxy's telemetry records a call where the transport
-// answers it (telemetry.go).
-func (adapter) Record(context.Context, *call, reply, time.Duration) {}
 
 // read reads msg, the upstream's response m to c, once, for every stage:
 // the inner stages of the proxy that answer it first (a task handle is

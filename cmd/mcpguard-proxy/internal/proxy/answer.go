@@ -116,7 +116,14 @@ func (g *Guard) crashed(ctx context.Context, c *call, why string) []byte {
 	id := incident.New()
 	safe.Log(ctx, g.r.Logger(), slog.LevelError, "mcpguard-proxy: the upstream went away during a tool call",
 		slog.String(logkey.Tool, c.tool), slog.String(logkey.IncidentID, id), slog.String(logkey.Error, why))
-	return g.render(ctx, c, g.r.Internal(c.tool, id))
+	return g.final(ctx, c, g.r.Internal(c.tool, id))
+}
+
+// final is the proxy's own answer to c, env, through the stages that
+// wrap a call's answer, as an answer of the upstream's is (end): the
+// guard settles with it and the log records it.
+func (g *Guard) final(ctx context.Context, c *call, env *envelope.Envelope) []byte {
+	return g.end(ctx, c, g.ownReply(ctx, c, env))
 }
 
 // The JSON-RPC error messages of an mcp-go server that recovered a panic
@@ -175,12 +182,12 @@ func (g *Guard) panicked(ctx context.Context, c *call, msg string) *envelope.Env
 
 // timedOut answers c after the timeout passed without an answer.
 func (g *Guard) timedOut(ctx context.Context, c *call) []byte {
-	return g.render(ctx, c, g.refusal(ctx, c, pipeline.Limits, limit.TimedOut(c.tool, g.o.timeout)))
+	return g.final(ctx, c, g.refusal(ctx, c, pipeline.Limits, limit.TimedOut(c.tool, g.o.timeout)))
 }
 
 // tooLarge answers c when the upstream's answer was over the bound.
 func (g *Guard) tooLarge(ctx context.Context, c *call) []byte {
-	return g.render(ctx, c, g.tooLargeEnvelope(ctx, c))
+	return g.final(ctx, c, g.tooLargeEnvelope(ctx, c))
 }
 
 // tooLargeEnvelope is the envelope tooLarge renders.
@@ -201,7 +208,7 @@ func (g *Guard) requestTooLarge(ctx context.Context, c *call) []byte {
 func (g *Guard) unavailable(ctx context.Context, c *call) []byte {
 	err := envelope.SetRetryable(envelope.New(envelope.ExecutionFailed,
 		"the server is restarting and cannot take calls for the moment"), true)
-	return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+	return g.final(ctx, c, g.r.Error(ctx, c.core(), err))
 }
 
 // rpcError is a JSON-RPC error response to id.

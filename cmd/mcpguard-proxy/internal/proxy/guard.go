@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
+	"github.com/mcpguard/mcpguard/core/calllog"
 	"github.com/mcpguard/mcpguard/core/chain"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
@@ -54,6 +55,8 @@ type Guard struct {
 	repeats, finishing *chain.Chain[*call, reply]
 
 	holds *limit.Holds // the calls the limits hold (hold.go); nil: none
+
+	calls *calllog.Logger // the per-call record (calllog.go); nil: none
 }
 
 // tool is what the proxy learned of one tool from tools/list.
@@ -83,6 +86,7 @@ type stage struct {
 func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
 	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: rpc.NewMintedIDs(), state: o.sealGuard(), holds: o.holds()}
+	g.calls = o.callLogger()
 	g.repeats, g.finishing = g.answers(true), g.answers(false)
 	var layers pipeline.Layers[stage]
 	layers.Add(pipeline.Repeats, stage{at: pipeline.Repeats, answer: g.admitRepeat})
@@ -149,6 +153,9 @@ type call struct {
 	run      chain.Run[*call, reply]
 	admitted bool
 	settled  atomic.Bool
+	// note is what a limit that held the call noted, for its log record
+	// (hold.go); nil: not held, or no record.
+	note *calllog.Note
 }
 
 // tableOf is the tools c is checked against: its session's over HTTP,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
+	"github.com/mcpguard/mcpguard/core/calllog"
 	"github.com/mcpguard/mcpguard/core/envelope"
 	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/core/pipeline"
@@ -100,6 +101,9 @@ func (g *Guard) holder(c *call, key string, i int, refusal error) func(context.C
 // call's timeout, then passes it through the stages after i.
 func (g *Guard) held(ctx context.Context, c *call, key string, i int, refusal error) []byte {
 	hctx, cancel := context.WithDeadline(ctx, c.start.Add(g.o.timeout))
+	if g.calls != nil {
+		hctx, c.note = calllog.Noting(hctx)
+	}
 	adm, err := g.stages[i].hold(hctx, c, key, refusal)
 	cancel()
 	if adm == limit.Shed {

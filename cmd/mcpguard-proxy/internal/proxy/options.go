@@ -53,7 +53,8 @@ type options struct {
 	repeats         *limit.Repeats
 	repeatsSet      bool // WithRepeats; unset: the default guard
 
-	pins *pin.Pins // WithPins (pin.go)
+	pins  *pin.Pins // WithPins (pin.go)
+	calls callLog   // WithCallLog (calllog.go)
 }
 
 func evaluate(opts []Option) *options {

@@ -7,14 +7,17 @@
 // each outcome becomes ([pipeline.Outcome.Policy]), what the guard
 // counts and releases, what is redacted.
 //
-// The go-sdk front runs every stage in one Chain. A stage of admission
-// that admits or refuses a call (pins, seal, declared) can run in the
+// A stage of admission (pins, seal, hints, limits, declared) runs in the
 // chain too, as a [Gate] given to [New]: the chain runs its gates in
 // core/pipeline's order, inside the stages that wrap the answer, and
 // answers a refusal as a Go error of the handler's, rendered like any
-// other (both fronts run pins, seal and the declared check so). The
-// stages of admission a consumer keeps as its own layers, ordered by
-// pipeline.Layers.Ordered, are the [Handler] the chain calls.
+// other. A [Leaver] also hands out the answer (seal), a [Wrapper] runs
+// around the rest (hints). Both fronts run pins, seal, hints and the
+// declared check so; a consumer that answers a call later than it admits
+// it (mcpguard-proxy) runs the guard with [Chain.Begin], its gates with
+// [Chain.Admit] and the rest with [Run.End]. The stages of admission a
+// consumer keeps as its own layers (the limits of the SDK fronts),
+// ordered by pipeline.Layers.Ordered, are the [Handler] the chain calls.
 //
 // A stage is written once, here: a fix to what the guard counts, or to
 // what a Go error becomes, reaches every consumer that runs it.

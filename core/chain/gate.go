@@ -125,3 +125,28 @@ type rest[Q, A any] struct {
 }
 
 func (r rest[Q, A]) Handle(ctx context.Context, q Q) A { return r.c.inside(ctx, q, r.h, r.from) }
+
+// Admit runs the gates of c, in the order [New] put them in, from the one
+// at index from on, as [Chain.Serve] runs them before its handler, for a
+// consumer that answers a call later than it admits it (mcpguard-proxy,
+// after [Chain.Begin]): it returns q as the last gate passed it on and
+// at -1, or the index of the gate that refused it ([Chain.Gate] says
+// which) and its refusal. Such a consumer may hold a call a limit refused
+// until the limit admits it, then run Admit again from at+1. Admit runs
+// no Leave nor Wrap: the consumer that calls it hands out the answer.
+func (c *Chain[Q, A]) Admit(ctx context.Context, q Q, from int) (out Q, at int, err error) {
+	for i := from; i < len(c.gates); i++ {
+		in, err := c.gates[i].admit.Admit(ctx, q)
+		if err != nil {
+			return q, i, err
+		}
+		q = in
+	}
+	return q, -1, nil
+}
+
+// Gate returns c's gate at index i, as [Chain.Admit] counts them, with
+// its stage. It panics on an index out of range.
+func (c *Chain[Q, A]) Gate(i int) Admission[Q] {
+	return Admission[Q]{At: c.gates[i].at, Gate: c.gates[i].admit}
+}

@@ -183,3 +183,29 @@ func TestAWrapperRunsAroundTheStagesInside(t *testing.T) {
 	assert.NotContains(t, string(res.Raw), "deploy_status", "a refusal outside the wrapper does not pass through it")
 	assert.Equal(t, trail{"admit pins"}, *tr)
 }
+
+// A consumer that answers later than it admits runs the gates with Admit:
+// in core/pipeline's order, from any index on, stopping at a refusal,
+// whose index names the gate that refused.
+func TestAdmitRunsTheGatesFromAnIndex(t *testing.T) {
+	cons, tr := gated(t)
+	q, at, err := cons.c.Admit(context.Background(), deploy(`{}`), 0)
+	require.NoError(t, err)
+	assert.Equal(t, -1, at)
+	assert.Equal(t, "{}+s+d", string(q.Args), "the call as the last gate passed it on")
+	assert.Equal(t, trail{"admit pins", "admit seal", "admit declared"}, *tr, "no gate leaves: the consumer hands out the answer")
+
+	*tr = nil
+	_, at, err = cons.c.Admit(context.Background(), deploy(`{"region":"bad"}`), 0)
+	require.Error(t, err)
+	assert.Equal(t, pipeline.Declared, cons.c.Gate(at).At, "the index names the gate that refused")
+	assert.Equal(t, 2, at)
+
+	*tr = nil
+	q, at, err = cons.c.Admit(context.Background(), deploy(`{"tool":"unpinned"}`), 1)
+	require.NoError(t, err, "from the gate after the pins: as after a hold")
+	assert.Equal(t, -1, at)
+	assert.Equal(t, trail{"admit seal", "admit declared"}, *tr)
+	assert.Equal(t, `{"tool":"unpinned"}+s+d`, string(q.Args))
+	assert.Panics(t, func() { cons.c.Gate(3) })
+}

@@ -47,6 +47,9 @@ type reply struct {
 	// own: msg is an error result the proxy rendered, with env, final.
 	own bool
 	env *envelope.Envelope
+	// err is a gate's refusal, as core/chain's Serve would answer it
+	// (Failed); the proxy runs its gates with Admit and refuses itself.
+	err error
 }
 
 // ownReply is the reply of c that carries env, rendered.
@@ -58,9 +61,12 @@ func (g *Guard) ownReply(ctx context.Context, c *call, env *envelope.Envelope) r
 type adapter struct{ g *Guard }
 
 // answers returns the chain of the stages that wrap a call's answer:
-// with the repeated-failure guard when guarded, else without it (the
-// answer to a tasks/result, or to a call the guard counted already).
-func (g *Guard) answers(guarded bool) *chain.Chain[*call, reply] {
+// with the repeated-failure guard and the gates of admission when gates
+// are given (the chain of a call, admitted by Begin, then Admit), else
+// without them (the answer to a tasks/result, or to a call the guard
+// counted already).
+func (g *Guard) answers(gates []chain.Admission[*call]) *chain.Chain[*call, reply] {
+	guarded := gates != nil
 	s := chain.Stages[*call]{
 		Recover: true,
 		Redact:  &chain.Redaction{Failures: g.o.redactor},
@@ -74,7 +80,7 @@ func (g *Guard) answers(guarded bool) *chain.Chain[*call, reply] {
 		s.Repeats = &rs
 		s.Log = g.calls != nil // once a call, at its first answer (calllog.go)
 	}
-	return chain.New[*call, reply](adapter{g}, s)
+	return chain.New[*call, reply](adapter{g}, s, gates...)
 }
 
 func (adapter) Call(_ context.Context, c *call) envelope.Call { return c.core() }
@@ -103,9 +109,18 @@ func (a adapter) Refuse(ctx context.Context, c *call, err error) reply {
 	return a.g.ownReply(ctx, c, a.g.refusal(ctx, c, pipeline.Repeats, err))
 }
 
-// Err: the proxy reads no Go error (an upstream's JSON-RPC error that is
-// not a protocol error is the tool's failure, its message the text).
-func (adapter) Err(a reply) error { return errors.New(a.message) }
+// Err is a gate's refusal; the proxy reads no other Go error (an
+// upstream's JSON-RPC error that is not a protocol error is the tool's
+// failure, its message the text).
+func (adapter) Err(a reply) error {
+	if a.err != nil {
+		return a.err
+	}
+	return errors.New(a.message)
+}
+
+// Failed is the reply of a call a gate refused with err.
+func (adapter) Failed(err error) reply { return reply{err: err, ans: pipeline.Answer{Err: true}} }
 
 // Rendered: the proxy's own answers are final, and so are the upstream
 // SDK's answers to a panic and to a result it refused to send, which say

@@ -40,15 +40,12 @@ type Guard struct {
 	// lastListed is the table a tools/list result was last learned into:
 	// a schema it holds is compiled once for every table that lists it.
 	lastListed atomic.Pointer[toolTable]
-	// stages are the checks a call passes before it is sent upstream, in
-	// core/pipeline's admission order.
-	stages []stage
-	known  bool // set once a tools/list result was read; guarded by mu
-	mu     sync.Mutex
-	in     *coreotel.Instrument // nil without WithTelemetry
-	ids    *rpc.MintedIDs       // the ids of the requests it sends upstream
-	state  *seal.Guard          // seals requestState; nil: WithoutStateSealing
-	tasks  taskTable            // which call each task came from (tasks.go)
+	known      bool // set once a tools/list result was read; guarded by mu
+	mu         sync.Mutex
+	in         *coreotel.Instrument // nil without WithTelemetry
+	ids        *rpc.MintedIDs       // the ids of the requests it sends upstream
+	state      *seal.Guard          // seals requestState; nil: WithoutStateSealing
+	tasks      taskTable            // which call each task came from (tasks.go)
 
 	// repeats runs the stages that wrap a call's answer (adapter.go),
 	// with the repeated-failure guard; finishing runs them without it.
@@ -67,19 +64,20 @@ type tool struct {
 	verdict  pin.Verdict // what the pins say of it (pin.go); Approved without pins
 }
 
-// stage is one step of a call's admission, at its place in
-// core/pipeline's order: answer, when not nil, answers the call itself
-// (the repeated-failure guard, the pins, the sealing), else check's
-// non-nil error refuses it with that error's envelope.
-type stage struct {
-	at     pipeline.Stage
-	answer func(ctx context.Context, c *call) []byte
-	check  func(ctx context.Context, c *call, key string) error
-	// hold, when not nil, holds a call check refused with refusal until
-	// the stage admits it (hold.go): what core/limit made of it, and the
-	// error to refuse it with unless it was admitted.
-	hold func(ctx context.Context, c *call, key string, refusal error) (limit.Admission, error)
+// gate is one stage of a call's admission after the repeated-failure
+// guard (pins, sealing, limits, declared), a gate of the Guard's
+// core/chain, which runs them in core/pipeline's order (Chain.Admit):
+// admit's error refuses the call with that error's envelope. hold, when
+// not nil, holds a call admit refused with refusal until the stage admits
+// it (hold.go): what core/limit made of it, and the error to refuse it
+// with unless it was admitted.
+type gate struct {
+	admit func(ctx context.Context, c *call) error
+	hold  func(ctx context.Context, c *call, refusal error) (limit.Admission, error)
 }
+
+// Admit admits c, or refuses it with admit's error.
+func (s gate) Admit(ctx context.Context, c *call) (*call, error) { return c, s.admit(ctx, c) }
 
 // NewGuard returns a Guard configured by opts. It panics on bad
 // configuration.
@@ -87,26 +85,31 @@ func newGuard(opts ...Option) *Guard {
 	o := evaluate(opts)
 	g := &Guard{o: o, r: o.renderer(), metaR: o.renderer(envelope.WithToolFailureMeta()), in: o.instrument(), ids: rpc.NewMintedIDs(), state: o.sealGuard(), holds: o.holds()}
 	g.calls = o.callLogger()
-	g.repeats, g.finishing = g.answers(true), g.answers(false)
-	var layers pipeline.Layers[stage]
-	layers.Add(pipeline.Repeats, stage{at: pipeline.Repeats, answer: g.admitRepeat})
-	if o.pins != nil {
-		layers.Add(pipeline.Pins, stage{at: pipeline.Pins, answer: g.pinned})
+	g.repeats, g.finishing = g.answers(g.gates()), g.answers(nil)
+	return g
+}
+
+// gates are the stages of a call's admission after the repeated-failure
+// guard, each at its stage: core/chain orders them.
+func (g *Guard) gates() []chain.Admission[*call] {
+	type at = chain.Admission[*call]
+	var gates []at
+	if g.o.pins != nil {
+		gates = append(gates, at{At: pipeline.Pins, Gate: gate{admit: g.pinned}})
 	}
 	if g.state != nil {
-		layers.Add(pipeline.Seal, stage{at: pipeline.Seal, answer: g.openState})
+		gates = append(gates, at{At: pipeline.Seal, Gate: gate{admit: g.openState}})
 	}
-	if o.rate != nil {
-		layers.Limits = append(layers.Limits, stage{at: pipeline.Limits, check: g.allowRate, hold: g.holdRate})
+	if g.o.rate != nil {
+		gates = append(gates, at{At: pipeline.Limits, Gate: gate{admit: g.allowRate, hold: g.holdRate}})
 	}
-	if o.slots != nil {
-		layers.Limits = append(layers.Limits, stage{at: pipeline.Limits, check: g.acquireSlot, hold: g.holdSlot})
+	if g.o.slots != nil {
+		gates = append(gates, at{At: pipeline.Limits, Gate: gate{admit: g.acquireSlot, hold: g.holdSlot}})
 	}
-	if !o.noDeclared {
-		layers.Declared = append(layers.Declared, stage{at: pipeline.Declared, check: func(ctx context.Context, c *call, _ string) error { return g.checkDeclared(ctx, c) }})
+	if !g.o.noDeclared {
+		gates = append(gates, at{At: pipeline.Declared, Gate: gate{admit: g.checkDeclared}})
 	}
-	g.stages = layers.Ordered()
-	return g
+	return gates
 }
 
 // call is one tools/call in flight.
@@ -146,6 +149,8 @@ type call struct {
 	// its client, once read.
 	params rpc.Span
 	era    era
+	// key is the client the limits count the call to.
+	key string
 	// caller is who the call is from, for the repeated-failure guard;
 	// run is what the guard admitted it with (admitted), ended once
 	// (repeats.go).
@@ -279,7 +284,11 @@ func (g *Guard) admitOrHold(ctx context.Context, c *call, key string) (out []byt
 	if out := g.unknownTool(c); out != nil {
 		return out, nil // before any stage, as mcp-go answers it
 	}
-	return g.pass(ctx, c, key, 0)
+	if out := g.admitRepeat(ctx, c); out != nil {
+		return out, nil
+	}
+	c.key = key
+	return g.pass(ctx, c, 0)
 }
 
 // refusal is the envelope that answers c, refused by the stage at with
@@ -295,17 +304,17 @@ func (g *Guard) refusal(ctx context.Context, c *call, at pipeline.Stage, err err
 }
 
 // allowRate takes a token of the client's rate budget.
-func (g *Guard) allowRate(_ context.Context, c *call, key string) error {
+func (g *Guard) allowRate(_ context.Context, c *call) error {
 	tool := "" // one budget per client, shared by its tools
 	if g.o.ratePerTool {
 		tool = c.tool
 	}
-	return g.o.rate.Allow(tool, key, time.Now())
+	return g.o.rate.Allow(tool, c.key, time.Now())
 }
 
 // acquireSlot takes one of the concurrency slots, which the call holds
 // until it is answered.
-func (g *Guard) acquireSlot(ctx context.Context, c *call, _ string) error {
+func (g *Guard) acquireSlot(ctx context.Context, c *call) error {
 	s, err := g.o.slots.Acquire(ctx, c.tool)
 	if err != nil {
 		return err

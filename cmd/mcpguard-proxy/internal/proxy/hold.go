@@ -66,53 +66,46 @@ func (o *options) holds() *limit.Holds {
 	return limit.NewHolds(c, limit.HoldPerCaller, limit.HoldMax)
 }
 
-// pass passes c through the stages of its admission from the one at
-// from on: out answers it when a stage refused it; held, when a limit
-// refused it and may hold it, holds it and returns what admit does.
-func (g *Guard) pass(ctx context.Context, c *call, key string, from int) (out []byte, held func(context.Context) []byte) {
-	for i := from; i < len(g.stages); i++ {
-		s := g.stages[i]
-		if s.answer != nil {
-			if out := s.answer(ctx, c); out != nil {
-				return out, nil
-			}
-			continue
-		}
-		err := s.check(ctx, c, key)
-		if err == nil {
-			continue
-		}
-		if s.hold != nil && g.holdable(c, err) {
-			return nil, g.holder(c, key, i, err)
-		}
-		return g.refuse(ctx, c, s.at, err), nil
+// pass passes c through the gates of its admission (core/chain's Admit)
+// from the one at from on: out answers it when a gate refused it; held,
+// when a limit refused it and may hold it, holds it and returns what
+// admit does.
+func (g *Guard) pass(ctx context.Context, c *call, from int) (out []byte, held func(context.Context) []byte) {
+	_, i, err := g.repeats.Admit(ctx, c, from)
+	if err == nil {
+		return nil, nil
 	}
-	return nil, nil
+	s := g.repeats.Gate(i)
+	if s.Gate.(gate).hold != nil && g.holdable(c, err) {
+		return nil, g.holder(c, i, err)
+	}
+	return g.refuse(ctx, c, s.At, err), nil
 }
 
-// holder is what holds c, refused by the stage i with refusal: made
-// apart from pass, whose stage index would otherwise go to the heap on
-// every call.
-func (g *Guard) holder(c *call, key string, i int, refusal error) func(context.Context) []byte {
-	return func(ctx context.Context) []byte { return g.held(ctx, c, key, i, refusal) }
+// holder is what holds c, refused by the gate i with refusal: made apart
+// from pass, whose gate index would otherwise go to the heap on every
+// call.
+func (g *Guard) holder(c *call, i int, refusal error) func(context.Context) []byte {
+	return func(ctx context.Context) []byte { return g.held(ctx, c, i, refusal) }
 }
 
-// held holds c, which the stage i refused with refusal, within the
-// call's timeout, then passes it through the stages after i.
-func (g *Guard) held(ctx context.Context, c *call, key string, i int, refusal error) []byte {
+// held holds c, which the gate i refused with refusal, within the call's
+// timeout, then passes it through the gates after i.
+func (g *Guard) held(ctx context.Context, c *call, i int, refusal error) []byte {
 	hctx, cancel := context.WithDeadline(ctx, c.start.Add(g.o.timeout))
 	if g.calls != nil {
 		hctx, c.note = calllog.Noting(hctx)
 	}
-	adm, err := g.stages[i].hold(hctx, c, key, refusal)
+	s := g.repeats.Gate(i)
+	adm, err := s.Gate.(gate).hold(hctx, c, refusal)
 	cancel()
 	if adm == limit.Shed {
 		return g.shed(ctx, c)
 	}
 	if err != nil {
-		return g.refuse(ctx, c, g.stages[i].at, err)
+		return g.refuse(ctx, c, s.At, err)
 	}
-	out, more := g.pass(ctx, c, key, i+1)
+	out, more := g.pass(ctx, c, i+1)
 	if more != nil {
 		return more(ctx)
 	}
@@ -137,13 +130,13 @@ func (g *Guard) holdable(c *call, err error) bool {
 
 // holdRate holds c until its token of the rate's bucket, reserved in
 // the order calls came, is there.
-func (g *Guard) holdRate(ctx context.Context, c *call, key string, refusal error) (limit.Admission, error) {
+func (g *Guard) holdRate(ctx context.Context, c *call, refusal error) (limit.Admission, error) {
 	bucket := "" // as allowRate takes it
 	if g.o.ratePerTool {
 		bucket = c.tool
 	}
-	_, adm, err := limit.Absorb(ctx, g.holds, g.holdCall(c, key), refusal, func(_ context.Context, within time.Duration) (struct{}, time.Duration, error) {
-		d, err := g.o.rate.Reserve(bucket, key, time.Now(), within)
+	_, adm, err := limit.Absorb(ctx, g.holds, g.holdCall(c), refusal, func(_ context.Context, within time.Duration) (struct{}, time.Duration, error) {
+		d, err := g.o.rate.Reserve(bucket, c.key, time.Now(), within)
 		return struct{}{}, d, err
 	})
 	return adm, err
@@ -151,8 +144,8 @@ func (g *Guard) holdRate(ctx context.Context, c *call, key string, refusal error
 
 // holdSlot holds c until a concurrency slot frees, which it then holds
 // as acquireSlot's.
-func (g *Guard) holdSlot(ctx context.Context, c *call, key string, refusal error) (limit.Admission, error) {
-	s, adm, err := limit.Absorb(ctx, g.holds, g.holdCall(c, key), refusal, func(ctx context.Context, within time.Duration) (limit.Slot, time.Duration, error) {
+func (g *Guard) holdSlot(ctx context.Context, c *call, refusal error) (limit.Admission, error) {
+	s, adm, err := limit.Absorb(ctx, g.holds, g.holdCall(c), refusal, func(ctx context.Context, within time.Duration) (limit.Slot, time.Duration, error) {
 		s, err := g.o.slots.AcquireWithin(ctx, c.tool, within)
 		return s, 0, err
 	})
@@ -164,8 +157,8 @@ func (g *Guard) holdSlot(ctx context.Context, c *call, key string, refusal error
 
 // holdCall is c as core/limit's holds read it: it may be shed when the
 // proxy seals requestState and c carries no inputResponses.
-func (g *Guard) holdCall(c *call, key string) limit.HoldCall {
-	return limit.HoldCall{Caller: key, Modern: c.modern(), CanShed: g.state != nil && !c.answers, Rounds: c.rounds}
+func (g *Guard) holdCall(c *call) limit.HoldCall {
+	return limit.HoldCall{Caller: c.key, Modern: c.modern(), CanShed: g.state != nil && !c.answers, Rounds: c.rounds}
 }
 
 // shed answers c, which found no room to be held, with a load-shedding

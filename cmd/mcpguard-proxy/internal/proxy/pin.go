@@ -150,31 +150,24 @@ func (g *Guard) listAnswer(id, result, shown []byte) []byte {
 	return respond(id, shown)
 }
 
-// pinned answers a call of a tool the pins hold back, or that the proxy
+// pinned refuses a call of a tool the pins hold back, or that the proxy
 // has not seen listed and so cannot check (a server that did not answer
 // the proxy's tools/list in time, or listed it past the bounds of the
 // proxy's listing: listing.go),
-// nil otherwise and without pins. The tool is looked up again, not taken
+// nil otherwise. The tool is looked up again, not taken
 // as the call was read: notifications/tools/list_changed may have come in
 // between, and the call is checked against the tools as they are at its
 // admission (a call admitted before the proxy read the notification runs
 // under the verdict before it). An approved tool costs a map lookup.
-func (g *Guard) pinned(ctx context.Context, c *call) []byte {
-	if g.o.pins == nil {
-		return nil
-	}
+func (g *Guard) pinned(_ context.Context, c *call) error {
 	c.t = g.tableOf(c).get(c.tool)
-	var err error
 	switch t := c.t; {
 	case t == nil:
-		err = unchecked(c.tool)
+		return unchecked(c.tool)
 	case t.held():
-		err = pin.Refusal(t.name, t.verdict)
-	default:
-		return nil
+		return pin.Refusal(t.name, t.verdict)
 	}
-	env := g.r.Error(ctx, c.core(), err)
-	return g.refused(ctx, c, env) // the repeated-failure guard, outside the pins, counts it as the fronts' does
+	return nil
 }
 
 // unchecked is the refusal of a call of a tool the proxy has not seen

@@ -42,18 +42,17 @@ func (o *options) sealGuard() *seal.Guard {
 
 // openState opens the requestState a tools/call echoes, before the limits
 // and the declared check: c then carries the plaintext the upstream is
-// sent. A state that does not open is answered (the refusal envelope)
-// and never reaches the upstream. The state of a load-shedding answer
+// sent. A state that does not open refuses the call (its error), which
+// never reaches the upstream. The state of a load-shedding answer
 // (hold.go) opens too: c then carries the state it carries (the one the
 // shed call echoed, "" for none) and its rounds.
-func (g *Guard) openState(ctx context.Context, c *call) []byte {
-	if g.state == nil || !c.hasState {
+func (g *Guard) openState(ctx context.Context, c *call) error {
+	if !c.hasState {
 		return nil
 	}
 	opened, err := g.state.OpenCall(ctx, g.state.Binding(ctx, c.tool, c.args), c.state)
 	if err != nil {
-		env := g.r.Error(ctx, c.core(), err)
-		return g.refused(ctx, c, env)
+		return err
 	}
 	c.state, c.rounds, c.opened = opened.State, opened.Rounds, true
 	return nil

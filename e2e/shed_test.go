@@ -63,6 +63,16 @@ func (s *stamps) mostInASecond() int {
 	return most
 }
 
+// mostAllowed is the most runs mostInASecond may find behind a token
+// bucket of rate r and burst b: b + r at the bucket, and the runs of
+// r/10 seconds more, for the spread of the delays between the proxy
+// admitting a call and the server stamping it (an HTTP round trip, and a
+// scheduler, on a machine busy with other tests: a run admitted early
+// and stamped late moves into the next second's window). A limit that
+// let the calls it should shed or hold through would show several times
+// that.
+func mostAllowed(r, b int) int { return b + r + r/10 + 1 }
+
 // callStamp calls stamp once: refused says the caller saw an error
 // result (a refusal), failed a JSON-RPC or transport error.
 type callStamp func(ctx context.Context) (refused, failed bool)
@@ -213,7 +223,7 @@ func TestProxyHoldsABurstOfRealClients(t *testing.T) {
 			} else if refused < n/4 {
 				t.Errorf("%d of %d refused: want about half, as without holding", refused, n)
 			}
-			if most := runs.mostInASecond(); most > b+r+1 {
+			if most := runs.mostInASecond(); most > mostAllowed(r, b) {
 				t.Errorf("%d runs in one second: faster than the rate", most)
 			}
 		})
@@ -315,7 +325,7 @@ func TestProxyShedsForRealClients(t *testing.T) {
 			if rt.n.Load() > 2*beyond+2 {
 				t.Errorf("%d re-sends for %d calls beyond the bound", rt.n.Load(), beyond)
 			}
-			if most := runs.mostInASecond(); most > b+r+1 {
+			if most := runs.mostInASecond(); most > mostAllowed(r, b) {
 				t.Errorf("%d runs in one second: faster than the rate", most)
 			}
 		})

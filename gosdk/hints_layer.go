@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	corechain "github.com/mcpguard/mcpguard/core/chain"
@@ -200,30 +199,25 @@ func toolNames(tools []*mcp.Tool) []string {
 type hintTool = hints.Tool[*mcp.CallToolRequest, *mcp.CallToolResult]
 
 func (r *HintRegistry) call(ctx context.Context, t *hintTool, req *mcp.CallToolRequest, next corechain.Handler[*mcp.CallToolRequest, answer]) answer {
-	inner, w := t.Watch(ctx)
-	a := next.Handle(inner, req)
-	if a.err != nil {
-		if _, protocol := core.As[*jsonrpc.Error](a.err); protocol {
-			return a // an unknown tool, bad params: no envelope
-		}
-		// A renderer further out classifies err and then asks for the
-		// steps, so code-keyed hints see the code its mappings give.
-		return answer{a.res, w.Attach(a.err)}
-	}
-	// A low-level handler's (nil, err) arrives as a typed-nil result,
-	// whose GetError would panic.
-	out, ok := a.res.(*mcp.CallToolResult)
-	if !ok || out == nil {
-		return a
-	}
-	// core/pipeline decides what the result is: a failure (isError, even
-	// one that also asks for input) gets the error steps, a success the
-	// success steps, an input_required round neither.
-	switch o := pipeline.Decide(AnswerOf(out)); {
-	case o == pipeline.ErrorResult && w.Pending():
-		return answer{r.failure(ctx, inner, req, out, w), nil}
-	case o.Policy().SuccessHints && t.HasSuccessHints():
-		return answer{r.success(ctx, t, req, out), nil}
+	return hints.Around(ctx, t, req, next, hintAnswers{r})
+}
+
+// hintAnswers is what hints.Around asks of go-sdk's answers, read as the
+// Middleware's adapter reads them.
+type hintAnswers struct{ r *HintRegistry }
+
+func (hintAnswers) Read(ctx context.Context, a answer) pipeline.Answer { return adapter{}.Read(ctx, a) }
+func (hintAnswers) Err(a answer) error                                 { return a.err }
+func (hintAnswers) WithErr(a answer, err error) answer                 { return answer{a.res, err} }
+
+func (f hintAnswers) Failure(ctx, inner context.Context, _ *hintTool, req *mcp.CallToolRequest, a answer, w *hints.Watch[*mcp.CallToolRequest, *mcp.CallToolResult]) answer {
+	return answer{f.r.failure(ctx, inner, req, a.res.(*mcp.CallToolResult), w), nil}
+}
+
+// Success: a result type only a layer inside knows passes as it is.
+func (f hintAnswers) Success(ctx context.Context, t *hintTool, req *mcp.CallToolRequest, a answer) answer {
+	if out, ok := a.res.(*mcp.CallToolResult); ok && out != nil {
+		return answer{f.r.success(ctx, t, req, out), nil}
 	}
 	return a
 }

@@ -179,28 +179,27 @@ func (r *Registry) Rules() []Rule { return r.c.Rules() }
 type tool = core.Tool[mcp.CallToolRequest, *mcp.CallToolResult]
 
 func (r *Registry) call(ctx context.Context, t *tool, req mcp.CallToolRequest, next chain.Handler[mcp.CallToolRequest, envelope.Answer]) envelope.Answer {
-	inner, w := t.Watch(ctx)
-	a := next.Handle(inner, req)
-	if a.Err != nil {
-		// An envelope layer further out classifies err and then asks for
-		// the steps, so code-keyed hints see the code its mappings give.
-		return envelope.Answer{Result: a.Result, Err: w.Attach(a.Err)}
-	}
-	if a.Result == nil {
-		return a
-	}
-	// core/pipeline decides what the result is: a failure (isError, even
-	// one that also asks for input) gets the error steps, a success the
-	// success steps, an input_required round (not an outcome yet: the
-	// client answers and the tool runs again) neither.
-	o := pipeline.Decide(envelope.AnswerOf(a.Result, nil))
-	if o == pipeline.ErrorResult && w.Pending() {
-		return envelope.Answer{Result: r.mergeResult(ctx, t, req, a.Result)}
-	}
-	if o.Policy().SuccessHints && t.HasSuccessHints() {
-		return envelope.Answer{Result: r.success(ctx, t, req, a.Result)}
-	}
-	return a
+	return core.Around(ctx, t, req, next, answers{r: r})
+}
+
+// answers is what core.Around asks of mcp-go's answers.
+type answers struct {
+	envelope.Reading
+	r *Registry
+}
+
+func (answers) Err(a envelope.Answer) error { return a.Err }
+
+func (answers) WithErr(a envelope.Answer, err error) envelope.Answer {
+	return envelope.Answer{Result: a.Result, Err: err}
+}
+
+func (f answers) Failure(ctx, _ context.Context, t *tool, req mcp.CallToolRequest, a envelope.Answer, _ *core.Watch[mcp.CallToolRequest, *mcp.CallToolResult]) envelope.Answer {
+	return envelope.Answer{Result: f.r.mergeResult(ctx, t, req, a.Result)}
+}
+
+func (f answers) Success(ctx context.Context, t *tool, req mcp.CallToolRequest, a envelope.Answer) envelope.Answer {
+	return envelope.Answer{Result: f.r.success(ctx, t, req, a.Result)}
 }
 
 // mergeResult renders an error result that no envelope layer gave the

@@ -1,12 +1,9 @@
 package e2e_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,25 +22,13 @@ const shopChildEnv = "MCPGUARD_E2E_SHOP_CHILD"
 // TestProxyShopUpstreamChild is not a test: re-executed by
 // TestTheProxyWritesTheFrontsCallRecord with shopChildEnv set, the test
 // binary is a plain go-sdk server on stdio, without mcpguard, serving
-// shopGet: a failure is a text error result, as plain servers write one.
+// shopGet as goSDKShop does.
 func TestProxyShopUpstreamChild(t *testing.T) {
 	if os.Getenv(shopChildEnv) == "" {
 		t.Skip("the upstream of TestTheProxyWritesTheFrontsCallRecord, run only by it")
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1.0.0"}, nil)
-	s.AddTool(&mcp.Tool{Name: "shop_get",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)},
-		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var a struct {
-				ID string `json:"id"`
-			}
-			_ = json.Unmarshal(req.Params.Arguments, &a)
-			text, err := shopGet(a.ID)
-			if err != nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
-		})
+	addShopGet(s)
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 	os.Exit(0) // before the testing package writes PASS on the client's stream
 }
@@ -87,28 +72,16 @@ func TestTheProxyWritesTheFrontsCallRecord(t *testing.T) {
 		{"id": "gone"}, // a handler's failure
 		{"price": 3},   // the declared schema's refusal
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, proxyBin(t), "--log-arguments", "--", os.Args[0], "-test.run=^TestProxyShopUpstreamChild$")
-	cmd.Env = append(os.Environ(), shopChildEnv+"=1")
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &lineSession{in: in, r: bufio.NewReaderSize(out, 1<<20)}
-	s.request(t, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}`)
-	_, _ = io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	s, stderr := stdioSession(t, []string{shopChildEnv + "=1"},
+		[]string{proxyBin(t), "--log-arguments", "--", os.Args[0], "-test.run=^TestProxyShopUpstreamChild$"})
 	for _, args := range rows {
 		b, _ := json.Marshal(args)
 		s.call(t, "shop_get", string(b))
 	}
-	in.Close()
-	_ = cmd.Wait()
-
-	got := proxyCallRecords(stderr.String())
+	var got []map[string]any // written before each answer, read off the proxy's stderr pipe
+	for deadline := time.Now().Add(10 * time.Second); len(got) < len(rows) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		got = proxyCallRecords(stderr.String())
+	}
 	if len(got) != len(rows) {
 		t.Fatalf("%d per-call records, want %d:\n%s", len(got), len(rows), stderr)
 	}

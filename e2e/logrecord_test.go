@@ -51,19 +51,7 @@ func goSDKShop(t *testing.T) (*gosdktest.Session, *gosdktest.Log) {
 	logs := gosdktest.NewLog(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1.0.0"}, nil)
 	gosdk.Install(s, gosdk.WithLogger(logs.Logger(), gosdk.WithArguments()))
-	s.AddTool(&mcp.Tool{Name: "shop_get",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)},
-		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var a struct {
-				ID string `json:"id"`
-			}
-			_ = json.Unmarshal(req.Params.Arguments, &a)
-			text, err := shopGet(a.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
-		})
+	addShopGet(s)
 	return gosdktest.Connect(t, s), logs
 }
 
@@ -160,4 +148,21 @@ func TestBothFrontsWriteTheSameCallRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+// addShopGet adds shop_get, serving shopGet, to s.
+func addShopGet(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "shop_get",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			text, err := shopGet(a.ID)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		})
 }

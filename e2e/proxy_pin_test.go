@@ -139,8 +139,19 @@ func writeLock(t *testing.T, argv []string) string {
 // client's stdio server, initialized, and returns it with its stderr.
 func pinnedSession(t *testing.T, argv []string) (*lineSession, *lockedBuffer) {
 	t.Helper()
+	return stdioSession(t, nil, argv)
+}
+
+// stdioSession starts argv with the variables env added to this
+// process's as a client's stdio server, initialized, and returns it with
+// its stderr.
+func stdioSession(t *testing.T, env []string, argv []string) (*lineSession, *lockedBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	in, _ := cmd.StdinPipe()

@@ -82,7 +82,7 @@ func TestFrontsHoldABurstOfEitherClient(t *testing.T) {
 					case !hold && refused < n/4:
 						t.Errorf("%d of %d refused without the hold: want about half", refused, n)
 					}
-					if most > r+b {
+					if most > mostAllowed(r, b) {
 						t.Errorf("%d runs in a second, over the rate's %d", most, r+b)
 					}
 				})

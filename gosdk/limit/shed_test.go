@@ -70,6 +70,15 @@ func (s *shedServer) serve(t *testing.T, rtt time.Duration, opts ...mcp.ClientOp
 	return cs
 }
 
+// mostAllowed is the most runs mostInASecond may find behind a token
+// bucket of rate r and burst b: b + r at the bucket, and the runs of
+// r/10 seconds more, for the spread of the delays between the limit
+// admitting a call and its handler stamping it (a scheduler on a machine
+// busy with other tests: a run admitted early and stamped late moves
+// into the next second's window). A limit that let calls through that it
+// should shed or hold would show several times that.
+func mostAllowed(r, b int) int { return b + r + r/10 + 1 }
+
 // mostInASecond is the most runs within any second: a bucket of rate r
 // and burst b lets at most b + r through.
 func (s *shedServer) mostInASecond() int {
@@ -141,7 +150,7 @@ func TestRateShedsWhatItCannotHold(t *testing.T) {
 			if rtt > 0 && refused > beyond-5 { // held calls leave at 50 a second: about 10 in two round trips
 				t.Errorf("%d of %d refused over a %s round trip: the re-sends should have been held", refused, beyond, rtt)
 			}
-			if most := s.mostInASecond(); most > shedBurst+shedRate+1 {
+			if most := s.mostInASecond(); most > mostAllowed(shedRate, shedBurst) {
 				t.Errorf("%d runs in a second: faster than the rate", most)
 			}
 		})
@@ -269,7 +278,7 @@ func replayPastTheLimit(t *testing.T) bool {
 	}
 	replays.Wait()
 	wg.Wait()
-	if most := s.mostInASecond(); most > shedBurst+shedRate+1 {
+	if most := s.mostInASecond(); most > mostAllowed(shedRate, shedBurst) {
 		t.Errorf("%d runs in a second: a replayed state ran faster than the rate", most)
 	}
 	return true

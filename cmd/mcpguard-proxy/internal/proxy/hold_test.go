@@ -30,6 +30,15 @@ func stampCall(id string, modern bool) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tools/call","params":{"name":"stamp","arguments":{}%s}}`, id, meta)
 }
 
+// mostAllowed is the most runs mostInASecond may find behind a token
+// bucket of rate r and burst b: b + r at the bucket, and the runs of
+// r/10 seconds more, for the spread of the delays between the limit
+// admitting a call and its handler stamping it (a scheduler on a machine
+// busy with other tests: a run admitted early and stamped late moves
+// into the next second's window). A limit that let calls through that it
+// should shed or hold would show several times that.
+func mostAllowed(r, b int) int { return b + r + r/10 + 1 }
+
 // mostInASecond is the most of the times at (Unix nanoseconds) within
 // any window of one second: a token bucket of rate r and burst b lets at
 // most b + r through.
@@ -118,7 +127,7 @@ func TestRateHoldsABurstOfAModernClientOverStdio(t *testing.T) {
 			} else if refused < n/4 {
 				t.Errorf("%d of %d refused: want about half, as without holding", refused, n)
 			}
-			if most := mostInASecond(ran); most > b+r+1 {
+			if most := mostInASecond(ran); most > mostAllowed(r, b) {
 				t.Errorf("%d runs in one second: faster than the rate", most)
 			}
 		})
@@ -193,7 +202,7 @@ func TestRateHoldsABurstOfAModernClientOverHTTP(t *testing.T) {
 			} else if refused < n/4 {
 				t.Errorf("%d of %d refused: want about half, as without holding", refused, n)
 			}
-			if most := mostInASecond(ran); most > b+r+1 {
+			if most := mostInASecond(ran); most > mostAllowed(r, b) {
 				t.Errorf("%d runs in one second: faster than the rate", most)
 			}
 		})
@@ -297,7 +306,7 @@ func TestAFloodOfHeldCallsIsBounded(t *testing.T) {
 	if len(ran) > 1+3*r+1 {
 		t.Errorf("%d calls ran: more than the hold cap's worth of tokens were held", len(ran))
 	}
-	if most := mostInASecond(ran); most > 1+r+1 {
+	if most := mostInASecond(ran); most > mostAllowed(r, 1) {
 		t.Errorf("%d runs in one second: faster than the rate", most)
 	}
 }

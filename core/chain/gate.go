@@ -31,8 +31,9 @@ type Leaver[Q, A any] interface {
 
 // Wrapper is a [Gate] that runs around the stages inside it rather than
 // before them (hints watch a call, then put the tool's steps in what it
-// answers): the chain calls Wrap in its place, never Admit, which serves
-// a Wrapper run without a chain (a layer of its own).
+// answers): [Chain.Serve] calls Wrap in its place, never Admit. Admit
+// is what [Chain.Admit] runs, for a consumer that hands out the answer
+// itself, where nothing runs around the rest.
 type Wrapper[Q, A any] interface {
 	Gate[Q]
 	// Wrap answers q: with what next, the stages inside and the handler,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 
 	core "github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/core/seal"
@@ -18,11 +19,12 @@ import (
 	"github.com/mcpguard/mcpguard/gosdk/limit"
 )
 
-// shedServer is a go-sdk server of tool behind gosdk.Middleware and
-// limit.Rate(50, 5), whose runs it stamps; resent counts the calls that
+// shedServer is a go-sdk server of tool behind gosdk.Middleware and its
+// limit (limit.Rate(50, 5) by default), whose runs it stamps; resent counts the calls that
 // echo a requestState, which it lets wait rtt first, as a network round
 // trip would make them (outside the Middleware: on the wire).
 type shedServer struct {
+	limit   mcp.Middleware // limit.Rate(shedRate, shedBurst) when nil
 	mu      sync.Mutex
 	at      []time.Time
 	resent  atomic.Int64
@@ -34,7 +36,11 @@ const shedRate, shedBurst = 50, 5
 func (s *shedServer) serve(t *testing.T, rtt time.Duration, opts ...mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "0"}, nil)
-	srv.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLimits(limit.Rate(shedRate, shedBurst))))
+	lim := s.limit
+	if lim == nil {
+		lim = limit.Rate(shedRate, shedBurst)
+	}
+	srv.AddReceivingMiddleware(gosdk.Middleware(gosdk.WithLimits(lim)))
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			r, ok := req.(*mcp.CallToolRequest)
@@ -78,6 +84,13 @@ func (s *shedServer) serve(t *testing.T, rtt time.Duration, opts ...mcp.ClientOp
 // into the next second's window). A limit that let calls through that it
 // should shed or hold would show several times that.
 func mostAllowed(r, b int) int { return b + r + r/10 + 1 }
+
+// runs is how many times the handler ran.
+func (s *shedServer) runs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.at)
+}
 
 // mostInASecond is the most runs within any second: a bucket of rate r
 // and burst b lets at most b + r through.
@@ -160,41 +173,19 @@ func TestRateShedsWhatItCannotHold(t *testing.T) {
 // TestShedStateCannotBeReplayedPastTheLimit: a client that acts on load
 // shedding itself (go-sdk's client with multi round-trip off) gets the
 // shed answer as sent; an edited shed state, or one echoed with other
-// arguments, is refused as every state is; the shed state replayed 60
-// times at once runs through the limit each time (never faster than the
-// rate); a call's third shed is its refusal; a call carrying
-// inputResponses is never shed.
+// arguments, is refused as every state is; a re-send is shed again while
+// the hold bound is full, and its third round is the limit's refusal; a
+// call carrying inputResponses is never shed; the shed state replayed 60
+// times at once goes through the limit each time, and never runs the
+// handler.
+//
+// The limit admits a call every 10 s and holds calls up to an hour: the
+// burst runs, the next 128 calls fill the hold bound, and the bound frees
+// its first place 10 s later, far beyond the steps below on the busiest
+// machine. (At 50 a second, a place freed every 20 ms, and a busy machine
+// often took longer than that between two steps.)
 func TestShedStateCannotBeReplayedPastTheLimit(t *testing.T) {
-	if raceEnabled {
-		// The steps below need the hold bound full from the first shed to
-		// the second; a held call leaves it every 20 ms (the rate), and
-		// under the race detector a call takes longer than that. The
-		// README's test command runs this test without it.
-		t.Skip("timing: the race detector slows a call past the 20 ms in which the hold bound frees a place")
-	}
-	// The bound frees a place every 20 ms (the rate). Under load the
-	// fill can arrive no faster than the bound drains, or the steps
-	// between the first shed and a re-send can take longer than that; a
-	// call is then held, not shed: a miss of timing, tried again on a
-	// fresh server. A front that never sheds fails all three.
-	for attempt := 1; ; attempt++ {
-		if replayPastTheLimit(t) {
-			return
-		}
-		if attempt == 3 {
-			t.Fatal("in three attempts, no call was shed, or a re-send was not shed again while the bound was full")
-		}
-		t.Logf("attempt %d: the hold bound had a free place when the scenario needed it full; trying again", attempt)
-	}
-}
-
-// replayPastTheLimit runs TestShedStateCannotBeReplayedPastTheLimit once;
-// false when the hold bound had a free place where the scenario needs it
-// full: no call was shed, or a re-send (the second or the third round)
-// was held and ran.
-func replayPastTheLimit(t *testing.T) bool {
-	t.Helper()
-	s := &shedServer{}
+	s := &shedServer{limit: limit.Rate(rate.Every(10*time.Second), shedBurst, limit.WithHoldCap(time.Hour))}
 	cs := s.serve(t, 0, mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
 	args := map[string]any{"q": "shoes"}
 	call := func(p *mcp.CallToolParams) *mcp.CallToolResult {
@@ -205,22 +196,29 @@ func replayPastTheLimit(t *testing.T) bool {
 		}
 		return res
 	}
-	var wg sync.WaitGroup
-	const fill = shedBurst + core.HoldPerCaller + 20 // the burst, a full hold bound, and more
-	for range fill {
-		wg.Go(func() { call(&mcp.CallToolParams{Name: tool, Arguments: args}) })
+
+	// Fill the burst and the hold bound, and go 20 calls past it: the
+	// first of those shed says the bound is full, and it stays so for
+	// 10 s. The held calls end when the test does, as their client
+	// cancels them.
+	ctx, cancel := context.WithCancel(context.Background())
+	var held sync.WaitGroup
+	defer held.Wait()
+	defer cancel()
+	var shed atomic.Int64
+	for range shedBurst + core.HoldPerCaller + 20 {
+		held.Go(func() {
+			if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args}); err == nil && res.NeedsInput() {
+				shed.Add(1)
+			}
+		})
 	}
-	defer wg.Wait()
-	for s.arrived.Load() < fill {
+	for shed.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	var first *mcp.CallToolResult
-	for i := 0; first == nil || !first.NeedsInput(); i++ {
-		if i == 100 {
-			return false // the bound drained as fast as the fill arrived: never full
-		}
-		time.Sleep(time.Millisecond) // until the bound is full
-		first = call(&mcp.CallToolParams{Name: tool, Arguments: args})
+	first := call(&mcp.CallToolParams{Name: tool, Arguments: args})
+	if !first.NeedsInput() {
+		t.Fatalf("a call past a full hold bound was not shed: %+v", first)
 	}
 	raw, _ := json.Marshal(first)
 	if first.InputRequests == nil || len(first.InputRequests) != 0 || first.RequestState == "" || len(first.Content) != 0 {
@@ -239,31 +237,11 @@ func replayPastTheLimit(t *testing.T) bool {
 		}
 	}
 
-	// The bound frees a place every 20 ms: before each re-send, calls
-	// that take any free place (or are shed) make it full again.
-	topUp := func() {
-		const n = 10 // 200 ms of places
-		from := s.arrived.Load()
-		for range n {
-			wg.Go(func() { call(&mcp.CallToolParams{Name: tool, Arguments: args}) })
-		}
-		for s.arrived.Load() < from+n {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	topUp()
 	second := call(&mcp.CallToolParams{Name: tool, Arguments: args, RequestState: first.RequestState})
 	if !second.NeedsInput() || second.RequestState == "" {
-		if !second.IsError && !second.NeedsInput() {
-			return false // held and run: the bound had a place
-		}
-		t.Fatalf("the re-send was neither shed again nor run: %+v", second)
+		t.Fatalf("a re-send that met a full hold bound was not shed again: %+v", second)
 	}
-	topUp()
 	third := call(&mcp.CallToolParams{Name: tool, Arguments: args, RequestState: second.RequestState})
-	if !third.NeedsInput() && !third.IsError {
-		return false // held and run: the bound had a place by then
-	}
 	if third.NeedsInput() || !third.IsError || !contains(third, "retry_after_ms") {
 		t.Errorf("a third round was not the limit's refusal: %+v", third)
 	}
@@ -277,11 +255,9 @@ func replayPastTheLimit(t *testing.T) bool {
 		replays.Go(func() { call(&mcp.CallToolParams{Name: tool, Arguments: args, RequestState: first.RequestState}) })
 	}
 	replays.Wait()
-	wg.Wait()
-	if most := s.mostInASecond(); most > mostAllowed(shedRate, shedBurst) {
-		t.Errorf("%d runs in a second: a replayed state ran faster than the rate", most)
+	if runs := s.runs(); runs != shedBurst {
+		t.Errorf("the handler ran %d times, the limit admits %d (its burst) in the first 10 s: a replayed state ran past the limit", runs, shedBurst)
 	}
-	return true
 }
 
 // contains reports whether res's text holds s.

@@ -359,9 +359,9 @@ func (c *Chain[Q, A]) begin(ctx context.Context, q Q) (run Run[Q, A], refused A,
 
 // End finishes a, what the layers inside answered the call: rendered
 // (Render) and redacted (Redact), as the chain's stages say; then the
-// guard is settled with it, as core/pipeline decides what it is: not a
-// failure releases the caller's counts, an error result is counted by its
-// envelope. With Recover, a panic while it finishes a is answered as
+// guard is settled with it, as core/pipeline decides what it is: a
+// success or a task releases the caller's counts, an error result is
+// counted by its envelope, an input_required round does neither. With Recover, a panic while it finishes a is answered as
 // [Chain.Serve] answers one, and what it returns is sendable. With Log,
 // the call is recorded with what it returns. It returns what the client
 // receives. The zero Run returns a.
@@ -403,12 +403,12 @@ func (r Run[Q, A]) end(ctx context.Context, a A) A {
 		return a
 	}
 	o := pipeline.Decide(c.guard.Read(ctx, a))
-	if !o.Policy().Failure {
+	if o.Policy().Releases {
 		c.repeats.Settle(ctx, r.t, r.q, nil)
 		return a
 	}
 	if o != pipeline.ErrorResult {
-		return a // no envelope the guard can read
+		return a // not over (input_required), or no envelope the guard can read
 	}
 	if env, ok := c.guard.Envelope(a); ok {
 		c.repeats.Settle(ctx, r.t, r.q, env)

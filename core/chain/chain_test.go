@@ -217,6 +217,27 @@ func TestTheGuardHoldsBackTheFourthIdenticalFailure(t *testing.T) {
 	assert.Equal(t, 6, cons.ran, "a success released the caller's counts")
 }
 
+// TestAnInputRequiredRoundNeitherCountsNorReleases: a call answered
+// with input_required is not over (its re-send may fail yet, and a
+// load-shedding round is the limit's answer): the caller's counts stay
+// as they were, so the identical call is still held back after it.
+func TestAnInputRequiredRoundNeitherCountsNorReleases(t *testing.T) {
+	cons := newConsumer(t, nil)
+	fail := func() answer { return answer{err: envelope.New(envelope.NotFound, "no region moon")} }
+	ask := func() answer {
+		an := text("which region?")
+		an.res.ResultType = pipeline.ResultTypeInputRequired
+		return an
+	}
+	cons.do(t, deploy(`{"region":"moon"}`), fail).ExpectError(envelope.NotFound)
+	cons.do(t, deploy(`{"region":"moon"}`), ask).ExpectSuccess()
+	cons.do(t, deploy(`{"region":"moon"}`), fail).ExpectError(envelope.NotFound)
+	cons.do(t, deploy(`{"region":"mars"}`), ask).ExpectSuccess()
+	cons.do(t, deploy(`{"region":"moon"}`), fail).ExpectError(envelope.NotFound)
+	cons.do(t, deploy(`{"region":"moon"}`), fail).ExpectError(envelope.ExecutionFailed)
+	assert.Equal(t, 5, cons.ran, "the call held back after its third failure, input_required rounds between, does not run")
+}
+
 func TestAnUnknownToolPassesTheGuard(t *testing.T) {
 	cons := newConsumer(t, nil)
 	q := call{Tool: "nope", Args: json.RawMessage(`{}`), Session: "s1"}

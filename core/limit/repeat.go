@@ -347,9 +347,10 @@ func (g *Repeats) storeContext(ctx context.Context) (context.Context, context.Ca
 }
 
 // Settle records what the ticket's call answered: failure is the
-// envelope it failed with, or nil when it did not fail (a success, an
-// input_required round, a task). A success releases every count of the
-// caller; a failure that [Repeated] counts is counted. An anonymous
+// envelope it failed with, or nil when it is over and did not fail (a
+// success, a task). A success releases every count of the caller; a
+// failure that [Repeated] counts is counted. A call answered with an
+// input_required round is not settled: it is not over. An anonymous
 // caller's failures are not counted.
 func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 	g := t.g

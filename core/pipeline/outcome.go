@@ -75,6 +75,12 @@ type Policy struct {
 	// Failure: the call failed (the repeated-failure guard counts it, the
 	// span's status is an error).
 	Failure bool
+	// Releases: the call is over and did not fail, so the
+	// repeated-failure guard releases the caller's counts (a success, a
+	// task). An input_required round neither fails nor releases: the
+	// call is not over (its re-send may fail yet), and a load-shedding
+	// round is the limit's answer, not the handler's.
+	Releases bool
 	// DropForgedFailure: a toolFailure _meta in the handler's own result
 	// is dropped; only the envelope layer writes one.
 	DropForgedFailure bool
@@ -88,9 +94,9 @@ type Policy struct {
 
 var policies = [...]Policy{
 	ProtocolError: {Failure: true, Redact: RedactMessage, Log: calllog.ProtocolError},
-	Success:       {DropForgedFailure: true, SuccessHints: true, Log: calllog.Success},
+	Success:       {Releases: true, DropForgedFailure: true, SuccessHints: true, Log: calllog.Success},
 	InputRequired: {DropForgedFailure: true, Log: calllog.InputRequired},
-	Task:          {DropForgedFailure: true, Log: calllog.Success},
+	Task:          {Releases: true, DropForgedFailure: true, Log: calllog.Success},
 	ErrorResult:   {Envelope: true, Failure: true, DropForgedFailure: true, Redact: RedactAll, Log: calllog.ToolError},
 	Missing:       {Envelope: true, Failure: true, Redact: RedactAll, Log: calllog.ToolError},
 	GoError:       {Envelope: true, Failure: true, Redact: RedactAll, Log: calllog.ToolError},

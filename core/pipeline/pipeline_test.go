@@ -75,11 +75,13 @@ func TestPolicies(t *testing.T) {
 		assert.True(t, p.DropForgedFailure, "%v drops a forged toolFailure", o)
 	}
 	assert.True(t, pipeline.Success.Policy().SuccessHints)
+	assert.True(t, pipeline.Success.Policy().Releases && pipeline.Task.Policy().Releases, "a success and a task release the guard's counts")
+	assert.False(t, pipeline.InputRequired.Policy().Releases, "an input_required round is not over: it releases nothing")
 	assert.False(t, pipeline.InputRequired.Policy().SuccessHints, "input_required is no success yet")
 	assert.Equal(t, calllog.InputRequired, pipeline.InputRequired.Policy().Log)
 	for _, o := range []pipeline.Outcome{pipeline.ErrorResult, pipeline.Missing, pipeline.GoError, pipeline.Panic, pipeline.Refused} {
 		p := o.Policy()
-		assert.True(t, p.Envelope && p.Failure, "%v", o)
+		assert.True(t, p.Envelope && p.Failure && !p.Releases, "%v", o)
 		assert.Equal(t, pipeline.RedactAll, p.Redact, "%v", o)
 		assert.Equal(t, calllog.ToolError, p.Log, "%v", o)
 	}

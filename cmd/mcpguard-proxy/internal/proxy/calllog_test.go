@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy"
 	"github.com/mcpguard/mcpguard/core/calllog"
+	"github.com/mcpguard/mcpguard/core/limit"
 )
 
 // callRecords returns the per-call records of a JSON log, in order, once
@@ -113,4 +114,21 @@ func TestCallLogRecordsAHeldCall(t *testing.T) {
 	if ms, _ := recs[1][calllog.KeyHeldMS].(float64); ms <= 0 {
 		t.Errorf("held_ms = %v, want > 0", recs[1][calllog.KeyHeldMS])
 	}
+}
+
+// A call shed for want of room to be held is recorded, as the go-sdk
+// front records one: an input_required outcome, its admission shed.
+func TestCallLogRecordsAShedCall(t *testing.T) {
+	logs := &syncBuffer{}
+	s := start(t, proxy.WithCallLog(), proxy.WithConcurrency(1, 0), proxy.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	fillHolds(t, s, 300, limit.HoldPerCaller+4)
+	for _, rec := range callRecords(t, logs, 1) {
+		if rec[calllog.KeyAdmission] == "shed" {
+			if rec[calllog.KeyOutcome] != "input_required" || rec[calllog.KeyTool] != "received" {
+				t.Errorf("a shed call's record = %v, want the outcome input_required", rec)
+			}
+			return
+		}
+	}
+	t.Errorf("no record of a shed call:\n%s", logs)
 }

@@ -163,23 +163,25 @@ func (g *Guard) holdCall(c *call) limit.HoldCall {
 
 // shed answers c, which found no room to be held, with a load-shedding
 // result: its state is sealed as a shed state, its round the one after
-// c's, carrying the state c echoed, opened ("" for none). The call
-// neither ran nor failed: the repeated-failure guard does not count it.
+// c's, carrying the state c echoed, opened ("" for none). The answer goes
+// through the stages that wrap a call's answer (end), as the fronts'
+// does: the log records it, and the repeated-failure guard, for which an
+// input_required round is no outcome yet, neither counts nor releases.
 func (g *Guard) shed(ctx context.Context, c *call) []byte {
 	g.done(c)
-	c.settled.Store(true)
 	inner := ""
 	if c.opened {
 		inner = c.state
 	}
 	sealed, err := g.state.SealShed(g.state.Binding(ctx, c.tool, c.args), c.rounds+1, inner)
 	if err != nil {
-		return g.render(ctx, c, g.r.Error(ctx, c.core(), err))
+		return g.final(ctx, c, g.r.Error(ctx, c.core(), err))
 	}
 	state, _ := json.Marshal(sealed)
 	result := make([]byte, 0, len(shedResult)+len(state)+1)
 	result = append(append(append(result, shedResult...), state...), '}')
-	return respond(c.id, result)
+	return g.end(ctx, c, reply{c: c, msg: respond(c.id, result), result: result, plain: true,
+		ans: pipeline.Answer{ResultType: pipeline.ResultTypeInputRequired, InputRequests: true}})
 }
 
 // shedResult is a load-shedding result, up to its requestState's value.

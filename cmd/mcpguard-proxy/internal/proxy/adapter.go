@@ -88,9 +88,10 @@ func (adapter) Call(_ context.Context, c *call) envelope.Call { return c.core() 
 // Read: what the proxy read of the reply (read).
 func (adapter) Read(_ context.Context, a reply) pipeline.Answer { return a.ans }
 
-// Known: a call of a tool the server does not have is answered before
-// the chain (unknownTool), or is the upstream's JSON-RPC error.
-func (adapter) Known(context.Context, *call) bool { return true }
+// Known: whether the server's complete tools/list names c's tool, or the
+// proxy has none yet (a call of a tool the list does not name is the
+// upstream's to answer).
+func (a adapter) Known(_ context.Context, c *call) bool { return a.g.hasTool(c) }
 
 // Envelope is the proxy's own, or the one in an error result's first
 // item.

@@ -213,13 +213,18 @@ func (g *Guard) unavailable(ctx context.Context, c *call) []byte {
 
 // rpcError is a JSON-RPC error response to id.
 func rpcError(id []byte, code int, msg string) []byte {
+	return errorResponse(id, rpcErrorMember(code, msg))
+}
+
+// rpcErrorMember is the error member of a JSON-RPC error response.
+func rpcErrorMember(code int, msg string) []byte {
 	m, _ := json.Marshal(msg)
 	e := make([]byte, 0, len(m)+32)
 	e = append(e, `{"code":`...)
 	e = strconv.AppendInt(e, int64(code), 10)
 	e = append(e, `,"message":`...)
 	e = append(e, m...)
-	return errorResponse(id, append(e, '}'))
+	return append(e, '}')
 }
 
 // errorResponse is the JSON-RPC response with the id id (null when

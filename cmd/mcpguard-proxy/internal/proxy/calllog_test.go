@@ -30,8 +30,8 @@ func callRecords(t *testing.T, logs *syncBuffer, n int) []map[string]any {
 // WithCallLog records each call once, as its client received it, with
 // the fronts' record: the upstream's success and failure, the proxy's own
 // answers (a timeout, which a call used to leave unrecorded and the guard
-// unsettled), a JSON-RPC error, redacted, and the repeated-failure
-// guard's refusal, at Begin; arguments only when asked, secrets masked.
+// unsettled; an unknown tool's -32602), a JSON-RPC error, redacted, and
+// the repeated-failure guard's refusal, at Begin; arguments only when asked, secrets masked.
 func TestCallLogRecordsEachCallAsItsClientReceivedIt(t *testing.T) {
 	logs := &syncBuffer{}
 	s := start(t, proxy.WithCallLog(calllog.WithArguments()), proxy.WithTimeout(300*time.Millisecond),
@@ -41,12 +41,13 @@ func TestCallLogRecordsEachCallAsItsClientReceivedIt(t *testing.T) {
 	s.call("hang", `{}`)
 	s.call("fail_rpc", `{}`)
 	s.call("bad_args", `{}`)
+	s.call("no_such_tool", `{}`)
 	for range 4 {
 		s.call("fail_text", `{"n":1}`)
 	}
-	recs := callRecords(t, logs, 9)
-	if len(recs) != 9 {
-		t.Fatalf("%d call records, want 9 (one a call):\n%s", len(recs), logs)
+	recs := callRecords(t, logs, 10)
+	if len(recs) != 10 {
+		t.Fatalf("%d call records, want 10 (one a call):\n%s", len(recs), logs)
 	}
 	want := []struct{ tool, outcome, level, errorType string }{
 		{"echo", "success", "INFO", ""},
@@ -54,6 +55,7 @@ func TestCallLogRecordsEachCallAsItsClientReceivedIt(t *testing.T) {
 		{"hang", "tool_error", "WARN", "execution_failed"}, // the proxy's timeout
 		{"fail_rpc", "tool_error", "WARN", "execution_failed"},
 		{"bad_args", "tool_error", "WARN", "validation_error"},
+		{"no_such_tool", "protocol_error", "ERROR", ""}, // answered by the proxy, before every stage of admission
 		{"fail_text", "tool_error", "WARN", "access_denied"},
 		{"fail_text", "tool_error", "WARN", "access_denied"},
 		{"fail_text", "tool_error", "WARN", "access_denied"},

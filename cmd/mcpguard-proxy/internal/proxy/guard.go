@@ -235,15 +235,15 @@ func newCall(id, params []byte) *call {
 
 func (c *call) core() envelope.Call { return envelope.Call{Tool: c.tool, Args: c.args} }
 
-// unknownTool is the answer to a call of a tool the server's complete
-// tools/list does not name, nil otherwise: -32602, as the mcp-go and
-// go-sdk fronts answer an unknown tool, naming the tools that exist.
-func (g *Guard) unknownTool(c *call) []byte {
-	t := g.tableOf(c)
-	if !t.complete.Load() || g.listed(c) {
-		return nil
-	}
-	names := t.names(maxNamedTools)
+// hasTool reports whether c's tool may be one the server has: its
+// complete tools/list names it, or the proxy has no complete list yet.
+func (g *Guard) hasTool(c *call) bool { return !g.tableOf(c).complete.Load() || g.listed(c) }
+
+// unknownTool answers a call of a tool the server's complete tools/list
+// does not name (core/chain's Serve asks hasTool): -32602, as the mcp-go
+// and go-sdk fronts answer an unknown tool, naming the tools that exist.
+func (g *Guard) unknownTool(_ context.Context, c *call) reply {
+	names := g.tableOf(c).names(maxNamedTools)
 	list := strings.Join(names, ", ")
 	if len(names) > maxNamedTools {
 		list = strings.Join(names[:maxNamedTools], ", ") + ", …"
@@ -254,8 +254,10 @@ func (g *Guard) unknownTool(c *call) []byte {
 	// The name is the client's, redacted all the same: a secret it sent
 	// must not come back (core/redact), as the go-sdk front answers it.
 	name := g.r.Redactor().ForCall(c.args).String(safe.Value(c.tool))
-	return rpcError(c.id, -32602, "unknown tool "+strconv.Quote(name)+
-		"; this server's tools (tools/list lists them): "+list)
+	msg := "unknown tool " + strconv.Quote(name) + "; this server's tools (tools/list lists them): " + list
+	e := rpcErrorMember(-32602, msg)
+	return reply{c: c, msg: errorResponse(c.id, e), rpcErr: e, code: -32602, message: msg,
+		ans: pipeline.Answer{Err: true, Protocol: true}}
 }
 
 // maxNamedTools bounds the tools an unknown tool's answer names.
@@ -281,8 +283,9 @@ func (g *Guard) admit(ctx context.Context, c *call, key string) []byte {
 // returns what admit would have.
 func (g *Guard) admitOrHold(ctx context.Context, c *call, key string) (out []byte, held func(context.Context) []byte) {
 	defer func() { c.params = nil }() // the request's bytes, which its reader reuses
-	if out := g.unknownTool(c); out != nil {
-		return out, nil // before any stage, as mcp-go answers it
+	if !g.hasTool(c) {
+		// before any stage of admission, as the fronts answer it; logged
+		return g.repeats.Serve(ctx, c, nil, chain.HandlerFunc[*call, reply](g.unknownTool)).msg, nil
 	}
 	if out := g.admitRepeat(ctx, c); out != nil {
 		return out, nil

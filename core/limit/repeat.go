@@ -95,11 +95,15 @@ type Caller struct {
 	Credential string
 }
 
-// key is the caller's name in a store: its Key, else its Session, else
-// its credentials (MCP 2026-07-28 has no session, nor has a stateless
-// server: the credentials a client sends are then what tells it apart,
-// and new credentials are a new caller); "" for an anonymous caller.
-func (c Caller) key() string {
+// Name is the caller's name, as the guard keys its counts in a store:
+// its Key, else its Session, else its credentials (MCP 2026-07-28 has no
+// session, nor has a stateless server: the credentials a client sends are
+// then what tells it apart, and new credentials are a new caller); "" for
+// an anonymous caller. It is at most about a hundred bytes, whatever the
+// client sent. A consumer that keeps other state per caller (the tools
+// mcpguard-proxy was listed for each) keys it by Name, so that it tells
+// callers apart as the guard does.
+func (c Caller) Name() string {
 	switch {
 	case c.Key != "":
 		return bounded("key\x00", c.Key)
@@ -316,7 +320,7 @@ func (g *Repeats) Admit(ctx context.Context, c RepeatCall) (RepeatTicket, error)
 	if g.Idle() {
 		return t, nil
 	}
-	key := c.Caller.key()
+	key := c.Caller.Name()
 	if key == "" || (g.mem != nil && !g.mem.knows(key)) {
 		return t, nil // nothing to hold back, nothing to release
 	}
@@ -361,7 +365,7 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 		if !t.known {
 			return // nothing to release: a success costs no store call
 		}
-		key := t.call.Caller.key()
+		key := t.call.Caller.Name()
 		if key == "" || !g.storeUp() {
 			return
 		}
@@ -371,7 +375,7 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 		g.storeFailed(ctx, t.call.Tool, err)
 		return
 	}
-	key := t.call.Caller.key()
+	key := t.call.Caller.Name()
 	if key == "" || !Repeated(failure.ErrorType, failure.Retryable) || !g.storeUp() {
 		return
 	}

@@ -79,6 +79,23 @@ type exchange struct {
 	tr     *traced // the request's span; nil when nothing records
 
 	session string // the request's Mcp-Session-Id
+	// caller names who sent it (httpCaller's Name: its session, else its
+	// credentials), whose tools its calls are checked against.
+	caller string
+}
+
+// newExchange is the exchange of the request r.
+func newExchange(r *http.Request) *exchange {
+	c := httpCaller(r)
+	return &exchange{state: &answered{}, session: c.Session, caller: c.Name()}
+}
+
+// callerName is x's caller, "" for none (and for an anonymous caller).
+func (x *exchange) callerName() string {
+	if x == nil {
+		return ""
+	}
+	return x.caller
 }
 
 // sessionID is x's session, "" for none.
@@ -123,7 +140,7 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.refuseHTTP(w, r, body, &m, err) // refuse.go
 		return
 	}
-	x = &exchange{state: &answered{}, session: r.Header.Get("Mcp-Session-Id")}
+	x = newExchange(r)
 	ctx := r.Context()
 	out := body
 	switch {
@@ -175,12 +192,12 @@ func (h *HTTP) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	h.rp.ServeHTTP(w, r)
 }
 
-// sessionTools gives x, a request of method, the tools of its session
-// when it reads or learns them.
+// sessionTools gives x, a request of method, the tools of its caller
+// (its session, else its credentials) when it reads or learns them.
 func (h *HTTP) sessionTools(x *exchange, method string) {
 	switch method {
 	case "tools/call", "tools/list", "tasks/result":
-		x.tools = h.tables.of(x.session)
+		x.tools = h.tables.of(x.caller)
 		if x.tr != nil {
 			x.tr.tools = x.tools
 		}

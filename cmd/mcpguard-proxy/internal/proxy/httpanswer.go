@@ -28,7 +28,7 @@ func (h *HTTP) modify(resp *http.Response) error {
 	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
 	if x != nil && x.session != "" && (resp.StatusCode == http.StatusNotFound ||
 		(resp.Request.Method == http.MethodDelete && resp.StatusCode < http.StatusMultipleChoices)) {
-		h.tables.drop(x.session) // the session ended: 404 says so, as does a DELETE the upstream took
+		h.tables.drop(x.caller) // the session ended: 404 says so, as does a DELETE the upstream took
 	}
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		// An encoding the transport did not decode (one the proxy never
@@ -244,11 +244,11 @@ func (h *HTTP) modifyJSON(resp *http.Response, x *exchange) error {
 // comes back as it is.
 func (h *HTTP) message(ctx context.Context, x *exchange, b []byte) []byte {
 	if x == nil || x.id == nil {
-		return h.foreignAnswer(ctx, x.sessionID(), b)
+		return h.foreignAnswer(ctx, x.sessionID(), x.callerName(), b)
 	}
 	m, err := rpc.Parse(b)
 	if err == nil && m.Method != "" {
-		return h.g.serverMessage(h.tables.lookup(x.session), m.Method, b) // the server's requests and notifications, untouched but a task's status text
+		return h.g.serverMessage(h.tables.lookup(x.caller), m.Method, b) // the server's requests and notifications, untouched but a task's status text
 	}
 	if k, _ := rpc.IDKey(m.ID); err != nil || x.state.done || k != x.upKey {
 		// On a request's own stream, only its answer is a response: this

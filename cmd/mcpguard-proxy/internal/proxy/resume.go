@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
+	"github.com/mcpguard/mcpguard/core/limit"
 	"github.com/mcpguard/mcpguard/internal/logkey"
 	"github.com/mcpguard/mcpguard/internal/safe"
 )
@@ -208,7 +209,7 @@ func (rs *resumable) lookup(session string, id []byte) (resumed, bool) {
 // resuming marks a request other than a POST (a GET, whose event stream
 // may carry answers to requests sent on other streams) with its session.
 func (h *HTTP) resuming(r *http.Request) *http.Request {
-	x := &exchange{session: r.Header.Get("Mcp-Session-Id"), state: &answered{}}
+	x := newExchange(r)
 	return r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 }
 
@@ -231,7 +232,7 @@ func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
 		// A copy for each answer (the rewriting notes what it looked up in
 		// it), checked against its session's tools.
 		s.call = s.call.replayed(true)
-		s.call.tools = h.tables.lookup(session)
+		s.call.tools = h.tables.lookup(limit.Caller{Session: session}.Name())
 	}
 	return s, ok
 }
@@ -240,10 +241,10 @@ func (h *HTTP) requestOf(session string, id []byte) (sentRequest, bool) {
 // (a GET's, or a notification's POST): a response there is rewritten as
 // the answer to the request of the session it names, when the proxy
 // remembers it, and dropped otherwise; anything else comes back as it is.
-func (h *HTTP) foreignAnswer(ctx context.Context, session string, b []byte) []byte {
+func (h *HTTP) foreignAnswer(ctx context.Context, session, caller string, b []byte) []byte {
 	m, err := rpc.Parse(b)
 	if err == nil && m.Method != "" {
-		return h.g.serverMessage(h.tables.lookup(session), m.Method, b) // a task's status text is made safe (tasks.go)
+		return h.g.serverMessage(h.tables.lookup(caller), m.Method, b) // a task's status text is made safe (tasks.go)
 	}
 	rq, ok := h.requestOf(session, m.ID)
 	if err != nil || !ok {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
+	"github.com/mcpguard/mcpguard/core/limit"
 )
 
 // TestResumableIsBounded: a session remembers at most maxResumableCalls
@@ -94,6 +95,7 @@ func TestForgottenAnswersAreDropped(t *testing.T) {
 	do := func(method, body string) string {
 		req, _ := http.NewRequest(method, p.URL, strings.NewReader(body))
 		req.Header.Set("Mcp-Session-Id", "s1")
+		req.Header.Set("Authorization", "Bearer t")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -134,8 +136,11 @@ func TestLongSessionsAreNotRemembered(t *testing.T) {
 	}
 }
 
+// maxCallerName is how long a caller's name may be: core/limit bounds it.
+const maxCallerName = 64
+
 // TestSessionTablesAreBounded: the HTTP proxy keeps the tools of at most
-// maxToolSessions sessions, forgetting the one used least recently, and
+// maxToolSessions callers, forgetting the one used least recently, and
 // forgets a session's tools when the session ends: the upstream took the
 // client's DELETE, or answered 404.
 func TestSessionTablesAreBounded(t *testing.T) {
@@ -153,8 +158,10 @@ func TestSessionTablesAreBounded(t *testing.T) {
 	if s.lookup("first") != first || s.lookup("s0") != nil {
 		t.Errorf("want the tables used least recently forgotten first")
 	}
-	if s.of(strings.Repeat("x", maxSessionID+1)); s.lookup(strings.Repeat("x", maxSessionID+1)) != nil {
-		t.Errorf("a session ID no server mints was kept")
+	// A table is kept under its caller's name, which is bounded whatever
+	// session ID a client sends.
+	if n := len(limit.Caller{Session: strings.Repeat("x", 1<<20)}.Name()); n > 2*maxCallerName {
+		t.Errorf("a megabyte-long session ID is named in %d bytes", n)
 	}
 
 	status := http.StatusOK
@@ -171,16 +178,18 @@ func TestSessionTablesAreBounded(t *testing.T) {
 		method string
 		status int
 	}{{http.MethodDelete, http.StatusOK}, {http.MethodPost, http.StatusNotFound}} {
-		h.tables.of("s1")
+		s1 := limit.Caller{Session: "s1", Credential: "Bearer t"}.Name()
+		h.tables.of(s1)
 		status = tc.status
 		req, _ := http.NewRequest(tc.method, p.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		req.Header.Set("Mcp-Session-Id", "s1")
+		req.Header.Set("Authorization", "Bearer t")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if h.tables.lookup("s1") != nil {
+		if h.tables.lookup(s1) != nil {
 			t.Errorf("%s answered %d: the session's tools were kept", tc.method, tc.status)
 		}
 	}

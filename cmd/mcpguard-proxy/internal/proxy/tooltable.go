@@ -104,14 +104,17 @@ func (t *toolTable) names(max int) []string {
 	return names
 }
 
-// sessionTables are the HTTP proxy's tool tables, one for each MCP
-// session: a server may list each session other tools, or other schemas
-// (mcp-go's AddSessionTool), so a call is checked against the tools its
-// own session was listed. A session's table is forgotten when the session
-// ends (the client's DELETE, the upstream's 404 for it) and, past
-// maxToolSessions, the one used least recently first: its next call lists
-// the tools again. Requests without a session share one table, as they
-// share a server's tools.
+// sessionTables are the HTTP proxy's tool tables, one for each caller,
+// by its name (limit.Caller's Name: its MCP session, else its
+// credentials): a server may list each session other tools, or other
+// schemas (mcp-go's AddSessionTool), and a stateless server each
+// credential (mcp-go's WithToolFilter), so a call is checked against the
+// tools its own caller was listed, never another's. A session's table is
+// forgotten when the session ends (the client's DELETE, the upstream's 404
+// for it) and, past maxToolSessions, the one used least recently first:
+// its next call lists the tools again. Requests with neither a session
+// nor credentials share one table, as the server cannot tell them apart
+// either.
 type sessionTables struct {
 	mu sync.Mutex
 	m  map[string]*sessionTable
@@ -126,17 +129,13 @@ type sessionTable struct {
 // maxToolSessions bounds the sessions whose tools the HTTP proxy keeps.
 const maxToolSessions = 4096
 
-// of returns the table of session, made when there is none. A session ID
-// the proxy does not remember (rememberable) gets a table of its own,
-// kept by no one.
-func (s *sessionTables) of(session string) *toolTable {
-	if !rememberable(session) {
-		return new(toolTable)
-	}
+// of returns the table of the caller named caller, made when there is
+// none.
+func (s *sessionTables) of(caller string) *toolTable {
 	now := time.Now().UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.m[session]
+	t, ok := s.m[caller]
 	if !ok {
 		if s.m == nil {
 			s.m = map[string]*sessionTable{}
@@ -145,7 +144,7 @@ func (s *sessionTables) of(session string) *toolTable {
 			s.evict()
 		}
 		t = new(sessionTable)
-		s.m[session] = t
+		s.m[caller] = t
 	}
 	t.used.Store(now)
 	return &t.toolTable
@@ -162,19 +161,21 @@ func (s *sessionTables) evict() {
 	delete(s.m, oldest)
 }
 
-// lookup returns the table of session, nil when there is none.
-func (s *sessionTables) lookup(session string) *toolTable {
+// lookup returns the table of the caller named caller, nil when there is
+// none.
+func (s *sessionTables) lookup(caller string) *toolTable {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, ok := s.m[session]; ok {
+	if t, ok := s.m[caller]; ok {
 		return &t.toolTable
 	}
 	return nil
 }
 
-// drop forgets the table of session, which ended.
-func (s *sessionTables) drop(session string) {
+// drop forgets the table of the caller named caller, whose session
+// ended.
+func (s *sessionTables) drop(caller string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.m, session)
+	delete(s.m, caller)
 }

@@ -149,7 +149,9 @@ type RepeatCall struct {
 	Args []byte
 	// Continued: the call echoes a requestState (multi round-trip). Such
 	// a call is never held back nor counted: a refused state says "start
-	// over", and starting over must run.
+	// over", and starting over must run. Its success releases the
+	// caller's counts, as any success does: its first round, an
+	// input_required, did not.
 	Continued bool
 }
 
@@ -313,7 +315,7 @@ type RepeatTicket struct {
 // admits every call. A call whose caller's counts the store cannot tell
 // in time runs.
 func (g *Repeats) Admit(ctx context.Context, c RepeatCall) (RepeatTicket, error) {
-	if g == nil || c.Continued {
+	if g == nil {
 		return RepeatTicket{}, nil
 	}
 	t := RepeatTicket{g: g, call: c}
@@ -323,6 +325,12 @@ func (g *Repeats) Admit(ctx context.Context, c RepeatCall) (RepeatTicket, error)
 	key := c.Caller.Name()
 	if key == "" || (g.mem != nil && !g.mem.knows(key)) {
 		return t, nil // nothing to hold back, nothing to release
+	}
+	if c.Continued {
+		// never held back; its success releases, as any success does (the
+		// write that completes after the client's confirmation)
+		t.known = true
+		return t, nil
 	}
 	if !g.storeUp() {
 		return t, nil // the guard saves work; without its store, the call runs
@@ -352,9 +360,10 @@ func (g *Repeats) storeContext(ctx context.Context) (context.Context, context.Ca
 
 // Settle records what the ticket's call answered: failure is the
 // envelope it failed with, or nil when it is over and did not fail (a
-// success, a task). A success releases every count of the caller; a
-// failure that [Repeated] counts is counted. A call answered with an
-// input_required round is not settled: it is not over. An anonymous
+// success, a task). A success releases every count of the caller, a
+// continued call's (one that echoes a requestState) too; a failure that
+// [Repeated] counts is counted, unless the call continued one. A call
+// answered with an input_required round is not settled: it is not over. An anonymous
 // caller's failures are not counted.
 func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 	g := t.g
@@ -376,7 +385,7 @@ func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 		return
 	}
 	key := t.call.Caller.Name()
-	if key == "" || !Repeated(failure.ErrorType, failure.Retryable) || !g.storeUp() {
+	if key == "" || t.call.Continued || !Repeated(failure.ErrorType, failure.Retryable) || !g.storeUp() {
 		return
 	}
 	if t.digest == "" {
@@ -435,11 +444,7 @@ func (s RepeatStage[R]) Settle(ctx context.Context, t StageTicket, req R, failur
 		if failure == nil && t.t.g.Idle() {
 			return
 		}
-		c := s.read(ctx, req)
-		if c.Continued {
-			return
-		}
-		t.t.call = c
+		t.t.call = s.read(ctx, req)
 	}
 	t.t.Settle(ctx, failure)
 }

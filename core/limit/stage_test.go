@@ -91,6 +91,22 @@ func TestRepeatStageNeverCountsAContinuedCall(t *testing.T) {
 	require.NoError(t, runStage(t, s, cont, nil), "the same call started over runs")
 }
 
+// A continued call's success releases the caller's counts, as any
+// success does: the write that completes once its client confirmed it
+// (its first round, input_required, released nothing) lets the read it
+// fixed run again.
+func TestRepeatStageReleasesOnAContinuedSuccess(t *testing.T) {
+	t.Parallel()
+	g := limit.NewRepeatsAt(1, time.Hour, 100, (&clock{t: time.Unix(1e9, 0)}).now)
+	var reads atomic.Int64
+	s := limit.NewRepeatStage(g, reader(&reads))
+	read := toolReq{who: "alice", tool: "read_file", args: `{"path":"a.txt"}`}
+	require.NoError(t, runStage(t, s, read, fail(envelope.NotFound, "a.txt does not exist")))
+	require.Error(t, runStage(t, s, read, nil), "held back after its failure")
+	require.NoError(t, runStage(t, s, toolReq{who: "alice", tool: "write_file", args: `{"path":"a.txt"}`, continued: true}, nil))
+	require.NoError(t, runStage(t, s, read, nil), "the read runs again after the continued write succeeded")
+}
+
 // A stage without a guard admits every call and never reads one.
 func TestRepeatStageWithoutAGuard(t *testing.T) {
 	t.Parallel()

@@ -164,17 +164,11 @@ func AnswerOf(r *mcp.CallToolResult) pipeline.Answer {
 // toolForErr).
 const sdkArgumentsPrefix = `validating "arguments": `
 
-// sdkMixedResult is the error go-sdk v1.8.0 answers a tools/call with, in
-// place of the handler's result, when that result asks for input and has
-// content too (mcp/mrtr.go, handleMultiRoundTripResult): a result go-sdk
-// refuses to send.
-const sdkMixedResult = "server bug: result has both content and inputRequests"
-
-// sdkRefusedResult reports whether pe is go-sdk's refusal of the handler's
-// result (sdkMixedResult), which would reach the client as a JSON-RPC
-// error its model never reads.
+// sdkRefusedResult reports whether pe is go-sdk's refusal to send the
+// handler's result (core/pipeline's SDKRefusedResult), which would reach
+// the client as a JSON-RPC error its model never reads.
 func sdkRefusedResult(pe *jsonrpc.Error) bool {
-	return pe.Code == jsonrpc.CodeInternalError && pe.Message == sdkMixedResult
+	return pe != nil && pipeline.ReadSDKError(int(pe.Code), pe.Message, "") == pipeline.SDKRefusedResult
 }
 
 // sdkError gives the errors go-sdk itself sets on a result their code.

@@ -133,9 +133,11 @@ func (a adapter) Rendered(ctx context.Context, c *call, r reply) (reply, bool) {
 		return r, true
 	case r.rpcErr == nil:
 		return r, false
-	case upstreamPanic(r.code, r.message):
+	}
+	switch pipeline.ReadSDKError(r.code, r.message, c.tool) {
+	case pipeline.SDKPanic:
 		return a.g.ownReply(ctx, c, a.g.panicked(ctx, c, r.message)), true // pipeline.Panic
-	case upstreamRefusedResult(r.code, r.message):
+	case pipeline.SDKRefusedResult:
 		return a.g.ownReply(ctx, c, a.g.r.Unencodable(ctx, c.tool, errors.New(r.message), nil)), true
 	}
 	return r, false
@@ -268,7 +270,7 @@ func (g *Guard) read(ctx context.Context, c *call, msg []byte, m *rpc.Message) r
 		switch {
 		case g.isUnknownTool(c, e.Code, e.Message):
 			r.ans = pipeline.Answer{Err: true, Protocol: true}
-		case upstreamMissing(e.Code, e.Message, c.tool):
+		case pipeline.ReadSDKError(e.Code, e.Message, c.tool) == pipeline.SDKMissing:
 			r.ans = pipeline.Answer{Nil: true}
 		default:
 			r.ans = pipeline.Answer{IsError: true} // the tool's failure, its message the text

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strconv"
-	"strings"
 
 	"github.com/mcpguard/mcpguard/cmd/mcpguard-proxy/internal/proxy/rpc"
 	"github.com/mcpguard/mcpguard/core/envelope"
@@ -124,49 +123,6 @@ func (g *Guard) crashed(ctx context.Context, c *call, why string) []byte {
 // guard settles with it and the log records it.
 func (g *Guard) final(ctx context.Context, c *call, env *envelope.Envelope) []byte {
 	return g.end(ctx, c, g.ownReply(ctx, c, env))
-}
-
-// The JSON-RPC error messages of an mcp-go server that recovered a panic
-// in a tool's handler (server.go): mcpgoPanic starts WithRecovery's for a
-// call ("panic recovered in %s tool handler: %v"), mcpgoTaskPanic the
-// error a panicking task completes with, which tasks/result answers
-// ("panic in task tool handler %s: %v", recovered without WithRecovery).
-const (
-	mcpgoPanic     = "panic recovered in "
-	mcpgoTaskPanic = "panic in task tool handler "
-)
-
-// upstreamPanic reports whether an upstream's JSON-RPC error answers a
-// panic it recovered, in a call or in a task.
-func upstreamPanic(code int, msg string) bool {
-	if code != -32603 {
-		return false
-	}
-	if rest, ok := strings.CutPrefix(msg, mcpgoTaskPanic); ok {
-		return strings.Contains(rest, ": ")
-	}
-	return strings.HasPrefix(msg, mcpgoPanic) && strings.Contains(msg, " tool handler: ")
-}
-
-// upstreamMissing reports whether an upstream's JSON-RPC error says its
-// handler returned neither a result nor an error (mcp-go's server.go,
-// noResultError: "tool 'x' handler returned no result"), which the fronts
-// answer as core/pipeline's Missing: an internal_error under an incident.
-func upstreamMissing(code int, msg, tool string) bool {
-	return code == -32603 && msg == "tool '"+tool+"' handler returned no result"
-}
-
-// goSDKMixedResult is the error go-sdk v1.8.0 answers a tools/call with,
-// in place of its handler's result, when that result asks for input and
-// has content too (mcp/mrtr.go): a result the server refused to send,
-// which the go-sdk front answers as one that cannot be sent, an
-// internal_error under an incident.
-const goSDKMixedResult = "server bug: result has both content and inputRequests"
-
-// upstreamRefusedResult reports whether an upstream's JSON-RPC error says
-// it refused to send its handler's result (goSDKMixedResult).
-func upstreamRefusedResult(code int, msg string) bool {
-	return code == -32603 && msg == goSDKMixedResult
 }
 
 // panicked is the envelope that answers c after the upstream recovered a

@@ -44,12 +44,15 @@ func ReadSDKError(code int, message, tool string) SDKError {
 	if code != -32603 {
 		return NotSDKError
 	}
-	switch {
-	case message == goSDKMixedResult:
+	// ifs, not a switch: scripts/mutation's gremlins sees no block under
+	// a case expression.
+	if message == goSDKMixedResult {
 		return SDKRefusedResult
-	case message == "tool '"+tool+"' handler returned no result":
+	}
+	if message == "tool '"+tool+"' handler returned no result" {
 		return SDKMissing
-	case mcpgoPanicked(message):
+	}
+	if mcpgoPanicked(message) {
 		return SDKPanic
 	}
 	return NotSDKError

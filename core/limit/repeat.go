@@ -363,8 +363,8 @@ func (g *Repeats) storeContext(ctx context.Context) (context.Context, context.Ca
 // success, a task). A success releases every count of the caller, a
 // continued call's (one that echoes a requestState) too; a failure that
 // [Repeated] counts is counted, unless the call continued one. A call
-// answered with an input_required round is not settled: it is not over. An anonymous
-// caller's failures are not counted.
+// answered with an input_required round is not settled: it is not over.
+// An anonymous caller's failures are not counted.
 func (t RepeatTicket) Settle(ctx context.Context, failure *envelope.Envelope) {
 	g := t.g
 	if g == nil {

@@ -34,6 +34,7 @@ const (
 	mcpgoPanic       = "panic recovered in "
 	mcpgoPanicTail   = " tool handler: "
 	mcpgoTaskPanic   = "panic in task tool handler "
+	mcpgoNoResult    = "' handler returned no result"
 	goSDKMixedResult = "server bug: result has both content and inputRequests"
 )
 
@@ -49,7 +50,7 @@ func ReadSDKError(code int, message, tool string) SDKError {
 	if message == goSDKMixedResult {
 		return SDKRefusedResult
 	}
-	if message == "tool '"+tool+"' handler returned no result" {
+	if mcpgoMissing(message, tool) {
 		return SDKMissing
 	}
 	if mcpgoPanicked(message) {
@@ -65,4 +66,16 @@ func mcpgoPanicked(message string) bool {
 		return strings.Contains(rest, ": ")
 	}
 	return strings.HasPrefix(message, mcpgoPanic) && strings.Contains(message, mcpgoPanicTail)
+}
+
+// mcpgoMissing reports whether message is mcp-go's answer to tool's
+// handler returning neither a result nor an error, read in place: an
+// error path builds no string to compare with.
+func mcpgoMissing(message, tool string) bool {
+	rest, ok := strings.CutPrefix(message, "tool '")
+	if !ok {
+		return false
+	}
+	name, ok := strings.CutSuffix(rest, mcpgoNoResult)
+	return ok && name == tool
 }

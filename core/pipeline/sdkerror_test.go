@@ -20,6 +20,7 @@ func TestReadSDKErrorKnowsTheSDKsTexts(t *testing.T) {
 		{"mcp-go's recovered panic of a task", -32603, "panic in task tool handler shop_get: boom", pipeline.SDKPanic},
 		{"mcp-go's handler without a result", -32603, "tool 'shop_get' handler returned no result", pipeline.SDKMissing},
 		{"go-sdk's refused result", -32603, "server bug: result has both content and inputRequests", pipeline.SDKRefusedResult},
+		{"another text about the tool", -32603, "tool 'shop_get' handler failed", pipeline.NotSDKError},
 		{"another tool returned no result", -32603, "tool 'other' handler returned no result", pipeline.NotSDKError},
 		{"a resource handler's panic", -32603, "panic recovered in res://x resource handler: boom", pipeline.NotSDKError},
 		{"the panic prefix alone", -32603, "panic recovered in ", pipeline.NotSDKError},
